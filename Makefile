@@ -1,0 +1,34 @@
+# Two commands on a fresh machine: `make app` and `make test` (see README.md).
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP_APP  := $(VENV)/.installed-app
+STAMP_TEST := $(VENV)/.installed-test
+
+.PHONY: app test test-quick bench install clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP_APP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(STAMP_TEST): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $@ $(STAMP_APP)
+
+install: $(STAMP_APP)
+
+app: $(STAMP_APP)
+	$(PY) -m streamlit run app.py --server.address 127.0.0.1 --server.port 8501
+
+test: $(STAMP_TEST)
+	$(PY) -m pytest tests -q
+
+bench: $(STAMP_TEST)
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) datasets/cache test-artifacts .pytest_cache

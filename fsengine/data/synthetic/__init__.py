@@ -1,0 +1,1 @@
+"""Seeded synthetic data with known ground truth (one module per generative model)."""

@@ -1,0 +1,130 @@
+"""Input validation shared by every selector and loader.
+
+Habits copied from scikit-learn: validate once at the boundary, return clean arrays, and say in
+the error what is wrong and what to do about it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import validate_data
+
+
+def _nonfinite_message(X, what: str = "X") -> str | None:
+    """Describe NaN/inf entries of a dense or sparse matrix, or None when all are finite."""
+    values = X.data if sp.issparse(X) else np.asarray(X)
+    if values.dtype.kind not in "fc":
+        return None
+    bad = ~np.isfinite(values)
+    count = int(bad.sum())
+    if count == 0:
+        return None
+    n_nan = int(np.isnan(values[bad]).sum())
+    n_inf = count - n_nan
+    where = ""
+    if not sp.issparse(X):
+        flat = int(np.flatnonzero(bad.ravel())[0])
+        row, col = divmod(flat, X.shape[1]) if X.ndim == 2 else (flat, 0)
+        where = f" (first at row {row}, column {col})"
+    return (
+        f"Input {what} contains {n_nan} NaN and {n_inf} inf entries{where}; "
+        "impute or drop them before fitting, e.g. with sklearn.impute.SimpleImputer."
+    )
+
+
+def check_finite(X, what: str = "X") -> None:
+    """Raise ValueError naming how many NaN/inf entries X holds and where the first one is."""
+    msg = _nonfinite_message(X, what)
+    if msg:
+        raise ValueError(msg)
+
+
+def validate_X_y(
+    estimator,
+    X,
+    y,
+    *,
+    accept_sparse=("csr", "csc"),
+    dtype=np.float64,
+    classification: bool = True,
+    min_samples: int = 2,
+    min_classes: int = 2,
+    reset: bool = True,
+):
+    """Validate (X, y) for ``fit``: finite numbers, matching lengths, enough rows and classes.
+
+    Returns ``(X, y)`` with X as float64 ndarray or CSR/CSC matrix and y as 1-D ndarray. Sets
+    ``n_features_in_`` (and ``feature_names_in_`` for DataFrames) on the estimator.
+    """
+    if X is not None and not isinstance(X, str) and not hasattr(X, "shape") and not sp.issparse(X):
+        X = np.asarray(X)
+    if hasattr(X, "dtype") and not sp.issparse(X):
+        msg = _nonfinite_message(np.asarray(X) if getattr(X, "ndim", 0) == 2 else X)
+        if msg:
+            raise ValueError(msg)
+    X, y = validate_data(
+        estimator,
+        X,
+        y,
+        accept_sparse=list(accept_sparse) if accept_sparse else False,
+        dtype=dtype,
+        ensure_min_samples=min_samples,
+        y_numeric=not classification,
+        reset=reset,
+    )
+    if sp.issparse(X):
+        check_finite(X)
+    if classification:
+        classes = np.unique(y)
+        if classes.size < min_classes:
+            raise ValueError(
+                f"y has {classes.size} class(es) ({classes.tolist()[:5]}); this method needs at "
+                f"least {min_classes} classes. Pick a dataset or target column with more classes."
+            )
+    return X, y
+
+
+def validate_X(estimator, X, *, accept_sparse=("csr", "csc"), dtype=np.float64, reset=True,
+               min_samples: int = 1):
+    """Validate X alone (unsupervised fit, or transform/predict when ``reset=False``)."""
+    if hasattr(X, "dtype") and not sp.issparse(X) and getattr(X, "ndim", 0) == 2:
+        msg = _nonfinite_message(np.asarray(X))
+        if msg:
+            raise ValueError(msg)
+    X = validate_data(
+        estimator, X, accept_sparse=list(accept_sparse) if accept_sparse else False,
+        dtype=dtype, ensure_min_samples=min_samples, reset=reset,
+    )
+    if sp.issparse(X):
+        check_finite(X)
+    return X
+
+
+def as_binary_labels(y) -> tuple[np.ndarray, np.ndarray]:
+    """Map a two-class label vector to {0, 1}; returns (y01, classes).
+
+    Raises a ValueError saying how many classes were found when y is not binary.
+    """
+    classes, y01 = np.unique(np.asarray(y), return_inverse=True)
+    if classes.size != 2:
+        raise ValueError(
+            f"This method needs exactly two classes, got {classes.size} "
+            f"({', '.join(map(str, classes[:6]))}{', ...' if classes.size > 6 else ''}). "
+            "Choose two classes (e.g. a letter pair) or a binary target."
+        )
+    return y01.astype(np.float64), classes
+
+
+def constant_columns(X) -> np.ndarray:
+    """Indices of columns with zero variance (dense or sparse X)."""
+    if sp.issparse(X):
+        Xc = sp.csc_matrix(X)
+        n = Xc.shape[0]
+        mean = np.asarray(Xc.mean(axis=0)).ravel()
+        sq = np.asarray(Xc.multiply(Xc).mean(axis=0)).ravel()
+        var = sq - mean**2
+        scale = np.maximum(sq, 1e-300)
+        return np.flatnonzero(var <= 1e-12 * scale + (n == 1))
+    X = np.asarray(X, dtype=np.float64)
+    return np.flatnonzero(np.ptp(X, axis=0) == 0)

@@ -1,0 +1,52 @@
+"""The shared selector contract, checked with scikit-learn's own estimator checks."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.pipeline import Pipeline
+from sklearn.linear_model import LogisticRegression
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from fsengine.base import ranking_from, top_k_mask
+from fsengine.selectors import VarianceRankSelector
+
+
+@parametrize_with_checks([VarianceRankSelector(), VarianceRankSelector(n_features_to_select=2)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_ranking_selected_first_then_scores_then_index():
+    scores = np.array([0.1, 0.9, 0.5, 0.9, 0.5])
+    assert ranking_from(scores).tolist() == [1, 3, 2, 4, 0]
+    assert ranking_from(scores, [4, 0]).tolist() == [4, 0, 1, 3, 2]
+    assert ranking_from(np.array([np.nan, 1.0])).tolist() == [1, 0]
+    with pytest.raises(ValueError):
+        ranking_from(scores, [1, 1])
+    assert top_k_mask(scores, 2).tolist() == [False, True, False, True, False]
+
+
+def test_variance_selector_dense_sparse_agree_and_pipeline():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 5)) * np.array([1.0, 3.0, 0.1, 2.0, 0.0])
+    y = (X[:, 1] > 0).astype(int)
+    dense = VarianceRankSelector(n_features_to_select=2).fit(X, y)
+    sparse = VarianceRankSelector(n_features_to_select=2).fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(dense.scores_, np.var(X, axis=0), rtol=1e-10)
+    np.testing.assert_allclose(sparse.scores_, dense.scores_, rtol=1e-10, atol=1e-12)
+    assert dense.ranking_[:2].tolist() == [1, 3]
+    assert dense.get_support(indices=True).tolist() == [1, 3]
+    pipe = Pipeline([("sel", VarianceRankSelector(n_features_to_select=2)), ("clf", LogisticRegression())])
+    assert pipe.fit(X, y).score(X, y) > 0.9
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_nonfinite_input_has_specific_message(bad):
+    X = np.ones((4, 3))
+    X[2, 1] = bad
+    with pytest.raises(ValueError, match=r"row 2, column 1"):
+        VarianceRankSelector().fit(X)
+    Xs = sp.csr_matrix(np.eye(4))
+    Xs.data[0] = bad
+    with pytest.raises(ValueError, match="NaN|inf"):
+        VarianceRankSelector().fit(Xs)
