@@ -1,0 +1,7 @@
+"""``python -m fsengine``: see :mod:`fsengine.cli`."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,47 @@
+"""Command line: ``python -m fsengine COMMAND ...`` (also installed as ``fsengine``).
+
+User mistakes (bad arguments, missing data, invalid parameters) print one clear line on stderr
+and exit with status 2; they never show a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .commands import COMMAND_MODULES
+from .data.paths import DataNotFoundError
+
+USER_ERRORS = (ValueError, DataNotFoundError, FileNotFoundError, PermissionError, KeyError)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fsengine", description="Feature Selection Explorer: engine command line.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    handlers = {}
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(name)
+        module.add_parser(sub)
+        handlers[module.NAME] = module.run
+    parser.set_defaults(_handlers=handlers)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._handlers[args.command](args) or 0)
+    except USER_ERRORS as exc:
+        message = str(exc).strip().splitlines()
+        print(f"fsengine {args.command}: error: {message[0] if message else type(exc).__name__}",
+              file=sys.stderr)
+        for extra in message[1:]:
+            print(f"  {extra}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

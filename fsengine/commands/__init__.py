@@ -1,0 +1,5 @@
+"""Sub-commands of ``python -m fsengine``: each module has ``add_parser(subparsers)`` and
+``run(args) -> int``."""
+
+#: modules listed here become sub-commands, in this order
+COMMAND_MODULES = ("fsengine.commands.reproduce",)
