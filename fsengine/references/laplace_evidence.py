@@ -41,11 +41,12 @@ def _offset(family: str, y) -> float:
     return float(np.log(ybar / (1.0 - ybar))) if family == "logistic" else float(np.log(ybar))
 
 
-def laplace_log_evidence(X, y, family: str, lambdas, tol: float = 1e-10):
+def laplace_log_evidence(X, y, family: str, lambdas, tol: float = 1e-10, progress=None):
     """Laplace log evidence (relative to the empty model) of every subset and every Lambda.
 
     Returns ``(masks (2^p, p), log_evidence (len(lambdas), 2^p))``. Lambdas are visited from
-    the largest down, each optimisation warm-started at the previous mode.
+    the largest down, each optimisation warm-started at the previous mode. ``progress(fraction,
+    message)`` is called every 64 subsets when given.
     """
     if family not in LAPLACE_FAMILIES:
         raise ValueError(f"Laplace reference supports {', '.join(LAPLACE_FAMILIES)}; got {family!r}")
@@ -62,6 +63,8 @@ def laplace_log_evidence(X, y, family: str, lambdas, tol: float = 1e-10):
     masks = subset_masks(Z.shape[1])
     out = np.zeros((lambdas.size, masks.shape[0]))
     for t in range(1, masks.shape[0]):
+        if progress is not None and t % 64 == 0:
+            progress(t / masks.shape[0], f"Laplace evidence: subset {t:,} of {masks.shape[0]:,}")
         Zs = np.ascontiguousarray(Z[:, masks[t]])
         M = Zs.shape[1]
         theta = np.zeros(M)
@@ -79,12 +82,12 @@ def laplace_log_evidence(X, y, family: str, lambdas, tol: float = 1e-10):
             res = minimize(fun, theta, jac=True, hess=hess, method="trust-exact",
                            options={"gtol": tol})
             theta = res.x
-            sign, logdet = np.linalg.slogdet(hess(theta))
+            logdet = np.linalg.slogdet(hess(theta))[1]
             out[li, t] = -res.fun + 0.5 * M * np.log(lam) - 0.5 * logdet
     return masks, out
 
 
-def laplace_inclusion_probabilities(X, y, family: str, lambdas) -> np.ndarray:
+def laplace_inclusion_probabilities(X, y, family: str, lambdas, progress=None) -> np.ndarray:
     """p(s_j = 1 | y) from Laplace evidences of all subsets (shape (len(lambdas), p))."""
-    masks, log_ev = laplace_log_evidence(X, y, family, lambdas)
+    masks, log_ev = laplace_log_evidence(X, y, family, lambdas, progress=progress)
     return inclusion_probabilities(log_ev, masks)
