@@ -13,6 +13,9 @@ from fsengine.ui.picker import current_dataset, current_selection
 from fsengine.ui.widgets import class_pair
 from fsengine.validation import constant_columns
 
+#: lines the path plot draws at most (WebGL stays fluid up to a few thousand lines)
+MAX_PATH_LINES = 3000
+
 st.title("BIA: Λ paths")
 st.markdown(
     "The **Bayesian Ising Approximation** (Fisher & Mehta) asks, for every feature, how probable it "
@@ -51,8 +54,8 @@ family = c1.selectbox("Model (GLM family)", families,
                            "Poisson for counts.")
 n_steps = int(c2.number_input("Path steps", min_value=20, max_value=1000, value=200, step=20,
                               key="bia_steps", help="Step k sits at Λ/Λ* = 20/k (δε = 0.05/Λ*)."))
-top_k = int(c3.number_input("Top features in red", min_value=1, max_value=100, value=20,
-                            key="bia_topk"))
+top_k = int(c3.number_input("Top features in red", min_value=1, max_value=100,
+                            value=min(20, max(3, ds.n_features // 10)), key="bia_topk"))
 quantity = c4.radio("Plot", ["posterior", "magnetization"], key="bia_quantity", horizontal=True)
 
 constant = constant_columns(ds.X)
@@ -91,8 +94,11 @@ analysed = result.scores_at(position)
 
 st.plotly_chart(path_figure(result.path, top_k=top_k, current_ratio=current, quantity=quantity,
                             image_shape=ds.image_shape if not result.excluded.size else None,
-                            title="Feature-selection path (Fig. 2A)"),
+                            title="Feature-selection path (Fig. 2A)", max_lines=MAX_PATH_LINES),
                 key="bia_path_chart")
+if result.features.size > MAX_PATH_LINES:
+    st.caption(f"The browser draws the {MAX_PATH_LINES:,} highest-posterior lines at the current Λ/Λ* "
+               f"of {result.features.size:,}; the CSV below holds every feature's path.")
 st.caption(
     "What to look for: at large Λ the prior wins and every posterior sits at ½; as Λ decreases the "
     "informative features rise first. In the shaded region (Λ < Λ*) the expansion behind the Ising "
@@ -104,7 +110,8 @@ st.caption(
 top = result.features[top_features(analysed, top_k)]
 if ds.image_shape is not None:
     left, right = st.columns([1, 1.4])
-    left.plotly_chart(posterior_heatmap(scores, ds.image_shape, title=f"Posterior at Λ/Λ* = {current:.3g} (Fig. 2B)"),
+    left.plotly_chart(posterior_heatmap(scores, ds.image_shape,
+                                        title=f"Posterior at Λ/Λ* = {current:.3g} (Fig. 2B)"),
                       key="bia_heatmap")
     rows = sample_rows(ds.y, per_class=3, seed=0)
     images = ds.X[rows].toarray() if ds.is_sparse else ds.X[rows]

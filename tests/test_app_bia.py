@@ -72,7 +72,8 @@ def test_synthetic_non_image_bars_linear_family_and_bad_input():
     assert not at.exception and not at.error, [e.value for e in at.error]
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     bars = charts[1]["data"][0]
-    assert bars["type"] == "bar" and len(_array(bars["y"])) == 30
+    assert bars["type"] == "bar" and len(bars["y"]) == 30
+    assert _n_lines(charts[0]["data"][2]) == 3  # top-k defaults to a tenth of p (at least 3)
     # truly relevant features (x3, x7, x13, x18, x22 for the default seed) are red; the best
     # bar (drawn last) is one of them
     names, colors = list(bars["y"]), list(bars["marker"]["color"])
@@ -99,7 +100,8 @@ def test_constant_pixels_are_named_and_only_excluded_on_request():
     assert not at.error and not at.exception
     heat = json.loads(at.get("plotly_chart")[1].proto.spec)
     z = _array(heat["data"][0]["z"]).astype(float)
-    assert z.shape == (8, 8) and np.isnan(z[0, 0]) and np.isfinite(z).sum() == 64 - int(at.warning[0].value.split()[0])
+    n_constant = int(at.warning[0].value.split()[0])
+    assert z.shape == (8, 8) and np.isnan(z[0, 0]) and np.isfinite(z).sum() == 64 - n_constant
 
 
 @pytest.mark.parametrize("pair", [("A", "J")])

@@ -12,6 +12,7 @@ from scipy.integrate import quad
 from scipy.stats import multivariate_normal
 
 from fsengine.data.synthetic.glm import make_sparse_glm
+from fsengine.glm import prior_mean_expansion
 from fsengine.methods.bia import build_bia_model, solve_mean_field
 from fsengine.references.ising_exact import exact_magnetizations
 from fsengine.references.laplace_evidence import laplace_inclusion_probabilities, laplace_log_evidence
@@ -85,8 +86,6 @@ def test_laplace_reference_matches_quadrature_for_one_feature():
 def test_ising_energy_equals_second_order_evidence_for_every_subset(family):
     """Eq. (8) evaluated directly from traces over each subset vs the Ising energy of its spins."""
     ds = make_sparse_glm(family, n=120, p=6, k=2, rho=0.4, seed=3)
-    from fsengine.glm import prior_mean_expansion
-
     exp = prior_mean_expansion(family, ds.X, ds.y)
     H, b = exp.hessian(), exp.b
     model = build_bia_model(ds.X, ds.y, family, lambda_ref_ratio=2.0)

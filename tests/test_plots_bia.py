@@ -37,6 +37,8 @@ def test_path_figure_packs_lines_and_marks_top_and_breakdown():
     assert max(fill.x) == 1.0 and min(fill.x) == path.index.min()
     assert fig.layout.xaxis.type == "log"
     assert now.x[0] == 1.0
+    capped = path_figure(path, top_k=3, current_ratio=1.0, max_lines=5)
+    assert len(_lines(capped.data[1])) == 2 and "2 highest of 9 shown" in capped.data[1].name
     mag = path_figure(path, top_k=3, current_ratio=1.0, quantity="magnetization")
     np.testing.assert_allclose(np.nanmax(mag.data[2].y), 2 * path.to_numpy().max() - 1)
     assert mag.data[2].customdata[0][0] == "px(2,3)"  # no image shape: hover shows the name
@@ -71,6 +73,7 @@ def test_heatmap_samples_bars_and_validation():
     bars = posterior_bars(scores, [f"f{j}" for j in range(12)], top_n=5, truth=truth)
     assert list(bars.data[0].y) == ["f7", "f8", "f9", "f10", "f11"]
     assert bars.data[0].marker.color[-1] == HIGHLIGHT and bars.data[0].marker.color[0] != HIGHLIGHT
+    np.testing.assert_allclose(bars.data[0].base + bars.data[0].x, scores[7:])  # bars start at 1/2
 
     ratios = np.array([1.0, 2.0, 10.0])
     exact = np.array([[0.9, 0.2], [0.8, 0.3], [0.6, 0.45]])

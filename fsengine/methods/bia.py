@@ -56,7 +56,10 @@ follows the paper's recursion in ``eps`` from ``m(0) = 0`` with step ``delta eps
 Breakdown scale. The expansions converge while ``eps ||H|| < 1``. For standardised features
 ``||H|| = w n lambda_max(Corr)``, and a correlation matrix whose off-diagonal entries all equal
 ``r`` has ``lambda_max = 1 + (p - 1) r``; with ``r`` the root-mean-square off-diagonal
-correlation and ``w <= 1`` this gives the paper's scale ``Lambda* = n (1 + p r)`` (after Eq. 13). Results for ``Lambda < Lambda*`` are outside the
+correlation and ``w <= 1`` this gives the paper's scale ``Lambda* = n (1 + p r)`` (after Eq. 13).
+``w = V(mean y) / phi`` is 1 for the linear family and at most 1/4 for logistic, but equals
+``mean(y)`` for Poisson: with mean counts above 1 the breakdown starts near ``mean(y) Lambda*``
+(Lambda* is kept as the paper defines it, and the page says so). Results for ``Lambda < Lambda*`` are outside the
 approximation's range and are flagged as the breakdown region.
 
 Storage. The only p x p array is the coupling matrix; it is built in place from the

@@ -67,11 +67,14 @@ def _value_range(Y, neutral: float, bounds: tuple[float, float]) -> tuple[float,
 
 
 def path_figure(path: pd.DataFrame, *, top_k: int = 20, current_ratio: float = 1.0,
-                quantity: str = "posterior", image_shape=None, title: str | None = None) -> go.Figure:
+                quantity: str = "posterior", image_shape=None, title: str | None = None,
+                max_lines: int | None = None) -> go.Figure:
     """Fig. 2A: posterior (or magnetization m = 2p - 1) of every feature vs Lambda/Lambda* (log axis).
 
     ``path``: index Lambda/Lambda*, one column of posteriors per feature. The top-k features at
-    ``current_ratio`` (nearest path point) are drawn in red; Lambda < Lambda* is shaded.
+    ``current_ratio`` (nearest path point) are drawn in red; Lambda < Lambda* is shaded. With
+    ``max_lines``, only that many lines are drawn (the highest posteriors at ``current_ratio``)
+    and the legend says how many of how many are shown.
     """
     if quantity not in ("posterior", "magnetization"):
         raise ValueError("quantity must be 'posterior' or 'magnetization'")
@@ -85,14 +88,18 @@ def path_figure(path: pd.DataFrame, *, top_k: int = 20, current_ratio: float = 1
     names = [str(c) for c in path.columns]
     now = int(np.argmin(np.abs(np.log(x / current_ratio))))
     top = top_features(P[now], top_k)
-    rest = np.setdiff1d(np.arange(P.shape[1]), top)
+    p = P.shape[1]
+    shown = top_features(P[now], max_lines) if max_lines is not None and max_lines < p else np.arange(p)
+    rest = np.setdiff1d(shown, top)
+    other_label = f"other features ({rest.size})" if shown.size == p else \
+        f"other features ({rest.size} highest of {p - top.size} shown)"
     ids, template = _hover(image_shape, names, label, P.size)
     fig = go.Figure()
     fig.add_trace(go.Scatter(
         x=[x.min(), min(1.0, x.max()), min(1.0, x.max()), x.min(), x.min()], y=[lo, lo, hi, hi, lo],
         fill="toself", fillcolor=BREAKDOWN_FILL, line=dict(width=0), mode="lines",
         name="breakdown (Λ < Λ*)", hoverinfo="skip"))
-    for cols, color, width, name in ((rest, MUTED, 1, f"other features ({rest.size})"),
+    for cols, color, width, name in ((rest, MUTED, 1, other_label),
                                      (top, HIGHLIGHT, 2, f"top {top.size} at Λ/Λ* = {x[now]:.3g}")):
         fx, fy, fid = _packed_lines(x, Y, cols, ids)
         fig.add_trace(go.Scattergl(x=fx, y=fy, customdata=fid, mode="lines", name=name,
@@ -160,11 +167,14 @@ def posterior_bars(scores, feature_names, *, top_n: int = 40, truth=None,
     scores = np.asarray(scores, dtype=np.float64)
     idx = top_features(scores, top_n)[::-1]
     colors = [HIGHLIGHT if truth is not None and truth[j] else "#1f77b4" for j in idx]
+    # bars start at the prior's 1/2, so that evidence for (right) and against (left) stands out
     fig = go.Figure(go.Bar(
-        x=scores[idx], y=[str(feature_names[j]) for j in idx], orientation="h",
-        marker_color=colors, hovertemplate="%{y}: %{x:.3f}<extra></extra>"))
+        x=scores[idx] - 0.5, base=0.5, y=[str(feature_names[j]) for j in idx], orientation="h",
+        marker_color=colors, customdata=scores[idx],
+        hovertemplate="%{y}: %{customdata:.3f}<extra></extra>"))
     fig.add_vline(x=0.5, line=dict(color="black", dash="dot", width=1))
-    fig.update_xaxes(title="posterior p(s_j = 1 | y)", range=[0, 1])
+    fig.update_xaxes(title="posterior p(s_j = 1 | y)  (bars start at ½)",
+                     range=list(_value_range(scores[idx], 0.5, (0.0, 1.0))))
     fig.update_yaxes(type="category")
     return apply_style(fig, title=title, height=max(300, 18 * idx.size + 80))
 
@@ -191,9 +201,11 @@ def validation_figure(ratios, bia, exact, feature_names, *, ising=None, current_
     series.append((bia, "BIA mean field", HIGHLIGHT))
     for values, label, color in series:
         fig.add_trace(go.Bar(x=names, y=values[now], name=label, marker_color=color), 1, 1)
-    for values, label, color in series[1:]:
+    for values, label, color in series[:0:-1]:  # mean field first, the Ising line dashed on top
         fig.add_trace(go.Scatter(x=ratios, y=np.abs(values - exact).max(axis=1), mode="lines+markers",
-                                 name=f"error: {label}", line=dict(color=color)), 1, 2)
+                                 name=f"error: {label}",
+                                 line=dict(color=color, dash="dash" if color == ISING_COLOR else "solid")),
+                      1, 2)
     fig.update_yaxes(title="p(s=1|y)", row=1, col=1)
     fig.update_xaxes(type="category", row=1, col=1)
     fig.update_xaxes(type="log", title="Λ / Λ*", row=1, col=2)
