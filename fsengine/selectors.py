@@ -4,8 +4,10 @@ See :mod:`fsengine.base` for the contract (``scores_``, ``ranking_``, ``trace_``
 """
 
 from .base import BaseFeatureSelector, VarianceRankSelector
+from .methods.bia_selector import BIASelector
 
 __all__ = [
+    "BIASelector",
     "BaseFeatureSelector",
     "VarianceRankSelector",
 ]

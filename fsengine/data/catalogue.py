@@ -35,3 +35,27 @@ for _key, _label, _desc in (
 ):
     register(DatasetSpec(key=_key, label=_label, group="Images" if _key == "digits" else "Tables",
                          description=_desc, loader=lambda _k=_key: bundled.load_bundled(_k)))
+
+
+def _load_synthetic_glm(**params):
+    from .synthetic.glm import make_sparse_glm
+
+    return make_sparse_glm(**params)
+
+
+register(DatasetSpec(
+    key="synthetic_glm",
+    label="Sparse GLM (synthetic, known truth)",
+    group="Synthetic",
+    description="Correlated AR(1) features, k truly relevant; linear, logistic or Poisson response.",
+    loader=_load_synthetic_glm,
+    params=(
+        Param("family", "Family", "logistic", kind="choice", choices=("linear", "logistic", "poisson")),
+        Param("n", "Samples", 500, min=10, max=100000),
+        Param("p", "Features", 50, min=1, max=20000),
+        Param("k", "Relevant features", 5, min=0, max=20000),
+        Param("rho", "Neighbour correlation", 0.5, kind="float", min=-0.99, max=0.99),
+        Param("signal", "Signal strength", 1.0, kind="float", min=0.0),
+        Param("seed", "Seed", 0, min=0),
+    ),
+))

@@ -10,7 +10,9 @@ from __future__ import annotations
 import importlib
 
 #: target name -> ("module", "function", one-line description)
-TARGETS: dict[str, tuple[str, str, str]] = {}
+TARGETS: dict[str, tuple[str, str, str]] = {
+    "bia-notmnist": ("fsengine.reproduce.bia_notmnist", "run", "Fisher & Mehta Fig. 2: BIA path, posteriors and top pixels, notMNIST B vs D"),
+}
 
 
 def target_names() -> list[str]:

@@ -1,0 +1,215 @@
+"""Figures of the Bayesian Ising Approximation (Fisher & Mehta Fig. 2 and the validation panel).
+
+Pure builders: arrays and DataFrames in, ``go.Figure`` out. The path figure draws every feature
+as one WebGL line; the lines are packed into two ``Scattergl`` traces (grey and the red top-k)
+with NaN separators, so 784 or more lines stay responsive.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .style import HIGHLIGHT, MUTED, apply_style
+
+BREAKDOWN_FILL = "rgba(255, 160, 0, 0.13)"
+EXACT_COLOR = "#1f77b4"
+ISING_COLOR = "#9467bd"
+#: above this many line points, hover labels use feature numbers instead of names
+_MAX_NAMED_POINTS = 100_000
+
+
+def top_features(scores, k: int) -> np.ndarray:
+    """Indices of the k highest scores, best first (ties by lower index)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    order = np.lexsort((np.arange(scores.size), -scores))
+    return order[: max(0, min(int(k), scores.size))]
+
+
+def _packed_lines(x, Y, columns, hover_ids):
+    """x (S,), Y (S, F) -> flat x, y, ids with a NaN after each feature's line."""
+    cols = np.asarray(columns, dtype=np.intp)
+    S = x.size
+    xs = np.empty((cols.size, S + 1), dtype=np.float32)  # float32 halves the payload; ample for a plot
+    xs[:, :S] = x
+    xs[:, S] = np.nan
+    ys = np.empty((cols.size, S + 1), dtype=np.float32)
+    ys[:, :S] = Y[:, cols].T
+    ys[:, S] = np.nan
+    ids = np.repeat(hover_ids[cols], S + 1, axis=0)
+    return xs.ravel(), ys.ravel(), ids
+
+
+def _hover(image_shape, names, quantity_label, n_points):
+    """customdata per feature and a matching hover template."""
+    p = len(names)
+    if image_shape is not None:
+        rows, cols = np.divmod(np.arange(p), image_shape[1])
+        data = np.stack([rows, cols], axis=1).astype(np.int16)
+        template = "pixel (%{customdata[0]}, %{customdata[1]})"
+    elif n_points <= _MAX_NAMED_POINTS:
+        data = np.asarray(names, dtype=object)[:, None]
+        template = "%{customdata[0]}"
+    else:
+        data = np.arange(p)[:, None]
+        template = "feature #%{customdata[0]}"
+    return data, template + "<br>Λ/Λ* = %{x:.3g}<br>" + quantity_label + " = %{y:.3f}<extra></extra>"
+
+
+def _value_range(Y, neutral: float, bounds: tuple[float, float]) -> tuple[float, float]:
+    """Data range including the neutral value, padded by 5% and clipped to the bounds."""
+    lo = min(float(np.nanmin(Y)), neutral)
+    hi = max(float(np.nanmax(Y)), neutral)
+    pad = 0.05 * (hi - lo) or 0.01
+    return max(bounds[0], lo - pad), min(bounds[1], hi + pad)
+
+
+def path_figure(path: pd.DataFrame, *, top_k: int = 20, current_ratio: float = 1.0,
+                quantity: str = "posterior", image_shape=None, title: str | None = None,
+                max_lines: int | None = None) -> go.Figure:
+    """Fig. 2A: posterior (or magnetization m = 2p - 1) of every feature vs Lambda/Lambda* (log axis).
+
+    ``path``: index Lambda/Lambda*, one column of posteriors per feature. The top-k features at
+    ``current_ratio`` (nearest path point) are drawn in red; Lambda < Lambda* is shaded. With
+    ``max_lines``, only that many lines are drawn (the highest posteriors at ``current_ratio``)
+    and the legend says how many of how many are shown.
+    """
+    if quantity not in ("posterior", "magnetization"):
+        raise ValueError("quantity must be 'posterior' or 'magnetization'")
+    order = np.argsort(path.index.to_numpy())
+    x = path.index.to_numpy(dtype=np.float64)[order]
+    P = path.to_numpy(dtype=np.float64)[order]
+    Y = P if quantity == "posterior" else 2.0 * P - 1.0
+    label = "p(s=1|y)" if quantity == "posterior" else "m"
+    lo, hi = _value_range(Y, neutral=0.5 if quantity == "posterior" else 0.0,
+                          bounds=(0.0, 1.0) if quantity == "posterior" else (-1.0, 1.0))
+    names = [str(c) for c in path.columns]
+    now = int(np.argmin(np.abs(np.log(x / current_ratio))))
+    top = top_features(P[now], top_k)
+    p = P.shape[1]
+    shown = top_features(P[now], max_lines) if max_lines is not None and max_lines < p else np.arange(p)
+    rest = np.setdiff1d(shown, top)
+    other_label = f"other features ({rest.size})" if shown.size == p else \
+        f"other features ({rest.size} highest of {p - top.size} shown)"
+    ids, template = _hover(image_shape, names, label, P.size)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(
+        x=[x.min(), min(1.0, x.max()), min(1.0, x.max()), x.min(), x.min()], y=[lo, lo, hi, hi, lo],
+        fill="toself", fillcolor=BREAKDOWN_FILL, line=dict(width=0), mode="lines",
+        name="breakdown (Λ < Λ*)", hoverinfo="skip"))
+    for cols, color, width, name in ((rest, MUTED, 1, other_label),
+                                     (top, HIGHLIGHT, 2, f"top {top.size} at Λ/Λ* = {x[now]:.3g}")):
+        fx, fy, fid = _packed_lines(x, Y, cols, ids)
+        fig.add_trace(go.Scattergl(x=fx, y=fy, customdata=fid, mode="lines", name=name,
+                                   line=dict(color=color, width=width), hovertemplate=template,
+                                   connectgaps=False))
+    fig.add_trace(go.Scatter(x=[x[now], x[now]], y=[lo, hi], mode="lines", name="current Λ/Λ*",
+                             line=dict(color="black", dash="dot", width=1), hoverinfo="skip"))
+    fig.update_xaxes(type="log", title="Λ / Λ*  (prior strength)")
+    fig.update_yaxes(title="posterior p(s_j = 1 | y)" if quantity == "posterior" else "magnetization m_j",
+                     range=[lo, hi])
+    return apply_style(fig, title=title, height=460)
+
+
+def posterior_heatmap(scores, image_shape, *, title: str | None = None, zmin=None, zmax=None) -> go.Figure:
+    """Fig. 2B: posterior of every pixel as an image (row 0 at the top)."""
+    rows, cols = image_shape
+    Z = np.asarray(scores, dtype=np.float64).reshape(rows, cols)
+    fig = go.Figure(go.Heatmap(
+        z=Z, colorscale="Viridis", zmin=zmin, zmax=zmax, colorbar=dict(title="p(s=1|y)"),
+        hovertemplate="pixel (%{y}, %{x})<br>posterior = %{z:.3f}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", scaleanchor="x", constrain="domain", showgrid=False)
+    fig.update_xaxes(constrain="domain", showgrid=False)
+    return apply_style(fig, title=title, height=420)
+
+
+def samples_with_top_pixels(images, labels, class_names, top, image_shape, *,
+                            title: str | None = None) -> go.Figure:
+    """Fig. 2C: sample images (one row per class) with the top pixels marked in red.
+
+    ``images`` (k, rows*cols) in [0, 1] with ``labels`` (k,) indexing ``class_names``.
+    """
+    rows, cols = image_shape
+    images = np.asarray(images, dtype=np.float64)
+    labels = np.asarray(labels)
+    classes = list(dict.fromkeys(labels.tolist()))
+    per_class = max(int(np.sum(labels == c)) for c in classes)
+    fig = make_subplots(rows=len(classes), cols=per_class, horizontal_spacing=0.01,
+                        vertical_spacing=0.04,
+                        row_titles=[str(class_names[c]) for c in classes])
+    ty, tx = np.divmod(np.asarray(top, dtype=np.intp), cols)
+    for r, c in enumerate(classes):
+        for k, img in enumerate(images[labels == c]):
+            fig.add_trace(go.Heatmap(z=img.reshape(rows, cols), colorscale="gray_r", zmin=0, zmax=1,
+                                     showscale=False, hoverinfo="skip"), row=r + 1, col=k + 1)
+            fig.add_trace(go.Scatter(
+                x=tx, y=ty, mode="markers", showlegend=False,
+                marker=dict(symbol="square-open", color=HIGHLIGHT, size=7, line=dict(width=2)),
+                hovertemplate="pixel (%{y}, %{x})<extra></extra>"), row=r + 1, col=k + 1)
+    fig.update_yaxes(autorange="reversed", showticklabels=False, showgrid=False, zeroline=False)
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
+    for i in range(1, len(classes) * per_class + 1):
+        suffix = "" if i == 1 else str(i)
+        fig.update_layout({f"yaxis{suffix}": dict(scaleanchor=f"x{suffix}")})
+    fig = apply_style(fig, title=title, height=170 * len(classes) + 60)
+    fig.update_layout(margin=dict(l=10, r=40, t=50 if title else 10, b=10))
+    return fig
+
+
+def posterior_bars(scores, feature_names, *, top_n: int = 40, truth=None,
+                   title: str | None = None) -> go.Figure:
+    """Posterior per feature for non-image data: the ``top_n`` best, best on top.
+
+    With a known ``truth`` mask (synthetic data), truly relevant features are drawn in red.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    idx = top_features(scores, top_n)[::-1]
+    colors = [HIGHLIGHT if truth is not None and truth[j] else "#1f77b4" for j in idx]
+    # bars start at the prior's 1/2, so that evidence for (right) and against (left) stands out
+    fig = go.Figure(go.Bar(
+        x=scores[idx] - 0.5, base=0.5, y=[str(feature_names[j]) for j in idx], orientation="h",
+        marker_color=colors, customdata=scores[idx],
+        hovertemplate="%{y}: %{customdata:.3f}<extra></extra>"))
+    fig.add_vline(x=0.5, line=dict(color="black", dash="dot", width=1))
+    fig.update_xaxes(title="posterior p(s_j = 1 | y)  (bars start at ½)",
+                     range=list(_value_range(scores[idx], 0.5, (0.0, 1.0))))
+    fig.update_yaxes(type="category")
+    return apply_style(fig, title=title, height=max(300, 18 * idx.size + 80))
+
+
+def validation_figure(ratios, bia, exact, feature_names, *, ising=None, current_ratio: float = 1.0,
+                      exact_label: str = "exact") -> go.Figure:
+    """BIA vs exact posteriors of a small subproblem.
+
+    ``bia``, ``exact`` and optionally ``ising`` (exact marginals of the BIA's Ising model, which
+    separates the expansion error from the mean-field error) have shape (len(ratios), p).
+    Left: the posteriors per feature at the grid ratio nearest ``current_ratio``.
+    Right: max |p - p_exact| over features vs Lambda/Lambda* (log-log).
+    """
+    ratios = np.asarray(ratios, dtype=np.float64)
+    bia = np.asarray(bia, dtype=np.float64)
+    exact = np.asarray(exact, dtype=np.float64)
+    now = int(np.argmin(np.abs(np.log(ratios / current_ratio))))
+    names = [str(n) for n in feature_names]
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.6, 0.4], subplot_titles=(
+        f"posteriors at Λ/Λ* = {ratios[now]:.3g}", "max |p − p_exact| over features"))
+    series = [(exact, exact_label, EXACT_COLOR)]
+    if ising is not None:
+        series.append((np.asarray(ising, dtype=np.float64), "BIA Ising, exact marginals", ISING_COLOR))
+    series.append((bia, "BIA mean field", HIGHLIGHT))
+    for values, label, color in series:
+        fig.add_trace(go.Bar(x=names, y=values[now], name=label, marker_color=color), 1, 1)
+    for values, label, color in series[:0:-1]:  # mean field first, the Ising line dashed on top
+        fig.add_trace(go.Scatter(x=ratios, y=np.abs(values - exact).max(axis=1), mode="lines+markers",
+                                 name=f"error: {label}",
+                                 line=dict(color=color, dash="dash" if color == ISING_COLOR else "solid")),
+                      1, 2)
+    fig.update_yaxes(title="p(s=1|y)", row=1, col=1)
+    fig.update_xaxes(type="category", row=1, col=1)
+    fig.update_xaxes(type="log", title="Λ / Λ*", row=1, col=2)
+    fig.update_yaxes(type="log", row=1, col=2)
+    fig = apply_style(fig, height=380)
+    fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.25, x=0))
+    return fig

@@ -1,0 +1,117 @@
+"""AppTest of the page "BIA: Lambda paths": widgets drive the figures' data."""
+
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from fsengine.data import load_dataset
+from tests.conftest import app_test, require_real
+
+
+def _array(value):
+    """Plotly JSON arrays come either as lists or as base64 typed arrays."""
+    if isinstance(value, dict) and "bdata" in value:
+        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if shape:
+            arr = arr.reshape([int(s) for s in str(shape).split(",")])
+        return arr
+    return np.asarray(value, dtype=object)
+
+
+
+def _n_lines(trace):
+    y = _array(trace["y"]).astype(float)
+    return int(np.isnan(y).sum())
+
+
+def test_default_notmnist_b_vs_d_path_heatmap_samples_and_slider():
+    require_real(load_dataset, "notmnist")
+    at = app_test("pages/bia.py", timeout=120)
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Samples n"] == "1,000" and metrics["Features p"] == "784"
+    path, heat, samples, check = (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
+    fill, grey, red, _ = path["data"]
+    assert grey["type"] == red["type"] == "scattergl"
+    assert _n_lines(grey) == 764 and _n_lines(red) == 20  # 784 lines, top 20 in red
+    assert path["layout"]["xaxis"]["type"] == "log" and max(fill["x"]) == 1.0
+    z_at_star = _array(heat["data"][0]["z"]).astype(float)
+    assert z_at_star.shape == (28, 28) and z_at_star.max() > 0.55
+    # Fig. 2C: three B and three D, each with the top-20 pixels marked
+    assert sum(t["type"] == "heatmap" for t in samples["data"]) == 6
+    marks = [t for t in samples["data"] if t["type"] == "scatter"]
+    assert len(marks) == 6 and all(len(_array(t["x"])) == 20 for t in marks)
+    # the exact check ran on 6 features with a Laplace reference
+    assert [t["name"] for t in check["data"] if t["type"] == "bar"][0] == "exact (Laplace evidence)"
+    assert len(check["data"][0]["x"]) == 6
+
+    # a stronger prior: posteriors shrink towards 1/2, the heatmap updates from the cached path
+    slider = at.select_slider(key="bia_ratio")
+    assert max(float(o) for o in slider.options) == 20.0
+    slider.set_value(20.0).run()
+    heat_big = json.loads(at.get("plotly_chart")[1].proto.spec)
+    z_big = _array(heat_big["data"][0]["z"]).astype(float)
+    assert np.abs(z_big - 0.5).max() < np.abs(z_at_star - 0.5).max() / 3
+
+    at.number_input(key="bia_topk").set_value(5).run()
+    at.radio(key="bia_quantity").set_value("magnetization").run()
+    path = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert _n_lines(path["data"][2]) == 5
+    assert path["layout"]["yaxis"]["title"]["text"] == "magnetization m_j"
+    assert not at.exception and not at.error
+
+
+def test_synthetic_non_image_bars_linear_family_and_bad_input():
+    at = app_test()
+    at.sidebar.selectbox(key="picker_key").set_value("synthetic_glm").run()
+    at.sidebar.number_input(key="ds_synthetic_glm_p").set_value(30).run()
+    at.switch_page("pages/bia.py").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    bars = charts[1]["data"][0]
+    assert bars["type"] == "bar" and len(bars["y"]) == 30
+    assert _n_lines(charts[0]["data"][2]) == 3  # top-k defaults to a tenth of p (at least 3)
+    # truly relevant features (x3, x7, x13, x18, x22 for the default seed) are red; the best
+    # bar (drawn last) is one of them
+    names, colors = list(bars["y"]), list(bars["marker"]["color"])
+    red = {n for n, c in zip(names, colors) if c == "#d62728"}
+    assert red == {"x3", "x7", "x13", "x18", "x22"} and names[-1] in red
+    # switching the model to the linear family works on 0/1 labels too
+    at.selectbox(key="bia_family").set_value("linear").run()
+    check = json.loads(at.get("plotly_chart")[-1].proto.spec)
+    assert check["data"][0]["name"] == "exact (closed-form evidence)"
+    # a real-valued target with the logistic family gets a clear error, not a traceback
+    at.sidebar.selectbox(key="ds_synthetic_glm_family").set_value("linear").run()
+    at.selectbox(key="bia_family").set_value("logistic").run()
+    assert not at.exception
+    assert at.error and "two classes" in at.error[0].value
+
+
+def test_constant_pixels_are_named_and_only_excluded_on_request():
+    at = app_test()
+    at.sidebar.selectbox(key="picker_key").set_value("digits").run()
+    at.switch_page("pages/bia.py").run()
+    assert "constant" in at.warning[0].value and "px(0,0)" in at.warning[0].value
+    assert at.error and "constant feature(s)" in at.error[0].value and not at.exception
+    at.checkbox(key="bia_exclude").check().run()
+    assert not at.error and not at.exception
+    heat = json.loads(at.get("plotly_chart")[1].proto.spec)
+    z = _array(heat["data"][0]["z"]).astype(float)
+    n_constant = int(at.warning[0].value.split()[0])
+    assert z.shape == (8, 8) and np.isnan(z[0, 0]) and np.isfinite(z).sum() == 64 - n_constant
+
+
+@pytest.mark.parametrize("pair", [("A", "J")])
+def test_any_letter_pair(pair):
+    require_real(load_dataset, "notmnist")
+    at = app_test()
+    at.sidebar.multiselect(key="ds_notmnist_letters").set_value(["A", "B", "J"]).run()
+    at.switch_page("pages/bia.py").run()
+    at.selectbox(key="bia_pair_c0").set_value(pair[0]).run()
+    at.selectbox(key="bia_pair_c1").set_value(pair[1]).run()
+    assert not at.exception and not at.error
+    samples = json.loads(at.get("plotly_chart")[2].proto.spec)
+    assert [a["text"] for a in samples["layout"]["annotations"]][:2] == list(pair)
