@@ -12,6 +12,9 @@ from fsengine.ui.errors import user_errors
 from fsengine.ui.picker import current_dataset, current_selection
 from fsengine.ui.widgets import class_pair
 from fsengine.validation import constant_columns
+from fsengine.ui.shell import require_shell
+
+require_shell()
 
 #: lines the path plot draws at most (WebGL stays fluid up to a few thousand lines)
 MAX_PATH_LINES = 3000

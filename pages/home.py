@@ -2,11 +2,11 @@
 
 import streamlit as st
 
+
+from fsengine.ui.picker import current_dataset, current_selection
 from fsengine.ui.shell import require_shell
 
 require_shell()
-
-from fsengine.ui.picker import current_dataset, current_selection
 
 st.title("Feature Selection Explorer")
 st.markdown(
