@@ -4,8 +4,10 @@ See :mod:`fsengine.base` for the contract (``scores_``, ``ranking_``, ``trace_``
 """
 
 from .base import BaseFeatureSelector, VarianceRankSelector
+from .methods.classic import BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector
 
 __all__ = [
     "BaseFeatureSelector",
     "VarianceRankSelector",
+    "MutualInfoSelector", "MDLSelector", "L1PathSelector", "BoostingSelector",
 ]
