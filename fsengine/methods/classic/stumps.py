@@ -37,14 +37,28 @@ class SortedColumns:
         return self.indptr.size - 1
 
 
+@njit(cache=True)
+def _sort_within_columns(indptr, indices, data):
+    """Each column's (row, value) pairs sorted by value (stable: ties keep row order)."""
+    rows = np.empty_like(indices)
+    values = np.empty_like(data)
+    for j in range(indptr.size - 1):
+        s, e = indptr[j], indptr[j + 1]
+        order = np.argsort(data[s:e], kind="mergesort")
+        for i in range(e - s):
+            rows[s + i] = indices[s + order[i]]
+            values[s + i] = data[s + order[i]]
+    return rows, values
+
+
 def sorted_columns(X) -> SortedColumns:
     """Sort every column's stored values once (dense input is stored as CSC without its zeros)."""
     Xc = sp.csc_matrix(X, dtype=np.float64, copy=True)
     Xc.eliminate_zeros()
-    col = np.repeat(np.arange(Xc.shape[1]), np.diff(Xc.indptr))
-    order = np.lexsort((Xc.indices, Xc.data, col))
-    return SortedColumns(Xc.indptr.astype(np.int64), Xc.indices[order].astype(np.int64),
-                         Xc.data[order].copy(), Xc.shape[0])
+    Xc.sort_indices()
+    indptr = Xc.indptr.astype(np.int64)
+    rows, values = _sort_within_columns(indptr, Xc.indices.astype(np.int64), Xc.data)
+    return SortedColumns(indptr, rows, values, Xc.shape[0])
 
 
 @njit(cache=True)
@@ -90,7 +104,7 @@ def best_stump(indptr, rows, values, n_rows, codes, weights, n_classes):
     zero_block = np.zeros(n_classes)
     cl = np.zeros(1, dtype=np.int64)
     cr = np.zeros(1, dtype=np.int64)
-    best = (-1, 0.0, 0, 1, np.inf)
+    best_j, best_theta, best_l, best_r, best_err = -1, 0.0, 0, 1, np.inf
     for j in range(indptr.size - 1):
         s, e = indptr[j], indptr[j + 1]
         for c in range(n_classes):
@@ -110,9 +124,19 @@ def best_stump(indptr, rows, values, n_rows, codes, weights, n_classes):
             else:
                 break
             if have_prev:
-                err = mass - _best_pair(left, total, cl, cr)
-                if err < best[4]:
-                    best = (j, 0.5 * (prev + v), cl[0], cr[0], err)
+                if n_classes == 2:  # the two signs s of Eq. (21)
+                    err_01 = left[1] + total[0] - left[0]
+                    err_10 = left[0] + total[1] - left[1]
+                    if err_01 < best_err or err_10 < best_err:
+                        best_j, best_theta = j, 0.5 * (prev + v)
+                        if err_01 <= err_10:
+                            best_err, best_l, best_r = err_01, 0, 1
+                        else:
+                            best_err, best_l, best_r = err_10, 1, 0
+                else:
+                    err = mass - _best_pair(left, total, cl, cr)
+                    if err < best_err:
+                        best_j, best_theta, best_l, best_r, best_err = j, 0.5 * (prev + v), cl[0], cr[0], err
             if is_zero:
                 for c in range(n_classes):
                     left[c] += zero_block[c]
@@ -123,7 +147,7 @@ def best_stump(indptr, rows, values, n_rows, codes, weights, n_classes):
                     k += 1
             prev = v
             have_prev = True
-    return best
+    return best_j, best_theta, best_l, best_r, best_err
 
 
 @dataclass(frozen=True)
