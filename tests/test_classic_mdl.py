@@ -40,13 +40,18 @@ def data(n=300, p=12, K=2, seed=0, rare=False):
     if rare:  # zero counts in one class: log P = -inf in the tables
         X[:, 6] = 0.0
         X[np.flatnonzero(y == 0)[:3], 6] = 1.0
+        X[:, 7] = X[:, 6]          # same counts: shares the Naive Bayes tables of feature 6
+        X[:, 8] = X[:, 9] = 1.0    # on everywhere: log P(x = 0 | c) = -inf for every class
+        X[y == 0, 10] = 1.0        # on in every row of class 0
+        X[:, 11] = X[:, 10]
     return X, y
 
 
 @pytest.mark.parametrize("K,rare", [(2, False), (2, True), (3, True)])
 def test_every_step_is_the_argmin_of_from_scratch_description_lengths(K, rare):
     X, y = data(K=K, rare=rare, seed=K)
-    path = mdl_forward_selection(binary_indicator(X), y, max_features=6)
+    path = mdl_forward_selection(binary_indicator(X), y, max_features=X.shape[1])
+    assert np.all(np.isfinite(path.dl_data)) and np.all(np.isfinite(path.last_gain[~np.isnan(path.last_gain)]))
     chosen = []
     for step, j in enumerate(path.order):
         brute = {c: dl_data_from_scratch(X, y, chosen + [c]) for c in range(X.shape[1]) if c not in chosen}

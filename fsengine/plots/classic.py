@@ -164,3 +164,19 @@ def boosting_rounds(trace: pd.DataFrame, names: Sequence[str]) -> go.Figure:
     fig = apply_style(fig, title="AdaBoost with decision stumps", height=max(520, 300 + 18 * len(first_use)))
     fig.update_layout(legend=dict(x=1.02, y=1.0))
     return fig
+
+
+def prefix_comparison(sizes: Sequence[int], curves: dict[str, Sequence[float]], *, chosen_size: int,
+                      ylabel: str, title: str) -> go.Figure:
+    """A score of the first k features of several orderings against k, the MDL size marked."""
+    fig = go.Figure()
+    palette = {"MDL": METHOD_COLORS["MDL"], "MI": METHOD_COLORS["MI"]}
+    for label, values in curves.items():
+        key = label.split()[0]
+        fig.add_trace(go.Scatter(x=list(sizes), y=list(values), mode="lines+markers", name=label,
+                                 line=dict(color=palette.get(key, "#555555"), width=2), marker=dict(size=5)))
+    fig.add_vline(x=chosen_size, line=dict(color=HIGHLIGHT, dash="dot", width=1),
+                  annotation_text=f"MDL size {chosen_size}", annotation_position="top right")
+    fig.update_xaxes(title="number of features k")
+    fig.update_yaxes(title=ylabel)
+    return apply_style(fig, title=title, height=380)

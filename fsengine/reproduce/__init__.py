@@ -10,7 +10,9 @@ from __future__ import annotations
 import importlib
 
 #: target name -> ("module", "function", one-line description)
-TARGETS: dict[str, tuple[str, str, str]] = {}
+TARGETS: dict[str, tuple[str, str, str]] = {
+    "mdl-curve": ("fsengine.reproduce.mdl_curve", "run", "Jaakkola lecture 12: MDL curve vs MI ranking"),
+}
 
 
 def target_names() -> list[str]:

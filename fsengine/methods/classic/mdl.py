@@ -111,7 +111,9 @@ def candidate_data_lengths(F, codes, indptr, indices, log_p0, log_p1, candidate,
     (``group[j]``, common for rare words) share their log-tables, so the all-rows term
     sum_t L_t(log P(x = 0 | .)) is computed once per group and each feature only adds the
     correction L_t(log P(x = 1 | .)) - L_t(log P(x = 0 | .)) over its non-zeros. A feature alone
-    in its group is summed directly. Cost O(n K) per group plus O(nnz K).
+    in its group is summed directly, and so is a feature that is on in every row of some class
+    (log P(x = 0 | c) = -inf would make the all-rows term infinite). Cost O(n K) per group plus
+    O(nnz K).
     """
     n, K = F.shape
     p = log_p0.shape[0]
@@ -120,7 +122,7 @@ def candidate_data_lengths(F, codes, indptr, indices, log_p0, log_p1, candidate,
     members = np.zeros(n_groups, dtype=np.int64)
     first = np.full(n_groups, -1, dtype=np.int64)
     for j in range(p):
-        if candidate[j]:
+        if candidate[j] and np.all(np.isfinite(log_p0[j])):
             members[group[j]] += 1
             if first[group[j]] < 0:
                 first[group[j]] = j
@@ -136,7 +138,7 @@ def candidate_data_lengths(F, codes, indptr, indices, log_p0, log_p1, candidate,
     for j in range(p):
         if not candidate[j]:
             continue
-        if members[group[j]] > 1:
+        if members[group[j]] > 1 and np.all(np.isfinite(log_p0[j])):
             total = base[group[j]]
             for k in range(indptr[j], indptr[j + 1]):
                 t = indices[k]
