@@ -22,7 +22,7 @@ def test_mdl_curve_target_writes_report_and_small_figures(tmp_path, monkeypatch)
     assert best == int(np.argmin(result["mdl"].trace_["dl_total"]))
     assert f"|J| = **{best}**" in text
     assert "**Claim 1** (first MDL feature = first MI feature): holds" in text
-    dl1, expected = map(float, re.search(r"DL-data with it = ([\d.]+) nats vs n \(H\(Y\) - max I\) = ([\d.]+)",
+    dl1, expected = map(float, re.search(r"DL-data with it = (\d+\.\d+) nats vs n \(H\(Y\) - max I\) = (\d+\.\d+)",
                                          text).groups())
     assert dl1 == expected
     for name in ("digits_mdl_curve.html", "digits_mdl_vs_mi.html"):
