@@ -178,6 +178,15 @@ def run(out_dir: Path, quick: bool, progress: Callable[[float, str], None]) -> P
         "are log C(n+K-1, K-1) and |J| sum_y log(n_y+1)). All lengths in nats.",
         "",
     ]
+    lines += ["| data | d | classes | MDL size | claim 1 | MDL order has lower held-out log-loss |",
+              "|---|---:|---:|---:|---|---|"]
+    for r in results:
+        mdl, mi = r["mdl"], r["mi"]
+        wins = int((r["mdl_scores"]["log_loss"] < r["mi_scores"]["log_loss"]).sum())
+        lines.append(f"| {r['case'].title} | {r['train'].n_features:,} | {len(np.unique(r['train'].y))} | "
+                     f"{mdl.best_size_} | {'holds' if mdl.order_[0] == mi.ranking_[0] else 'fails'} | "
+                     f"{wins} of {mdl.order_.size} values of k |")
+    lines.append("")
     for r in results:
         lines += _fmt_case(r)
     report = out_dir / "report.md"
