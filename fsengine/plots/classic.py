@@ -13,6 +13,7 @@ from plotly.subplots import make_subplots
 from .style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, MUTED, apply_style
 
 MAX_LABELLED_PATHS = 12
+MAX_LABELLED_FEATURES = 60
 
 
 def mi_bars(scores: np.ndarray, names: Sequence[str], *, top: int = 25,
@@ -158,10 +159,14 @@ def boosting_rounds(trace: pd.DataFrame, names: Sequence[str]) -> go.Figure:
                       "error = %{customdata[2]:.3f}<extra></extra>",
     ), row=2, col=1)
     fig.update_yaxes(title="loss / error", rangemode="tozero", row=1, col=1)
-    fig.update_yaxes(title=None, type="category", categoryorder="array",
-                     categoryarray=[names[j] for j in first_use], autorange="reversed", row=2, col=1)
+    categories = [names[j] for j in first_use]
+    every_label = len(categories) <= MAX_LABELLED_FEATURES
+    fig.update_yaxes(title=None, type="category", categoryorder="array", categoryarray=categories,
+                     autorange="reversed", tickmode="array" if every_label else "auto",
+                     tickvals=categories if every_label else None, row=2, col=1)
     fig.update_xaxes(title="boosting round m", row=2, col=1)
-    fig = apply_style(fig, title="AdaBoost with decision stumps", height=max(520, 300 + 18 * len(first_use)))
+    lower_panel = 20 * min(len(categories), MAX_LABELLED_FEATURES)  # about 20 px per feature label
+    fig = apply_style(fig, title="AdaBoost with decision stumps", height=max(520, int(220 + lower_panel / 0.6)))
     fig.update_layout(legend=dict(x=1.02, y=1.0))
     return fig
 
