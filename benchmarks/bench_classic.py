@@ -7,6 +7,8 @@
 2. Stump search per boosting round: our sorted-column numba search vs a vectorised numpy search
    (dense data) and vs scikit-learn's ``AdaBoostClassifier`` with depth-1 trees (per round).
 3. MDL forward selection: seconds per added feature.
+4. L1-logistic path (Eq. 18): liblinear from scratch at each C vs saga warm-started from the
+   previous C vs saga from scratch; optimality (Eq. 19) of the result and its non-zero count.
 
     PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_classic.py [--quick]
 """
@@ -28,6 +30,7 @@ from fsengine.data.corpora import read_conll2000, read_movie_reviews
 from fsengine.data.features import word_presence_tags
 from fsengine.methods.classic.binary import binarize_matrix, binary_indicator, class_codes
 from fsengine.methods.classic.boosting import adaboost_stumps
+from fsengine.methods.classic.l1_path import eq19_violation, l1_logistic_path, path_grid
 from fsengine.methods.classic.mdl import mdl_forward_selection
 from fsengine.methods.classic.mutual_info import mutual_information, ones_per_class
 
@@ -137,6 +140,25 @@ def bench_mdl(name, X, y, steps: int, rows: list):
                  str(path.best_size)))
 
 
+def bench_l1(name, X, y, n_Cs: int, rows: list):
+    """One binary path three ways; Eq. (19) violation = worst over the path."""
+    from sklearn.preprocessing import StandardScaler
+
+    Xs = StandardScaler().fit_transform(X)
+    Cs = path_grid(Xs, y, n_Cs=n_Cs, C_span=1e3)
+    target = y == np.unique(y)[1]
+    for label, solver, warm in (("liblinear, each C from scratch", "liblinear", None),
+                                ("saga, warm-started", "saga", True), ("saga, from scratch", "saga", False)):
+        kwargs = dict(solver=solver) if warm is None else dict(solver=solver, tol=1e-4, warm_start=warm)
+        start = time.perf_counter()
+        path = l1_logistic_path(Xs, y, Cs, **kwargs)
+        seconds = time.perf_counter() - start
+        worst = max(eq19_violation(Xs, target, path.coefs[i, 0], path.intercepts[i, 0], C)
+                    for i, C in enumerate(Cs))
+        rows.append((name, f"{X.shape[0]:,} x {X.shape[1]:,}", label, f"{seconds:.2f}",
+                     str(int(path.active[-1].sum())), f"{worst:.3f}", str(int(path.converged.all()))))
+
+
 def table(header, rows):
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
@@ -145,29 +167,19 @@ def table(header, rows):
     print()
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smaller inputs (about a minute)")
-    args = parser.parse_args(argv)
-    quick = args.quick
-
-    reviews = read_movie_reviews()
-    X_rev, _ = word_presence_tags(reviews.texts, min_df=2 if quick else 1)
-    y_rev = np.asarray(reviews.labels)
-    sentences = read_conll2000("train")
-    X_con, y_con, _ = conll_predicates(sentences[:2000] if quick else sentences)
-
+def mi_section(X_rev, y_rev, X_con, y_con, quick):
     mi_rows = []
     bench_mi("movie reviews, word presence", X_rev, y_rev, 2000 if quick else None, mi_rows)
     bench_mi("CoNLL-2000 train, context predicates", X_con, y_con, 200 if quick else 1000, mi_rows)
-    print("### Mutual information (Eq. 2), seconds for all features\n")
+    print("### Mutual information (Eq. 2), all features\n")
     table(["data", "n x d", "non-zeros", "classes", "ours, all of Eq. 2 + p-values [ms]",
            "numba count kernel [ms]", "scipy X^T one-hot(y) counts [ms]", "sklearn [s]",
            "sklearn / ours", "max |diff| vs sklearn"], mi_rows)
 
+
+def stumps_section(nm, X_rev, y_rev, quick):
     stump_rows = []
     rounds = 10 if quick else 50
-    nm = load_dataset("notmnist", n_per_class=500 if quick else 1000)
     bench_stumps("notMNIST B vs D", nm.X, nm.y, rounds, stump_rows)
     digits = load_dataset("digits")
     bench_stumps("digits (10 classes)", digits.X, digits.y, rounds, stump_rows)
@@ -176,11 +188,50 @@ def main(argv=None) -> int:
     table(["data", "n x d", "storage", "rounds", "numba [ms/round]", "numpy reference [ms/round]",
            "sklearn AdaBoost depth-1 [ms/round]", "sklearn / numba"], stump_rows)
 
+
+def mdl_section(nm, X_rev, y_rev, quick):
     mdl_rows = []
     bench_mdl("notMNIST B vs D (x > 0.5)", nm.X, nm.y, 10 if quick else 30, mdl_rows)
     bench_mdl("movie reviews, word presence", X_rev, y_rev, 3 if quick else 20, mdl_rows)
     print("### MDL forward selection (Eq. 10-15), milliseconds per added feature\n")
     table(["data", "n x d", "steps", "ms / step", "chosen size"], mdl_rows)
+
+
+def l1_section(quick):
+    l1_rows = []
+    bc = load_dataset("breast_cancer")
+    bench_l1("breast cancer", bc.X, bc.y, 20, l1_rows)
+    small = load_dataset("notmnist", n_per_class=150 if quick else 500)
+    bench_l1("notMNIST B vs D", small.X, small.y, 10 if quick else 20, l1_rows)
+    print("### L1-logistic path (Eq. 18): solvers, seconds per path\n")
+    table(["data", "n x d", "solver", "seconds", "non-zeros at largest C",
+           "worst Eq. 19 violation (relative to lambda)", "all converged"], l1_rows)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller inputs (about a minute)")
+    parser.add_argument("--sections", default="mi,stumps,mdl,l1",
+                        help="comma-separated subset of mi, stumps, mdl, l1 (default: all)")
+    args = parser.parse_args(argv)
+    quick = args.quick
+    sections = set(args.sections.split(","))
+    nm = load_dataset("notmnist", n_per_class=500 if quick else 1000)
+
+    reviews = read_movie_reviews()
+    X_rev, _ = word_presence_tags(reviews.texts, min_df=2 if quick else 1)
+    y_rev = np.asarray(reviews.labels)
+    sentences = read_conll2000("train")
+    X_con, y_con, _ = conll_predicates(sentences[:2000] if quick else sentences)
+
+    if "mi" in sections:
+        mi_section(X_rev, y_rev, X_con, y_con, quick)
+    if "stumps" in sections:
+        stumps_section(nm, X_rev, y_rev, quick)
+    if "mdl" in sections:
+        mdl_section(nm, X_rev, y_rev, quick)
+    if "l1" in sections:
+        l1_section(quick)
     return 0
 
 

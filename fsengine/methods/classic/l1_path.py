@@ -98,11 +98,18 @@ def path_grid(X, y, n_Cs: int = 20, C_span: float = 1e3) -> np.ndarray:
 
 
 def l1_logistic_path(X, y, Cs, *, solver: str = "liblinear", tol: float = 1e-6,
-                     max_iter: int = 1000,
+                     max_iter: int = 1000, warm_start: bool | None = None,
                      progress: Callable[[float, str], None] | None = None) -> L1Path:
-    """Fit Eq. (18) at every C in increasing order (one-vs-rest for K > 2 classes)."""
+    """Fit Eq. (18) at every C in increasing order (one-vs-rest for K > 2 classes).
+
+    ``warm_start`` (saga only; default True for saga) starts each fit from the previous C's
+    solution; scikit-learn's liblinear binding always starts from scratch.
+    """
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {', '.join(SOLVERS)}, not {solver!r}")
+    if warm_start and solver != "saga":
+        raise ValueError("warm_start needs solver='saga'; scikit-learn's liblinear cannot warm-start")
+    warm = solver == "saga" if warm_start is None else bool(warm_start)
     Cs = np.sort(np.asarray(Cs, dtype=np.float64))
     codes, classes = class_codes(y)
     K = classes.size
@@ -115,7 +122,7 @@ def l1_logistic_path(X, y, Cs, *, solver: str = "liblinear", tol: float = 1e-6,
     total = Cs.size * len(problems)
     for b, target in enumerate(problems):
         model = LogisticRegression(l1_ratio=1.0, solver=solver, tol=tol, max_iter=max_iter,
-                                   warm_start=(solver == "saga"),
+                                   warm_start=warm,
                                    intercept_scaling=INTERCEPT_SCALING)
         for i, C in enumerate(Cs):
             model.set_params(C=float(C))
@@ -132,3 +139,15 @@ def l1_logistic_path(X, y, Cs, *, solver: str = "liblinear", tol: float = 1e-6,
                          + (f", class {b + 1} of {len(problems)}" if len(problems) > 1 else ""))
     return L1Path(Cs, coefs, intercepts, classes, n_iter, converged)
 
+
+def eq19_violation(X, target, coef, intercept, C) -> float:
+    """Largest violation of the optimality condition Eq. (19) for one binary problem, relative to
+    lambda = 1/C: |dl/dtheta_k - lambda sign(theta_k)| for non-zero theta_k and
+    max(|dl/dtheta_k| - lambda, 0) for zero ones (0 at an exact optimum)."""
+    lam = 1.0 / C
+    p = 1.0 / (1.0 + np.exp(-(np.asarray(X @ coef).ravel() + intercept)))
+    slope = np.asarray(X.T @ (np.asarray(target, dtype=np.float64) - p)).ravel()
+    nz = coef != 0
+    on = np.abs(slope[nz] - lam * np.sign(coef[nz])).max(initial=0.0)
+    off = max(np.abs(slope[~nz]).max(initial=0.0) - lam, 0.0)
+    return float(max(on, off) / lam)

@@ -176,8 +176,10 @@ class MDLPath:
     model_terms  DataFrame-ready dict of Eq. (13-14) terms per size 0..m
     dl_model     DL-model per size 0..m;  dl_total = dl_data + dl_model
     best_size    argmin of dl_total (smallest size on ties)
+    step_gain    DL-data decrease at each step (length m)
     last_gain    per feature: DL-data decrease it offered at the last evaluated step (NaN for
-                 features that were never candidates)
+                 features already selected before it)
+    classes      the class labels, in code order
     """
 
     order: np.ndarray
