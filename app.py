@@ -9,6 +9,7 @@ st.set_page_config(page_title="Feature Selection Explorer", page_icon=":mag:", l
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
     st.Page("pages/bia.py", title="BIA: Lambda paths", icon=":material/timeline:"),
+    st.Page("pages/classic.py", title="Classic criteria", icon=":material/leaderboard:"),
 ]
 
 navigation = st.navigation(PAGES)

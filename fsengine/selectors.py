@@ -5,9 +5,11 @@ See :mod:`fsengine.base` for the contract (``scores_``, ``ranking_``, ``trace_``
 
 from .base import BaseFeatureSelector, VarianceRankSelector
 from .methods.bia_selector import BIASelector
+from .methods.classic import BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector
 
 __all__ = [
     "BIASelector",
     "BaseFeatureSelector",
     "VarianceRankSelector",
+    "MutualInfoSelector", "MDLSelector", "L1PathSelector", "BoostingSelector",
 ]

@@ -12,6 +12,7 @@ import importlib
 #: target name -> ("module", "function", one-line description)
 TARGETS: dict[str, tuple[str, str, str]] = {
     "bia-notmnist": ("fsengine.reproduce.bia_notmnist", "run", "Fisher & Mehta Fig. 2: BIA path, posteriors and top pixels, notMNIST B vs D"),
+    "mdl-curve": ("fsengine.reproduce.mdl_curve", "run", "Jaakkola lecture 12: MDL curve vs MI ranking"),
 }
 
 

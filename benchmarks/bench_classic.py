@@ -1,0 +1,269 @@
+"""Benchmarks of the classic criteria (results: ``## Classic criteria`` in benchmarks/RESULTS.md).
+
+1. Naive Bayes mutual information (Eq. 2) over the movie-review vocabulary (word-presence tags)
+   and over CoNLL-2000 context predicates: ours (binary check, numba counts, entropies, p-values)
+   vs scikit-learn's ``mutual_info_classif(discrete_features=True)``; the numba count kernel alone
+   vs the same counts by a scipy sparse product X^T one-hot(y).
+2. Stump search per boosting round: our sorted-column numba search vs a vectorised numpy search
+   (dense data) and vs scikit-learn's ``AdaBoostClassifier`` with depth-1 trees (per round).
+3. MDL forward selection: seconds per added feature.
+4. L1-logistic path (Eq. 18): liblinear from scratch at each C vs saga warm-started from the
+   previous C vs saga from scratch; optimality (Eq. 19) of the result and its non-zero count.
+5. Where our weighted-error stumps and scikit-learn's Gini stumps differ (not a timing).
+
+    PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_classic.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.ensemble import AdaBoostClassifier
+from sklearn.feature_selection import mutual_info_classif
+from sklearn.tree import DecisionTreeClassifier
+
+from fsengine.data import load_dataset
+from fsengine.data.corpora import read_conll2000, read_movie_reviews
+from fsengine.data.features import word_presence_tags
+from fsengine.methods.classic.adaboost_vs_sklearn import same_weights, side_by_side
+from fsengine.methods.classic.binary import binarize_matrix, binary_indicator, class_codes
+from fsengine.methods.classic.boosting import adaboost_stumps
+from fsengine.methods.classic.l1_path import eq19_violation, l1_logistic_path, path_grid
+from fsengine.methods.classic.mdl import mdl_forward_selection
+from fsengine.methods.classic.mutual_info import mutual_information, ones_per_class
+
+
+def best_time(fn, repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def conll_predicates(sentences, min_count: int = 1):
+    """Binary context predicates per token: the word, its POS, and the neighbouring words and POS
+    (w-1, w+1, p-1, p+1); label = the IOB chunk tag. Predicates seen fewer than ``min_count``
+    times are dropped."""
+    rows = []
+    labels = []
+    for sent in sentences:
+        words = ["<s>"] + [w.lower() for w, _, _ in sent] + ["</s>"]
+        tags = ["<s>"] + [p for _, p, _ in sent] + ["</s>"]
+        for i, (_, _, chunk) in enumerate(sent, start=1):
+            rows.append((f"w0={words[i]}", f"p0={tags[i]}", f"w-1={words[i - 1]}", f"w+1={words[i + 1]}",
+                         f"p-1={tags[i - 1]}", f"p+1={tags[i + 1]}"))
+            labels.append(chunk)
+    counts = Counter(p for row in rows for p in row)
+    names = sorted(p for p, c in counts.items() if c >= min_count)
+    index = {p: j for j, p in enumerate(names)}
+    indices = [index[p] for row in rows for p in row if p in index]
+    indptr = np.concatenate([[0], np.cumsum([sum(p in index for p in row) for row in rows])])
+    X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(rows), len(names)))
+    X.sum_duplicates()
+    X.data[:] = 1.0
+    return X, np.asarray(labels), names
+
+
+def counts_by_matrix_product(X01, codes, K):
+    """Reference for the count kernel: per-class ones counts as X^T @ one-hot(y) (scipy)."""
+    onehot = sp.csr_matrix((np.ones(codes.size), (np.arange(codes.size), codes)), shape=(codes.size, K))
+    return np.asarray((X01.T @ onehot).todense())
+
+
+def bench_mi(name, X, y, sk_columns: int | None, rows: list):
+    X01 = binary_indicator(X)
+    mutual_information(X01, y)  # compile
+    ours = best_time(lambda: mutual_information(binary_indicator(X), y))
+    codes, classes = class_codes(y)
+    indptr, indices = X01.indptr.astype(np.int64), X01.indices.astype(np.int64)
+    kernel = best_time(lambda: ones_per_class(indptr, indices, codes, classes.size))
+    product = best_time(lambda: counts_by_matrix_product(X01, codes, classes.size))
+    np.testing.assert_array_equal(ones_per_class(indptr, indices, codes, classes.size),
+                                  counts_by_matrix_product(X01, codes, classes.size))
+    cols = np.arange(X.shape[1]) if sk_columns is None or sk_columns >= X.shape[1] else \
+        np.random.default_rng(0).choice(X.shape[1], sk_columns, replace=False)
+    Xsub = sp.csc_matrix(X)[:, cols]
+    sk = best_time(lambda: mutual_info_classif(Xsub, y, discrete_features=True), repeat=1)
+    sk_full = sk * X.shape[1] / cols.size
+    agree = np.abs(mutual_information(X01, y).mi[cols] - mutual_info_classif(Xsub, y, discrete_features=True)).max()
+    rows.append((name, f"{X.shape[0]:,} x {X.shape[1]:,}", f"{X.nnz:,}", f"{len(np.unique(y))}",
+                 f"{ours * 1e3:.1f}", f"{kernel * 1e3:.2f}", f"{product * 1e3:.2f}",
+                 f"{sk_full:.1f}" + ("" if cols.size == X.shape[1] else f" (timed on {cols.size:,} columns)"),
+                 f"{sk_full / ours:,.0f}x", f"{agree:.1e}"))
+
+
+def numpy_stump_search(order, sorted_x, codes, w):
+    """Vectorised two-class reference: cumulative class weights over pre-sorted columns (n, d)."""
+    w_pos = np.where(codes == 1, w, 0.0)[order]
+    w_neg = np.where(codes == 0, w, 0.0)[order]
+    left_pos, left_neg = np.cumsum(w_pos, axis=0), np.cumsum(w_neg, axis=0)
+    tot_pos, tot_neg = left_pos[-1], left_neg[-1]
+    err_a = left_pos + (tot_neg - left_neg)       # left predicts 0, right predicts 1
+    err_b = left_neg + (tot_pos - left_pos)       # left predicts 1, right predicts 0
+    err = np.minimum(err_a, err_b)[:-1]
+    valid = sorted_x[1:] != sorted_x[:-1]         # thresholds only between distinct values
+    err = np.where(valid, err, np.inf)
+    k, j = np.unravel_index(np.argmin(err), err.shape)
+    return j, 0.5 * (sorted_x[k, j] + sorted_x[k + 1, j]), err[k, j]
+
+
+def bench_stumps(name, X, y, rounds: int, rows: list):
+    codes, _ = class_codes(y)
+    adaboost_stumps(X[:50], y[:50], n_estimators=2)  # compile
+    ours = best_time(lambda: adaboost_stumps(X, y, n_estimators=rounds), repeat=1) / rounds
+    sk = best_time(lambda: AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=rounds)
+                   .fit(X, y), repeat=1) / rounds
+    numpy_cell = "-"
+    if not sp.issparse(X) and codes.max() == 1:
+        order = np.argsort(X, axis=0, kind="stable")
+        sorted_x = np.take_along_axis(X, order, axis=0)
+        w = np.full(codes.size, 1.0 / codes.size)
+        numpy_round = best_time(lambda: numpy_stump_search(order, sorted_x, codes, w))
+        run = adaboost_stumps(X, y, n_estimators=1)
+        assert abs(numpy_stump_search(order, sorted_x, codes, w)[2] - run.trace["weighted_error"][0]) < 1e-12
+        numpy_cell = f"{numpy_round * 1e3:.1f}"
+    rows.append((name, f"{X.shape[0]:,} x {X.shape[1]:,}", "sparse" if sp.issparse(X) else "dense",
+                 str(rounds), f"{ours * 1e3:.1f}", numpy_cell, f"{sk * 1e3:.1f}", f"{sk / ours:.1f}x"))
+
+
+def bench_mdl(name, X, y, steps: int, rows: list):
+    X01, _ = binarize_matrix(X, "auto")
+    mdl_forward_selection(X01[:, :5], y, max_features=1)  # compile
+    start = time.perf_counter()
+    path = mdl_forward_selection(X01, y, max_features=steps)
+    per_step = (time.perf_counter() - start) / steps
+    rows.append((name, f"{X.shape[0]:,} x {X.shape[1]:,}", str(steps), f"{per_step * 1e3:.1f}",
+                 str(path.best_size)))
+
+
+def bench_l1(name, X, y, n_Cs: int, rows: list):
+    """One binary path three ways; Eq. (19) violation = worst over the path."""
+    from sklearn.preprocessing import StandardScaler
+
+    Xs = StandardScaler().fit_transform(X)
+    Cs = path_grid(Xs, y, n_Cs=n_Cs, C_span=1e3)
+    target = y == np.unique(y)[1]
+    for label, solver, warm in (("liblinear, each C from scratch", "liblinear", None),
+                                ("saga, warm-started", "saga", True), ("saga, from scratch", "saga", False)):
+        kwargs = dict(solver=solver) if warm is None else dict(solver=solver, tol=1e-4, warm_start=warm)
+        start = time.perf_counter()
+        path = l1_logistic_path(Xs, y, Cs, **kwargs)
+        seconds = time.perf_counter() - start
+        worst = max(eq19_violation(Xs, target, path.coefs[i, 0], path.intercepts[i, 0], C)
+                    for i, C in enumerate(Cs))
+        rows.append((name, f"{X.shape[0]:,} x {X.shape[1]:,}", label, f"{seconds:.2f}",
+                     str(int(path.active[-1].sum())), f"{worst:.3f}", str(int(path.converged.all()))))
+
+
+def compare_section(nm, rounds: int):
+    rows = []
+    digits = load_dataset("digits")
+    bc = load_dataset("breast_cancer")
+    for name, X, y in (("breast cancer", bc.X, bc.y), ("digits (10 classes)", digits.X, digits.y),
+                       ("notMNIST B vs D", nm.X, nm.y)):
+        run = adaboost_stumps(X, y, n_estimators=rounds)
+        same = same_weights(X, y, run)
+        differ = same.loc[~same["same_feature"]]
+        other_threshold = same.loc[same["same_feature"] & ~np.isclose(same["threshold"], same["gini_threshold"],
+                                                                          rtol=0, atol=1e-6)]
+        gap = (differ["gini_weighted_error"] - differ["weighted_error"]).to_numpy()
+        table_sbs = side_by_side(X, y, run)
+        first = table_sbs.loc[~table_sbs["same_stump"], "round"]
+        rows.append((name, str(len(run.stumps)), f"{len(differ)}",
+                     ", ".join(map(str, differ["round"].tolist()[:12])) + (" ..." if len(differ) > 12 else ""),
+                     str(len(other_threshold)), f"{gap.mean():.4f}" if gap.size else "-",
+                     f"{gap.max():.4f}" if gap.size else "-",
+                     str(int(first.iloc[0])) if len(first) else "never"))
+    print("### Weighted-error stumps (ours) vs scikit-learn's Gini stumps\n")
+    table(["data", "rounds", "rounds where the Gini stump (same weights) uses another feature",
+           "those rounds", "same feature, other threshold", "mean error gap (Gini - ours)",
+           "max error gap", "first round where AdaBoostClassifier's own run differs"], rows)
+
+
+def table(header, rows):
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    print()
+
+
+def mi_section(X_rev, y_rev, X_con, y_con, quick):
+    mi_rows = []
+    bench_mi("movie reviews, word presence", X_rev, y_rev, 2000 if quick else None, mi_rows)
+    bench_mi("CoNLL-2000 train, context predicates", X_con, y_con, 200 if quick else 1000, mi_rows)
+    print("### Mutual information (Eq. 2), all features\n")
+    table(["data", "n x d", "non-zeros", "classes", "ours, all of Eq. 2 + p-values [ms]",
+           "numba count kernel [ms]", "scipy X^T one-hot(y) counts [ms]", "sklearn [s]",
+           "sklearn / ours", "max abs. difference vs sklearn"], mi_rows)
+
+
+def stumps_section(nm, X_rev, y_rev, quick):
+    stump_rows = []
+    rounds = 10 if quick else 50
+    bench_stumps("notMNIST B vs D", nm.X, nm.y, rounds, stump_rows)
+    digits = load_dataset("digits")
+    bench_stumps("digits (10 classes)", digits.X, digits.y, rounds, stump_rows)
+    bench_stumps("movie reviews, word presence", X_rev, y_rev, 5 if quick else 20, stump_rows)
+    print("### Stump search, milliseconds per boosting round\n")
+    table(["data", "n x d", "storage", "rounds", "numba [ms/round]", "numpy reference [ms/round]",
+           "sklearn AdaBoost depth-1 [ms/round]", "sklearn / numba"], stump_rows)
+
+
+def mdl_section(nm, X_rev, y_rev, quick):
+    mdl_rows = []
+    bench_mdl("notMNIST B vs D (x > 0.5)", nm.X, nm.y, 10 if quick else 30, mdl_rows)
+    bench_mdl("movie reviews, word presence", X_rev, y_rev, 3 if quick else 20, mdl_rows)
+    print("### MDL forward selection (Eq. 10-15), milliseconds per added feature\n")
+    table(["data", "n x d", "steps", "ms / step", "chosen size"], mdl_rows)
+
+
+def l1_section(quick):
+    l1_rows = []
+    bc = load_dataset("breast_cancer")
+    bench_l1("breast cancer", bc.X, bc.y, 20, l1_rows)
+    if not quick:  # saga needs minutes here
+        small = load_dataset("notmnist", n_per_class=500)
+        bench_l1("notMNIST B vs D", small.X, small.y, 20, l1_rows)
+    print("### L1-logistic path (Eq. 18): solvers, seconds per path\n")
+    table(["data", "n x d", "solver", "seconds", "non-zeros at largest C",
+           "worst Eq. 19 violation (relative to lambda)", "all converged"], l1_rows)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller inputs (one to two minutes)")
+    parser.add_argument("--sections", default="mi,stumps,mdl,l1,compare",
+                        help="comma-separated subset of mi, stumps, mdl, l1, compare (default: all)")
+    args = parser.parse_args(argv)
+    quick = args.quick
+    sections = set(args.sections.split(","))
+    nm = load_dataset("notmnist", n_per_class=500 if quick else 1000)
+
+    if sections & {"mi", "stumps", "mdl"}:
+        reviews = read_movie_reviews()
+        X_rev, _ = word_presence_tags(reviews.texts, min_df=2 if quick else 1)
+        y_rev = np.asarray(reviews.labels)
+    if "mi" in sections:
+        sentences = read_conll2000("train")
+        X_con, y_con, _ = conll_predicates(sentences[:2000] if quick else sentences)
+        mi_section(X_rev, y_rev, X_con, y_con, quick)
+    if "stumps" in sections:
+        stumps_section(nm, X_rev, y_rev, quick)
+    if "mdl" in sections:
+        mdl_section(nm, X_rev, y_rev, quick)
+    if "l1" in sections:
+        l1_section(quick)
+    if "compare" in sections:
+        compare_section(nm, 20 if quick else 50)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

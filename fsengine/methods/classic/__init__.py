@@ -1,0 +1,7 @@
+"""Classic selection criteria of Jaakkola's MIT 6.867 lecture 12: Naive Bayes mutual information
+(Eq. 2), MDL subset selection (Eq. 10-15), L1-logistic paths (Eq. 18-19) and AdaBoost with
+decision stumps (Eq. 21-34)."""
+
+from .selectors import BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector
+
+__all__ = ["BoostingSelector", "L1PathSelector", "MDLSelector", "MutualInfoSelector"]

@@ -1,0 +1,153 @@
+"""L1-regularised logistic regression path over C (Jaakkola, lecture 12, Eq. 16-19).
+
+Eq. (18) maximises  l(theta) - lambda sum_i |theta_i|  with l the conditional log-likelihood;
+scikit-learn's ``LogisticRegression(l1_ratio=1)`` minimises  sum_i |theta_i| + C sum_t loss_t,
+the same problem with lambda = 1/C (the intercept theta_0 is not penalised in Eq. 18; liblinear
+penalises it through a synthetic feature of value ``intercept_scaling``, which we set to 100 so
+that this penalty is negligible). At the optimum every non-zero theta_k has
+dl/dtheta_k = lambda sign(theta_k) and every zero one |dl/dtheta_k| <= lambda (Eq. 19): a feature
+enters the model when its likelihood slope reaches lambda.
+
+The path starts at ``sklearn.svm.l1_min_c`` (for centred features the largest lambda at which
+every coefficient is zero) and increases C on a log grid. Solvers (both scikit-learn's):
+
+``liblinear`` (default)  coordinate descent (newGLMNET) from scratch at each C; accurate and fast.
+``saga``                 warm-started: the previous C's solution initialises the next fit.
+                         Much slower on image data and, at practical tolerances, leaves
+                         small unconverged coefficients non-zero (see benchmarks/RESULTS.md).
+
+Multiclass: one-vs-rest, one binary L1 path per class (K coefficient vectors per C). A feature is
+active at C when any class uses it; its path value is the signed coefficient for two classes and
+the Euclidean norm over the K class coefficients otherwise.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.svm import l1_min_c
+
+from .binary import class_codes
+
+INTERCEPT_SCALING = 100.0
+SOLVERS = ("liblinear", "saga")
+
+
+@dataclass(frozen=True)
+class L1Path:
+    """coefs (n_Cs, K', p) and intercepts (n_Cs, K') with K' = 1 for two classes, K otherwise."""
+
+    Cs: np.ndarray
+    coefs: np.ndarray
+    intercepts: np.ndarray
+    classes: np.ndarray
+    n_iter: np.ndarray
+    converged: np.ndarray
+
+    @property
+    def values(self) -> np.ndarray:
+        """(n_Cs, p): signed coefficient (two classes) or norm over classes (K > 2)."""
+        if self.coefs.shape[1] == 1:
+            return self.coefs[:, 0, :]
+        return np.sqrt((self.coefs ** 2).sum(axis=1))
+
+    @property
+    def active(self) -> np.ndarray:
+        """(n_Cs, p) boolean: feature used by some class at that C."""
+        return np.any(self.coefs != 0.0, axis=1)
+
+    def entry_step(self) -> np.ndarray:
+        """Index of the first C at which each feature is active (n_Cs when it never is)."""
+        active = self.active
+        first = np.argmax(active, axis=0)
+        return np.where(active.any(axis=0), first, active.shape[0])
+
+    def entry_order(self) -> np.ndarray:
+        """Features that ever enter, by entry step, then larger |value| at entry, then index."""
+        step = self.entry_step()
+        entered = np.flatnonzero(step < self.Cs.size)
+        at_entry = np.abs(self.values[step[entered], entered])
+        return entered[np.lexsort((entered, -at_entry, step[entered]))]
+
+    def decision(self, X) -> np.ndarray:
+        """(n_Cs, n, K') linear scores theta^T x + theta_0 at every C."""
+        scores = np.stack([np.asarray(X @ c.T) for c in self.coefs])
+        return scores + self.intercepts[:, None, :]
+
+    def predict(self, X) -> np.ndarray:
+        """(n_Cs, n) predicted labels at every C (sign for two classes, argmax one-vs-rest)."""
+        scores = self.decision(X)
+        if scores.shape[2] == 1:
+            return self.classes[(scores[:, :, 0] > 0).astype(int)]
+        return self.classes[np.argmax(scores, axis=2)]
+
+    def accuracy(self, X, y) -> np.ndarray:
+        """Accuracy at every C."""
+        return (self.predict(X) == np.asarray(y)[None, :]).mean(axis=1)
+
+
+def path_grid(X, y, n_Cs: int = 20, C_span: float = 1e3) -> np.ndarray:
+    """n_Cs values of C from ``l1_min_c`` (every coefficient zero) up to ``C_span`` times it."""
+    c0 = l1_min_c(X, y, loss="log", fit_intercept=False)
+    return c0 * np.logspace(0.0, np.log10(C_span), n_Cs)
+
+
+def l1_logistic_path(X, y, Cs, *, solver: str = "liblinear", tol: float = 1e-6,
+                     max_iter: int = 1000, warm_start: bool | None = None,
+                     progress: Callable[[float, str], None] | None = None) -> L1Path:
+    """Fit Eq. (18) at every C in increasing order (one-vs-rest for K > 2 classes).
+
+    ``warm_start`` (saga only; default True for saga) starts each fit from the previous C's
+    solution; scikit-learn's liblinear binding always starts from scratch.
+    """
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {', '.join(SOLVERS)}, not {solver!r}")
+    if warm_start and solver != "saga":
+        raise ValueError("warm_start needs solver='saga'; scikit-learn's liblinear cannot warm-start")
+    warm = solver == "saga" if warm_start is None else bool(warm_start)
+    Cs = np.sort(np.asarray(Cs, dtype=np.float64))
+    codes, classes = class_codes(y)
+    K = classes.size
+    problems = [codes == 1] if K == 2 else [codes == c for c in range(K)]
+    p = X.shape[1]
+    coefs = np.zeros((Cs.size, len(problems), p))
+    intercepts = np.zeros((Cs.size, len(problems)))
+    n_iter = np.zeros((Cs.size, len(problems)), dtype=np.int64)
+    converged = np.ones(Cs.size, dtype=bool)
+    total = Cs.size * len(problems)
+    for b, target in enumerate(problems):
+        model = LogisticRegression(l1_ratio=1.0, solver=solver, tol=tol, max_iter=max_iter,
+                                   warm_start=warm,
+                                   intercept_scaling=INTERCEPT_SCALING)
+        for i, C in enumerate(Cs):
+            model.set_params(C=float(C))
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                model.fit(X, target.astype(np.int64))
+            if any(issubclass(w.category, ConvergenceWarning) for w in caught):
+                converged[i] = False
+            coefs[i, b] = model.coef_[0]
+            intercepts[i, b] = model.intercept_[0]
+            n_iter[i, b] = int(np.max(model.n_iter_))
+            if progress is not None:
+                progress((b * Cs.size + i + 1) / total, f"L1 path: C {i + 1} of {Cs.size}"
+                         + (f", class {b + 1} of {len(problems)}" if len(problems) > 1 else ""))
+    return L1Path(Cs, coefs, intercepts, classes, n_iter, converged)
+
+
+def eq19_violation(X, target, coef, intercept, C) -> float:
+    """Largest violation of the optimality condition Eq. (19) for one binary problem, relative to
+    lambda = 1/C: |dl/dtheta_k - lambda sign(theta_k)| for non-zero theta_k and
+    max(|dl/dtheta_k| - lambda, 0) for zero ones (0 at an exact optimum)."""
+    lam = 1.0 / C
+    p = 1.0 / (1.0 + np.exp(-(np.asarray(X @ coef).ravel() + intercept)))
+    slope = np.asarray(X.T @ (np.asarray(target, dtype=np.float64) - p)).ravel()
+    nz = coef != 0
+    on = np.abs(slope[nz] - lam * np.sign(coef[nz])).max(initial=0.0)
+    off = max(np.abs(slope[~nz]).max(initial=0.0) - lam, 0.0)
+    return float(max(on, off) / lam)

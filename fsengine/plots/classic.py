@@ -1,0 +1,187 @@
+"""Figures of the Classic criteria page (Jaakkola, lecture 12): MI ranking, MDL curve, L1 path,
+boosting rounds, and per-pixel heatmaps for image data."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, MUTED, apply_style
+
+MAX_LABELLED_PATHS = 12
+MAX_LABELLED_FEATURES = 60
+
+
+def mi_bars(scores: np.ndarray, names: Sequence[str], *, top: int = 25,
+            selected: np.ndarray | None = None) -> go.Figure:
+    """Horizontal bars of the ``top`` features by I(X; Y) (Eq. 2), best at the top; features in
+    ``selected`` (e.g. significant ones) in the highlight colour."""
+    order = np.argsort(-np.asarray(scores), kind="stable")[:top]
+    colors = [HIGHLIGHT if selected is not None and selected[j] else METHOD_COLORS["MI"] for j in order]
+    fig = go.Figure(go.Bar(
+        x=np.asarray(scores)[order], y=[names[j] for j in order], orientation="h",
+        marker_color=colors, customdata=order,
+        hovertemplate="%{y} (feature %{customdata})<br>I = %{x:.4g} nats<extra></extra>",
+    ))
+    fig.update_yaxes(autorange="reversed", title=None, type="category")
+    fig.update_xaxes(title="mutual information I(X; Y) [nats]")
+    return apply_style(fig, title=f"Top {len(order)} features by mutual information",
+                       height=max(320, 22 * len(order) + 90))
+
+
+def feature_image(values: np.ndarray, image_shape: tuple[int, int], *, title: str,
+                  colorbar: str, colorscale: str = "Viridis", text: np.ndarray | None = None,
+                  background: np.ndarray | None = None, zmid: float | None = None,
+                  blank_zero: bool = False) -> go.Figure:
+    """A per-feature quantity shown as an image (one cell per pixel). NaN cells (and zeros with
+    ``blank_zero``) are transparent and show ``background`` (e.g. the mean image, in grey)
+    beneath; ``text`` labels cells; ``zmid`` centres a diverging colour scale."""
+    rows, cols = image_shape
+    values = np.asarray(values, dtype=np.float64)
+    if blank_zero:
+        values = np.where(values != 0.0, values, np.nan)
+    fig = go.Figure()
+    if background is not None:
+        fig.add_trace(go.Heatmap(z=np.asarray(background, dtype=np.float64).reshape(rows, cols),
+                                 colorscale="Greys", showscale=False, opacity=0.45, hoverinfo="skip",
+                                 name="mean image"))
+    heat = go.Heatmap(z=values.reshape(rows, cols), colorscale=colorscale,
+                      colorbar=dict(title=colorbar), zmid=zmid, name=colorbar,
+                      hovertemplate="row %{y}, col %{x}<br>" + colorbar + " = %{z:.4g}<extra></extra>")
+    if text is not None:
+        heat.update(text=np.asarray(text, dtype=object).reshape(rows, cols), texttemplate="%{text}",
+                    textfont=dict(size=9))
+    fig.add_trace(heat)
+    fig.update_yaxes(range=[rows - 0.5, -0.5], scaleanchor="x", showgrid=False, zeroline=False,
+                     constrain="domain")
+    fig.update_xaxes(range=[-0.5, cols - 0.5], showgrid=False, zeroline=False, constrain="domain")
+    fig = apply_style(fig, title=title, height=420)
+    fig.update_layout(margin=dict(l=30, r=20, t=50, b=30), plot_bgcolor="white")
+    return fig
+
+
+def mdl_curve(trace: pd.DataFrame, chosen_size: int) -> go.Figure:
+    """DL-data, DL-model and their total (Eq. 10, 13-15) against the subset size, minimiser marked."""
+    size = trace["size"].to_numpy()
+    fig = go.Figure()
+    for column, label, color, dash in (
+        ("dl_data", "DL-data (Eq. 10)", METHOD_COLORS["MI"], "dot"),
+        ("dl_model", "DL-model (Eq. 13-14)", METHOD_COLORS["L1"], "dash"),
+        ("dl_total", "DL total (Eq. 15)", METHOD_COLORS["MDL"], "solid"),
+    ):
+        fig.add_trace(go.Scatter(x=size, y=trace[column], mode="lines+markers", name=label,
+                                 line=dict(color=color, dash=dash, width=2.5 if column == "dl_total" else 2),
+                                 marker=dict(size=5),
+                                 hovertemplate="|J| = %{x}<br>" + label + " = %{y:.1f} nats<extra></extra>"))
+    best = trace.loc[trace["size"] == chosen_size, "dl_total"].iloc[0]
+    fig.add_trace(go.Scatter(x=[chosen_size], y=[best], mode="markers", name=f"minimum: |J| = {chosen_size}",
+                             marker=dict(color=HIGHLIGHT, size=14, symbol="star"),
+                             hovertemplate="chosen |J| = %{x}<br>DL = %{y:.1f} nats<extra></extra>"))
+    fig.add_vline(x=chosen_size, line=dict(color=HIGHLIGHT, dash="dot", width=1))
+    fig.update_xaxes(title="number of features |J|")
+    fig.update_yaxes(title="description length [nats]")
+    return apply_style(fig, title="MDL: description length of the labels and of the model", height=440)
+
+
+def l1_path(path: pd.DataFrame, trace: pd.DataFrame, order: Sequence[int], names: Sequence[str], *,
+            held_out: pd.Series | None = None, chosen_C: float | None = None,
+            ylabel: str = "coefficient") -> go.Figure:
+    """Top: every feature's path value against log10 C (the first ``MAX_LABELLED_PATHS`` to enter
+    coloured and named, the rest grey), with the number of non-zeros on a top axis.
+    Bottom: training, cross-validated and held-out accuracy against log10 C."""
+    log_c = np.log10(path.index.to_numpy(dtype=np.float64))
+    values = path.to_numpy()
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.65, 0.35], vertical_spacing=0.08)
+    labelled = list(order[:MAX_LABELLED_PATHS])
+    rest = [j for j in np.flatnonzero(np.any(values != 0, axis=0)) if j not in set(labelled)]
+    if rest:
+        xs = np.concatenate([np.append(log_c, np.nan) for _ in rest])
+        ys = np.concatenate([np.append(values[:, j], np.nan) for j in rest])
+        fig.add_trace(go.Scattergl(x=xs, y=ys, mode="lines", line=dict(color=MUTED, width=1),
+                                   name=f"{len(rest)} later features", hoverinfo="skip"), row=1, col=1)
+    for i, j in enumerate(labelled):
+        fig.add_trace(go.Scattergl(
+            x=log_c, y=values[:, j], mode="lines", name=f"{i + 1}. {names[j]}",
+            line=dict(color=FEATURE_COLORS[i % len(FEATURE_COLORS)], width=2),
+            hovertemplate=f"{names[j]}<br>log10 C = %{{x:.2f}}<br>{ylabel} = %{{y:.3g}}<extra></extra>",
+        ), row=1, col=1)
+    for column, label, dash in (("train_accuracy", "training", "dot"), ("cv_accuracy", "cross-validated", "dash")):
+        if column in trace and trace[column].notna().any():
+            fig.add_trace(go.Scatter(x=log_c, y=trace[column], mode="lines+markers", name=f"{label} accuracy",
+                                     line=dict(color="#555555", dash=dash), marker=dict(size=4),
+                                     legendgroup="accuracy"), row=2, col=1)
+    if held_out is not None:
+        fig.add_trace(go.Scatter(x=log_c, y=held_out.to_numpy(), mode="lines+markers", name="held-out accuracy",
+                                 line=dict(color=HIGHLIGHT, width=2.5), marker=dict(size=5),
+                                 legendgroup="accuracy"), row=2, col=1)
+    if chosen_C is not None:
+        for row in (1, 2):
+            fig.add_vline(x=float(np.log10(chosen_C)), line=dict(color=HIGHLIGHT, dash="dot", width=1), row=row, col=1)
+    ticks = np.unique(np.linspace(0, log_c.size - 1, min(log_c.size, 8)).round().astype(int))
+    fig.update_layout(xaxis3=dict(overlaying="x", side="top", matches="x", showgrid=False,
+                                  tickvals=log_c[ticks].tolist(),
+                                  ticktext=[str(int(v)) for v in trace["n_active"].to_numpy()[ticks]],
+                                  title=dict(text="non-zero features", standoff=2)))
+    fig.add_trace(go.Scatter(x=log_c[[0, -1]], y=[None, None], xaxis="x3", yaxis="y", showlegend=False,
+                             hoverinfo="skip"))
+    fig.update_yaxes(title=ylabel, row=1, col=1)
+    fig.update_yaxes(title="accuracy", row=2, col=1)
+    fig.update_xaxes(title="log10 C  (C = 1/lambda of Eq. 18)", row=2, col=1)
+    fig = apply_style(fig, title=None, height=640)
+    fig.update_layout(margin=dict(l=60, r=20, t=70, b=50))
+    return fig
+
+
+def boosting_rounds(trace: pd.DataFrame, names: Sequence[str]) -> go.Figure:
+    """Top: training loss (Eq. 27 / n) and training error per round. Bottom: the feature each
+    round's stump uses (marker size ~ alpha, colour = weighted error)."""
+    rounds = trace["round"].to_numpy()
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.4, 0.6], vertical_spacing=0.08)
+    fig.add_trace(go.Scatter(x=rounds, y=trace["train_loss"], mode="lines+markers", name="training loss (exp.)",
+                             line=dict(color=METHOD_COLORS["Boosting"], width=2.5), marker=dict(size=4)), row=1, col=1)
+    fig.add_trace(go.Scatter(x=rounds, y=trace["train_error"], mode="lines", name="training error",
+                             line=dict(color="#555555", dash="dot")), row=1, col=1)
+    features = trace["feature"].to_numpy()
+    first_use = list(dict.fromkeys(features.tolist()))
+    labels = [names[j] for j in features]
+    alpha = trace["alpha"].to_numpy()
+    size = 6 + 14 * alpha / alpha.max() if alpha.size and alpha.max() > 0 else 8
+    fig.add_trace(go.Scatter(
+        x=rounds, y=labels, mode="markers", name="stump feature",
+        marker=dict(size=size, color=trace["weighted_error"], colorscale="Viridis", showscale=True,
+                    colorbar=dict(title="weighted<br>error", len=0.55, y=0.28)),
+        customdata=np.stack([trace["threshold"], alpha, trace["weighted_error"]], axis=1),
+        hovertemplate="round %{x}: %{y} <= %{customdata[0]:.4g}<br>alpha = %{customdata[1]:.3f}, "
+                      "error = %{customdata[2]:.3f}<extra></extra>",
+    ), row=2, col=1)
+    fig.update_yaxes(title="loss / error", rangemode="tozero", row=1, col=1)
+    categories = [names[j] for j in first_use]
+    every_label = len(categories) <= MAX_LABELLED_FEATURES
+    fig.update_yaxes(title=None, type="category", categoryorder="array", categoryarray=categories,
+                     autorange="reversed", tickmode="array" if every_label else "auto",
+                     tickvals=categories if every_label else None, row=2, col=1)
+    fig.update_xaxes(title="boosting round m", row=2, col=1)
+    lower_panel = 20 * min(len(categories), MAX_LABELLED_FEATURES)  # about 20 px per feature label
+    fig = apply_style(fig, title="AdaBoost with decision stumps", height=max(520, int(220 + lower_panel / 0.6)))
+    fig.update_layout(legend=dict(x=1.02, y=1.0))
+    return fig
+
+
+def prefix_comparison(sizes: Sequence[int], curves: dict[str, Sequence[float]], *, chosen_size: int,
+                      ylabel: str, title: str) -> go.Figure:
+    """A score of the first k features of several orderings against k, the MDL size marked."""
+    fig = go.Figure()
+    palette = {"MDL": METHOD_COLORS["MDL"], "MI": METHOD_COLORS["MI"]}
+    for label, values in curves.items():
+        key = label.split()[0]
+        fig.add_trace(go.Scatter(x=list(sizes), y=list(values), mode="lines+markers", name=label,
+                                 line=dict(color=palette.get(key, "#555555"), width=2), marker=dict(size=5)))
+    fig.add_vline(x=chosen_size, line=dict(color=HIGHLIGHT, dash="dot", width=1),
+                  annotation_text=f"MDL size {chosen_size}", annotation_position="top right")
+    fig.update_xaxes(title="number of features k")
+    fig.update_yaxes(title=ylabel)
+    return apply_style(fig, title=title, height=380)

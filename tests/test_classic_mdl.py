@@ -1,0 +1,118 @@
+"""MDL forward selection (Jaakkola Eq. 10-15) against from-scratch Naive Bayes computations."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import logsumexp
+from sklearn.naive_bayes import BernoulliNB
+
+from fsengine.methods.classic.binary import binary_indicator
+from fsengine.methods.classic.mdl import log_star, mdl_forward_selection, model_description_length
+from fsengine.methods.classic.mutual_info import mutual_information
+from fsengine.selectors import MDLSelector
+
+
+def dl_data_from_scratch(X, y, subset) -> float:
+    """Eq. (10) with Naive Bayes fitted from counts on the columns in ``subset`` (plain numpy)."""
+    classes = np.unique(y)
+    n = len(y)
+    scores = np.zeros((n, classes.size))
+    for c_idx, c in enumerate(classes):
+        rows = X[y == c]
+        scores[:, c_idx] = np.log(rows.shape[0] / n)
+        for j in subset:
+            p1 = rows[:, j].mean()
+            with np.errstate(divide="ignore"):
+                scores[:, c_idx] += np.where(X[:, j] == 1, np.log(p1), np.log(1 - p1))
+    truth = np.searchsorted(classes, y)
+    return float(np.sum(logsumexp(scores, axis=1) - scores[np.arange(n), truth]))
+
+
+def data(n=300, p=12, K=2, seed=0, rare=False):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, K, n)
+    X = (rng.random((n, p)) < 0.35).astype(float)
+    for j in range(3):
+        X[:, j] = np.where(rng.random(n) < 0.75 - 0.1 * j, y == 1, X[:, j])
+    X[:, 4] = X[:, 0]  # a duplicate: Naive Bayes double-counts it
+    if rare:  # zero counts in one class: log P = -inf in the tables
+        X[:, 6] = 0.0
+        X[np.flatnonzero(y == 0)[:3], 6] = 1.0
+        X[:, 7] = X[:, 6]          # same counts: shares the Naive Bayes tables of feature 6
+        X[:, 8] = X[:, 9] = 1.0    # on everywhere: log P(x = 0 | c) = -inf for every class
+        X[y == 0, 10] = 1.0        # on in every row of class 0
+        X[:, 11] = X[:, 10]
+    return X, y
+
+
+@pytest.mark.parametrize("K,rare", [(2, False), (2, True), (3, True)])
+def test_every_step_is_the_argmin_of_from_scratch_description_lengths(K, rare):
+    X, y = data(K=K, rare=rare, seed=K)
+    path = mdl_forward_selection(binary_indicator(X), y, max_features=X.shape[1])
+    assert np.all(np.isfinite(path.dl_data)) and np.all(np.isfinite(path.last_gain[~np.isnan(path.last_gain)]))
+    chosen = []
+    for step, j in enumerate(path.order):
+        brute = {c: dl_data_from_scratch(X, y, chosen + [c]) for c in range(X.shape[1]) if c not in chosen}
+        best = min(brute.values())
+        assert brute[j] == pytest.approx(best, rel=1e-10), (step, j)
+        assert path.dl_data[step + 1] == pytest.approx(brute[j], rel=1e-10)
+        chosen.append(j)
+    assert path.dl_data[0] == pytest.approx(dl_data_from_scratch(X, y, []), rel=1e-12)
+
+
+def test_matches_sklearn_bernoulli_naive_bayes_when_no_count_is_zero():
+    X, y = data(K=3, seed=5)
+    path = mdl_forward_selection(sp.csr_matrix(X), y, max_features=5)
+    for k in range(1, 6):
+        J = path.order[:k]
+        nb = BernoulliNB(alpha=1e-12, force_alpha=True, binarize=None).fit(X[:, J], y)
+        dl = -nb.predict_log_proba(X[:, J])[np.arange(len(y)), y].sum()
+        assert path.dl_data[k] == pytest.approx(dl, rel=1e-8)
+
+
+def test_first_feature_is_the_mutual_information_winner():
+    """Lecture: the first feature included is the same as in the MI ranking; with one feature
+    the Naive Bayes posterior is the empirical P(y | x), so DL-data = n (H(Y) - I(X; Y))."""
+    X, y = data(p=20, seed=3)
+    mi = mutual_information(binary_indicator(X), y)
+    path = mdl_forward_selection(binary_indicator(X), y, max_features=2)
+    n = len(y)
+    prior = np.bincount(y) / n
+    h_y = -(prior * np.log(prior)).sum()
+    assert path.order[0] == int(np.argmax(mi.mi))
+    assert path.dl_data[0] == pytest.approx(n * h_y, rel=1e-12)
+    assert path.dl_data[1] == pytest.approx(n * (h_y - mi.mi.max()), rel=1e-10)
+
+
+def test_model_description_length_terms_by_hand():
+    assert log_star(0) == 0.0 and log_star(1) == 0.0
+    assert log_star(3) == pytest.approx(math.log(3) + math.log(math.log(3)))
+    big = math.log(100) + math.log(math.log(100)) + math.log(math.log(math.log(100)))
+    assert log_star(100) == pytest.approx(big)
+    terms = model_description_length(3, 10, [8, 12])
+    assert terms["log_binom"] == pytest.approx(math.log(120))
+    assert terms["class_counts"] == pytest.approx(math.log(21))  # log(n + 1), Eq. (14)
+    assert terms["parameters"] == pytest.approx(3 * (math.log(9) + math.log(13)))
+    assert terms["dl_model"] == pytest.approx(log_star(3) + math.log(120) + math.log(21)
+                                              + 3 * (math.log(9) + math.log(13)))
+    # K classes: the class counts take C(n + K - 1, K - 1) values
+    assert model_description_length(0, 5, [2, 3, 5])["class_counts"] == pytest.approx(math.log(66))
+
+
+def test_selector_picks_the_minimiser_and_traces_each_size():
+    X, y = data(n=500, p=40, seed=7)
+    sel = MDLSelector(max_features=10).fit(X, y)
+    trace = sel.trace_
+    assert trace["size"].tolist() == list(range(11))
+    np.testing.assert_allclose(trace["dl_total"], trace["dl_data"] + trace["dl_model"])
+    best = int(np.argmin(trace["dl_total"]))
+    assert sel.best_size_ == best and 1 <= best < 10
+    assert sel.get_support(indices=True).tolist() == sorted(sel.order_[:best].tolist())
+    assert sel.ranking_[:10].tolist() == sel.order_.tolist()
+    assert set(sel.order_[:best]) <= {0, 1, 2, 4}
+    np.testing.assert_allclose(sel.scores_[sel.order_], trace["gain"].to_numpy()[1:])
+    assert MDLSelector(n_features_to_select=12, max_features=3).fit(X, y).support_.sum() == 12
+    with pytest.raises(ValueError, match="binary features"):
+        MDLSelector().fit(X + 0.5, y)
