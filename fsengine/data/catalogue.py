@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import bundled, notmnist
+from . import bundled, documents, notmnist
 from . import letters as letters_module
 from .registry import DatasetSpec, Param, register
 
@@ -62,3 +62,20 @@ for _key, _label, _desc in (
 ):
     register(DatasetSpec(key=_key, label=_label, group="Images" if _key == "digits" else "Tables",
                          description=_desc, loader=lambda _k=_key: bundled.load_bundled(_k)))
+
+for _key, _label, _desc, _min_df in (
+    ("movie_reviews", "Movie reviews (Pang & Lee v2.0)",
+     "2,000 full reviews, negative vs positive, as binary word-presence tags.", 20),
+    ("sentence_polarity", "Sentence polarity (Pang & Lee)",
+     "10,662 review snippets, negative vs positive, as binary word-presence tags.", 10),
+    ("subjectivity", "Subjectivity (Pang & Lee)",
+     "10,000 sentences, objective plot summaries vs subjective review quotes, as word-presence tags.", 10),
+):
+    register(DatasetSpec(
+        key=_key, label=_label, group="Text", description=_desc,
+        loader=lambda min_df=_min_df, _k=_key: documents.load_document_tags(_k, min_df=min_df),
+        params=(Param("min_df", "Minimum document frequency", _min_df, min=1, max=1000,
+                      help="A word becomes a feature when it occurs in at least this many documents"),),
+        available=lambda _k=_key: documents.corpus_available(_k),
+        unavailable_hint=f"Run `python -m fsengine datasets fetch {_key}` or set FSENGINE_DATA.",
+    ))
