@@ -74,14 +74,17 @@ else:
 
 # ------------------------------------------------------------------------------ class balance
 st.header("Class balance" if classes else "Target distribution")
+chart_col, text_col = st.columns([3, 2], vertical_alignment="center")
 if classes:
-    st.plotly_chart(plots.class_balance(ds.class_counts()), key="data_balance")
+    chart_col.plotly_chart(plots.class_balance(ds.class_counts()), key="data_balance")
     counts = list(ds.class_counts().values())
-    if max(counts) > 1.5 * min(counts):
-        st.caption("The classes are unbalanced: accuracy alone can mislead; compare with the majority rate "
-                   f"{max(counts) / sum(counts):.0%}.")
+    text_col.markdown(
+        f"The majority class holds **{max(counts) / sum(counts):.0%}** of the rows: a classifier that "
+        "always answers it scores that much, so compare accuracies with this baseline."
+        + (" The classes are unbalanced, so look at per-class errors too." if max(counts) > 1.5 * min(counts) else ""))
 else:
-    st.plotly_chart(plots.target_histogram(ds.y), key="data_target_hist")
+    chart_col.plotly_chart(plots.target_histogram(ds.y), key="data_target_hist")
+    text_col.markdown("A regression target: features are previewed by their absolute correlation with it.")
 
 # ----------------------------------------------------------------------------------- features
 st.header("Features")
