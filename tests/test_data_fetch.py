@@ -101,11 +101,15 @@ def test_http_error_names_status_and_manual_route(fake_source, store, monkeypatc
     assert _leftovers(store) == []
 
 
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def test_unreachable_server_fails_fast_with_instructions(fake_source, store, monkeypatch):
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()                        # nothing listens there any more
+    port = _closed_port()
     monkeypatch.setenv("FSENGINE_FETCH_BASE_URL", f"http://127.0.0.1:{port}")
     with pytest.raises(FetchError) as err:
         fetch("fake", timeout=2)
@@ -139,3 +143,13 @@ def test_cli_fetch_list_info(fake_source, store, capsys):
     assert "Unknown download 'nope'" in capsys.readouterr().err
     assert main(["datasets", "info", "letters"]) == 0
     assert "n_per_class" in capsys.readouterr().out
+
+
+def test_offline_message_lists_every_missing_file_of_the_dataset(store, monkeypatch):
+    monkeypatch.setenv("FSENGINE_FETCH_BASE_URL", f"http://127.0.0.1:{_closed_port()}")
+    with pytest.raises(FetchError) as err:
+        fetch("notmnist", timeout=2)
+    message = str(err.value)
+    assert "t10k-images-idx3-ubyte.gz" in message and "The dataset also needs" in message
+    assert str(store / "notmnist" / "t10k-labels-idx1-ubyte.gz") in message
+    assert _leftovers(store) == []

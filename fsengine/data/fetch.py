@@ -197,7 +197,14 @@ def fetch(name: str, *, root: Path | None = None, timeout: float = DEFAULT_TIMEO
             done += n
             progress(min(done / total, 1.0), f"{_dest}: {_megabytes(done)} of {_megabytes(total)}")
 
-        _download(file, dest, timeout=timeout, on_bytes=on_bytes)
+        try:
+            _download(file, dest, timeout=timeout, on_bytes=on_bytes)
+        except FetchError as exc:
+            rest = [f for f in source.files[source.files.index(file) + 1:] if not local_copy(f, root).is_file()]
+            if not rest:
+                raise
+            also = "\n".join(manual_hint(f, local_copy(f, root)) for f in rest)
+            raise type(exc)(f"{exc}\nThe dataset also needs:\n{also}") from exc
         paths.append(dest)
     progress(1.0, f"{name}: done")
     return paths
