@@ -64,11 +64,11 @@ elif ds.texts is not None:
     rows = [i for i in range(ds.n_samples) if not classes or classes[int(ds.y[i])] == chosen][:n_texts]
     st.dataframe({"class": [chosen] * len(rows),
                   "text": [ds.texts[i][:400] + (" ..." if len(ds.texts[i]) > 400 else "") for i in rows]},
-                 hide_index=True, width="stretch")
+                 hide_index=True)
 else:
     head = {name: ds.dense_X()[:15, j] for j, name in enumerate(ds.feature_names[:30])}
     head = {"target": [classes[int(v)] if classes else v for v in ds.y[:15]], **head}
-    st.dataframe(head, hide_index=True, width="stretch")
+    st.dataframe(head, hide_index=True)
     if ds.n_features > 30:
         st.caption(f"First 30 of {ds.n_features} features.")
 
@@ -101,7 +101,7 @@ if left is not None:
     left.caption(f"{score_name} of every pixel: bright pixels separate the classes on their own.")
 right.plotly_chart(plots.top_features(ds.feature_names, scores, score_name, top_n), key="data_top_features")
 with st.expander("All feature statistics"):
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.dataframe(table, hide_index=True)
 
 # --------------------------------------------------------------------------------- provenance
 st.header("Provenance")

@@ -164,3 +164,13 @@ def test_sidebar_links_reach_every_page(app_url, browser):
             assert page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').count() >= 1
     finally:
         context.close()
+
+
+def test_missing_chromium_skips_here_and_fails_under_ci(monkeypatch, tmp_path):
+    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", tmp_path / "no-chromium")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI=true but .*no-chromium is missing"):
+        _require_chromium()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="no-chromium is missing"):
+        _require_chromium()

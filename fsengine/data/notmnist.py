@@ -8,7 +8,6 @@ A-J, and lets the caller choose letters, the number per class and the sampling s
 from __future__ import annotations
 
 import gzip
-import io
 import zipfile
 import zlib
 from pathlib import Path

@@ -7,8 +7,6 @@ column, validated by :mod:`fsengine.data.upload`; the resulting dataset lives in
 
 from __future__ import annotations
 
-import math
-
 import streamlit as st
 
 from .. import config
@@ -79,9 +77,8 @@ def _upload_widgets(container) -> dict:
     limit_mb = config.max_upload_bytes() / (1024 * 1024)
     uploaded = container.file_uploader(
         "CSV or Parquet file", type=["csv", "tsv", "parquet", "pq"], key="upload_file",
-        max_upload_size=max(1, math.ceil(limit_mb)),
         help=f"One row per sample, one column per feature, plus a target column. Limit {limit_mb:g} MB "
-             "(FSENGINE_MAX_UPLOAD_MB).")
+             "(FSENGINE_MAX_UPLOAD_MB; Streamlit's own server.maxUploadSize caps it too).")
     if uploaded is None:
         st.session_state[UPLOADED] = None
         st.session_state[UPLOAD_ERROR] = None
