@@ -10,6 +10,7 @@ PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
     st.Page("pages/bia.py", title="BIA: Lambda paths", icon=":material/timeline:"),
     st.Page("pages/classic.py", title="Classic criteria", icon=":material/leaderboard:"),
+    st.Page("pages/data.py", title="Data", icon=":material/table_chart:"),
 ]
 
 navigation = st.navigation(PAGES)

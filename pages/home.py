@@ -1,8 +1,8 @@
-"""Home: what the explorer is for, the methods, and the chosen dataset."""
+"""Home: what the explorer is for, its pages and methods, and the chosen dataset."""
 
 import streamlit as st
 
-
+from fsengine.ui.pages_index import listed_pages
 from fsengine.ui.picker import current_dataset, current_selection
 from fsengine.ui.shell import require_shell
 
@@ -10,24 +10,34 @@ require_shell()
 
 st.title("Feature Selection Explorer")
 st.markdown(
-    "Explore, compare and teach feature-selection methods side by side: Bayesian posteriors over "
-    "feature subsets, greedy maximum-entropy gain selection, information criteria and sparse "
-    "Bayesian tagging. Pick a dataset in the sidebar; every page uses it."
+    "Which of many features actually matter? This explorer runs feature-selection methods from five "
+    "papers on the same data, side by side, and shows *why* each method picks what it picks: "
+    "posteriors, gains, evidence and paths, next to exact references. Pick a dataset in the "
+    "sidebar; every page uses it."
 )
+
+pages = [p for p in listed_pages() if not p.default]
+if pages:
+    st.subheader("Pages")
+    for page in pages:
+        cols = st.columns([1, 5], vertical_alignment="center")
+        with cols[0]:
+            st.page_link(page.path, label=page.title, icon=page.icon)
+        cols[1].markdown(page.summary)
 
 METHODS = [
     ("Bayesian Ising Approximation", "Fisher & Mehta",
-     "posterior relevance of each feature as an Ising magnetization, traced along the prior strength Lambda"),
+     "posterior relevance of each feature as an Ising magnetization, traced along the prior strength"),
     ("Bayes-factor selection", "Daume III",
-     "Laplace-approximated Bayes factors for adding maxent features; stops by itself"),
+     "Laplace-approximated Bayes factors decide whether to add a maxent feature, so selection stops by itself"),
     ("IFS and SGC", "Zhou, Wu, Weng & Schmidt",
-     "greedy likelihood-gain feature selection for conditional maxent, with selective gain computation"),
+     "greedy likelihood-gain selection for conditional maxent; SGC recomputes only the gains that can win"),
     ("Classic criteria", "Jaakkola",
-     "mutual information, MDL subset selection, L1 regularisation paths and boosted stumps"),
+     "mutual information ranking, MDL subset selection, L1 regularisation paths and boosted stumps"),
     ("Relevance Tagging Machine", "Molchanov, Kondrashkin & Vetrov",
-     "sparse Bayesian tagging trained by Power EP, EP and EM with ARD priors"),
+     "sparse Bayesian tagging with Beta ARD priors, trained by Power EP, EP or EM"),
 ]
-st.subheader("Methods")
+st.subheader("Methods from the source papers")
 st.markdown("\n".join(f"- **{name}** ({who}): {what}." for name, who, what in METHODS))
 
 st.subheader("Current dataset")
@@ -39,3 +49,9 @@ cols[1].metric("Features", f"{ds.n_features:,}")
 cols[2].metric("Classes", len(ds.classes) if ds.task == "classification" else "-")
 cols[3].metric("Storage", "sparse" if ds.is_sparse else "dense")
 st.caption(f"Source: {ds.provenance.source}. Licence: {ds.provenance.licence}.")
+if key == "letters":
+    st.info("Real notMNIST was not found, so these letters are rendered from the fonts on this machine "
+            f"({ds.provenance.counts.get('faces', 0)} faces). Download the real sample on the Data page.")
+if any(p.path == "pages/data.py" for p in pages):
+    st.page_link("pages/data.py", label="Look at the data: samples, class balance, feature statistics",
+                 icon=":material/table_chart:")

@@ -1,5 +1,11 @@
-"""AppTest: the shell, the shared picker and the home page."""
+"""AppTest: the shell, the shared picker (including uploads) and the Home page."""
 
+from __future__ import annotations
+
+import pandas as pd
+
+from fsengine.data.notmnist import real_notmnist_available
+from fsengine.ui.pages_index import listed_pages
 from tests.conftest import app_test
 
 
@@ -13,3 +19,47 @@ def test_home_shows_picked_dataset_and_picker_drives_it():
     # the choice survives further reruns (shared state lives in the entry point)
     at.run()
     assert at.sidebar.selectbox(key="picker_key").value == "wine"
+
+
+def test_default_is_real_notmnist_when_present_else_generated_letters():
+    at = app_test()
+    expected = "notmnist" if real_notmnist_available() else "letters"
+    assert at.sidebar.selectbox(key="picker_key").value == expected
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Samples"] == "1,000" and metrics["Features"] == "784" and metrics["Classes"] == "2"
+    generated_note = [i.value for i in at.info if "rendered from the fonts" in i.value]
+    assert bool(generated_note) == (expected == "letters")
+
+
+def test_home_links_every_listed_page_with_its_summary():
+    at = app_test()
+    pages = [p for p in listed_pages() if not p.default]
+    assert [p.path for p in pages][:1] == ["pages/data.py"]
+    links = {link.proto.label: link.proto.page for link in at.get("page_link")}
+    for page in pages:
+        assert page.title in links
+        assert any(page.summary in md.value for md in at.markdown), page.summary
+    assert not [link for link in links if link.lower().startswith("home")]
+
+
+def test_upload_choice_validates_and_is_shared_across_pages():
+    table = pd.DataFrame({"x1": range(12), "x2": [v % 3 for v in range(12)], "note": ["a"] * 12,
+                          "y": ["no", "yes"] * 6})
+    at = app_test()
+    at.sidebar.selectbox(key="picker_key").set_value("upload").run()
+    assert [i.value for i in at.info if "Choose a CSV or Parquet file" in i.value]
+    at.sidebar.file_uploader[0].set_value(("mine.csv", table.to_csv(index=False).encode(), "text/csv")).run()
+    assert not at.exception
+    assert at.sidebar.selectbox(key="upload_target").value == "y"
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics == {"Samples": "12", "Features": "2", "Classes": "2", "Storage": "dense"}
+    warning = " ".join(w.value for w in at.sidebar.warning)
+    assert "`note`: non-numeric" in warning
+    at.switch_page("pages/data.py").run()
+    assert not at.exception
+    assert {m.label: m.value for m in at.metric}["Samples"] == "12"
+    assert any("excluded column 'note': non-numeric" in md.value for md in at.markdown)
+    # a target with one class: the specific error is shown on the page, no traceback
+    at.sidebar.selectbox(key="upload_target").set_value("note").run()
+    assert not at.exception
+    assert any("single class ('a')" in e.value for e in at.error)

@@ -2,4 +2,4 @@
 ``run(args) -> int``."""
 
 #: modules listed here become sub-commands, in this order
-COMMAND_MODULES = ("fsengine.commands.reproduce",)
+COMMAND_MODULES = ("fsengine.commands.reproduce", "fsengine.commands.datasets")

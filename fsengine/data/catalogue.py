@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
-from . import bundled, notmnist
+from . import bundled, documents, notmnist
+from . import letters as letters_module
 from .registry import DatasetSpec, Param, register
 
 _LETTERS_HELP = "Letters A-J to include, e.g. BD for the paper's B-vs-D task"
 
 
-def _load_notmnist(letters: str = "BD", n_per_class: int = 500, seed: int = 0):
-    ds = notmnist.load_notmnist_idx(letters=tuple(letters), n_per_class=n_per_class, seed=seed)
+def _letters_only(load, letters: str, n_per_class: int, seed: int):
+    """Load the chosen letters and relabel them 0..k-1 in the order given."""
+    if not letters:
+        raise ValueError("Choose at least one letter (A-J).")
+    ds = load(tuple(letters), n_per_class=n_per_class, seed=seed)
     return ds.subset_classes([notmnist.LETTERS.index(ch) for ch in letters])
+
+
+def _load_notmnist(letters: str = "BD", n_per_class: int = 500, seed: int = 0):
+    return _letters_only(lambda chosen, **kw: notmnist.load_notmnist_idx(letters=chosen, **kw),
+                         letters, n_per_class, seed)
+
+
+def _load_letters(letters: str = "BD", n_per_class: int = 500, seed: int = 0):
+    return _letters_only(letters_module.load_letters, letters, n_per_class, seed)
 
 
 register(DatasetSpec(
@@ -26,6 +39,20 @@ register(DatasetSpec(
     ),
     available=notmnist.real_notmnist_available,
     unavailable_hint="Run `python -m fsengine datasets fetch notmnist` or set FSENGINE_DATA.",
+))
+
+register(DatasetSpec(
+    key="letters",
+    label="Generated notMNIST-style letters",
+    group="Images",
+    description="A-J rendered from every font face on this machine, stretched to 28x28 as in "
+                "notMNIST, lightly augmented (the default when real notMNIST is absent).",
+    loader=_load_letters,
+    params=(
+        Param("letters", "Letters", "BD", kind="letters", help=_LETTERS_HELP),
+        Param("n_per_class", "Images per letter", 500, min=10, max=5000),
+        Param("seed", "Generation seed", 0, min=0),
+    ),
 ))
 
 for _key, _label, _desc in (
@@ -59,3 +86,19 @@ register(DatasetSpec(
         Param("seed", "Seed", 0, min=0),
     ),
 ))
+for _key, _label, _desc, _min_df in (
+    ("movie_reviews", "Movie reviews (Pang & Lee v2.0)",
+     "2,000 full reviews, negative vs positive, as binary word-presence tags.", 20),
+    ("sentence_polarity", "Sentence polarity (Pang & Lee)",
+     "10,662 review snippets, negative vs positive, as binary word-presence tags.", 10),
+    ("subjectivity", "Subjectivity (Pang & Lee)",
+     "10,000 sentences, objective plot summaries vs subjective review quotes, as word-presence tags.", 10),
+):
+    register(DatasetSpec(
+        key=_key, label=_label, group="Text", description=_desc,
+        loader=lambda min_df=_min_df, _k=_key: documents.load_document_tags(_k, min_df=min_df),
+        params=(Param("min_df", "Minimum document frequency", _min_df, min=1, max=1000,
+                      help="A word becomes a feature when it occurs in at least this many documents"),),
+        available=lambda _k=_key: documents.corpus_available(_k),
+        unavailable_hint=f"Run `python -m fsengine datasets fetch {_key}` or set FSENGINE_DATA.",
+    ))

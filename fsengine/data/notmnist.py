@@ -8,8 +8,8 @@ A-J, and lets the caller choose letters, the number per class and the sampling s
 from __future__ import annotations
 
 import gzip
-import io
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +39,7 @@ def _open_maybe_gz(path: Path) -> bytes:
     if raw[:2] == b"\x1f\x8b":
         try:
             return gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise CorruptDataError(f"{path}: gzip stream is damaged ({exc})") from exc
     return raw
 

@@ -1,16 +1,29 @@
-"""The shared dataset picker (rendered once in ``app.py``'s sidebar, read by every page)."""
+"""The shared dataset picker (rendered once in ``app.py``'s sidebar, read by every page).
+
+Besides the catalogue it offers "Upload a file": a CSV or Parquet file with a chosen target
+column, validated by :mod:`fsengine.data.upload`; the resulting dataset lives in
+``st.session_state`` so every page sees it.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from .. import config
 from ..data import Dataset, dataset_specs, get_spec, load_dataset
 from ..data.registry import DatasetSpec, Param
+from ..data.upload import TASKS, UploadError, dataset_from_table, read_table
 from .errors import user_errors
+from .shell import require_shell
 
 KEY = "dataset_key"
 PARAMS = "dataset_params"
 DEFAULT_KEY = "notmnist"
+UPLOAD_KEY = "upload"
+#: session-state slots of the upload: the validated Dataset (or None) and the last error
+UPLOADED = "uploaded_dataset"
+UPLOAD_ERROR = "upload_error"
+_UPLOAD_MEMO = "_upload_memo"
 
 
 @st.cache_resource(show_spinner="Loading dataset ...", max_entries=8)
@@ -19,7 +32,10 @@ def _load_cached(key: str, frozen_params: tuple) -> Dataset:
 
 
 def load_cached(key: str, params: dict) -> Dataset:
-    """Load a dataset once per (key, params) for the whole server (treat the result as read-only)."""
+    """Load a catalogue dataset once per (key, params) for the whole server (treat the result as
+    read-only). The uploaded dataset is per session: use :func:`current_dataset` for it."""
+    if key == UPLOAD_KEY:
+        raise ValueError("The uploaded dataset is not in the catalogue; use current_dataset().")
     return _load_cached(key, tuple(sorted(params.items())))
 
 
@@ -28,6 +44,7 @@ def available_specs() -> list[DatasetSpec]:
 
 
 def default_key() -> str:
+    """Real notMNIST when present, else the generated letters, else digits."""
     keys = [s.key for s in available_specs()]
     for k in (DEFAULT_KEY, "letters", "digits"):
         if k in keys:
@@ -56,22 +73,76 @@ def _param_widget(spec: DatasetSpec, p: Param, container):
     return container.text_input(p.label, value=str(p.default), key=wkey, help=p.help)
 
 
+def _upload_widgets(container) -> dict:
+    """File, target column and options; validates and stores the dataset in the session."""
+    limit_mb = config.max_upload_bytes() / (1024 * 1024)
+    uploaded = container.file_uploader(
+        "CSV or Parquet file", type=["csv", "tsv", "parquet", "pq"], key="upload_file",
+        help=f"One row per sample, one column per feature, plus a target column. Limit {limit_mb:g} MB "
+             "(FSENGINE_MAX_UPLOAD_MB; Streamlit's own server.maxUploadSize caps it too).")
+    if uploaded is None:
+        st.session_state[UPLOADED] = None
+        st.session_state[UPLOAD_ERROR] = None
+        return {}
+    try:
+        memo = st.session_state.get(_UPLOAD_MEMO)
+        if memo is None or memo[0] != uploaded.file_id:
+            memo = (uploaded.file_id, read_table(uploaded.getvalue(), uploaded.name))
+            st.session_state[_UPLOAD_MEMO] = memo
+        table = memo[1]
+    except UploadError as exc:
+        st.session_state[_UPLOAD_MEMO] = None
+        st.session_state[UPLOADED] = None
+        st.session_state[UPLOAD_ERROR] = str(exc)
+        container.error(str(exc))
+        return {"file": uploaded.name}
+    columns = [str(c) for c in table.columns]
+    target = container.selectbox("Target column", columns, index=len(columns) - 1, key="upload_target",
+                                 help="The column to predict; every other column is a candidate feature.")
+    task = container.selectbox("Task", TASKS, key="upload_task",
+                               help="auto: text targets and up to 20 integer values are classes")
+    drop_text = container.checkbox("Exclude non-numeric columns", value=True, key="upload_drop_text")
+    drop_const = container.checkbox("Exclude constant columns", value=True, key="upload_drop_const")
+    options = {"file": uploaded.name, "file_id": uploaded.file_id, "target": target, "task": task,
+               "exclude_non_numeric": drop_text, "exclude_constant": drop_const}
+    try:
+        ds = dataset_from_table(table, target, name=uploaded.name, task=task,
+                                exclude_non_numeric=drop_text, exclude_constant=drop_const)
+    except UploadError as exc:
+        st.session_state[UPLOADED] = None
+        st.session_state[UPLOAD_ERROR] = str(exc)
+        container.error(str(exc))
+        return options
+    st.session_state[UPLOADED] = ds
+    st.session_state[UPLOAD_ERROR] = None
+    excluded = ds.extras["excluded_columns"]
+    container.caption(f"{ds.n_samples:,} rows, {ds.n_features} features, {ds.task}.")
+    if excluded:
+        container.warning("Excluded columns:\n" + "\n".join(f"- `{c}`: {why}" for c, why in excluded.items()))
+    return options
+
+
 def dataset_picker(container=None) -> tuple[str, dict]:
     """Render the picker; store and return the chosen (key, params)."""
     container = container or st.sidebar
     specs = available_specs()
-    keys = [s.key for s in specs]
+    keys = [s.key for s in specs] + [UPLOAD_KEY]
     labels = {s.key: f"{s.group}: {s.label}" for s in specs}
+    labels[UPLOAD_KEY] = "Your data: upload a CSV or Parquet file"
     if st.session_state.get("picker_key") not in keys:
         st.session_state["picker_key"] = default_key()
     key = container.selectbox("Dataset", keys, format_func=labels.get, key="picker_key",
                               help="Shared by every page.")
-    spec = get_spec(key)
-    container.caption(spec.description)
-    params = {p.name: _param_widget(spec, p, container) for p in spec.params}
+    if key == UPLOAD_KEY:
+        params = _upload_widgets(container)
+    else:
+        spec = get_spec(key)
+        container.caption(spec.description)
+        params = {p.name: _param_widget(spec, p, container) for p in spec.params}
     missing = [s for s in dataset_specs() if not s.available()]
     if missing:
-        container.caption("Not found here: " + "; ".join(f"{s.label} ({s.unavailable_hint})" for s in missing))
+        container.caption("Not found here: " + ", ".join(s.label for s in missing)
+                          + ". Download them on the Data page or with `python -m fsengine datasets fetch NAME`.")
     st.session_state[KEY] = key
     st.session_state[PARAMS] = params
     return key, params
@@ -79,6 +150,7 @@ def dataset_picker(container=None) -> tuple[str, dict]:
 
 def current_selection() -> tuple[str, dict]:
     """The picker's (key, params); defaults when the picker has not run (e.g. page-level tests)."""
+    require_shell()  # safety net for pages that forget to call it first
     key = st.session_state.get(KEY) or default_key()
     params = st.session_state.get(PARAMS)
     if params is None or st.session_state.get(KEY) is None:
@@ -87,7 +159,18 @@ def current_selection() -> tuple[str, dict]:
 
 
 def current_dataset() -> Dataset:
-    """Load the picked dataset (cached); shows an ``st.error`` and stops the page on failure."""
+    """The picked dataset (cached; the upload from the session). Shows an ``st.error`` (or, with
+    no file yet, an ``st.info``) and stops the page when there is nothing usable."""
     key, params = current_selection()
+    if key == UPLOAD_KEY:
+        ds = st.session_state.get(UPLOADED)
+        if ds is None:
+            error = st.session_state.get(UPLOAD_ERROR)
+            if error:
+                st.error(f"The uploaded file cannot be used: {error}")
+            else:
+                st.info("Choose a CSV or Parquet file in the sidebar (Dataset: upload) to explore your own data.")
+            st.stop()
+        return ds
     with user_errors():
         return load_cached(key, params)
