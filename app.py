@@ -8,9 +8,9 @@ st.set_page_config(page_title="Feature Selection Explorer", page_icon=":mag:", l
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/data.py", title="Data", icon=":material/table_chart:"),
     st.Page("pages/bia.py", title="BIA: Lambda paths", icon=":material/timeline:"),
     st.Page("pages/classic.py", title="Classic criteria", icon=":material/leaderboard:"),
-    st.Page("pages/data.py", title="Data", icon=":material/table_chart:"),
 ]
 
 navigation = st.navigation(PAGES)
