@@ -2,4 +2,5 @@
 ``run(args) -> int``."""
 
 #: modules listed here become sub-commands, in this order
-COMMAND_MODULES = ("fsengine.commands.reproduce", "fsengine.commands.datasets")
+COMMAND_MODULES = ("fsengine.commands.reproduce", "fsengine.commands.datasets", "fsengine.commands.select",
+                   "fsengine.commands.compare")

@@ -1,0 +1,85 @@
+"""``fsengine compare --methods a,b,c --data SPEC --out DIR``: the Compare page, headless."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from pathlib import Path
+
+from ..compare import CompareSettings, run_comparison
+from ..compare_report import html_report, write_tables
+from ..data import load_dataset
+from ..methods.registry import get_method, method_keys
+from .method_args import methods_help, parse_classes
+from .progress import ProgressBar
+
+NAME = "compare"
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    defaults = CompareSettings()
+    p = subparsers.add_parser(
+        NAME, help="compare several methods on one dataset",
+        description=textwrap.fill("Fit every method on a training split, then write held-out accuracy against k "
+                    "(logistic regression on each method's first k features), the pairwise Jaccard "
+                    "overlap and the Kuncheva stability (bootstrap resamples) of the top-k sets, the "
+                    "runtime table, ROC/AUC against the truth on synthetic data, as CSV files and a "
+                    "self-contained report.html.", 100),
+        epilog=methods_help() + "\n\nexample: fsengine compare --methods bia,mi,l1 --data synthetic_glm "
+                                "--param l1.n_Cs=30 --k 5 --out results/compare",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--methods", required=True, metavar="A,B,C", help="comma-separated: " + ", ".join(method_keys()))
+    p.add_argument("--data", required=True, metavar="SPEC", help="dataset spec (see 'fsengine datasets list')")
+    p.add_argument("--param", action="append", default=[], metavar="METHOD.K=V",
+                   help="a method parameter (repeatable), e.g. --param bia.n_steps=100")
+    p.add_argument("--classes", metavar="A,B", help="keep two classes (display names), e.g. B,D")
+    p.add_argument("--k", type=int, default=10, help="size of the top-k sets for overlap and stability (default 10)")
+    p.add_argument("--bootstrap", type=int, default=defaults.n_bootstrap,
+                   help=f"bootstrap resamples for stability, 0 = off (default {defaults.n_bootstrap})")
+    p.add_argument("--max-k", type=int, default=defaults.max_k,
+                   help=f"largest k of the accuracy curve (default {defaults.max_k})")
+    p.add_argument("--test-size", type=float, default=defaults.test_size,
+                   help=f"held-out share (default {defaults.test_size})")
+    p.add_argument("--seed", type=int, default=defaults.seed, help="split and resampling seed (default 0)")
+    p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder (created)")
+    return p
+
+
+def method_params(keys: list[str], items: list[str]) -> list[tuple[str, dict]]:
+    """``--param method.name=value`` items distributed to the chosen methods, parsed and checked."""
+    per_method: dict[str, list[str]] = {key: [] for key in keys}
+    for item in items:
+        head, dot, rest = item.partition(".")
+        if not dot or "=" not in rest:
+            raise ValueError(f"--param {item!r}: write METHOD.NAME=VALUE, e.g. bia.n_steps=100")
+        if head not in per_method:
+            raise ValueError(f"--param {item!r}: method {head!r} is not among --methods ({', '.join(keys)})")
+        per_method[head].append(rest)
+    return [(key, get_method(key).parse(values)) for key, values in per_method.items()]
+
+
+def run(args) -> int:
+    keys = [k.strip() for k in args.methods.split(",") if k.strip()]
+    if not keys:
+        raise ValueError("--methods: name at least one method, e.g. --methods bia,mi")
+    choices = method_params(keys, args.param)
+    settings = CompareSettings(test_size=args.test_size, n_bootstrap=args.bootstrap, max_k=args.max_k,
+                               seed=args.seed, classes=parse_classes(args.classes))
+    ds = load_dataset(args.data)
+    hi = max(1, min(args.max_k, ds.n_features - 1))
+    if not 1 <= args.k <= hi:
+        raise ValueError(f"--k {args.k}: choose k between 1 and {hi} (at most --max-k and below the "
+                         f"{ds.n_features} features)")
+    with ProgressBar(f"compare {','.join(keys)}") as bar:
+        result = run_comparison(ds, choices, settings, progress=bar.update)
+    out = args.out
+    paths = write_tables(result, args.k, out)
+    report = out / "report.html"
+    report.write_text(html_report(result, args.k), encoding="utf-8")
+    for note in list(result.notes) + [n for r in result.runs for n in r.notes]:
+        print(f"note: {note}")
+    for label, message in result.failures.items():
+        print(f"failed: {label}: {message}")
+    print(result.summary(args.k).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(f"written to {out}: " + ", ".join(p.name for p in paths) + ", report.html")
+    return 0

@@ -1,0 +1,108 @@
+"""``fsengine select --method NAME --data SPEC [--param k=v ...] --out DIR``: run one selector."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..data import load_dataset
+from ..methods.adapt import restrict_classes
+from ..methods.registry import get_method, method_keys
+from ..methods.run import fit_method
+from ..plots.select import score_by_rank, score_image, top_ranked
+from .method_args import methods_help, parse_classes, write_figure
+from .progress import ProgressBar
+
+NAME = "select"
+TOP_SHOWN = 20
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        NAME, help="run one feature-selection method on a dataset",
+        description=textwrap.fill("Fit one method on a dataset and write scores.csv, ranking.csv, trace.csv, path.csv "
+                    "(path methods), summary.json and its figures as HTML into --out. The data are "
+                    "adapted to what the method needs (two classes, binary features, ...) and every "
+                    "adaptation is printed and recorded in summary.json.", 100),
+        epilog=methods_help() + "\n\nexample: fsengine select --method bia --data notmnist:letters=BD "
+                                "--param lambda_ratio=2 --out results/bia",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--method", required=True, metavar="NAME", help="one of: " + ", ".join(method_keys()))
+    p.add_argument("--data", required=True, metavar="SPEC",
+                   help="dataset spec, e.g. digits or notmnist:letters=BD,n_per_class=500 "
+                        "(see 'fsengine datasets list')")
+    p.add_argument("--param", action="append", default=[], metavar="K=V",
+                   help="a method parameter (repeatable), e.g. --param n_steps=100")
+    p.add_argument("--classes", metavar="A,B", help="keep two classes (display names), e.g. B,D")
+    p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder (created)")
+    return p
+
+
+def write_selection(fit, ds, out: Path) -> dict[str, Path]:
+    """The CSV files of one fit: scores (by feature), ranking (best first), trace, path."""
+    p = ds.n_features
+    rank = np.empty(p, dtype=np.int64)
+    rank[fit.ranking] = np.arange(1, p + 1)
+    scores = pd.DataFrame({"feature": np.arange(p), "name": list(ds.feature_names), "score": fit.scores,
+                           "rank": rank, "selected": fit.support})
+    if ds.truth is not None:
+        scores["relevant"] = np.asarray(ds.truth, dtype=bool)
+    files = {"scores": out / "scores.csv", "ranking": out / "ranking.csv", "trace": out / "trace.csv"}
+    scores.to_csv(files["scores"], index=False)
+    scores.iloc[fit.ranking].to_csv(files["ranking"], index=False, columns=["rank", "feature", "name", "score", "selected"])
+    fit.trace.to_csv(files["trace"], index=False)
+    if fit.path is not None:
+        path = fit.path.copy()
+        path.columns = list(fit.data.ds.feature_names)
+        files["path"] = out / "path.csv"
+        path.to_csv(files["path"])
+    return files
+
+
+def write_figures(fit, ds, out: Path) -> dict[str, Path]:
+    """Generic score figures, a score image for image data, and the method's own figures."""
+    label = fit.spec.label
+    figures = {"top_ranked": top_ranked(fit.scores, fit.ranking, fit.support, ds.feature_names, method=label),
+               "score_by_rank": score_by_rank(fit.scores, fit.ranking, fit.support, method=label)}
+    if ds.image_shape is not None:
+        figures["score_image"] = score_image(fit.scores, ds.image_shape, method=label)
+    if fit.spec.figures is not None:
+        figures.update(fit.spec.figures(fit.selector, fit.data.ds.feature_names, fit.data.ds.image_shape))
+    return {name: write_figure(fig, out / f"{name}.html") for name, fig in figures.items()}
+
+
+def run(args) -> int:
+    spec = get_method(args.method)
+    params = spec.parse(args.param)
+    classes = parse_classes(args.classes)
+    ds = load_dataset(args.data)
+    ds, notes = restrict_classes(ds, [spec], classes)
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    with ProgressBar(f"select {spec.key}") as bar:
+        fit = fit_method(spec, params, ds, progress=bar.update)
+        bar.update(1.0, "writing files")
+    files = write_selection(fit, ds, out)
+    files.update(write_figures(fit, ds, out))
+    notes = notes + fit.notes
+    top = [{"rank": i + 1, "feature": int(j), "name": ds.feature_names[j], "score": float(fit.scores[j])}
+           for i, j in enumerate(fit.ranking[:TOP_SHOWN])]
+    summary = {
+        "method": spec.key, "label": spec.label, "parameters": params, "data": args.data, "dataset": ds.name,
+        "n_samples": ds.n_samples, "n_features": ds.n_features, "selected_by_method": int(fit.support.sum()),
+        "fit_seconds": fit.seconds, "notes": list(notes), "top": top,
+        "files": {name: path.name for name, path in files.items()},
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    for note in notes:
+        print(f"note: {note}")
+    print(f"{spec.label} on {ds.name}: {int(fit.support.sum()):,} of {ds.n_features:,} features selected "
+          f"by the method in {fit.seconds:.2f} s; best: "
+          + ", ".join(ds.feature_names[j] for j in fit.ranking[:5]))
+    print(f"written to {out}: " + ", ".join(sorted(p.name for p in files.values())) + ", summary.json")
+    return 0

@@ -1,0 +1,395 @@
+"""Side-by-side comparison of feature-selection methods on one Dataset (no Streamlit here).
+
+Protocol of :func:`run_comparison`:
+
+1. Rows: two classes are kept when a chosen method needs them (or a class pair is given), so every
+   method sees the same rows (:func:`fsengine.methods.adapt.restrict_classes`).
+2. A stratified train/test split (``fsengine.data.transforms.split``). Every method is fitted on
+   the training part only (:func:`fsengine.methods.run.fit_method`, which adapts columns and says so).
+3. Held-out accuracy: for each k of a grid, one downstream classifier (standardised logistic
+   regression) is trained on the first k features of each method's ranking and scored on the test
+   part. Baselines: all features, the same classifier on k random features (mean of 5 draws), and
+   the majority class.
+4. Stability: every method is refitted on ``n_bootstrap`` stratified bootstrap resamples of the
+   training part (the same resamples for every method); Kuncheva's index of the top-k sets is
+   averaged over all pairs of resamples (:mod:`fsengine.selection_metrics`).
+5. Overlap: pairwise Jaccard of the methods' top-k sets from step 2. ROC / AUC of each method's
+   scores against ``Dataset.truth`` when the data are synthetic.
+
+``k`` for overlap and stability is chosen after the run (any k up to ``max_k``), so a page can
+move it without refitting. Cancellation: ``cancel()`` is polled before every fit and on every
+progress report; any exception raised by ``progress`` also aborts the run (Streamlit uses this
+when the user stops the script).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
+
+from .data import Dataset
+from .data.transforms import class_names, split
+from .methods.adapt import restrict_classes
+from .methods.registry import get_method
+from .methods.run import fit_method
+from .selection_metrics import jaccard_matrix, kuncheva_stability, roc_auc, roc_curve
+
+Progress = Callable[[float, str], None]
+#: random k-subsets averaged for the "random features" baseline
+N_RANDOM_DRAWS = 5
+#: points of the accuracy-vs-k grid
+N_GRID = 14
+#: curve names of the baselines in ``ComparisonResult.accuracy``
+RANDOM = "random features"
+
+
+class ComparisonCancelled(Exception):
+    """Raised when ``cancel()`` returned True; nothing of the run is kept."""
+
+
+@dataclass(frozen=True)
+class CompareSettings:
+    """test_size: held-out share; n_bootstrap: resamples for stability (0: none, else >= 2);
+    max_k: largest k of the accuracy grid and of the top-k sets kept; seed: split, resamples and
+    random baseline; classes: an optional class pair (display names)."""
+
+    test_size: float = 0.25
+    n_bootstrap: int = 5
+    max_k: int = 50
+    seed: int = 0
+    classes: tuple[str, str] | None = None
+
+    def __post_init__(self):
+        if not 0.05 <= self.test_size <= 0.8:
+            raise ValueError(f"test_size={self.test_size}: choose a held-out share between 0.05 and 0.8")
+        if self.n_bootstrap == 1 or self.n_bootstrap < 0:
+            raise ValueError(f"n_bootstrap={self.n_bootstrap}: stability needs 0 (off) or at least 2 resamples")
+        if self.max_k < 1:
+            raise ValueError(f"max_k={self.max_k}: must be at least 1")
+
+
+@dataclass
+class MethodRun:
+    """What the comparison keeps of one method (picklable, no selector).
+
+    scores, ranking, support over all features (see :class:`fsengine.methods.run.MethodFit`);
+    boot_top (B, max_k + 1) the first ranked features of every bootstrap fit and boot_top_scores
+    their scores (for ties at the cut); boot_seconds (B,).
+    """
+
+    key: str
+    label: str
+    params: dict[str, Any]
+    scores: np.ndarray
+    ranking: np.ndarray
+    support: np.ndarray
+    seconds: float
+    notes: tuple[str, ...]
+    boot_top: np.ndarray
+    boot_top_scores: np.ndarray
+    boot_seconds: np.ndarray
+    boot_error: str | None = None
+
+
+@dataclass
+class ComparisonResult:
+    dataset: str
+    feature_names: tuple[str, ...]
+    image_shape: tuple[int, int] | None
+    truth: np.ndarray | None
+    classes: tuple[str, ...]
+    n_train: int
+    n_test: int
+    settings: CompareSettings
+    notes: tuple[str, ...]
+    runs: list[MethodRun]
+    failures: dict[str, str]
+    accuracy: pd.DataFrame
+    all_features_accuracy: float
+    majority_accuracy: float
+    seconds: float
+
+    @property
+    def n_features(self) -> int:
+        return len(self.feature_names)
+
+    @property
+    def labels(self) -> list[str]:
+        return [r.label for r in self.runs]
+
+    def run(self, label: str) -> MethodRun:
+        for r in self.runs:
+            if r.label == label:
+                return r
+        raise ValueError(f"No method {label!r} in this comparison; it has: {', '.join(self.labels)}")
+
+    def k_range(self) -> tuple[int, int]:
+        """Smallest and largest k for overlap and stability (Kuncheva's index needs k < p)."""
+        return 1, max(1, min(self.settings.max_k, self.n_features - 1))
+
+    def _check_k(self, k: int) -> int:
+        lo, hi = self.k_range()
+        if not lo <= int(k) <= hi:
+            raise ValueError(f"k={k}: choose k between {lo} and {hi}")
+        return int(k)
+
+    def top_k(self, k: int) -> dict[str, np.ndarray]:
+        k = self._check_k(k)
+        return {r.label: r.ranking[:k] for r in self.runs}
+
+    def jaccard(self, k: int) -> pd.DataFrame:
+        """Pairwise Jaccard overlap of the methods' top-k sets (fits on the training part)."""
+        sets = self.top_k(k)
+        return pd.DataFrame(jaccard_matrix(sets), index=list(sets), columns=list(sets))
+
+    def stability(self, k: int) -> pd.DataFrame:
+        """Per method: Kuncheva stability of the top-k sets over the bootstrap fits, the number of
+        pairs it averages, and in how many fits the k-th and (k+1)-th scores tie (the cut is
+        then decided by feature index, not by the method)."""
+        k = self._check_k(k)
+        rows = []
+        for r in self.runs:
+            B = r.boot_top.shape[0]
+            if B >= 2 and k < self.n_features:
+                value = kuncheva_stability(list(r.boot_top[:, :k]), self.n_features)
+                ties = int(np.sum(r.boot_top_scores[:, k - 1] == r.boot_top_scores[:, k]))
+            else:
+                value, ties = np.nan, 0
+            rows.append({"method": r.label, "kuncheva": value, "pairs": B * (B - 1) // 2,
+                         "ties_at_cut": ties, "resamples": B, "error": r.boot_error or ""})
+        return pd.DataFrame(rows)
+
+    def roc(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Method -> (fpr, tpr) of its scores against the known relevant features (synthetic data)."""
+        if self.truth is None:
+            return {}
+        return {r.label: roc_curve(self.truth, finite_scores(r.scores))[:2] for r in self.runs}
+
+    def auc(self) -> pd.Series:
+        if self.truth is None:
+            return pd.Series(dtype=float, name="auc")
+        return pd.Series({r.label: roc_auc(self.truth, finite_scores(r.scores)) for r in self.runs}, name="auc")
+
+    def runtime(self) -> pd.DataFrame:
+        """Per method: fit time on the training part, mean and spread over the bootstrap fits,
+        how many features the method itself selected, its parameters and notes."""
+        return pd.DataFrame([{
+            "method": r.label,
+            "fit_seconds": r.seconds,
+            "bootstrap_mean_seconds": float(np.mean(r.boot_seconds)) if r.boot_seconds.size else np.nan,
+            "bootstrap_std_seconds": float(np.std(r.boot_seconds)) if r.boot_seconds.size else np.nan,
+            "selected_by_method": int(r.support.sum()),
+            "parameters": ", ".join(f"{k}={v}" for k, v in r.params.items()),
+            "notes": " ".join(r.notes),
+        } for r in self.runs])
+
+    def summary(self, k: int) -> pd.DataFrame:
+        """One row per method: runtime, own selection size, stability at k, held-out accuracy at
+        the accuracy-grid point nearest k (``grid_k``) and the best over the grid, AUC on
+        synthetic data."""
+        k = self._check_k(k)
+        table = self.runtime()[["method", "fit_seconds", "bootstrap_mean_seconds", "selected_by_method"]]
+        stab = self.stability(k).set_index("method")
+        table["kuncheva_at_k"] = table["method"].map(stab["kuncheva"])
+        acc = self.accuracy
+        ks = acc["k"].unique()
+        at = int(ks[np.argmin(np.abs(ks - k))])
+        table.insert(1, "k", k)
+        table["grid_k"] = at
+        table["accuracy_at_grid_k"] = table["method"].map(acc[acc["k"] == at].set_index("curve")["accuracy"])
+        best = acc.loc[acc.groupby("curve")["accuracy"].idxmax()].set_index("curve")
+        table["best_accuracy"] = table["method"].map(best["accuracy"])
+        table["best_k"] = table["method"].map(best["k"]).astype("Int64")
+        if self.truth is not None:
+            table["auc"] = table["method"].map(self.auc())
+        return table
+
+    def scores_table(self) -> pd.DataFrame:
+        """One row per feature: name, truth (synthetic data), and each method's score and rank."""
+        table = pd.DataFrame({"feature": np.arange(self.n_features), "name": list(self.feature_names)})
+        if self.truth is not None:
+            table["relevant"] = self.truth
+        for r in self.runs:
+            rank = np.empty(self.n_features, dtype=np.int64)
+            rank[r.ranking] = np.arange(1, self.n_features + 1)
+            table[f"score_{r.key}"] = r.scores
+            table[f"rank_{r.key}"] = rank
+            table[f"selected_{r.key}"] = r.support
+        return table
+
+    def tables(self, k: int) -> dict[str, pd.DataFrame]:
+        """Every table of the comparison by file stem (what the CSV exports hold)."""
+        out = {
+            "summary": self.summary(k),
+            "accuracy": self.accuracy,
+            "jaccard": self.jaccard(k).rename_axis("method").reset_index(),
+            "stability": self.stability(k),
+            "runtime": self.runtime(),
+            "scores": self.scores_table(),
+        }
+        if self.truth is not None:
+            out["roc"] = pd.concat([pd.DataFrame({"method": label, "fpr": fpr, "tpr": tpr})
+                                    for label, (fpr, tpr) in self.roc().items()], ignore_index=True)
+        if self.failures:
+            out["failures"] = pd.DataFrame({"method": list(self.failures), "error": list(self.failures.values())})
+        return out
+
+
+def finite_scores(scores: np.ndarray) -> np.ndarray:
+    """Scores for ROC: features a method gave no score (NaN, -inf) rank below every scored one
+    (they become min - 1), +inf above every one (max + 1)."""
+    s = np.asarray(scores, dtype=np.float64).copy()
+    finite = np.isfinite(s)
+    lo, hi = (s[finite].min(), s[finite].max()) if finite.any() else (0.0, 0.0)
+    s[np.isnan(s) | (s == -np.inf)] = lo - 1.0
+    s[s == np.inf] = hi + 1.0
+    return s
+
+
+def k_grid(max_k: int, n_features: int, n_points: int = N_GRID) -> np.ndarray:
+    """Roughly geometric grid 1..min(max_k, p) of feature counts."""
+    top = max(1, min(int(max_k), n_features))
+    return np.unique(np.round(np.geomspace(1, top, n_points)).astype(int))
+
+
+def stratified_bootstrap(y: np.ndarray, n_resamples: int, seed: int) -> list[np.ndarray]:
+    """Row indices of ``n_resamples`` bootstrap resamples drawn within each class (class counts kept)."""
+    rng = np.random.default_rng(seed)
+    groups = [np.flatnonzero(y == c) for c in np.unique(y)]
+    return [np.sort(np.concatenate([rng.choice(g, size=g.size, replace=True) for g in groups]))
+            for _ in range(n_resamples)]
+
+
+def _classifier(X):
+    return make_pipeline(StandardScaler(with_mean=not sp.issparse(X)), LogisticRegression(max_iter=2000))
+
+
+def held_out_accuracy(train: Dataset, test: Dataset, columns) -> float:
+    """Accuracy on ``test`` of standardised logistic regression trained on ``train[:, columns]``."""
+    columns = np.asarray(columns, dtype=np.intp)
+    clf = _classifier(train.X).fit(train.X[:, columns], train.y)
+    return float(np.mean(clf.predict(test.X[:, columns]) == test.y))
+
+
+def _subset(ds: Dataset, rows: np.ndarray) -> Dataset:
+    texts = tuple(ds.texts[i] for i in rows) if ds.texts is not None else None
+    return replace(ds, X=ds.X[rows], y=ds.y[rows], texts=texts)
+
+
+class _Ticker:
+    """Overall progress over the fits of a run, with cancellation."""
+
+    def __init__(self, total: int, progress: Progress | None, cancel: Callable[[], bool] | None):
+        self.total, self.done, self.progress, self.cancel = max(total, 1), 0, progress, cancel
+
+    def check(self) -> None:
+        if self.cancel is not None and self.cancel():
+            raise ComparisonCancelled("The comparison was cancelled.")
+
+    def report(self, within: float, message: str) -> None:
+        self.check()
+        if self.progress is not None:
+            self.progress(min((self.done + min(max(within, 0.0), 1.0)) / self.total, 1.0), message)
+
+    def scoped(self, message: str) -> Progress:
+        return lambda fraction, text: self.report(fraction, f"{message}: {text}")
+
+    def step(self, message: str) -> None:
+        self.done += 1
+        self.report(0.0, message)
+
+
+def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSettings(), *,
+                   progress: Progress | None = None, cancel: Callable[[], bool] | None = None) -> ComparisonResult:
+    """Run ``methods`` (keys, or (key, params) pairs) on ``ds`` as described in the module docstring.
+
+    A method whose fit raises a ValueError (e.g. too many features) is reported in ``failures``
+    and the others go on; the run fails only when no method succeeds.
+    """
+    started = time.perf_counter()
+    choices = [(m, {}) if isinstance(m, str) else (m[0], dict(m[1])) for m in methods]
+    if not choices:
+        raise ValueError("Choose at least one method to compare.")
+    specs = [get_method(key) for key, _ in choices]
+    if len({s.key for s in specs}) != len(specs):
+        raise ValueError("Each method can be chosen once per comparison.")
+    params = [spec.resolve(values) for spec, (_, values) in zip(specs, choices)]
+    if ds.task != "classification":
+        raise ValueError(f"{ds.name} has a {ds.task} target; the comparison scores held-out accuracy and "
+                         "needs class labels. Pick a classification dataset.")
+    ds, notes = restrict_classes(ds, specs, settings.classes)
+    train, test = split(ds, test_size=settings.test_size, seed=settings.seed)
+    resamples = stratified_bootstrap(train.y, settings.n_bootstrap, settings.seed)
+    ticker = _Ticker(len(specs) * (2 + len(resamples)) + 1, progress, cancel)
+    keep = min(settings.max_k + 1, ds.n_features)
+
+    runs, failures = [], {}
+    for spec, values in zip(specs, params):
+        ticker.report(0.0, f"{spec.label}: fit on {train.n_samples:,} training rows")
+        try:
+            fit = fit_method(spec, values, train, ticker.scoped(spec.label))
+        except ValueError as exc:
+            failures[spec.label] = str(exc)
+            ticker.done += 2 + len(resamples)
+            continue
+        ticker.step(f"{spec.label}: fitted")
+        tops, top_scores, seconds, boot_error = [], [], [], None
+        for b, rows in enumerate(resamples):
+            ticker.report(0.0, f"{spec.label}: bootstrap {b + 1} of {len(resamples)}")
+            try:
+                boot = fit_method(spec, values, _subset(train, rows), ticker.scoped(f"{spec.label} bootstrap {b + 1}"))
+            except ValueError as exc:
+                boot_error = f"bootstrap fit failed: {exc}"
+                ticker.done += len(resamples) - b
+                break
+            tops.append(boot.ranking[:keep])
+            top_scores.append(boot.scores[boot.ranking[:keep]])
+            seconds.append(boot.seconds)
+            ticker.step(f"{spec.label}: bootstrap {b + 1} done")
+        if boot_error:
+            tops, top_scores, seconds = [], [], []
+        runs.append(MethodRun(
+            key=spec.key, label=spec.label, params=values, scores=fit.scores, ranking=fit.ranking,
+            support=fit.support, seconds=fit.seconds, notes=fit.notes,
+            boot_top=np.array(tops, dtype=np.intp).reshape(len(tops), keep),
+            boot_top_scores=np.array(top_scores, dtype=np.float64).reshape(len(top_scores), keep),
+            boot_seconds=np.array(seconds), boot_error=boot_error))
+    if not runs:
+        raise ValueError("No method could run on this data: "
+                         + " ".join(f"{label}: {msg}" for label, msg in failures.items()))
+
+    grid = k_grid(settings.max_k, ds.n_features)
+    rows = []
+    rng = np.random.default_rng(settings.seed)
+    # many tiny solver calls: BLAS threads only add overhead (15x slower on a busy 2-core machine)
+    with threadpool_limits(1):
+        for r in runs:
+            ticker.report(0.0, f"held-out accuracy: {r.label}")
+            for k in grid:
+                rows.append({"curve": r.label, "k": int(k), "accuracy": held_out_accuracy(train, test, r.ranking[:k])})
+            ticker.step(f"held-out accuracy: {r.label} done")
+        ticker.report(0.0, "held-out accuracy: random and all features")
+        for k in grid:
+            draws = [held_out_accuracy(train, test, rng.choice(ds.n_features, size=k, replace=False))
+                     for _ in range(N_RANDOM_DRAWS)]
+            rows.append({"curve": RANDOM, "k": int(k), "accuracy": float(np.mean(draws))})
+        all_features = held_out_accuracy(train, test, np.arange(ds.n_features))
+    labels, counts = np.unique(train.y, return_counts=True)
+    majority = float(np.mean(test.y == labels[np.argmax(counts)]))
+    ticker.done = ticker.total
+    ticker.report(0.0, "done")
+    return ComparisonResult(
+        dataset=ds.name, feature_names=tuple(ds.feature_names), image_shape=ds.image_shape,
+        truth=None if ds.truth is None else np.asarray(ds.truth, dtype=bool), classes=tuple(class_names(ds)),
+        n_train=train.n_samples, n_test=test.n_samples, settings=settings, notes=notes, runs=runs,
+        failures=failures, accuracy=pd.DataFrame(rows), all_features_accuracy=all_features,
+        majority_accuracy=majority, seconds=time.perf_counter() - started)

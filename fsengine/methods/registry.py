@@ -1,0 +1,174 @@
+"""The method registry: every selector the Compare page and the ``select`` / ``compare`` commands
+can run, its main parameters and what data it needs.
+
+Adding a method is one :class:`MethodSpec` in ``_ENTRIES``. The parameters are
+:class:`fsengine.data.registry.Param` objects, the same type the dataset picker uses: the page
+builds its widgets from them and the command line parses ``--param name=value`` with them.
+How a Dataset is adapted to a method's :class:`Needs` lives in :mod:`fsengine.methods.adapt`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..base import BaseFeatureSelector, VarianceRankSelector
+from ..data.registry import Param
+from ..plots import select as select_figures
+from ..selectors import BIASelector, BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector
+
+CLASSIFICATION = ("classification",)
+ANY_TASK = ("classification", "regression")
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What data a method accepts; :func:`fsengine.methods.adapt.adapt` makes a Dataset fit it and
+    says what it changed.
+
+    two_classes      exactly two classes (multi-class data: a class pair is kept)
+    binary_features  0/1 features (others are binarised by ``binarize_features``)
+    non_constant     no constant columns (they are left out; their scores are NaN)
+    sparse_ok        accepts scipy-sparse X (else sparse data is converted to dense)
+    max_features     the largest number of features it handles (None: no limit)
+    tasks            the targets it models
+    """
+
+    two_classes: bool = False
+    binary_features: bool = False
+    non_constant: bool = False
+    sparse_ok: bool = True
+    max_features: int | None = None
+    tasks: tuple[str, ...] = CLASSIFICATION
+
+    def describe(self) -> str:
+        """One line for help texts, e.g. ``two classes, binary features, at most 5,000 features``."""
+        parts = [text for flag, text in ((self.two_classes, "two classes"),
+                                         (self.binary_features, "binary features"),
+                                         (self.non_constant, "no constant features"),
+                                         (not self.sparse_ok, "dense data")) if flag]
+        if self.max_features is not None:
+            parts.append(f"at most {self.max_features:,} features")
+        parts.append("classification or regression" if "regression" in self.tasks else "class labels")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """One method: how to build its selector and what it needs.
+
+    key       command-line name (``--method bia``)
+    label     display name (also the key of ``plots.style.METHOD_COLORS``)
+    summary   one line: what the score means
+    make      selector factory called with the main parameters as keyword arguments
+    params    the main parameters (defaults, ranges, help)
+    needs     what data it accepts
+    progress  ``fit(X, y, progress=callback)`` reports ``callback(fraction, message)``
+    figures   the method's own figures for ``fsengine select`` (see :mod:`fsengine.plots.select`)
+    """
+
+    key: str
+    label: str
+    summary: str
+    make: Callable[..., BaseFeatureSelector]
+    params: tuple[Param, ...] = ()
+    needs: Needs = field(default_factory=Needs)
+    progress: bool = False
+    figures: Callable[..., dict] | None = None
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params}
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        known = ", ".join(p.name for p in self.params) or "no parameters"
+        raise ValueError(f"Method '{self.key}' has no parameter {name!r}; it takes: {known}")
+
+    def resolve(self, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Defaults overridden by ``params``; every value checked against its range."""
+        values = self.defaults()
+        for name, value in (params or {}).items():
+            self.param(name).check(value)
+            values[name] = value
+        return values
+
+    def parse(self, items) -> dict[str, Any]:
+        """``["name=value", ...]`` (command line) -> checked parameters with defaults filled in."""
+        values = self.defaults()
+        for item in items:
+            name, eq, text = str(item).partition("=")
+            if not eq or not name.strip():
+                raise ValueError(f"Parameter {item!r} of method '{self.key}' must look like name=value")
+            values[name.strip()] = self.param(name.strip()).parse(text.strip())
+        return values
+
+    def build(self, params: dict[str, Any] | None = None) -> BaseFeatureSelector:
+        return self.make(**self.resolve(params))
+
+
+def _l1(n_Cs: int, C_span: float, cv: int) -> L1PathSelector:
+    return L1PathSelector(n_Cs=n_Cs, C_span=C_span, cv=cv or None)
+
+
+_ENTRIES = (
+    MethodSpec(
+        "bia", "BIA", "posterior inclusion probability by the Bayesian Ising Approximation (Fisher & Mehta)",
+        BIASelector,
+        params=(Param("family", "GLM family", "logistic", kind="choice", choices=("logistic", "linear", "poisson"),
+                      help="logistic for two classes, linear for real targets, poisson for counts"),
+                Param("lambda_ratio", "Λ/Λ* of the reported posteriors", 1.0, kind="float", min=0.05, max=100.0,
+                      help="below 1 the expansion behind the Ising model breaks down"),
+                Param("n_steps", "Path steps", 200, min=20, max=1000, help="step k is at Λ/Λ* = 20/k")),
+        needs=Needs(two_classes=True, non_constant=True, max_features=5000, tasks=ANY_TASK),
+        figures=select_figures.bia_figures),
+    MethodSpec(
+        "mi", "MI", "Naive Bayes mutual information I(X_i; Y) of each binary feature (Jaakkola Eq. 2)",
+        MutualInfoSelector,
+        params=(Param("alpha", "Test level (Bonferroni)", 0.01, kind="float", min=1e-6, max=0.5,
+                      help="features whose independence test rejects at this level are 'selected'"),),
+        needs=Needs(binary_features=True), figures=select_figures.mi_figures),
+    MethodSpec(
+        "mdl", "MDL", "Naive Bayes forward selection minimising the description length (Jaakkola Eq. 10-15)",
+        MDLSelector,
+        params=(Param("max_features", "Largest subset explored", 30, min=1, max=500),),
+        needs=Needs(binary_features=True), progress=True, figures=select_figures.mdl_figures),
+    MethodSpec(
+        "l1", "L1", "entry order along the L1-logistic regularisation path (Jaakkola Eq. 18-19)",
+        _l1,
+        params=(Param("n_Cs", "Values of C", 20, min=4, max=100),
+                Param("C_span", "C range (max / min)", 1000.0, kind="float", min=2.0, max=1e6),
+                Param("cv", "Cross-validation folds (0: none)", 0, min=0, max=10,
+                      help="0: the method's own selection is the model at the largest C; k >= 2: the C "
+                           "with the best k-fold accuracy (k+1 times the work)")),
+        progress=True, figures=select_figures.l1_figures),
+    MethodSpec(
+        "boosting", "Boosting", "total vote (alpha) of the AdaBoost decision stumps on each feature (Jaakkola Eq. 21-34)",
+        BoostingSelector,
+        params=(Param("n_estimators", "Boosting rounds", 50, min=1, max=1000),),
+        progress=True, figures=select_figures.boosting_figures),
+    MethodSpec(
+        "variance", "Variance", "variance of each feature, ignoring the labels (an unsupervised baseline)",
+        VarianceRankSelector, needs=Needs(tasks=ANY_TASK)),
+)
+
+METHODS: dict[str, MethodSpec] = {spec.key: spec for spec in _ENTRIES}
+
+
+def method_keys() -> list[str]:
+    return list(METHODS)
+
+
+def get_method(key: str) -> MethodSpec:
+    """The spec of ``key`` (a command-line name such as ``bia``), or a ValueError listing them."""
+    if key not in METHODS:
+        raise ValueError(f"Unknown method {key!r}. Known methods: {', '.join(METHODS)}")
+    return METHODS[key]
+
+
+def method_by_label(label: str) -> MethodSpec:
+    for spec in METHODS.values():
+        if spec.label == label:
+            return spec
+    raise ValueError(f"Unknown method label {label!r}")

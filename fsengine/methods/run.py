@@ -1,0 +1,79 @@
+"""Fit one registered method on a Dataset and report its result over the original features."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from ..data import Dataset
+from .adapt import Adapted, adapt
+from .registry import MethodSpec, get_method
+
+Progress = Callable[[float, str], None]
+
+
+@dataclass
+class MethodFit:
+    """One fitted method, its attributes mapped back to the dataset's ``p`` original features.
+
+    scores   (p,) float, higher = more relevant; NaN for features the method did not see
+             (left out by the adaptation, see ``notes``)
+    ranking  (p,) permutation, best first: the selector's ``ranking_``, then unseen features
+    support  (p,) bool, what the method itself selected
+    seconds  wall-clock time of ``fit`` (adaptation excluded)
+    notes    adaptations and warnings, one sentence each
+    trace, path   the selector's ``trace_`` and ``path_`` (None for non-path methods)
+    selector, data   the fitted selector and the data it saw
+    """
+
+    spec: MethodSpec
+    params: dict[str, Any]
+    scores: np.ndarray
+    ranking: np.ndarray
+    support: np.ndarray
+    seconds: float
+    notes: tuple[str, ...]
+    trace: pd.DataFrame
+    path: pd.DataFrame | None
+    selector: Any
+    data: Adapted
+
+
+def _warning_notes(caught, label: str) -> tuple[str, ...]:
+    messages = dict.fromkeys(f"{label}: {w.category.__name__}: {str(w.message).strip()}" for w in caught)
+    return tuple(messages)
+
+
+def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Dataset,
+               progress: Progress | None = None) -> MethodFit:
+    """Adapt ``ds`` to the method (:func:`fsengine.methods.adapt.adapt`), fit its selector and
+    expand the result to every original feature. ``progress(fraction, message)`` is passed to
+    selectors that report it; an exception raised by it aborts the fit (cancellation)."""
+    spec = get_method(method) if isinstance(method, str) else method
+    values = spec.resolve(params)
+    data = adapt(spec, ds)
+    selector = spec.make(**values)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        start = time.perf_counter()
+        if spec.progress and progress is not None:
+            selector.fit(data.ds.X, data.ds.y, progress=progress)
+        else:
+            selector.fit(data.ds.X, data.ds.y)
+        seconds = time.perf_counter() - start
+    p = ds.n_features
+    cols = data.columns
+    scores = np.full(p, np.nan)
+    scores[cols] = selector.scores_
+    unseen = np.setdiff1d(np.arange(p), cols)
+    ranking = np.concatenate([cols[selector.ranking_], unseen]).astype(np.intp)
+    support = np.zeros(p, dtype=bool)
+    support[cols] = selector.support_
+    return MethodFit(spec=spec, params=values, scores=scores, ranking=ranking, support=support, seconds=seconds,
+                     notes=data.notes + _warning_notes(caught, spec.label), trace=selector.trace_,
+                     path=getattr(selector, "path_", None), selector=selector, data=data)

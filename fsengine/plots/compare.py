@@ -1,0 +1,154 @@
+"""Figures of the method comparison: held-out accuracy against k, top-k overlap (Jaccard),
+selection stability (Kuncheva), ROC against a known truth, and relevance heatmaps per method.
+
+Pure builders: tables and arrays in (as :class:`fsengine.compare.ComparisonResult` returns them),
+``go.Figure`` out.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style
+
+BASELINE_COLOR = "#555555"
+
+
+def method_color(label: str, position: int = 0) -> str:
+    """The method's colour from ``METHOD_COLORS``, else one of the feature palette."""
+    return METHOD_COLORS.get(label, FEATURE_COLORS[position % len(FEATURE_COLORS)])
+
+
+def accuracy_curves(accuracy: pd.DataFrame, *, all_features: float, majority: float, random_label: str,
+                    k: int | None = None, title: str | None = None) -> go.Figure:
+    """Held-out accuracy of the downstream classifier on the first k features of each ranking.
+
+    ``accuracy`` has columns curve, k, accuracy; the ``random_label`` curve is drawn as a grey
+    dashed baseline, ``all_features`` and ``majority`` as horizontal lines, ``k`` as a dotted
+    vertical line.
+    """
+    fig = go.Figure()
+    curves = [c for c in dict.fromkeys(accuracy["curve"]) if c != random_label] + [random_label]
+    for i, curve in enumerate(curves):
+        part = accuracy[accuracy["curve"] == curve].sort_values("k")
+        if part.empty:
+            continue
+        baseline = curve == random_label
+        fig.add_trace(go.Scatter(
+            x=part["k"], y=part["accuracy"], mode="lines+markers", name=curve,
+            line=dict(color=BASELINE_COLOR if baseline else method_color(curve, i), width=1.5 if baseline else 2.5,
+                      dash="dash" if baseline else "solid"),
+            marker=dict(size=5 if baseline else 7),
+            hovertemplate=f"{curve}<br>k = %{{x}}<br>accuracy = %{{y:.3f}}<extra></extra>"))
+    fig.add_hline(y=all_features, line=dict(color=BASELINE_COLOR, dash="dot", width=1.5),
+                  annotation_text=f"all features {all_features:.3f}", annotation_position="bottom right")
+    fig.add_hline(y=majority, line=dict(color="#aaaaaa", dash="dot", width=1),
+                  annotation_text=f"majority class {majority:.3f}", annotation_position="top right")
+    if k is not None:
+        fig.add_vline(x=k, line=dict(color=HIGHLIGHT, dash="dot", width=1))
+    kmax = int(accuracy["k"].max())
+    fig.update_xaxes(title="number of features k (first k of each ranking)", type="log" if kmax > 20 else "linear")
+    fig.update_yaxes(title="held-out accuracy (logistic regression)")
+    return apply_style(fig, title=title or "Held-out accuracy against the number of selected features", height=440)
+
+
+def jaccard_heatmap(matrix: pd.DataFrame, k: int) -> go.Figure:
+    """Pairwise Jaccard overlap |A ∩ B| / |A ∪ B| of the methods' top-k sets (1 on the diagonal)."""
+    labels = [str(c) for c in matrix.columns]
+    z = matrix.to_numpy(dtype=np.float64)
+    fig = go.Figure(go.Heatmap(
+        z=z, x=labels, y=labels, zmin=0.0, zmax=1.0, colorscale="Blues", colorbar=dict(title="Jaccard"),
+        text=np.round(z, 2), texttemplate="%{text:.2f}",
+        hovertemplate="%{y} vs %{x}<br>Jaccard = %{z:.3f}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(type="category", side="bottom")
+    size = max(320, 60 * len(labels) + 140)
+    return apply_style(fig, title=f"Overlap of the top-{k} sets (Jaccard)", height=size)
+
+
+def stability_bars(stability: pd.DataFrame, k: int) -> go.Figure:
+    """Kuncheva stability of each method's top-k set over bootstrap resamples (0 = chance,
+    1 = identical every time). Hatched bars: some fit had tied scores at the cut."""
+    table = stability.dropna(subset=["kuncheva"])
+    labels = table["method"].tolist()
+    ties = table["ties_at_cut"].to_numpy()
+    fig = go.Figure(go.Bar(
+        x=labels, y=table["kuncheva"], marker_color=[method_color(m, i) for i, m in enumerate(labels)],
+        marker_pattern_shape=["/" if t else "" for t in ties],
+        text=[f"{v:.2f}" for v in table["kuncheva"]], textposition="outside",
+        customdata=np.stack([table["pairs"], ties, table["resamples"]], axis=1) if len(table) else None,
+        hovertemplate="%{x}<br>Kuncheva = %{y:.3f}<br>mean over %{customdata[0]} pairs of "
+                      "%{customdata[2]} resamples<br>fits with a tie at the cut: %{customdata[1]}<extra></extra>"))
+    fig.add_hline(y=0.0, line=dict(color=BASELINE_COLOR, dash="dot", width=1),
+                  annotation_text="chance", annotation_position="bottom right")
+    low = min(-0.1, float(table["kuncheva"].min()) - 0.1) if len(table) else -0.1
+    fig.update_yaxes(title="Kuncheva index (mean over pairs)", range=[low, 1.12])
+    fig.update_xaxes(type="category")
+    return apply_style(fig, title=f"Stability of the top-{k} set over bootstrap resamples", height=400)
+
+
+def roc_curves(roc: dict[str, tuple[np.ndarray, np.ndarray]], auc: pd.Series) -> go.Figure:
+    """ROC of each method's scores against the truly relevant features, AUC in the legend."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance (AUC 0.5)",
+                             line=dict(color="#aaaaaa", dash="dot"), hoverinfo="skip"))
+    for i, (label, (fpr, tpr)) in enumerate(roc.items()):
+        fig.add_trace(go.Scatter(
+            x=fpr, y=tpr, mode="lines", name=f"{label} (AUC {auc[label]:.3f})",
+            line=dict(color=method_color(label, i), width=2.5),
+            hovertemplate=f"{label}<br>false positive rate %{{x:.3f}}<br>true positive rate %{{y:.3f}}<extra></extra>"))
+    fig.update_xaxes(title="false positive rate (irrelevant features ranked above the cut)", range=[0, 1])
+    fig.update_yaxes(title="true positive rate (relevant features found)", range=[0, 1.02],
+                     scaleanchor="x", constrain="domain")
+    return apply_style(fig, title="Recovering the truly relevant features (ROC)", height=460)
+
+
+def normalised(scores: np.ndarray) -> np.ndarray:
+    """Scores mapped to [0, 1] by their finite min and max; non-finite scores become NaN."""
+    s = np.asarray(scores, dtype=np.float64)
+    out = np.full(s.shape, np.nan)
+    finite = np.isfinite(s)
+    if finite.any():
+        lo, hi = s[finite].min(), s[finite].max()
+        out[finite] = (s[finite] - lo) / (hi - lo) if hi > lo else 0.5
+    return out
+
+
+def relevance_grid(scores: dict[str, np.ndarray], image_shape: tuple[int, int], *,
+                   top: dict[str, np.ndarray] | None = None, columns: int = 4) -> go.Figure:
+    """One heatmap per method of its scores over the image (each scaled to [0, 1] by its own
+    range; blank: no score), with its top-k pixels marked by red squares."""
+    labels = list(scores)
+    n_cols = min(columns, len(labels))
+    n_rows = math.ceil(len(labels) / n_cols)
+    rows, cols = image_shape
+    fig = make_subplots(rows=n_rows, cols=n_cols, subplot_titles=labels, horizontal_spacing=0.03,
+                        vertical_spacing=0.08 if n_rows > 1 else 0.0)
+    for i, label in enumerate(labels):
+        r, c = divmod(i, n_cols)
+        fig.add_trace(go.Heatmap(
+            z=normalised(scores[label]).reshape(rows, cols), zmin=0.0, zmax=1.0, colorscale="Viridis",
+            showscale=i == 0, colorbar=dict(title="relative<br>score", len=0.8), name=label,
+            hovertemplate=f"{label}<br>pixel (%{{y}}, %{{x}})<br>relative score %{{z:.3f}}<extra></extra>"),
+            row=r + 1, col=c + 1)
+        if top is not None and label in top:
+            ty, tx = np.divmod(np.asarray(top[label], dtype=np.intp), cols)
+            fig.add_trace(go.Scatter(x=tx, y=ty, mode="markers", showlegend=False, name=f"{label} top-k",
+                                     marker=dict(symbol="square-open", color=HIGHLIGHT, size=6, line=dict(width=1.5)),
+                                     hovertemplate="top pixel (%{y}, %{x})<extra></extra>"),
+                          row=r + 1, col=c + 1)
+    for i in range(1, len(labels) + 1):
+        suffix = "" if i == 1 else str(i)
+        fig.update_layout({f"yaxis{suffix}": dict(scaleanchor=f"x{suffix}", autorange="reversed",
+                                                  showticklabels=False, showgrid=False, zeroline=False),
+                           f"xaxis{suffix}": dict(showticklabels=False, showgrid=False, zeroline=False,
+                                                  range=[-0.5, cols - 0.5])})
+    fig = apply_style(fig, title="Relevance per pixel (red squares: each method's top-k)",
+                      height=250 * n_rows + 90)
+    fig.update_layout(margin=dict(l=20, r=20, t=80, b=20))
+    return fig

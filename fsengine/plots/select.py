@@ -1,0 +1,102 @@
+"""Figures of one fitted selector, as ``fsengine select`` writes them.
+
+Generic figures work for every selector of the contract (scores and ranking); the per-method
+functions reuse the builders of the method's own page (``plots/bia.py``, ``plots/classic.py``).
+A per-method function has the signature ``figures(selector, names, image_shape)`` where
+``names`` are the names of the columns the selector was fitted on and ``image_shape`` is None
+unless those columns are the pixels of an image; it returns ``{file stem: figure}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .bia import path_figure
+from .classic import boosting_rounds, feature_image, l1_path, mdl_curve, mi_bars
+from .style import HIGHLIGHT, MUTED, apply_style
+
+#: path lines the BIA figure draws at most in a written HTML file
+MAX_PATH_LINES = 1500
+#: path steps the BIA figure keeps
+PATH_POINTS = 60
+
+
+def top_ranked(scores: np.ndarray, ranking: np.ndarray, support: np.ndarray, names: Sequence[str], *,
+               top: int = 30, method: str = "") -> go.Figure:
+    """The first ``top`` features of the ranking (best at the top) with their scores; features the
+    method itself selected in the highlight colour. Missing scores (NaN: the method did not see
+    the feature) are drawn as empty bars."""
+    order = np.asarray(ranking)[:top]
+    values = np.asarray(scores, dtype=np.float64)[order]
+    shown = np.where(np.isfinite(values), values, np.nan)
+    fig = go.Figure(go.Bar(
+        x=shown, y=[f"{i + 1}. {names[j]}" for i, j in enumerate(order)], orientation="h",
+        marker_color=[HIGHLIGHT if support[j] else MUTED for j in order], customdata=order,
+        hovertemplate="%{y} (feature %{customdata})<br>score = %{x:.4g}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", type="category", title=None)
+    fig.update_xaxes(title="score (higher = more relevant)")
+    return apply_style(fig, title=f"{method}: first {order.size} features of the ranking "
+                                  f"(red: selected by the method, {int(np.sum(support))} in all)".lstrip(": "),
+                       height=max(320, 20 * order.size + 100))
+
+
+def score_by_rank(scores: np.ndarray, ranking: np.ndarray, support: np.ndarray, *, method: str = "") -> go.Figure:
+    """Every feature's score against its rank position: where the scores fall off, and where the
+    method's own selection ends."""
+    ranking = np.asarray(ranking)
+    values = np.asarray(scores, dtype=np.float64)[ranking]
+    position = np.arange(1, ranking.size + 1)
+    chosen = np.asarray(support)[ranking]
+    fig = go.Figure()
+    fig.add_trace(go.Scattergl(x=position, y=values, mode="lines", name="score",
+                               line=dict(color="#1f77b4", width=2), customdata=ranking,
+                               hovertemplate="rank %{x} (feature %{customdata})<br>score = %{y:.4g}<extra></extra>"))
+    fig.add_trace(go.Scattergl(x=position[chosen], y=values[chosen], mode="markers", name="selected by the method",
+                               marker=dict(color=HIGHLIGHT, size=5), hoverinfo="skip"))
+    fig.update_xaxes(title="rank", type="log" if ranking.size > 200 else "linear")
+    fig.update_yaxes(title="score")
+    return apply_style(fig, title=f"{method}: score against rank".lstrip(": "), height=380)
+
+
+def score_image(scores: np.ndarray, image_shape: tuple[int, int], *, method: str = "") -> go.Figure:
+    """Scores of image pixels as an image (NaN pixels, never seen by the method, left blank)."""
+    return feature_image(np.asarray(scores, dtype=np.float64), image_shape,
+                         title=f"{method}: score per pixel".lstrip(": "), colorbar="score")
+
+
+def bia_figures(selector, names, image_shape) -> dict[str, go.Figure]:
+    """Fig. 2A of Fisher & Mehta: the posterior path (``plots.bia.path_figure``), thinned to at
+    most ``PATH_POINTS`` path steps spread evenly on the log axis so the file stays small."""
+    path = selector.path_
+    rows = np.unique(np.round(np.geomspace(1, len(path), min(PATH_POINTS, len(path)))).astype(int) - 1)
+    path = path.iloc[rows].copy()
+    path.columns = list(names)
+    return {"bia_path": path_figure(path, top_k=20, current_ratio=selector.lambda_ratio, image_shape=image_shape,
+                                    title="BIA: posterior path", max_lines=MAX_PATH_LINES)}
+
+
+def mi_figures(selector, names, image_shape) -> dict[str, go.Figure]:
+    """Mutual-information bars (``plots.classic.mi_bars``), significant features in red."""
+    return {"mi_bars": mi_bars(selector.scores_, list(names), top=30, selected=selector.support_)}
+
+
+def mdl_figures(selector, names, image_shape) -> dict[str, go.Figure]:
+    """The description-length curve with its minimum (``plots.classic.mdl_curve``)."""
+    return {"mdl_curve": mdl_curve(selector.trace_, selector.best_size_)}
+
+
+def l1_figures(selector, names, image_shape) -> dict[str, go.Figure]:
+    """The L1 path with the number of active features (``plots.classic.l1_path``)."""
+    order = [int(j) for j in selector.ranking_ if selector.scores_[j] > 0]
+    ylabel = "coefficient" if selector.coefs_.shape[1] == 1 else "norm of class coefficients"
+    return {"l1_path": l1_path(selector.path_, selector.trace_, order, list(names), ylabel=ylabel)}
+
+
+def boosting_figures(selector, names, image_shape) -> dict[str, go.Figure]:
+    """Loss and the stump feature of every round (``plots.classic.boosting_rounds``)."""
+    if not len(selector.trace_):
+        return {}
+    return {"boosting_rounds": boosting_rounds(selector.trace_, list(names))}
