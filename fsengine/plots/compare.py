@@ -50,9 +50,11 @@ def accuracy_curves(accuracy: pd.DataFrame, *, all_features: float, majority: fl
     fig.add_hline(y=majority, line=dict(color="#aaaaaa", dash="dot", width=1),
                   annotation_text=f"majority class {majority:.3f}", annotation_position="top right")
     if k is not None:
-        fig.add_vline(x=k, line=dict(color=HIGHLIGHT, dash="dot", width=1))
-    kmax = int(accuracy["k"].max())
-    fig.update_xaxes(title="number of features k (first k of each ranking)", type="log" if kmax > 20 else "linear")
+        fig.add_vline(x=k, line=dict(color=HIGHLIGHT, dash="dot", width=1),
+                      annotation_text=f"k = {k}", annotation_position="top left")
+    ks = np.sort(accuracy["k"].unique())
+    fig.update_xaxes(title="number of features k (first k of each ranking)",
+                     type="log" if ks.max() > 20 else "linear", tickmode="array", tickvals=ks.tolist())
     fig.update_yaxes(title="held-out accuracy (logistic regression)")
     return apply_style(fig, title=title or "Held-out accuracy against the number of selected features", height=440)
 
@@ -102,9 +104,8 @@ def roc_curves(roc: dict[str, tuple[np.ndarray, np.ndarray]], auc: pd.Series) ->
             x=fpr, y=tpr, mode="lines", name=f"{label} (AUC {auc[label]:.3f})",
             line=dict(color=method_color(label, i), width=2.5),
             hovertemplate=f"{label}<br>false positive rate %{{x:.3f}}<br>true positive rate %{{y:.3f}}<extra></extra>"))
-    fig.update_xaxes(title="false positive rate (irrelevant features ranked above the cut)", range=[0, 1])
-    fig.update_yaxes(title="true positive rate (relevant features found)", range=[0, 1.02],
-                     scaleanchor="x", constrain="domain")
+    fig.update_xaxes(title="false positive rate (irrelevant features ranked above the cut)", range=[-0.02, 1.02])
+    fig.update_yaxes(title="true positive rate (relevant features found)", range=[-0.02, 1.02])
     return apply_style(fig, title="Recovering the truly relevant features (ROC)", height=460)
 
 

@@ -11,10 +11,11 @@ import streamlit as st
 
 from .. import config
 from ..data import Dataset, dataset_specs, get_spec, load_dataset
-from ..data.registry import DatasetSpec, Param
+from ..data.registry import DatasetSpec
 from ..data.upload import TASKS, UploadError, dataset_from_table, read_table
 from .errors import user_errors
 from .shell import require_shell
+from .widgets import param_widget
 
 KEY = "dataset_key"
 PARAMS = "dataset_params"
@@ -50,27 +51,6 @@ def default_key() -> str:
         if k in keys:
             return k
     return keys[0]
-
-
-def _param_widget(spec: DatasetSpec, p: Param, container):
-    wkey = f"ds_{spec.key}_{p.name}"
-    if p.kind == "letters":
-        letters = list("ABCDEFGHIJ")
-        chosen = container.multiselect(p.label, letters, default=list(p.default), key=wkey, help=p.help)
-        return "".join(sorted(chosen, key=letters.index))
-    if p.kind == "choice":
-        return container.selectbox(p.label, p.choices, index=p.choices.index(p.default), key=wkey, help=p.help)
-    if p.kind == "bool":
-        return container.checkbox(p.label, value=p.default, key=wkey, help=p.help)
-    if p.kind == "float":
-        return container.number_input(p.label, value=float(p.default), key=wkey, help=p.help,
-                                      min_value=None if p.min is None else float(p.min),
-                                      max_value=None if p.max is None else float(p.max), format="%g")
-    if p.kind == "int":
-        return int(container.number_input(p.label, value=int(p.default), step=1, key=wkey, help=p.help,
-                                          min_value=None if p.min is None else int(p.min),
-                                          max_value=None if p.max is None else int(p.max)))
-    return container.text_input(p.label, value=str(p.default), key=wkey, help=p.help)
 
 
 def _upload_widgets(container) -> dict:
@@ -138,7 +118,7 @@ def dataset_picker(container=None) -> tuple[str, dict]:
     else:
         spec = get_spec(key)
         container.caption(spec.description)
-        params = {p.name: _param_widget(spec, p, container) for p in spec.params}
+        params = {p.name: param_widget(p, f"ds_{spec.key}_{p.name}", container) for p in spec.params}
     missing = [s for s in dataset_specs() if not s.available()]
     if missing:
         container.caption("Not found here: " + ", ".join(s.label for s in missing)

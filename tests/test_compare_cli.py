@@ -1,0 +1,93 @@
+"""``fsengine select`` and ``fsengine compare``: files written and readable, errors as one line."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fsengine.cli import main
+from tests.conftest import PROJECT_ROOT
+
+
+def test_select_writes_scores_ranking_trace_summary_and_figures(tmp_path, capsys):
+    assert main(["select", "--method", "mi", "--data", "digits", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "note: MI needs binary features: features binarised as x > 0.5." in out
+    scores = pd.read_csv(tmp_path / "scores.csv")
+    ranking = pd.read_csv(tmp_path / "ranking.csv")
+    assert len(scores) == 64 and ranking["rank"].tolist() == list(range(1, 65))
+    assert sorted(ranking["feature"]) == list(range(64))
+    # the ranking is the scores sorted (MI has no selection order of its own)
+    assert np.all(np.diff(ranking["score"].to_numpy()) <= 0)
+    assert scores.set_index("feature").loc[ranking["feature"], "rank"].tolist() == list(range(1, 65))
+    trace = pd.read_csv(tmp_path / "trace.csv")
+    assert {"feature", "mi", "p_value"} <= set(trace.columns)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["method"] == "mi" and summary["parameters"] == {"alpha": 0.01}
+    assert summary["selected_by_method"] == int(scores["selected"].sum())
+    assert summary["top"][0]["feature"] == ranking["feature"].iloc[0]
+    for name in ("top_ranked", "score_by_rank", "score_image", "mi_bars"):
+        html = (tmp_path / f"{name}.html").read_text()
+        assert '<script charset="utf-8" src="plotly.min.js"></script>' in html and len(html) < 100_000
+    assert (tmp_path / "plotly.min.js").stat().st_size > 1_000_000
+
+
+def test_select_path_method_writes_named_path(tmp_path):
+    args = ["select", "--method", "bia", "--data", "synthetic_glm:p=12,n=200", "--param", "n_steps=20",
+            "--out", str(tmp_path)]
+    assert main(args) == 0
+    path = pd.read_csv(tmp_path / "path.csv", index_col=0)
+    scores = pd.read_csv(tmp_path / "scores.csv")
+    assert path.shape == (20, 12) and list(path.columns) == scores["name"].tolist()
+    assert path.index.name == "lambda_ratio" and path.to_numpy().min() >= 0 and path.to_numpy().max() <= 1
+    assert scores["relevant"].sum() == 5 and (tmp_path / "bia_path.html").is_file()
+
+
+def test_compare_writes_tables_and_report(tmp_path, capsys):
+    args = ["compare", "--methods", "mi,variance", "--data", "synthetic_glm:p=20,n=200", "--bootstrap", "2",
+            "--max-k", "8", "--k", "3", "--param", "mi.alpha=0.05", "--out", str(tmp_path)]
+    assert main(args) == 0
+    summary = pd.read_csv(tmp_path / "summary.csv")
+    assert summary["method"].tolist() == ["MI", "Variance"] and summary["auc"].between(0, 1).all()
+    runtime = pd.read_csv(tmp_path / "runtime.csv")
+    assert runtime.loc[0, "parameters"] == "alpha=0.05"
+    jaccard = pd.read_csv(tmp_path / "jaccard.csv", index_col=0)
+    assert np.allclose(np.diag(jaccard.to_numpy()), 1.0)
+    assert pd.read_csv(tmp_path / "accuracy.csv")["k"].max() == 8
+    assert (tmp_path / "report.html").stat().st_size > 3_000_000
+    assert "MI" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["select", "--method", "lasso", "--data", "digits"], "Unknown method 'lasso'. Known methods: bia, mi"),
+    (["select", "--method", "bia", "--data", "digits", "--param", "n_steps=5"], "n_steps=5: must be at least 20"),
+    (["select", "--method", "mi", "--data", "nope"], "Unknown dataset 'nope'"),
+    (["select", "--method", "bia", "--data", "digits", "--classes", "3"], "--classes '3': give exactly two"),
+    (["compare", "--methods", "mi", "--data", "digits", "--param", "l1.n_Cs=4"], "method 'l1' is not among"),
+    (["compare", "--methods", "mi", "--data", "digits", "--k", "0"], "--k 0: choose k between 1 and 50"),
+    (["compare", "--methods", "mi", "--data", "synthetic_glm:family=linear"], "needs class labels"),
+])
+def test_user_mistakes_are_one_line_and_exit_2(argv, message, tmp_path, capsys):
+    assert main(argv + ["--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"fsengine {argv[0]}: error: ") and message in err[0]
+
+
+def test_module_entry_point_has_no_traceback():
+    proc = subprocess.run([sys.executable, "-m", "fsengine", "compare", "--methods", "mi,nope", "--data", "digits",
+                           "--out", "unused"], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "fsengine compare: error: Unknown method 'nope'. Known methods: bia, mi, mdl, l1, boosting, variance"]
+
+
+@pytest.mark.parametrize("command", ["select", "compare"])
+def test_help_lists_every_method_with_its_parameters(command, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main([command, "--help"])
+    assert stop.value.code == 0
+    text = capsys.readouterr().out
+    assert "bia: BIA" in text and "n_steps=200 (int [20..1000])" in text and "variance: Variance" in text

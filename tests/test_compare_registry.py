@@ -1,0 +1,112 @@
+"""The method registry and the adaptation of datasets to each method's needs."""
+
+import inspect
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from fsengine import selectors
+from fsengine.base import BaseFeatureSelector
+from fsengine.data import Dataset, Provenance, load_dataset
+from fsengine.methods.adapt import adapt, restrict_classes
+from fsengine.methods.registry import METHODS, MethodSpec, Needs, get_method
+from fsengine.methods.run import fit_method
+from fsengine.plots.style import METHOD_COLORS
+
+
+def _toy(X, y=None, task="classification", **kw) -> Dataset:
+    X = X if sp.issparse(X) else np.asarray(X, dtype=float)
+    n, p = X.shape
+    y = np.arange(n) % 2 if y is None else np.asarray(y)
+    return Dataset(X=X, y=y, feature_names=tuple(f"f{j}" for j in range(p)), provenance=Provenance("test"),
+                   name="toy", task=task, **kw)
+
+
+def test_every_exported_selector_is_registered():
+    registered = {type(spec.build()) for spec in METHODS.values()}
+    exported = {getattr(selectors, name) for name in selectors.__all__}
+    missing = [cls.__name__ for cls in exported
+               if inspect.isclass(cls) and issubclass(cls, BaseFeatureSelector) and cls is not BaseFeatureSelector
+               and cls not in registered]
+    assert not missing, f"add a MethodSpec to fsengine/methods/registry.py for: {', '.join(missing)}"
+
+
+@pytest.mark.parametrize("key", list(METHODS))
+def test_entry_defaults_build_the_selector_with_them(key):
+    spec = METHODS[key]
+    assert spec.label in METHOD_COLORS and spec.summary and get_method(key) is spec
+    selector = spec.build()
+    for p in spec.params:
+        p.check(p.default)
+        assert p.name in selector.get_params() or key == "l1"
+    assert spec.progress == ("progress" in inspect.signature(type(selector).fit).parameters)
+
+
+def test_params_parse_check_and_build():
+    bia = get_method("bia")
+    values = bia.parse(["n_steps=50", "family=linear", "lambda_ratio=2.5"])
+    assert values == {"family": "linear", "lambda_ratio": 2.5, "n_steps": 50}
+    assert bia.build(values).get_params()["n_steps"] == 50
+    for bad, message in ((["n_steps=5"], "at least 20"), (["family=gamma"], "choose one of"),
+                         (["lambda_ratio=x"], "expected float"), (["nope=1"], "has no parameter 'nope'"),
+                         (["n_steps"], "name=value")):
+        with pytest.raises(ValueError, match=message):
+            bia.parse(bad)
+    with pytest.raises(ValueError, match="Known methods: bia, mi"):
+        get_method("lasso")
+    # the L1 entry maps cv=0 to "no cross-validation"
+    assert get_method("l1").build({"cv": 0}).cv is None and get_method("l1").build({"cv": 3}).cv == 3
+
+
+def test_binarisation_is_announced_and_uses_the_shared_transform():
+    rng = np.random.default_rng(0)
+    ds = _toy(rng.uniform(size=(40, 5)))
+    adapted = adapt(get_method("mi"), ds)
+    np.testing.assert_array_equal(adapted.ds.X, (ds.X > 0.5).astype(float))
+    assert adapted.notes == ("MI needs binary features: features binarised as x > 0.5.",)
+    assert adapt(get_method("mi"), adapted.ds).notes == ()  # already binary: untouched, no note
+
+
+def test_constant_columns_are_left_out_and_get_no_score():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 6))
+    X[:, 2] = 3.0
+    y = (X[:, 0] + 0.3 * rng.normal(size=60) > 0).astype(int)
+    fit = fit_method("bia", {"n_steps": 20}, _toy(X, y))
+    assert np.isnan(fit.scores[2]) and np.isfinite(np.delete(fit.scores, 2)).all()
+    assert fit.ranking[-1] == 2 and sorted(fit.ranking) == list(range(6)) and not fit.support[2]
+    assert fit.ranking[0] == 0
+    assert "left out 1 constant feature(s) (f2)" in fit.notes[0]
+    np.testing.assert_array_equal(fit.data.columns, [0, 1, 3, 4, 5])
+
+
+def test_refusals_say_what_to_do():
+    with pytest.raises(ValueError, match="BIA handles at most 5,000 features; toy has 5,001"):
+        adapt(get_method("bia"), _toy(np.random.default_rng(0).normal(size=(10, 5001))))
+    with pytest.raises(ValueError, match="MI needs class labels; toy has a regression target"):
+        adapt(get_method("mi"), _toy(np.eye(4), y=np.linspace(0, 1, 4), task="regression"))
+    with pytest.raises(ValueError, match="BIA needs exactly two classes; toy has 3"):
+        adapt(get_method("bia"), _toy(np.eye(6), y=np.arange(6) % 3))
+
+
+def test_sparse_data_is_densified_for_methods_that_need_it():
+    dense_only = MethodSpec("dense", "Dense", "test", selectors.VarianceRankSelector, needs=Needs(sparse_ok=False))
+    X = sp.random(12, 4, density=0.5, format="csr", random_state=0)
+    adapted = adapt(dense_only, _toy(X))
+    assert isinstance(adapted.ds.X, np.ndarray) and np.allclose(adapted.ds.X, X.toarray())
+    assert adapted.notes == ("Dense needs dense data: the sparse matrix was converted.",)
+    assert adapt(get_method("mi"), _toy(X)).ds.X.format == "csr"  # sparse is fine for MI
+
+
+def test_restrict_classes_keeps_the_same_rows_for_all_methods():
+    digits = load_dataset("digits")
+    ds, notes = restrict_classes(digits, [get_method("mi"), get_method("bia")])
+    assert ds.classes.tolist() == [0, 1] and ds.n_samples == int(np.isin(digits.y, [0, 1]).sum())
+    assert notes == ("BIA needs exactly two classes: kept classes '0' and '1' of 10 "
+                     "(choose others with the class pair).",)
+    ds, notes = restrict_classes(digits, [get_method("mi")], ("3", "8"))
+    assert ds.target_names == ("3", "8") and notes == ("Kept classes '3' and '8' of 10.",)
+    assert restrict_classes(digits, [get_method("mi")]) == (digits, ())
+    with pytest.raises(ValueError, match="Class 'Z' is not in digits"):
+        restrict_classes(digits, [], ("3", "Z"))
