@@ -1,0 +1,1 @@
+"""The math of each source paper, one module each."""
