@@ -4,8 +4,12 @@ See :mod:`fsengine.base` for the contract (``scores_``, ``ranking_``, ``trace_``
 """
 
 from .base import BaseFeatureSelector, VarianceRankSelector
+from .methods.gain_selectors import CountCutoffSelector, IFSSelector, SGCSelector
 
 __all__ = [
     "BaseFeatureSelector",
+    "CountCutoffSelector",
+    "IFSSelector",
+    "SGCSelector",
     "VarianceRankSelector",
 ]
