@@ -76,7 +76,19 @@ class Comparison:
     selections: dict[str, SelectionResult]
     curves: pd.DataFrame          # method, n_features, precision, recall, f1, accuracy, seconds_fit
     all_features: dict            # scores of the model with every candidate pair
+    labels: tuple = ()            # class names indexed by class id
     settings: dict = field(default_factory=dict)
+
+    def selected_table(self, method: str) -> pd.DataFrame:
+        """The selected features of one method, stage by stage, with class names."""
+        t = self.selections[method].trace
+        names = np.asarray(self.labels if self.labels else [str(c) for c in range(t["class"].max() + 1)],
+                           dtype=object)
+        return pd.DataFrame({
+            "stage": t["stage"] + 1, "predicate": t["predicate_name"],
+            "class": names[t["class"].to_numpy().astype(int)] if len(t) else [],
+            "gain G": t["gain"], "alpha": t["alpha"], "gain computations": t["gain_computations"],
+            "seconds": t["seconds"]})
 
     def overlap(self) -> pd.DataFrame:
         """|A & B| / |A| for the selected pair sets of every two methods (common length)."""
@@ -147,7 +159,8 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
                                          "accuracy", "seconds_fit"])
     settings = dict(budget=budget, ifs_budget=ifs_budget or budget, lookahead=lookahead,
                     cutoff=cutoff, prior_variance=prior_variance, methods=list(methods))
-    return Comparison(ds.name, data.n, n_cand, selections, curves, all_scores, settings)
+    return Comparison(ds.name, data.n, n_cand, selections, curves, all_scores,
+                      tuple(ds.target_names), settings)
 
 
 def _pick(scores: dict) -> dict:
