@@ -108,11 +108,12 @@ def _select_kwargs(name: str, lookahead: int) -> dict:
 
 def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, lookahead: int = 500,
                    cutoff: int = 2, prior_variance: float = 1.0, ifs_budget: int | None = None,
-                   n_checkpoints: int = 8, with_all_features: bool = True,
+                   n_checkpoints: int = 8, extra_checkpoints=(), with_all_features: bool = True,
                    progress: Progress = _silent) -> Comparison:
     """Select up to ``budget`` pairs with each method (IFS: ``ifs_budget``, default ``budget``),
     then evaluate MAP models (Gaussian prior variance ``prior_variance``) on the first k pairs at
-    log-spaced k. ``progress(fraction, message)`` is called often (it may raise to abort)."""
+    log-spaced k (plus ``extra_checkpoints``, e.g. the paper's 1,160). ``progress(fraction,
+    message)`` is called often (it may raise to abort)."""
     unknown = [m for m in methods if m not in METHOD_NAMES]
     if unknown:
         raise ValueError(f"unknown method(s) {unknown}; choose from {', '.join(METHOD_NAMES)}")
@@ -139,7 +140,9 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
     for m in methods:
         sel = selections[m]
         prev_pairs, prev_w = 0, np.zeros(0)
-        for k in checkpoints(len(sel.trace), n_checkpoints):
+        n_sel = len(sel.trace)
+        ks = sorted(set(checkpoints(n_sel, n_checkpoints)) | {k for k in extra_checkpoints if k <= n_sel})
+        for k in ks:
             pred, cls = sel.selected_pairs(k)
             start = time.perf_counter()
             w0 = np.concatenate([prev_w, np.zeros(k - prev_pairs)])
@@ -148,7 +151,7 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
             rows.append({"method": m, "n_features": k, **_pick(scores),
                          "seconds_fit": time.perf_counter() - start})
             prev_pairs, prev_w = k, fit.model.weights
-            done += budgets[m] / n_checkpoints
+            done += budgets[m] / len(ks)
             progress(min(1.0, done / total_work), f"{m}: evaluated {k} features")
     all_scores = {}
     if with_all_features:
