@@ -7,7 +7,7 @@ from fsengine.data.registry import get_spec
 from fsengine.methods.gain_comparison import METHOD_NAMES, run_comparison
 from fsengine.plots import maxent as plots
 from fsengine.ui.errors import user_errors
-from fsengine.ui.picker import load_cached
+from fsengine.ui.picker import current_selection, load_cached
 
 st.title("SGC vs IFS")
 st.markdown(
@@ -20,8 +20,9 @@ st.markdown(
     "the top until a fresh gain stays on top; **SGC-LA** also recomputes the next L candidates."
 )
 st.latex(r"G_{S\cup f}(\alpha) = \alpha\,\tilde E[f] - \sum_x \tilde p(x)\,"
-         r"\log\frac{Z_S(x) - \mathrm{sum}_S(c\mid x) + e^{\alpha}\,\mathrm{sum}_S(c\mid x)}{Z_S(x)},"
-         r"\qquad \Delta L(S, f) = \max_\alpha G_{S\cup f}(\alpha)")
+         r"\log\frac{Z_S(x) - \mathrm{sum}_S(c\mid x) + e^{\alpha}\,\mathrm{sum}_S(c\mid x)}{Z_S(x)}")
+st.latex(r"\Delta L(S, f) = \max_\alpha G_{S\cup f}(\alpha) \quad\text{(1-D Newton, } |\alpha| \le 20"
+         r"\text{)},\qquad g(f, 0) = E_\delta(f)\Big[R \log\tfrac{R}{p_0} + (1 - R)\log\tfrac{1 - R}{1 - p_0}\Big]")
 st.caption("Look for: gains computed per stage (Fig. 3) two to three orders of magnitude lower for "
            "SGC; its time (Fig. 4) correspondingly lower; and test precision / F1 (Fig. 5) that "
            "hardly differs between IFS and SGC while the count cutoff needs many more features.")
@@ -35,10 +36,13 @@ TASKS = {
 available = {label: key for label, key in TASKS.items() if get_spec(key).available()}
 real = [label for label, key in available.items() if key != "planted_maxent"]
 
+picked = current_selection()[0]
+default_task = next((i for i, key in enumerate(available.values()) if key == picked), 0)
 with st.form("sgc_form"):
     cols = st.columns(3)
-    task = cols[0].selectbox("Task", list(available), key="sgc_task",
-                             help="Real CoNLL-2000 / treebank data when present, else only the planted task.")
+    task = cols[0].selectbox("Task", list(available), index=default_task, key="sgc_task",
+                             help="Real CoNLL-2000 / treebank data when present, else only the planted "
+                                  "task. Follows the sidebar dataset when that is one of these tasks.")
     budget = cols[1].slider("Feature budget", 10, 1000, 60, step=10, key="sgc_budget",
                             help="Number of (predicate, class) features each method selects.")
     lookahead = cols[2].slider("SGC look-ahead L", 0, 1000, 50, step=10, key="sgc_lookahead",
@@ -98,12 +102,13 @@ comp = store[run_key]
 traces = {m: sel.trace for m, sel in comp.selections.items()}
 
 cols = st.columns(4)
-cols[0].metric("Training tokens / rows", f"{comp.n_train:,}")
-cols[1].metric("Candidate features (cutoff 2)", f"{comp.n_candidates:,}")
+cols[0].metric("Training rows", f"{comp.n_train:,}", help="Tokens (sequence tasks) or instances.")
+cols[1].metric("Candidates", f"{comp.n_candidates:,}",
+               help="(predicate, class) pairs seen together at least twice.")
 if "IFS" in traces and "SGC" in traces and len(traces["SGC"]) > 1:
     k = min(len(traces["IFS"]), len(traces["SGC"]))
     ratio = traces["IFS"]["gain_computations"][:k].sum() / max(traces["SGC"]["gain_computations"][:k].sum(), 1)
-    cols[2].metric("IFS / SGC gain computations", f"{ratio:,.0f}x")
+    cols[2].metric("IFS / SGC gains computed", f"{ratio:,.0f}x")
     speed = traces["IFS"]["seconds"].iloc[k - 1] / max(traces["SGC"]["seconds"].iloc[k - 1], 1e-9)
     cols[3].metric("IFS / SGC time", f"{speed:,.1f}x")
 

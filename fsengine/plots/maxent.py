@@ -74,10 +74,13 @@ def scores_vs_features(curves: pd.DataFrame, all_features: dict | None = None,
                 legendgroup=m, line=dict(color=METHOD_COLORS.get(m), dash="solid" if metric == metrics[0] else "dot"),
                 hovertemplate="%{x} features<br>" + metric + " %{y:.2f}<extra>" + m + "</extra>"))
         if all_features:
-            fig.add_hline(y=all_features[metric], line=dict(color="#444", dash="dash" if metric == metrics[0] else "dot"),
-                          annotation_text=f"all {all_features.get('n_features', 0):,} features: {metric} "
-                                          f"{all_features[metric]:.2f}",
-                          annotation_position="bottom right")
+            fig.add_hline(y=all_features[metric], line=dict(color="#444", width=1,
+                                                            dash="dash" if metric == metrics[0] else "dot"))
+    if all_features:
+        text = " / ".join(f"{m} {all_features[m]:.2f}" for m in metrics)
+        fig.add_annotation(xref="paper", x=0.0, xanchor="left", y=max(all_features[m] for m in metrics),
+                           yanchor="bottom", showarrow=False, font=dict(size=11, color="#444"),
+                           text=f"all {all_features.get('n_features', 0):,} features: {text}")
     fig.update_xaxes(title="number of selected features", type="log")
     fig.update_yaxes(title="test score (%)")
     return apply_style(fig, title="Test precision / F1 vs number of features (Fig. 5)")
