@@ -105,7 +105,7 @@ def test_decoding_uses_predicted_previous_tags_like_the_reference():
 
 
 def test_real_conll2000_base_np_and_treebank_tasks():
-    ds = require_real(load_conll2000_maxent, task="np", n_sentences=300)
+    ds = require_real(load_conll2000_maxent, task="np", n_sentences=200)
     assert ds.target_names == ("B-NP", "I-NP", "O")
     assert ds.provenance.counts["test_sentences"] == 2012
     assert ds.X.shape[0] == ds.provenance.counts["rows"] and ds.X.nnz == 24 * ds.X.shape[0]
