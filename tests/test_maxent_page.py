@@ -55,3 +55,7 @@ def test_sgc_ifs_page_runs_and_figures_follow_the_controls():
     at.selectbox(key="sgc_table_method").set_value("Count cutoff").run()
     assert not at.exception
     assert at.dataframe[0].value["gain computations"].sum() == 0
+    # the stop control cancels the configured run; the page says so instead of computing
+    at.button(key="sgc_stop").click().run()
+    assert not at.exception
+    assert any("Stopped" in i.value for i in at.info) and not at.get("plotly_chart")
