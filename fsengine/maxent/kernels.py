@@ -56,7 +56,7 @@ def _fill_column(rows, vals, a, b, s, z, c, bp, brest, bx):
 
 
 #: numba fastmath flags for the reductions below: reassociation lets LLVM vectorise the sums
-#: (results stay deterministic for a given column, so identical columns still tie exactly)
+#: (results stay deterministic for a given column and starting point)
 _FAST = {"reassoc", "contract", "arcp", "nsz"}
 
 
