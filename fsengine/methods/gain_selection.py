@@ -289,6 +289,7 @@ def select_features(data: MaxentData, method: str = "sgc", *, cutoff: int = 1,
     if len(names) != data.n_predicates:
         raise ValueError(f"{len(names)} predicate names for {data.n_predicates} predicates")
 
+    _load_kernels()
     cand_pred, cand_cls = data.candidate_pairs(cutoff)
     n_cand = cand_pred.size
     cooc = data.cooccurrences()[cand_pred, cand_cls]
@@ -366,6 +367,21 @@ def select_features(data: MaxentData, method: str = "sgc", *, cutoff: int = 1,
     })
     trace = pd.DataFrame(rows, columns=TRACE_COLUMNS)
     return SelectionResult(method, candidates, trace, state, stopped)
+
+
+_KERNELS_LOADED = False
+
+
+def _load_kernels() -> None:
+    """Load (or compile) the numba kernels once per process, on a tiny problem, so that the
+    first selection's clock does not include seconds of loading machine code."""
+    global _KERNELS_LOADED
+    if _KERNELS_LOADED:
+        return
+    _KERNELS_LOADED = True
+    tiny = MaxentData(np.eye(4), np.array([0, 1, 0, 1]))
+    select_features(tiny, "ifs", n_features=2)
+    select_features(tiny, "sgc", n_features=2, lookahead=1)
 
 
 def _argbest(gain, idx):
