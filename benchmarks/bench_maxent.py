@@ -172,7 +172,7 @@ def main():
     j_sk, _ = J(sk.coef_.T[ap_, ac_])
     print(f"\n## MAP training vs scikit-learn ({sd.n:,} tokens x {P:,} predicates x {Y} classes = "
           f"{P * Y:,} weights, C = sigma^2 = {C})\n")
-    print("| solver | seconds | iterations | objective J | ratio |\n|---|---|---|---|---|")
+    print("| solver | seconds | iterations | objective J | time relative to fsengine |\n|---|---|---|---|---|")
     print(f"| fsengine fit_map (L-BFGS, numba gradient) | {t_ours:.2f} | {fit.n_iter} | "
           f"{fit.objective:.4f} | 1x |")
     print(f"| sklearn LogisticRegression(lbfgs) | {t_sk:.2f} | {int(np.max(sk.n_iter_))} | "
