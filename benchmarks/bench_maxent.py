@@ -77,51 +77,45 @@ def _time(fn, repeat=3):
     return best, out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
-    n_feat = 100 if args.quick else 1000
-    ifs_stages_timed = 5 if args.quick else 20
+def _cpu_time(fn):
+    """(wall seconds, CPU seconds of this process, result): CPU time is robust to other jobs."""
+    w, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return time.perf_counter() - w, time.process_time() - c, out
 
-    t0 = time.perf_counter()
-    ds = load_conll2000_maxent(task="np")
-    data = MaxentData(ds.X, ds.y)
-    pred, cls = data.candidate_pairs(2)
-    incid = data.predicate_frequency()[pred]
-    print(f"# data: {data.n:,} training tokens, {data.n_predicates:,} predicates, {pred.size:,} "
-          f"candidates (cutoff 2), {int(incid.sum()):,} incidences; load {time.perf_counter() - t0:.1f} s")
-    select_features(data, "ifs", cutoff=2, n_features=2)  # compile everything once
-    select_features(data, "sgc", cutoff=2, n_features=2, lookahead=2)
 
-    # --- IFS seconds per stage vs the memory-bound estimate
-    ifs_short = select_features(data, "ifs", cutoff=2, n_features=ifs_stages_timed)
+def bench_ifs_stage(data, pred, cls, incid, stages):
+    """IFS seconds per stage next to one gather pass over every incidence; returns the IFS run."""
+    ifs_short = select_features(data, "ifs", cutoff=2, n_features=stages)
     per_stage = np.diff(ifs_short.trace["seconds"].to_numpy()).mean()
     state = ifs_short.state
     t_gather, _ = _time(lambda: _gather_pass(pred, cls, data.col_ptr, data.col_rows, state.sum, state.z))
-    per_incidence = t_gather / incid.sum()
-    warm_all = ifs_short.candidates["alpha"].to_numpy()
-    passes = state.gains(pred[:20000], cls[:20000], alpha0=warm_all[:20000], tol=1e-6).passes / 20000
+    warm = ifs_short.candidates["alpha"].to_numpy()
+    passes = state.gains(pred[:20000], cls[:20000], alpha0=warm[:20000], tol=1e-6).passes / 20000
     print("\n## IFS stage cost (full candidate space)\n")
     print("| quantity | value |\n|---|---|")
-    print(f"| seconds per IFS stage (mean of stages 2-{ifs_stages_timed}) | {per_stage:.3f} |")
+    print(f"| seconds per IFS stage (mean of stages 2-{stages}) | {per_stage:.3f} |")
     print(f"| incidences touched per stage | {int(incid.sum()):,} |")
-    print(f"| measured seconds per gather (one pass) | {per_incidence * 1e9:.2f} ns |")
+    print(f"| measured seconds per gather (one pass) | {t_gather / incid.sum() * 1e9:.2f} ns |")
     print(f"| memory-bound estimate: one gather pass per stage | {t_gather:.3f} s |")
     print(f"| passes over a column per gain computation (gather + fused Newton passes, warm start) "
           f"| {passes:.2f} |")
+    return ifs_short
 
-    # --- SGC / SGC-LA vs IFS at n_feat features
+
+def bench_sgc_vs_ifs(ds, data, n_feat):
+    """SGC and SGC look-ahead 500 against IFS at n_feat features: cost, gain, test scores, overlap."""
     runs = {}
     for name, kw in (("SGC", {"method": "sgc"}), ("SGC-LA 500", {"method": "sgc", "lookahead": 500}),
                      ("IFS", {"method": "ifs"})):
         runs[name] = select_features(data, cutoff=2, n_features=n_feat, **kw)
-    f1 = {}
+    scores = {}
     for name, res in runs.items():
         p_, c_ = res.selected_pairs()
-        fit = fit_map(data, p_, c_, prior_variance=1.0, tol=FIT_TOL * data.n)
-        f1[name] = evaluate(ds, fit.model)
+        scores[name] = evaluate(ds, fit_map(data, p_, c_, prior_variance=1.0, tol=FIT_TOL * data.n).model)
     ifs = runs["IFS"]
+    ifs_comp = ifs.trace["gain_computations"].iloc[1:].sum()
+    ifs_sec = ifs.trace["seconds"].iloc[-1] - ifs.trace["seconds"].iloc[0]
     print(f"\n## SGC vs IFS at {n_feat} features (Base-NP)\n")
     print("| method | seconds | gain computations / stage (after stage 0) | IFS/method computations | "
           "IFS/method time | summed gain G (nats/token) | vs IFS | test P / R / F1 | overlap with IFS |")
@@ -130,11 +124,9 @@ def main():
         tr = res.trace
         comp = tr["gain_computations"].iloc[1:].sum()
         sec = tr["seconds"].iloc[-1] - tr["seconds"].iloc[0]
-        ifs_comp = ifs.trace["gain_computations"].iloc[1:].sum()
-        ifs_sec = ifs.trace["seconds"].iloc[-1] - ifs.trace["seconds"].iloc[0]
         gsum, ifs_gsum = tr["gain"].sum(), ifs.trace["gain"].sum()
         overlap = len(set(res.selected) & set(ifs.selected)) / n_feat
-        s = f1[name]
+        s = scores[name]
         print(f"| {name} | {tr['seconds'].iloc[-1]:.2f} | {comp / (len(tr) - 1):,.1f} | "
               f"{ifs_comp / comp:,.0f}x | {ifs_sec / sec:,.0f}x | {gsum:.4f} | "
               f"{100 * (gsum / ifs_gsum - 1):+.2f}% | {s['precision']:.2f} / {s['recall']:.2f} / "
@@ -142,11 +134,14 @@ def main():
     print("\n(seconds include the closed-form stage 0; ratios exclude it, as the paper excludes the "
           "common part.)")
 
-    # --- numba gain kernel vs numpy reference
+
+def bench_kernel(pred, cls, incid, ifs_short):
+    """numba gain kernel against the plain numpy reference on the same state and warm starts."""
+    state = ifs_short.state
     sub = slice(0, 30000)
     warm = ifs_short.candidates["alpha"].to_numpy()[sub]
     t_numba, res_nb = _time(lambda: state.gains(pred[sub], cls[sub], alpha0=warm, tol=1e-6))
-    t_numpy, (a_np, g_np) = _time(lambda: numpy_gains(state, pred[sub], cls[sub], warm), repeat=1)
+    t_numpy, (_, g_np) = _time(lambda: numpy_gains(state, pred[sub], cls[sub], warm), repeat=1)
     err = np.max(np.abs(g_np - res_nb.gain) / np.maximum(1.0, np.abs(res_nb.gain)))
     print(f"\n## Gain kernel: numba vs numpy ({pred[sub].size:,} candidates, "
           f"{int(incid[sub].sum()):,} incidences)\n")
@@ -155,8 +150,9 @@ def main():
     print(f"| numpy bracketed Newton (same warm start, reduceat) | {t_numpy:.3f} | {t_numpy / t_numba:.1f}x |")
     print(f"\nmax relative gain difference: {err:.1e}")
 
-    # --- MAP training vs scikit-learn (same objective: every predicate x class pair)
-    n_sent = 300 if args.quick else 1500
+
+def bench_map(n_sent):
+    """fit_map against scikit-learn on the same objective (every predicate x class pair)."""
     small = load_conll2000_maxent(task="np", n_sentences=n_sent, cutoff=2)
     sd = MaxentData(small.X, small.y)
     P, Y = sd.n_predicates, sd.n_classes
@@ -164,19 +160,48 @@ def main():
     C = 1.0
     # sklearn's lbfgs stops at max|grad| <= tol of the *mean* loss scaled by 1/C; ours is the sum:
     # the same stopping rule is tol * n * C on our scale
-    t_ours, fit = _time(lambda: fit_map(sd, ap_, ac_, prior_variance=C, tol=1e-6 * sd.n * C),
-                        repeat=1)
+    fit_map(sd, ap_[:Y], ac_[:Y], prior_variance=C)  # load the kernel
+    w_ours, c_ours, fit = _cpu_time(lambda: fit_map(sd, ap_, ac_, prior_variance=C, tol=1e-6 * sd.n * C))
     sk = LogisticRegression(C=C, fit_intercept=False, tol=1e-6, max_iter=5000)
-    t_sk, _ = _time(lambda: sk.fit(small.X, small.y), repeat=1)
+    w_sk, c_sk, _ = _cpu_time(lambda: sk.fit(small.X, small.y))
     J = MapObjective(sd, ap_, ac_, prior_variance=C)
     j_sk, _ = J(sk.coef_.T[ap_, ac_])
     print(f"\n## MAP training vs scikit-learn ({sd.n:,} tokens x {P:,} predicates x {Y} classes = "
           f"{P * Y:,} weights, C = sigma^2 = {C})\n")
-    print("| solver | seconds | iterations | objective J | time relative to fsengine |\n|---|---|---|---|---|")
-    print(f"| fsengine fit_map (L-BFGS, numba gradient) | {t_ours:.2f} | {fit.n_iter} | "
+    print("| solver | wall s | CPU s | iterations | objective J | CPU time relative to fsengine |")
+    print("|---|---|---|---|---|---|")
+    print(f"| fsengine fit_map (L-BFGS, numba gradient) | {w_ours:.2f} | {c_ours:.2f} | {fit.n_iter} | "
           f"{fit.objective:.4f} | 1x |")
-    print(f"| sklearn LogisticRegression(lbfgs) | {t_sk:.2f} | {int(np.max(sk.n_iter_))} | "
-          f"{j_sk:.4f} | {t_sk / t_ours:.1f}x |")
+    print(f"| sklearn LogisticRegression(lbfgs) | {w_sk:.2f} | {c_sk:.2f} | {int(np.max(sk.n_iter_))} | "
+          f"{j_sk:.4f} | {c_sk / c_ours:.1f}x |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--sections", default="ifs,sgc,kernel,map",
+                    help="comma-separated subset of: ifs, sgc, kernel, map")
+    args = ap.parse_args()
+    sections = set(args.sections.split(","))
+    n_feat = 100 if args.quick else 1000
+    if sections & {"ifs", "sgc", "kernel"}:
+        t0 = time.perf_counter()
+        ds = load_conll2000_maxent(task="np")
+        data = MaxentData(ds.X, ds.y)
+        pred, cls = data.candidate_pairs(2)
+        incid = data.predicate_frequency()[pred]
+        print(f"# data: {data.n:,} training tokens, {data.n_predicates:,} predicates, {pred.size:,} "
+              f"candidates (cutoff 2), {int(incid.sum()):,} incidences; load {time.perf_counter() - t0:.1f} s")
+        select_features(data, "ifs", cutoff=2, n_features=2)  # load the kernels once
+        select_features(data, "sgc", cutoff=2, n_features=2, lookahead=2)
+        if sections & {"ifs", "kernel"}:
+            ifs_short = bench_ifs_stage(data, pred, cls, incid, 5 if args.quick else 20)
+        if "sgc" in sections:
+            bench_sgc_vs_ifs(ds, data, n_feat)
+        if "kernel" in sections:
+            bench_kernel(pred, cls, incid, ifs_short)
+    if "map" in sections:
+        bench_map(300 if args.quick else 1500)
 
 
 if __name__ == "__main__":

@@ -93,7 +93,7 @@ def fit_map(data: MaxentData, predicates, classes, *, prior_variance=1.0, w0=Non
     res = minimize(objective, x0, jac=True, method="L-BFGS-B",
                    options={"maxiter": int(max_iter), "gtol": float(tol),
                             "ftol": 64 * np.finfo(float).eps,
-                            "maxcor": 20, "maxls": 50})
+                            "maxcor": 10, "maxls": 50})
     w = res.x
     # L-BFGS-B reports ABNORMAL when the line search stalls at machine precision; that is
     # convergence when the gradient is already negligible relative to J.
