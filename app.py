@@ -11,6 +11,7 @@ PAGES = [
     st.Page("pages/data.py", title="Data", icon=":material/table_chart:"),
     st.Page("pages/bia.py", title="BIA: Lambda paths", icon=":material/timeline:"),
     st.Page("pages/classic.py", title="Classic criteria", icon=":material/leaderboard:"),
+    st.Page("pages/sgc_ifs.py", title="SGC vs IFS", icon=":material/speed:"),
     st.Page("pages/compare.py", title="Compare methods", icon=":material/compare_arrows:"),
 ]
 

@@ -6,10 +6,14 @@ See :mod:`fsengine.base` for the contract (``scores_``, ``ranking_``, ``trace_``
 from .base import BaseFeatureSelector, VarianceRankSelector
 from .methods.bia_selector import BIASelector
 from .methods.classic import BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector
+from .methods.gain_selectors import CountCutoffSelector, IFSSelector, SGCSelector
 
 __all__ = [
     "BIASelector",
     "BaseFeatureSelector",
+    "CountCutoffSelector",
+    "IFSSelector",
+    "SGCSelector",
     "VarianceRankSelector",
     "MutualInfoSelector", "MDLSelector", "L1PathSelector", "BoostingSelector",
 ]

@@ -1,0 +1,35 @@
+"""The shared sparse conditional-maxent core (Zhou et al. 2003; Daume III 2004; Goodman 2002).
+
+Building blocks, each usable on its own:
+
+``MaxentData(X, y)``          instance-by-predicate matrix (CSR + CSC) and class indices 0..Y-1;
+                              ``feature_sums()`` (empirical counts), ``cooccurrences()``,
+                              ``candidate_pairs(cutoff)``.
+``MaxentState``               Goodman's un-normalised ``sum[i, y]`` / ``z[i]``: ``uniform(data)``,
+                              ``from_weights(data, pred, cls, w)``, ``gains(pred, cls,
+                              prior_precision=, alpha0=)`` -> ``GainResult(alpha, gain, curvature,
+                              passes)``, ``gain_at(...)``, ``add(pred, cls, alpha)``, ``proba()``,
+                              ``predict()``, ``log_likelihood()``, ``model()``.
+``fit_map(data, pred, cls, prior_variance=, w0=)``  MAP weights by L-BFGS (Eq. 2 of ``train``) ->
+                              ``MapFit(model, objective, log_likelihood, ...)``.
+``MaxentModel``               arbitrary (predicate, class) features and weights: ``scores``,
+                              ``predict_proba``, ``predict``, ``log_likelihood`` on new X.
+``stage0_gains(data, pred, cls)``  closed-form gains on the uniform model (Zhou et al. Section 3).
+``chunk_scores``, ``chunk_spans``, ``accuracy``  evaluation (conlleval semantics).
+
+Gains are on the *total* log-likelihood scale; Zhou et al.'s per-instance G(alpha) is gain / N.
+"""
+
+from .data import MaxentData
+from .gains import stage0_gains
+from .kernels import ALPHA_CAP
+from .metrics import ChunkScores, accuracy, chunk_scores, chunk_spans
+from .model import MaxentModel
+from .state import GainResult, MaxentState
+from .train import MapFit, MapObjective, fit_map
+
+__all__ = [
+    "ALPHA_CAP", "ChunkScores", "GainResult", "MapFit", "MapObjective", "MaxentData",
+    "MaxentModel", "MaxentState", "accuracy", "chunk_scores", "chunk_spans", "fit_map",
+    "stage0_gains",
+]
