@@ -15,7 +15,8 @@ from typing import Any, Callable
 from ..base import BaseFeatureSelector, VarianceRankSelector
 from ..data.registry import Param
 from ..plots import select as select_figures
-from ..selectors import BIASelector, BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector
+from ..selectors import (BIASelector, BoostingSelector, CountCutoffSelector, IFSSelector, L1PathSelector,
+                         MDLSelector, MutualInfoSelector, SGCSelector)
 
 CLASSIFICATION = ("classification",)
 ANY_TASK = ("classification", "regression")
@@ -108,6 +109,13 @@ class MethodSpec:
         return self.make(**self.resolve(params))
 
 
+#: parameters shared by the maxent gain selectors (IFS, SGC, count cutoff)
+_PAIRS = Param("n_features_to_select", "(feature, class) pairs to select", 50, min=1, max=5000,
+               help="maxent features are (feature, class) pairs; a feature may be chosen with several classes")
+_CUTOFF = Param("cutoff", "Count cutoff", 1, min=1, max=1000,
+                help="candidate pairs must occur together at least this often")
+
+
 def _l1(n_Cs: int, C_span: float, cv: int) -> L1PathSelector:
     return L1PathSelector(n_Cs=n_Cs, C_span=C_span, cv=cv or None)
 
@@ -148,6 +156,22 @@ _ENTRIES = (
         BoostingSelector,
         params=(Param("n_estimators", "Boosting rounds", 50, min=1, max=1000),),
         progress=True, figures=select_figures.boosting_figures),
+    MethodSpec(
+        "ifs", "IFS", "log-likelihood gain of the best (feature, class) pair of a conditional maxent model, "
+        "every gain recomputed each stage (Berger et al.; Zhou et al. Fig. 1)",
+        IFSSelector, params=(_PAIRS, _CUTOFF), figures=select_figures.gain_figures("IFS")),
+    MethodSpec(
+        "sgc", "SGC", "the same gains as IFS, recomputed selectively from a heap of stale gains "
+        "(Zhou et al. Fig. 2)",
+        SGCSelector,
+        params=(_PAIRS, _CUTOFF,
+                Param("lookahead", "Look-ahead L", 0, min=0, max=5000,
+                      help="also recompute the next L candidates each stage (SGC-LA; the paper uses 500)")),
+        figures=select_figures.gain_figures("SGC")),
+    MethodSpec(
+        "count", "Count cutoff", "how often the feature fires together with a class, for its most frequent "
+        "(feature, class) pair (the count-cutoff baseline of Zhou et al. Fig. 5; binary predicates)",
+        CountCutoffSelector, params=(_PAIRS, _CUTOFF), needs=Needs(binary_features=True)),
     MethodSpec(
         "variance", "Variance", "variance of each feature, ignoring the labels (an unsupervised baseline)",
         VarianceRankSelector, needs=Needs(tasks=ANY_TASK)),

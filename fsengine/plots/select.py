@@ -1,7 +1,7 @@
 """Figures of one fitted selector, as ``fsengine select`` writes them.
 
 Generic figures work for every selector of the contract (scores and ranking); the per-method
-functions reuse the builders of the method's own page (``plots/bia.py``, ``plots/classic.py``).
+functions reuse the builders of the method's own page (``plots/bia.py``, ``plots/classic.py``, ``plots/maxent.py``).
 A per-method function has the signature ``figures(selector, names, image_shape)`` where
 ``names`` are the names of the columns the selector was fitted on and ``image_shape`` is None
 unless those columns are the pixels of an image; it returns ``{file stem: figure}``.
@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 from .bia import path_figure
 from .classic import boosting_rounds, feature_image, l1_path, mdl_curve, mi_bars
+from .maxent import gain_computations, gain_per_stage
 from .style import HIGHLIGHT, MUTED, apply_style
 
 #: path lines the BIA figure draws at most in a written HTML file
@@ -100,3 +101,16 @@ def boosting_figures(selector, names, image_shape) -> dict[str, go.Figure]:
     if not len(selector.trace_):
         return {}
     return {"boosting_rounds": boosting_rounds(selector.trace_, list(names))}
+
+
+def gain_figures(label: str):
+    """Figures of a maxent gain selector labelled ``label`` (``plots.maxent``): the gain of the
+    pair selected at each stage and the gain computations per stage (Zhou et al. Fig. 3)."""
+
+    def figures(selector, names, image_shape) -> dict[str, go.Figure]:
+        traces = {label: selector.trace_}
+        if not len(selector.trace_):
+            return {}
+        return {"gain_per_stage": gain_per_stage(traces), "gain_computations": gain_computations(traces)}
+
+    return figures
