@@ -46,15 +46,18 @@ def accuracy_curves(accuracy: pd.DataFrame, *, all_features: float, majority: fl
             marker=dict(size=5 if baseline else 7),
             hovertemplate=f"{curve}<br>k = %{{x}}<br>accuracy = %{{y:.3f}}<extra></extra>"))
     fig.add_hline(y=all_features, line=dict(color=BASELINE_COLOR, dash="dot", width=1.5),
-                  annotation_text=f"all features {all_features:.3f}", annotation_position="bottom right")
+                  annotation_text=f"all features {all_features:.3f}", annotation_position="top left")
     fig.add_hline(y=majority, line=dict(color="#aaaaaa", dash="dot", width=1),
                   annotation_text=f"majority class {majority:.3f}", annotation_position="top right")
-    if k is not None:
-        fig.add_vline(x=k, line=dict(color=HIGHLIGHT, dash="dot", width=1),
-                      annotation_text=f"k = {k}", annotation_position="top left")
     ks = np.sort(accuracy["k"].unique())
+    log_axis = bool(ks.max() > 20)
+    if k is not None:
+        fig.add_vline(x=k, line=dict(color=HIGHLIGHT, dash="dot", width=1))
+        # annotations on a log axis take log10 coordinates (shapes take data coordinates)
+        fig.add_annotation(x=float(np.log10(k)) if log_axis else k, y=1.0, yref="paper", text=f"k = {k}",
+                           showarrow=False, xanchor="left", yanchor="bottom", font=dict(color=HIGHLIGHT))
     fig.update_xaxes(title="number of features k (first k of each ranking)",
-                     type="log" if ks.max() > 20 else "linear", tickmode="array", tickvals=ks.tolist())
+                     type="log" if log_axis else "linear", tickmode="array", tickvals=ks.tolist())
     fig.update_yaxes(title="held-out accuracy (logistic regression)")
     return apply_style(fig, title=title or "Held-out accuracy against the number of selected features", height=440)
 
