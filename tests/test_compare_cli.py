@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from fsengine.cli import main
+from fsengine.methods.registry import method_keys
 from tests.conftest import PROJECT_ROOT
 
 
@@ -81,7 +82,7 @@ def test_module_entry_point_has_no_traceback():
                            "--out", "unused"], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [
-        "fsengine compare: error: Unknown method 'nope'. Known methods: bia, mi, mdl, l1, boosting, variance"]
+        f"fsengine compare: error: Unknown method 'nope'. Known methods: {', '.join(method_keys())}"]
 
 
 @pytest.mark.parametrize("command", ["select", "compare"])
