@@ -4,8 +4,10 @@ See :mod:`fsengine.base` for the contract (``scores_``, ``ranking_``, ``trace_``
 """
 
 from .base import BaseFeatureSelector, VarianceRankSelector
+from .methods.bayes_factor_selector import BayesFactorSelector
 
 __all__ = [
     "BaseFeatureSelector",
+    "BayesFactorSelector",
     "VarianceRankSelector",
 ]
