@@ -5,9 +5,13 @@ See :mod:`fsengine.base` for the contract (``scores_``, ``ranking_``, ``trace_``
 
 from .base import BaseFeatureSelector, VarianceRankSelector
 from .methods.bayes_factor_selector import BayesFactorSelector
+from .methods.gain_selectors import CountCutoffSelector, IFSSelector, SGCSelector
 
 __all__ = [
     "BaseFeatureSelector",
     "BayesFactorSelector",
+    "CountCutoffSelector",
+    "IFSSelector",
+    "SGCSelector",
     "VarianceRankSelector",
 ]

@@ -34,64 +34,100 @@ from numba import njit
 ALPHA_CAP = 20.0
 
 
+#: floor on p_i = p(c | x_i) in the gain kernels (a class probability that underflowed to 0)
+P_FLOOR = 1e-300
+
+
 @njit(cache=True)
 def _fill_column(rows, vals, a, b, s, z, c, bp, brest, bx):
-    """Gather p_i, 1 - p_i and x_i of the column's instances into contiguous buffers.
-
-    1 - p_i is taken as (z_i - s_ic) / z_i; rows are renormalised after every update
-    (see :func:`apply_feature`), so z_i is the exact row sum.
+    """Gather p_i, 1 - p_i and x_i of the column's instances into contiguous buffers (one
+    division per incidence). Rows are renormalised after every update (see
+    :func:`apply_feature`), so z_i is the exact row sum and 1 - p_i is exact by Sterbenz's lemma
+    when p_i > 1/2.
     """
     m = b - a
     for k in range(m):
         i = rows[a + k]
-        zi = z[i]
-        si = s[i, c]
-        bp[k] = si / zi
-        rest = (zi - si) / zi
-        brest[k] = rest if rest > 0.0 else 0.0
+        p = max(s[i, c] / z[i], P_FLOOR)
+        bp[k] = p
+        brest[k] = max(1.0 - p, 0.0)
         bx[k] = vals[a + k]
     return m
 
 
-@njit(cache=True)
+#: numba fastmath flags for the reductions below: reassociation lets LLVM vectorise the sums
+#: (results stay deterministic for a given column, so identical columns still tie exactly)
+_FAST = {"reassoc", "contract", "arcp", "nsz"}
+
+
+@njit(cache=True, fastmath=_FAST)
 def _derivs(alpha, m, bp, brest, bx, binary, count, prec):
     """h'(alpha) and h''(alpha) of Eq. (1) over the buffered column.
 
-    q_i = 1 / (1 + r_i exp(-alpha x_i)) with r_i = (1 - p_i) / p_i: one division per incidence
-    for binary features (exp(-alpha) computed once), no overflow for any alpha.
+    q_i = p_i e^{alpha x_i} / (1 - p_i + p_i e^{alpha x_i}); binary features: t = e^alpha once,
+    one division per incidence. Real values: the form without overflow is chosen by sign.
     """
     d1 = count - prec * alpha
     d2 = -prec
-    u = math.exp(-alpha)
-    for k in range(m):
-        p = bp[k]
-        r = brest[k] / p
-        if binary:
-            q = 1.0 / (1.0 + r * u)
-            d1 -= q
-            d2 -= q * (1.0 - q)
-        else:
+    if binary:
+        t = math.exp(alpha)
+        sq = 0.0
+        sqq = 0.0
+        for k in range(m):
+            tp = t * bp[k]
+            q = tp / (brest[k] + tp)
+            sq += q
+            sqq += q * q
+        d1 -= sq
+        d2 -= sq - sqq
+    else:
+        for k in range(m):
             x = bx[k]
-            q = 1.0 / (1.0 + r * math.exp(-alpha * x))
+            ax = alpha * x
+            if ax > 0.0:
+                q = bp[k] / (bp[k] + brest[k] * math.exp(-ax))
+            else:
+                e = bp[k] * math.exp(ax)
+                q = e / (brest[k] + e)
             d1 -= x * q
             d2 -= x * x * q * (1.0 - q)
     return d1, d2
 
 
-@njit(cache=True)
+#: terms multiplied before one log is taken in :func:`_value` (each term lies in
+#: [e^-cap, e^cap] = [2e-9, 5e8] for cap 20, so 16 of them stay inside [1e-139, 1e139])
+_LOG_BLOCK = 16
+
+
+@njit(cache=True, fastmath=_FAST)
 def _value(alpha, m, bp, brest, bx, binary, count, prec):
     """h(alpha) of Eq. (1): alpha C - sum_i log(1 - p_i + p_i e^{alpha x_i}) - prec alpha^2 / 2.
 
-    For alpha x > 0 the log is written alpha x + log1p((1 - p)(e^{-alpha x} - 1)) so nothing
-    overflows; otherwise log1p(p (e^{alpha x} - 1)).
+    Binary features: each term 1 - p + p t (t = e^alpha) lies in [e^-cap, e^cap]; the terms are
+    multiplied in blocks of :data:`_LOG_BLOCK` and one log is taken per block (the log pass
+    dominated a gain computation). Real values: for ax > 0 the term is written
+    e^{ax} (p + (1 - p) e^{-ax}) so nothing overflows.
     """
     h = alpha * count - 0.5 * prec * alpha * alpha
-    for k in range(m):
-        ax = alpha if binary else alpha * bx[k]
-        if ax > 0.0:
-            h -= ax + math.log1p(brest[k] * math.expm1(-ax))
-        else:
-            h -= math.log1p(bp[k] * math.expm1(ax))
+    if binary:
+        t = math.exp(alpha)
+        full = m - m % _LOG_BLOCK
+        for k in range(0, full, _LOG_BLOCK):
+            prod = 1.0
+            for kk in range(_LOG_BLOCK):
+                prod *= brest[k + kk] + bp[k + kk] * t
+            h -= math.log(prod)
+        prod = 1.0
+        for k in range(full, m):
+            prod *= brest[k] + bp[k] * t
+        h -= math.log(prod)
+    else:
+        for k in range(m):
+            ax = alpha * bx[k]
+            if ax > 0.0:
+                h -= ax + math.log(bp[k] + brest[k] * math.exp(-ax))
+            else:
+                h -= math.log(brest[k] + bp[k] * math.exp(ax))
     return h
 
 
@@ -123,11 +159,9 @@ def _newton(m, bp, brest, bx, binary, count, prec, alpha0, cap, tol, max_iter):
         else:
             return alpha, passes
         if d2 < 0.0:
-            step = -d1 / d2
-            new = alpha + step
+            new = alpha - d1 / d2
         else:
             new = 0.5 * (lo + hi)
-            step = new - alpha
         if new >= hi:
             new = 0.5 * (alpha + hi) if hi_known else hi
         elif new <= lo:
@@ -139,6 +173,25 @@ def _newton(m, bp, brest, bx, binary, count, prec, alpha0, cap, tol, max_iter):
 
 
 @njit(cache=True)
+def optimise_candidate(j, c, count, prec, alpha0, col_ptr, col_rows, col_vals, s, z, binary, cap,
+                       tol, max_iter, bp, brest, bx):
+    """Optimal alpha and gain h(alpha) of Eq. (1) for one candidate (buffers sized to its column).
+
+    Returns (alpha, gain, passes over the column, column length m)."""
+    m = _fill_column(col_rows, col_vals, col_ptr[j], col_ptr[j + 1], s, z, c, bp, brest, bx)
+    alpha, passes = _newton(m, bp, brest, bx, binary, count, prec, alpha0, cap, tol, max_iter)
+    return alpha, _value(alpha, m, bp, brest, bx, binary, count, prec), passes + 1, m
+
+
+@njit(cache=True)
+def longest_column(col_ptr):
+    longest = 0
+    for j in range(col_ptr.size - 1):
+        longest = max(longest, col_ptr[j + 1] - col_ptr[j])
+    return longest
+
+
+@njit(cache=True)
 def gains_kernel(cand_pred, cand_cls, cand_count, alpha0, prec, col_ptr, col_rows, col_vals, s, z,
                  binary, cap, tol, max_iter, out_alpha, out_gain, out_curv):
     """Optimal alpha, gain h(alpha) and curvature -h''(alpha) of Eq. (1) for each candidate.
@@ -147,25 +200,20 @@ def gains_kernel(cand_pred, cand_cls, cand_count, alpha0, prec, col_ptr, col_row
     their Newton starting points, ``prec`` their prior precisions (0 = maximum likelihood).
     Returns the total number of passes over columns (for cost accounting).
     """
-    longest = 0
-    for t in range(cand_pred.size):
-        j = cand_pred[t]
-        longest = max(longest, col_ptr[j + 1] - col_ptr[j])
+    longest = longest_column(col_ptr)
     bp = np.empty(longest)
     brest = np.empty(longest)
     bx = np.empty(longest)
     total = 0
     for t in range(cand_pred.size):
-        j = cand_pred[t]
-        c = cand_cls[t]
-        m = _fill_column(col_rows, col_vals, col_ptr[j], col_ptr[j + 1], s, z, c, bp, brest, bx)
-        alpha, passes = _newton(m, bp, brest, bx, binary, cand_count[t], prec[t], alpha0[t], cap,
-                                tol, max_iter)
+        alpha, gain, passes, m = optimise_candidate(
+            cand_pred[t], cand_cls[t], cand_count[t], prec[t], alpha0[t], col_ptr, col_rows,
+            col_vals, s, z, binary, cap, tol, max_iter, bp, brest, bx)
         d1, d2 = _derivs(alpha, m, bp, brest, bx, binary, cand_count[t], prec[t])
         out_alpha[t] = alpha
-        out_gain[t] = _value(alpha, m, bp, brest, bx, binary, cand_count[t], prec[t])
+        out_gain[t] = gain
         out_curv[t] = -d2
-        total += passes + 2
+        total += passes + 1
     return total
 
 
@@ -173,10 +221,7 @@ def gains_kernel(cand_pred, cand_cls, cand_count, alpha0, prec, col_ptr, col_row
 def gain_at_kernel(cand_pred, cand_cls, cand_count, alpha, prec, col_ptr, col_rows, col_vals, s, z,
                    binary, out_gain):
     """h(alpha) of Eq. (1) at given alphas (no optimisation), e.g. Daume III's Eq. (14)."""
-    longest = 0
-    for t in range(cand_pred.size):
-        j = cand_pred[t]
-        longest = max(longest, col_ptr[j + 1] - col_ptr[j])
+    longest = longest_column(col_ptr)
     bp = np.empty(longest)
     brest = np.empty(longest)
     bx = np.empty(longest)

@@ -1,1 +1,1 @@
-"""The mathematics of each source paper, one module per method (selectors wrap these)."""
+"""The math of each source paper, one module each."""
