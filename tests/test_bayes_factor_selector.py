@@ -9,7 +9,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsengine.selectors import BayesFactorSelector
-from tests.bayes_factor_data import planted_maxent
+from fsengine.data.synthetic.maxent import make_planted_maxent
 
 
 @parametrize_with_checks([BayesFactorSelector(),
@@ -20,42 +20,43 @@ def test_sklearn_compatible(estimator, check):
 
 @pytest.fixture(scope="module")
 def planted():
-    (X, y), (Xv, yv), W = planted_maxent(0, 1000, 4000)
-    labels = np.array(["a", "b", "c"])[y]  # string labels: pairs carry the label, not the index
-    return X, labels, W
+    ds = make_planted_maxent(n_samples=1000, n_predicates=60, n_classes=3, n_true=8, n_test=10,
+                             min_rate=0.05, max_rate=0.25, seed=0)
+    labels = np.array(["a", "b", "c"])[ds.y]  # string labels: pairs carry the label, not the index
+    return ds.X, labels, ds
 
 
 def test_pairs_map_to_columns_and_recover_the_planted_features(planted):
-    X, labels, W = planted
+    X, labels, ds = planted
     sel = BayesFactorSelector(features_per_round=2).fit(X, labels)
-    pairs = sel.pairs_
+    pairs = sel.selected_pairs_
     assert list(sel.classes_) == ["a", "b", "c"]
     assert len(pairs) == sel.n_at_stop_ and sel.stop_reason_ == "beta_0 beats every candidate"
     assert set(pairs["class"]) <= {"a", "b", "c"} and (pairs["margin"] > 0).all()
     assert np.all(np.diff(pairs["beta"].to_numpy()) > 0)  # beta_0 <- beta_g grows with each addition
     # support_ = the columns of the selected pairs; ranking_ starts with them in selection order
-    cols = list(dict.fromkeys(pairs["feature"].tolist()))
+    cols = list(dict.fromkeys(pairs["predicate"].tolist()))
     assert sel.get_support(indices=True).tolist() == sorted(cols)
     assert sel.ranking_[:len(cols)].tolist() == cols
-    # every planted predicate is found (its class may be re-expressed through another class)
-    assert set(np.flatnonzero(np.abs(W).sum(1))) <= set(cols)
+    # every planted predicate is found
+    assert set(np.flatnonzero(ds.truth)) <= set(cols)
     # scores_: selected columns carry their selection margin, the rest the margin of adding them
     # now, which the automatic stop guarantees is not positive for proposed pairs
-    np.testing.assert_allclose(sel.scores_[pairs["feature"].iloc[0]], pairs["margin"].iloc[0])
+    np.testing.assert_allclose(sel.scores_[pairs["predicate"].iloc[0]], pairs["margin"].iloc[0])
     assert sel.trace_["n_added"].sum() == len(pairs)
     assert sel.model_.n_features == len(pairs) + 2  # plus the bias of classes 1, 2
     np.testing.assert_allclose(
         pairs["weight"], [dict(zip(zip(sel.model_.predicates, sel.model_.classes), sel.model_.weights))[
-            (j, list(sel.classes_).index(c))] for j, c in zip(pairs["feature"], pairs["class"])])
+            (j, list(sel.classes_).index(c))] for j, c in zip(pairs["predicate"], pairs["class"])])
 
 
 def test_budget_continues_past_the_stop_and_validation_split_reports_heldout(planted):
     X, labels, _ = planted
     auto = BayesFactorSelector(features_per_round=2).fit(X, labels)
     more = BayesFactorSelector(features_per_round=2, n_features_to_select=auto.n_at_stop_ + 6).fit(X, labels)
-    assert len(more.pairs_) == auto.n_at_stop_ + 6 and more.n_at_stop_ == auto.n_at_stop_
+    assert len(more.selected_pairs_) == auto.n_at_stop_ + 6 and more.n_at_stop_ == auto.n_at_stop_
     assert more.trace_["bayes_stop"].sum() == 1
-    assert more.pairs_["margin"].iloc[auto.n_at_stop_] <= 0
+    assert more.selected_pairs_["margin"].iloc[auto.n_at_stop_] <= 0
     held = BayesFactorSelector(features_per_round=2, validation_fraction=0.25).fit(X, labels)
     acc = held.trace_["heldout_accuracy"]
     assert acc.notna().all() and acc.iloc[-1] > acc.iloc[0] + 0.1
@@ -67,14 +68,14 @@ def test_printed_sign_selects_more_and_log_prior_odds_fewer(planted):
     lap = BayesFactorSelector(features_per_round=2).fit(X, labels)
     printed = BayesFactorSelector(features_per_round=2, sign="printed", max_features=40).fit(X, labels)
     strict = BayesFactorSelector(features_per_round=2, log_prior_odds=-3.0).fit(X, labels)
-    assert len(printed.pairs_) > len(lap.pairs_) >= len(strict.pairs_)
+    assert len(printed.selected_pairs_) > len(lap.selected_pairs_) >= len(strict.selected_pairs_)
     assert printed.support_.sum() > lap.support_.sum()
     # a per-column prior that forbids column 0 in practice
     odds = np.zeros(X.shape[1])
-    first = lap.pairs_["feature"].iloc[0]
+    first = lap.selected_pairs_["predicate"].iloc[0]
     odds[first] = -1e3
     vetoed = BayesFactorSelector(features_per_round=2, log_prior_odds=odds).fit(X, labels)
-    assert first not in vetoed.pairs_["feature"].tolist()
+    assert first not in vetoed.selected_pairs_["predicate"].tolist()
 
 
 def test_dense_sparse_dataframe_and_pipeline_agree(planted):
@@ -86,7 +87,7 @@ def test_dense_sparse_dataframe_and_pipeline_agree(planted):
     b = BayesFactorSelector().fit(df, labels)
     np.testing.assert_array_equal(a.support_, b.support_)
     np.testing.assert_allclose(a.scores_, b.scores_, rtol=1e-6)
-    assert b.pairs_["name"].iloc[0].startswith("tag")
+    assert b.selected_pairs_["predicate_name"].iloc[0].startswith("tag")
     assert " => " in b.trace_["added"].iloc[0][0]
     pipe = Pipeline([("bf", BayesFactorSelector()), ("clf", LogisticRegression(max_iter=500))])
     assert pipe.fit(X, labels).score(X, labels) > 0.45

@@ -102,6 +102,19 @@ def score_candidates(state: MaxentState, predicates, classes, prior_variance, lo
                            beta_margin(res.gain, res.curvature, var, log_prior_odds, sign))
 
 
+def multiplicity_log_odds(n_inactive: int) -> float:
+    """log pi(M_g) - log pi(M_0) = -log(F - G) for the model prior that gives the current model
+    M_0 half the prior mass and splits the other half evenly over the F - G possible additions
+    (pairs whose predicate fires, times classes, minus the active ones).
+
+    Eq. (13)'s uniform prior compares each candidate with M_0 on its own; the stop rule then takes
+    the best of F - G noisy scores, so among hundreds of candidates some pure-noise pair usually
+    shows a positive margin (on planted data the stop lands at about twice the planted features).
+    Under this prior a candidate must beat M_0 by log(F - G) nats, the dilution of the prior over
+    the alternatives, which removes most of that multiplicity effect."""
+    return -float(np.log(max(int(n_inactive), 1)))
+
+
 # --------------------------------------------------------------------------- Section 3.6
 def misclassified_proposals(data: MaxentData, predicted: np.ndarray, exclude_keys: np.ndarray,
                             n_input: int) -> tuple[np.ndarray, np.ndarray]:
@@ -218,7 +231,8 @@ def approx_bayes_factor_selection(
     prior_variance     sigma^2 of each candidate weight: scalar, (P,) per predicate or (P, Y) per pair.
     sign               "laplace" (-1/2 log a_g, default) or "printed" (+1/2 log a_g, Eq. 12 as printed).
     log_prior_odds     log pi(M_g) - log pi(M_0) per candidate (scalar, (P,) or (P, Y)); 0 is the
-                       uniform model prior of Eq. (13), negative values penalise adding features.
+                       uniform model prior of Eq. (13), negative values penalise adding features;
+                       ``"multiplicity"``: see :func:`multiplicity_log_odds`.
     max_features       budget on selected pairs (None: no budget).
     continue_past_stop with a budget, keep adding the best candidate after beta_0 beat every
                        candidate (to trace accuracy beyond the automatic stopping point).
@@ -240,7 +254,12 @@ def approx_bayes_factor_selection(
     if np.any(var_table <= 0):
         raise ValueError("prior_variance must be positive (the Bayes factor of an improper prior is "
                          "undefined)")
-    odds_table = pair_table(log_prior_odds, n_input, Y, "log_prior_odds")
+    multiplicity = isinstance(log_prior_odds, str)
+    if multiplicity and log_prior_odds != "multiplicity":
+        raise ValueError(f"log_prior_odds must be a number, an array or 'multiplicity', got "
+                         f"{log_prior_odds!r}")
+    odds_table = pair_table(0.0 if multiplicity else log_prior_odds, n_input, Y, "log_prior_odds")
+    n_space = int(np.count_nonzero(data.predicate_frequency()[:n_input])) * Y
     Xv = None
     if X_val is not None:
         Xv = add_bias_column(X_val)
@@ -291,6 +310,8 @@ def approx_bayes_factor_selection(
         if pred.size:
             var = var_table[pred, cls]
             odds = odds_table[pred, cls]
+            if multiplicity:
+                odds = odds + multiplicity_log_odds(n_space - (act_pred.size - bias_cls.size))
             scored = score_candidates(state, pred, cls, var, odds, sign)
             mu, margin = scored.mu, scored.margin.copy()
             row["n_proposals"] = int(pred.size)
@@ -350,6 +371,8 @@ def approx_bayes_factor_selection(
 
     n_sel = len(sel["predicates"])
     model = MaxentModel(n_input + 1, Y, act_pred, act_cls, w)
+    if multiplicity:
+        odds_table = odds_table + multiplicity_log_odds(n_space - n_sel)
     column_margin = final_column_margins(data, state, act_pred * Y + act_cls, n_input, var_table,
                                          odds_table, sign)
     return BayesFactorRun(

@@ -38,6 +38,9 @@ class BayesFactorSelector(BaseFeatureSelector):
     log_prior_odds : float or array, default 0.0
         log pi(M_g) - log pi(M_0) of adding each pair (scalar, (p,) or (p, n_classes)); 0 is the
         uniform model prior of Eq. (13); e.g. -2 demands e^2 times more evidence per feature.
+        ``"multiplicity"``: -log(F - G) with F - G the number of possible additions, the prior
+        giving the current model half the mass (see
+        :func:`fsengine.methods.bayes_factor.multiplicity_log_odds`).
     n_features_to_select : int or None, default None
         None: stop automatically (Fig. 1). An int: select that many pairs, continuing past the
         automatic stopping point if needed (the trace marks where it was, ``n_at_stop_``).
@@ -59,9 +62,10 @@ class BayesFactorSelector(BaseFeatureSelector):
         otherwise of adding it to the final model (-inf: the column never fires).
     ranking_ : selected columns in selection order, then the rest by score.
     support_ : columns of the pairs selected up to the stopping point (or the budget).
-    pairs_ : DataFrame of the selected pairs in order: ``feature`` (column index), ``name``,
-        ``class``, ``mu`` (mean-field weight), ``margin`` (beta_g - beta_0), ``beta`` (beta_g),
-        ``round``, ``weight`` (final MAP weight).
+    selected_pairs_ : DataFrame of the selected pairs in order: ``round``, ``predicate`` (column
+        index), ``predicate_name``, ``class`` (label), ``mu`` (mean-field weight when selected),
+        ``margin`` (beta_g - beta_0), ``beta`` (beta_g), ``weight`` (final MAP weight).
+        Pairs are the unit of selection, as for ``IFSSelector`` / ``SGCSelector``.
     trace_ : DataFrame, one row per round: ``round``, ``n_selected`` (pairs before the round),
         ``beta_0`` (log p(D | lambda^0)), ``n_proposals``, ``best_margin`` (best beta_g - beta_0 at
         the start of the round), ``n_added``, ``added`` (pair names), ``beta_added``,
@@ -83,7 +87,7 @@ class BayesFactorSelector(BaseFeatureSelector):
         "features_per_round": [Interval(Integral, 1, None, closed="left")],
         "prior_variance": [Interval(Real, 0, None, closed="neither"), "array-like"],
         "sign": [StrOptions(set(SIGNS))],
-        "log_prior_odds": [Real, "array-like"],
+        "log_prior_odds": [Real, "array-like", StrOptions({"multiplicity"})],
         "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
         "max_features": [Interval(Integral, 1, None, closed="left"), None],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
@@ -104,7 +108,18 @@ class BayesFactorSelector(BaseFeatureSelector):
         self.random_state = random_state
         self.map_tol = map_tol
 
+    def fit(self, X, y, predicate_names=None):
+        """Select pairs on (X, y); ``predicate_names`` (one per column) label the pairs and trace
+        (default: DataFrame column names, else ``x0, x1, ...``)."""
+        self._predicate_names = None if predicate_names is None else list(map(str, predicate_names))
+        return super().fit(X, y)
+
     def _feature_names(self, p):
+        names = getattr(self, "_predicate_names", None)
+        if names is not None:
+            if len(names) != p:
+                raise ValueError(f"{len(names)} predicate names for {p} columns of X")
+            return names
         names = getattr(self, "feature_names_in_", None)
         return [str(v) for v in names] if names is not None else [f"x{j}" for j in range(p)]
 
@@ -142,10 +157,11 @@ class BayesFactorSelector(BaseFeatureSelector):
         self.n_at_stop_, self.stop_round_, self.stop_reason_ = run.n_at_stop, run.stop_round, run.stop_reason
         final = dict(zip(zip(run.model.predicates.tolist(), run.model.classes.tolist()),
                          run.model.weights.tolist()))
-        self.pairs_ = pd.DataFrame({
-            "feature": run.predicates, "name": [names[j] for j in run.predicates],
-            "class": [self.classes_[c] for c in run.classes], "mu": run.mu, "margin": run.margin,
-            "beta": run.beta, "round": run.round,
+        self.selected_pairs_ = pd.DataFrame({
+            "round": run.round, "predicate": run.predicates,
+            "predicate_name": [names[j] for j in run.predicates],
+            "class": self.classes_[run.classes] if run.classes.size else self.classes_[:0],
+            "mu": run.mu, "margin": run.margin, "beta": run.beta,
             "weight": [final[(int(j), int(c))] for j, c in zip(run.predicates, run.classes)],
         })
         self.trace_ = run.trace
