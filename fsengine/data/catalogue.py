@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from . import bundled, notmnist
+from . import bundled, maxent_tasks, notmnist
+from .synthetic.maxent import make_planted_maxent
 from .registry import DatasetSpec, Param, register
 
 _LETTERS_HELP = "Letters A-J to include, e.g. BD for the paper's B-vs-D task"
@@ -35,3 +36,65 @@ for _key, _label, _desc in (
 ):
     register(DatasetSpec(key=_key, label=_label, group="Images" if _key == "digits" else "Tables",
                          description=_desc, loader=lambda _k=_key: bundled.load_bundled(_k)))
+
+_GROUPS_HELP = "Template groups joined by + (words, pos, tags, affixes, shape, conjunctions) or all"
+
+
+def _corpus_available(name):
+    def check():
+        from .paths import DataNotFoundError, find_corpus
+        try:
+            find_corpus(name)
+            return True
+        except DataNotFoundError:
+            return False
+    return check
+
+
+for _task, _label in (("np", "Base-NP chunking"), ("chunk", "full chunking")):
+    register(DatasetSpec(
+        key=f"conll2000_{_task}",
+        label=f"CoNLL-2000 {_label} (maxent predicates)",
+        group="Sequences",
+        description=f"WSJ 15-18 train / 20 test, {_label}: one row per token, one binary column per "
+                    "template predicate (words, POS, previous tags, affixes, shape, conjunctions).",
+        loader=lambda _t=_task, **kw: maxent_tasks.load_conll2000_maxent(task=_t, **kw),
+        params=(
+            Param("groups", "Template groups", "all", kind="str", help=_GROUPS_HELP),
+            Param("cutoff", "Predicate count cutoff", 1, min=1),
+            Param("n_sentences", "Training sentences (0 = all 8,936)", 0, min=0, max=8936),
+        ),
+        available=_corpus_available("conll2000"),
+        unavailable_hint="Set FSENGINE_DATA or run `python -m fsengine datasets fetch conll2000`.",
+    ))
+
+register(DatasetSpec(
+    key="treebank_pos",
+    label="Penn Treebank POS tagging (maxent predicates)",
+    group="Sequences",
+    description="3,914 WSJ sentences (last 10% test): one row per token, one binary column per "
+                "tagger template predicate (words, previous tags, affixes, shape).",
+    loader=maxent_tasks.load_treebank_pos,
+    params=(
+        Param("groups", "Template groups", "all", kind="str", help=_GROUPS_HELP),
+        Param("cutoff", "Predicate count cutoff", 1, min=1),
+        Param("n_sentences", "Training sentences (0 = all)", 0, min=0, max=3914),
+    ),
+    available=_corpus_available("treebank"),
+    unavailable_hint="Set FSENGINE_DATA or run `python -m fsengine datasets fetch treebank`.",
+))
+
+register(DatasetSpec(
+    key="planted_maxent",
+    label="Planted conditional maxent (synthetic)",
+    group="Synthetic",
+    description="Sparse binary predicates; labels from a maxent model with 20 planted "
+                "(predicate, class) features; held-out split included.",
+    loader=make_planted_maxent,
+    params=(
+        Param("n_samples", "Training rows", 5000, min=100, max=200000),
+        Param("n_predicates", "Predicates", 300, min=20, max=20000),
+        Param("n_classes", "Classes", 4, min=2, max=50),
+        Param("seed", "Seed", 0, min=0),
+    ),
+))

@@ -1,0 +1,154 @@
+"""The IFS / SGC / SGC look-ahead / count-cutoff comparison of Zhou et al. (2003), Figs. 3-5.
+
+Runs each selection method on one maxent dataset, then re-trains a MAP model on the first k
+selected pairs for several k and scores it on the test data (Fig. 5), next to the model with all
+candidate pairs. Chunking data are decoded left to right with the predicted previous tags and
+scored with conlleval; tagging by token accuracy; plain classification (the planted task) by
+accuracy and macro precision/recall/F1.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import precision_recall_fscore_support
+
+from ..data.dataset import Dataset
+from ..data.maxent_tasks import sentences_of
+from ..maxent import MaxentData, MaxentModel, chunk_scores, fit_map
+from .gain_selection import SelectionResult, select_features
+
+#: display name -> select_features keyword arguments (look-ahead filled in by the caller)
+METHOD_NAMES = ("IFS", "SGC", "SGC-LA", "Count cutoff")
+
+#: L-BFGS gradient tolerance of the evaluation fits (F1 changes < 0.01 below this)
+FIT_TOL = 1e-5
+
+Progress = Callable[[float, str], None]
+
+
+def _silent(fraction: float, message: str) -> None:
+    return None
+
+
+def evaluate(ds: Dataset, model: MaxentModel) -> dict:
+    """Test-set scores of a maxent model on a dataset from :mod:`fsengine.data.maxent_tasks` or
+    :mod:`fsengine.data.synthetic.maxent`: precision, recall, f1 (percent) and accuracy (percent)."""
+    extras = ds.extras
+    if "featurizer" in extras:
+        feat, test = extras["featurizer"], extras["test"]
+        pred = feat.decode(model, test)
+        if extras.get("task") == "chunking":
+            gold = sentences_of(test, np.where(test.y >= 0, test.y, 0), feat.labels_)
+            gold = [[g if y >= 0 else "O" for g, y in zip(s, test.y[st:st + n])]
+                    for s, st, n in zip(gold, test.starts, test.lengths)]
+            return chunk_scores(gold, sentences_of(test, pred, feat.labels_)).as_dict()
+        acc = 100.0 * float(np.mean(pred == test.y))
+        return {"precision": acc, "recall": acc, "f1": acc, "accuracy": acc}
+    if "test_X" in extras:
+        y_true = np.asarray(extras["test_y"])
+        y_pred = model.predict(extras["test_X"])
+        p, r, f, _ = precision_recall_fscore_support(y_true, y_pred, average="macro", zero_division=0)
+        return {"precision": 100 * p, "recall": 100 * r, "f1": 100 * f,
+                "accuracy": 100 * float(np.mean(y_true == y_pred))}
+    raise ValueError(f"{ds.name} has no test data to evaluate on (needs a maxent task dataset)")
+
+
+def checkpoints(budget: int, n: int = 8, first: int = 10) -> list[int]:
+    """About ``n`` feature counts, log-spaced from ``first`` to ``budget`` (both included)."""
+    if budget <= first:
+        return [budget]
+    pts = np.unique(np.round(np.geomspace(first, budget, n)).astype(int))
+    return [int(k) for k in pts]
+
+
+@dataclass
+class Comparison:
+    """Selections per method, the Fig. 5 curves and the all-features reference."""
+
+    dataset: str
+    n_train: int
+    n_candidates: int
+    selections: dict[str, SelectionResult]
+    curves: pd.DataFrame          # method, n_features, precision, recall, f1, accuracy, seconds_fit
+    all_features: dict            # scores of the model with every candidate pair
+    settings: dict = field(default_factory=dict)
+
+    def overlap(self) -> pd.DataFrame:
+        """|A & B| / |A| for the selected pair sets of every two methods (common length)."""
+        names = list(self.selections)
+        k = min(len(s.trace) for s in self.selections.values()) if names else 0
+        sets = {m: set(self.selections[m].selected[:k].tolist()) for m in names}
+        mat = [[len(sets[a] & sets[b]) / k if k else np.nan for b in names] for a in names]
+        return pd.DataFrame(mat, index=names, columns=names)
+
+
+def _select_kwargs(name: str, lookahead: int) -> dict:
+    return {"IFS": {"method": "ifs"}, "SGC": {"method": "sgc"},
+            "SGC-LA": {"method": "sgc", "lookahead": lookahead},
+            "Count cutoff": {"method": "count"}}[name]
+
+
+def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, lookahead: int = 500,
+                   cutoff: int = 2, prior_variance: float = 1.0, ifs_budget: int | None = None,
+                   n_checkpoints: int = 8, with_all_features: bool = True,
+                   progress: Progress = _silent) -> Comparison:
+    """Select up to ``budget`` pairs with each method (IFS: ``ifs_budget``, default ``budget``),
+    then evaluate MAP models (Gaussian prior variance ``prior_variance``) on the first k pairs at
+    log-spaced k. ``progress(fraction, message)`` is called often (it may raise to abort)."""
+    unknown = [m for m in methods if m not in METHOD_NAMES]
+    if unknown:
+        raise ValueError(f"unknown method(s) {unknown}; choose from {', '.join(METHOD_NAMES)}")
+    if budget < 1:
+        raise ValueError(f"budget must be at least 1, got {budget}")
+    y_idx = np.asarray(ds.y)
+    data = MaxentData(ds.X, y_idx, n_classes=max(len(ds.target_names), int(y_idx.max()) + 1))
+    n_cand = int(data.candidate_pairs(cutoff)[0].size)
+    names = list(ds.feature_names)
+    budgets = {m: (ifs_budget or budget) if m == "IFS" else budget for m in methods}
+    total_work = sum(budgets.values()) * 2 + (budget if with_all_features else 0)
+    done = 0
+    selections = {}
+    for m in methods:
+        def tick(stage, row, m=m):
+            progress(min(1.0, (done + stage + 1) / total_work),
+                     f"{m}: stage {stage + 1}/{budgets[m]} ({row['predicate_name']})")
+        selections[m] = select_features(data, cutoff=cutoff, n_features=budgets[m],
+                                        predicate_names=names, callback=tick,
+                                        **_select_kwargs(m, lookahead))
+        done += budgets[m]
+    rows = []
+    for m in methods:
+        sel = selections[m]
+        prev_pairs, prev_w = 0, np.zeros(0)
+        for k in checkpoints(len(sel.trace), n_checkpoints):
+            pred, cls = sel.selected_pairs(k)
+            start = time.perf_counter()
+            w0 = np.concatenate([prev_w, np.zeros(k - prev_pairs)])
+            fit = fit_map(data, pred, cls, prior_variance=prior_variance, w0=w0, tol=FIT_TOL)
+            scores = evaluate(ds, fit.model)
+            rows.append({"method": m, "n_features": k, **_pick(scores),
+                         "seconds_fit": time.perf_counter() - start})
+            prev_pairs, prev_w = k, fit.model.weights
+            done += budgets[m] / n_checkpoints
+            progress(min(1.0, done / total_work), f"{m}: evaluated {k} features")
+    all_scores = {}
+    if with_all_features:
+        progress(min(1.0, done / total_work), f"training the all-features model ({n_cand:,} pairs)")
+        pred, cls = data.candidate_pairs(cutoff)
+        fit = fit_map(data, pred, cls, prior_variance=prior_variance, tol=FIT_TOL)
+        all_scores = {**_pick(evaluate(ds, fit.model)), "n_features": n_cand}
+    progress(1.0, "done")
+    curves = pd.DataFrame(rows, columns=["method", "n_features", "precision", "recall", "f1",
+                                         "accuracy", "seconds_fit"])
+    settings = dict(budget=budget, ifs_budget=ifs_budget or budget, lookahead=lookahead,
+                    cutoff=cutoff, prior_variance=prior_variance, methods=list(methods))
+    return Comparison(ds.name, data.n, n_cand, selections, curves, all_scores, settings)
+
+
+def _pick(scores: dict) -> dict:
+    return {k: float(scores[k]) for k in ("precision", "recall", "f1", "accuracy")}
