@@ -210,7 +210,7 @@ def test_automatic_stop_is_near_the_best_heldout_accuracy(seed, prior):
     odds = 0.0 if prior == "uniform" else "multiplicity"
     run = approx_bayes_factor_selection(ds.X, ds.y, per_round=2, log_prior_odds=odds,
                                         X_val=ds.extras["test_X"], y_val=ds.extras["test_y"],
-                                        max_features=30, continue_past_stop=True)
+                                        max_features=30, rounds_past_stop=None)
     tr = run.trace
     assert run.stop_round is not None and tr["bayes_stop"].sum() == 1
     at_stop = tr.loc[tr["n_selected"] == run.n_at_stop].iloc[0]

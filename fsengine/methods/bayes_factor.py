@@ -212,6 +212,13 @@ def add_bias_column(X) -> sp.csr_matrix:
     return sp.hstack([X, np.ones((X.shape[0], 1))], format="csr")
 
 
+def bias_features(bias_column: int, n_classes: int):
+    """The "Bias" of Fig. 1: (bias column, c) for classes 1..Y-1 (class 0 is the reference, so the
+    weights are identified) with infinite prior variance (unpenalised). Returns (pred, cls, var)."""
+    cls = np.arange(1, n_classes, dtype=np.int64)
+    return np.full(cls.size, bias_column, dtype=np.int64), cls, np.full(cls.size, np.inf)
+
+
 def _accuracy(y, pred):
     return float(np.mean(np.asarray(y) == pred)) if len(y) else float("nan")
 
@@ -220,7 +227,7 @@ def _accuracy(y, pred):
 def approx_bayes_factor_selection(
     X, y, *, n_classes: int | None = None, per_round: int = 10, prior_variance=1.0,
     sign: str = "laplace", log_prior_odds=0.0, max_features: int | None = None,
-    continue_past_stop: bool = False, X_val=None, y_val=None, map_tol: float = 1e-6,
+    rounds_past_stop: int | None = 0, X_val=None, y_val=None, map_tol: float = 1e-6,
     names: Callable[[int, int], str] | None = None,
     progress: Callable[[int, str], None] | None = None,
 ) -> BayesFactorRun:
@@ -234,8 +241,10 @@ def approx_bayes_factor_selection(
                        uniform model prior of Eq. (13), negative values penalise adding features;
                        ``"multiplicity"``: see :func:`multiplicity_log_odds`.
     max_features       budget on selected pairs (None: no budget).
-    continue_past_stop with a budget, keep adding the best candidate after beta_0 beat every
-                       candidate (to trace accuracy beyond the automatic stopping point).
+    rounds_past_stop   0: stop when beta_0 beats every candidate (Fig. 1). k > 0: run k more
+                       rounds after that point, each adding the S best candidates whatever their
+                       margin (to trace accuracy beyond the automatic stop); None: continue until
+                       the ``max_features`` budget. The stopping point is kept in ``n_at_stop``.
     X_val, y_val       optional held-out rows for the accuracy column of the trace.
     names(j, c)        display name of pair (j, c) for the trace (default "x{j}=>{c}").
     progress(n, msg)   called after every round with the number of selected pairs.
@@ -244,8 +253,10 @@ def approx_bayes_factor_selection(
         raise ValueError(f"sign must be one of {SIGNS}, got {sign!r}")
     if per_round < 1:
         raise ValueError(f"per_round (S) must be at least 1, got {per_round}")
-    if continue_past_stop and max_features is None:
-        raise ValueError("continue_past_stop needs a max_features budget (otherwise it never ends)")
+    if rounds_past_stop is None and max_features is None:
+        raise ValueError("rounds_past_stop=None (continue to the budget) needs max_features")
+    if rounds_past_stop is not None and rounds_past_stop < 0:
+        raise ValueError(f"rounds_past_stop must be >= 0 or None, got {rounds_past_stop}")
     Xb = add_bias_column(X)
     n_input = Xb.shape[1] - 1
     data = MaxentData(Xb, y, n_classes)
@@ -269,11 +280,9 @@ def approx_bayes_factor_selection(
     names = names or (lambda j, c: f"x{j}=>{c}")
     budget = np.inf if max_features is None else int(max_features)
 
-    bias_cls = np.arange(1, Y, dtype=np.int64)
-    act_pred = np.full(bias_cls.size, n_input, dtype=np.int64)
-    act_cls = bias_cls.copy()
-    act_var = np.full(bias_cls.size, np.inf)
-    w = np.zeros(bias_cls.size)
+    act_pred, act_cls, act_var = bias_features(n_input, Y)
+    n_bias = act_pred.size
+    w = np.zeros(n_bias)
     sel = dict(predicates=[], classes=[], mu=[], margin=[], beta=[], round=[])
     rows, top_margins = [], []
     n_at_stop, stop_round, stop_reason = None, None, STOP_BUDGET
@@ -311,18 +320,22 @@ def approx_bayes_factor_selection(
             var = var_table[pred, cls]
             odds = odds_table[pred, cls]
             if multiplicity:
-                odds = odds + multiplicity_log_odds(n_space - (act_pred.size - bias_cls.size))
+                odds = odds + multiplicity_log_odds(n_space - (act_pred.size - n_bias))
             scored = score_candidates(state, pred, cls, var, odds, sign)
             mu, margin = scored.mu, scored.margin.copy()
             row["n_proposals"] = int(pred.size)
             row["best_margin"] = float(margin.max())
             top_margins.append(np.sort(margin)[::-1][:20])
+            if stop_round is None and margin.max() <= 0:
+                n_at_stop, stop_round = len(sel["predicates"]), rnd
+            forcing = stop_round is not None and (rounds_past_stop is None
+                                                  or rnd - stop_round < rounds_past_stop)
             work = state.copy()
             alive = np.ones(pred.size, dtype=bool)
             beta = beta0
             while len(added) < min(per_round, remaining_budget) and alive.any():
                 best = int(np.argmax(np.where(alive, margin, -np.inf)))  # ties: lowest index
-                if margin[best] <= 0 and not (continue_past_stop and not added):
+                if margin[best] <= 0 and not forcing:
                     break
                 beta += margin[best]
                 added.append((best, beta))
@@ -335,10 +348,8 @@ def approx_bayes_factor_selection(
                                              prior_precision=1.0 / var[idx])
                     margin[idx] = beta_margin(again.gain, again.curvature, var[idx], odds[idx], sign)
                     row["n_rescored"] += idx.size
-            if not added and n_at_stop is None:
+            if not added:
                 stop_reason = STOP_BAYES
-            if n_at_stop is None and (not added or margin[added[0][0]] <= 0):
-                n_at_stop, stop_round = len(sel["predicates"]), rnd
             if alive.any():
                 row["best_margin_after"] = float(np.max(margin[alive]))
             for best, beta in added:

@@ -150,7 +150,8 @@ class BayesFactorSelector(BaseFeatureSelector):
             X_tr, y_tr, n_classes=self.classes_.size, per_round=self.features_per_round,
             prior_variance=self.prior_variance, sign=self.sign,
             log_prior_odds=self.log_prior_odds, max_features=budget,
-            continue_past_stop=self.n_features_to_select is not None, X_val=X_va, y_val=y_va,
+            rounds_past_stop=None if self.n_features_to_select is not None else 0,
+            X_val=X_va, y_val=y_va,
             map_tol=self.map_tol, names=lambda j, c: f"{names[j]} => {labels[c]}")
         self.run_ = run
         self.model_ = run.model
