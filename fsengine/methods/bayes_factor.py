@@ -305,7 +305,7 @@ def approx_bayes_factor_selection(
                    map_iterations=fit.n_iter, n_proposals=0, best_margin=float("nan"),
                    best_margin_after=float("nan"), n_rescored=0, n_added=0, added=(),
                    beta_added=(), margin_added=(),
-                   seconds_optmap=t1 - t0, seconds_scoring=0.0)
+                   seconds_optmap=t1 - t0, seconds_scoring=0.0, seconds_newton=0.0)
         remaining_budget = budget - len(sel["predicates"])
         pred, cls = (misclassified_proposals(data, predicted, act_pred * Y + act_cls, n_input)
                      if remaining_budget > 0 else (np.empty(0, np.int64),) * 2)
@@ -321,7 +321,9 @@ def approx_bayes_factor_selection(
             odds = odds_table[pred, cls]
             if multiplicity:
                 odds = odds + multiplicity_log_odds(n_space - (act_pred.size - n_bias))
+            t2 = time.perf_counter()
             scored = score_candidates(state, pred, cls, var, odds, sign)
+            row["seconds_newton"] = time.perf_counter() - t2
             mu, margin = scored.mu, scored.margin.copy()
             row["n_proposals"] = int(pred.size)
             row["best_margin"] = float(margin.max())

@@ -73,7 +73,9 @@ class BayesFactorSelector(BaseFeatureSelector):
         ``heldout_accuracy`` and ``heldout_log_loss`` (mean -log p(y | x); NaN without
         ``validation_fraction``), ``best_margin_after`` (best remaining margin after the round's
         additions), ``map_iterations``,
-        ``seconds_optmap``, ``seconds_scoring``, ``seconds`` (cumulative), ``bayes_stop``.
+        ``seconds_optmap`` (MAP fit and accuracies), ``seconds_scoring`` (proposals, OptSingle,
+        Eq. 14 loop), ``seconds_newton`` (OptSingle of all proposals, part of the scoring),
+        ``seconds`` (cumulative), ``bayes_stop``.
     n_at_stop_, stop_round_, stop_reason_ : the automatic stopping point (pairs selected, round,
         None when it never fired) and why the run ended.
     model_ : the final :class:`fsengine.maxent.MaxentModel` (input columns + bias column).
