@@ -9,7 +9,8 @@ import pytest
 from fsengine import config
 from fsengine.data import load_dataset
 from fsengine.data.notmnist import real_notmnist_available
-from fsengine.methods.bayes_factor_study import heldout_task, run_bayes_factor
+from fsengine.methods.bayes_factor_study import (approximation_check, heldout_task,
+                                                 run_bayes_factor)
 from tests.conftest import app_test
 
 PLANTED = dict(n_samples=600, n_predicates=40, n_classes=3, seed=0)
@@ -115,6 +116,21 @@ def test_sign_panel_and_controls(page):
     _, strict = _reference(per_round=2, model_prior="multiplicity")
     assert at.metric[0].value == str(strict.n_at_stop)
     assert not at.exception and not at.error
+
+
+def test_exact_check_panel(page):
+    at = page  # after test_sign_panel_and_controls: S = 2, multiplicity prior
+    task, ref = _reference(per_round=2, model_prior="multiplicity")
+    at.number_input(key="bf_check_n").set_value(3)
+    at.checkbox(key="bf_check_run").check().run()
+    assert not at.exception and not at.error
+    bars = _traces(_chart(at, "bf_check_chart"))
+    expected = approximation_check(task, ref, 0, n_candidates=3)
+    full = bars["full Laplace (Eq. 9, all weights re-fitted)"]
+    assert list(full["x"]) == expected["pair"].tolist()
+    np.testing.assert_allclose(_values(full["y"]), expected["full_laplace"], rtol=1e-6)
+    np.testing.assert_allclose(_values(bars["mean field, Laplace sign −½ log a_g"]["y"]),
+                               expected["mean_field"], rtol=1e-6)
 
 
 def test_image_data_shows_selected_pixels():

@@ -148,6 +148,48 @@ def cofiring_predicates(data: MaxentData, j: int) -> np.ndarray:
     return mask
 
 
+# --------------------------------------------------------------------------- Section 3.5
+@dataclass(frozen=True)
+class RoundPick:
+    """The features one round adds: indices into the proposals in order, their margins
+    beta_g - beta_0 when added (Eq. 14 values for all but the first), the number of Eq. (14)
+    re-scorings and the best margin left (NaN when nothing is left)."""
+
+    order: list
+    margin: list
+    n_rescored: int
+    best_left: float
+
+
+def pick_round(state: MaxentState, pred, cls, mu, margin, var, odds, sign: str, limit: int,
+               forcing: bool = False) -> RoundPick:
+    """The inner loop of Fig. 1: repeatedly add the best candidate (ties: lowest index) with its
+    mean-field weight to a working copy of ``state`` while its margin is positive (any margin when
+    ``forcing``), at most ``limit`` times; after each addition re-score the remaining candidates
+    sharing rows with it at their fixed mu_g on the grown model (Eq. 14)."""
+    data = state.data
+    margin = np.array(margin, dtype=np.float64)
+    work = state.copy()
+    alive = np.ones(pred.size, dtype=bool)
+    order, margins, n_rescored = [], [], 0
+    while len(order) < limit and alive.any():
+        best = int(np.argmax(np.where(alive, margin, -np.inf)))
+        if margin[best] <= 0 and not forcing:
+            break
+        order.append(best)
+        margins.append(float(margin[best]))
+        alive[best] = False
+        work.add(pred[best], cls[best], mu[best])
+        touched = alive & cofiring_predicates(data, pred[best])[pred]
+        if touched.any():
+            idx = np.flatnonzero(touched)
+            again = work.evaluate_at(pred[idx], cls[idx], mu[idx], prior_precision=1.0 / var[idx])
+            margin[idx] = beta_margin(again.gain, again.curvature, var[idx], odds[idx], sign)
+            n_rescored += idx.size
+    best_left = float(np.max(margin[alive])) if alive.any() else float("nan")
+    return RoundPick(order, margins, n_rescored, best_left)
+
+
 # --------------------------------------------------------------------------- per-pair settings
 def pair_table(value, n_input: int, n_classes: int, what: str) -> np.ndarray:
     """Broadcast a scalar, a per-predicate (P,) or per-pair (P, Y) array to (P, Y)."""
@@ -324,7 +366,7 @@ def approx_bayes_factor_selection(
             t2 = time.perf_counter()
             scored = score_candidates(state, pred, cls, var, odds, sign)
             row["seconds_newton"] = time.perf_counter() - t2
-            mu, margin = scored.mu, scored.margin.copy()
+            mu, margin = scored.mu, scored.margin
             row["n_proposals"] = int(pred.size)
             row["best_margin"] = float(margin.max())
             top_margins.append(np.sort(margin)[::-1][:20])
@@ -332,39 +374,24 @@ def approx_bayes_factor_selection(
                 n_at_stop, stop_round = len(sel["predicates"]), rnd
             forcing = stop_round is not None and (rounds_past_stop is None
                                                   or rnd - stop_round < rounds_past_stop)
-            work = state.copy()
-            alive = np.ones(pred.size, dtype=bool)
-            beta = beta0
-            while len(added) < min(per_round, remaining_budget) and alive.any():
-                best = int(np.argmax(np.where(alive, margin, -np.inf)))  # ties: lowest index
-                if margin[best] <= 0 and not forcing:
-                    break
-                beta += margin[best]
-                added.append((best, beta))
-                alive[best] = False
-                work.add(pred[best], cls[best], mu[best])
-                touched = alive & cofiring_predicates(data, pred[best])[pred]
-                if touched.any():  # Eq. (14): re-score at the fixed mu_g on the grown model
-                    idx = np.flatnonzero(touched)
-                    again = work.evaluate_at(pred[idx], cls[idx], mu[idx],
-                                             prior_precision=1.0 / var[idx])
-                    margin[idx] = beta_margin(again.gain, again.curvature, var[idx], odds[idx], sign)
-                    row["n_rescored"] += idx.size
+            picked = pick_round(state, pred, cls, mu, margin, var, odds, sign,
+                                int(min(per_round, remaining_budget)), forcing)
+            added = [(b, beta0 + cum) for b, cum in zip(picked.order, np.cumsum(picked.margin))]
+            row["n_rescored"] = picked.n_rescored
+            row["best_margin_after"] = picked.best_left
             if not added:
                 stop_reason = STOP_BAYES
-            if alive.any():
-                row["best_margin_after"] = float(np.max(margin[alive]))
-            for best, beta in added:
+            for (best, beta), m in zip(added, picked.margin):
                 sel["predicates"].append(int(pred[best]))
                 sel["classes"].append(int(cls[best]))
                 sel["mu"].append(float(mu[best]))
-                sel["margin"].append(float(margin[best]))
+                sel["margin"].append(float(m))
                 sel["beta"].append(float(beta))
                 sel["round"].append(rnd)
             row.update(n_added=len(added),
                        added=tuple(names(int(pred[b]), int(cls[b])) for b, _ in added),
                        beta_added=tuple(float(b) for _, b in added),
-                       margin_added=tuple(float(margin[b]) for b, _ in added))
+                       margin_added=tuple(float(m) for m in picked.margin))
         row["seconds_scoring"] = time.perf_counter() - t1
         row["seconds"] = time.perf_counter() - t_start
         row["bayes_stop"] = stop_round == rnd

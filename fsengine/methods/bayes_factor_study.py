@@ -22,9 +22,10 @@ import pandas as pd
 
 from ..data.dataset import Dataset
 from ..data.transforms import split
-from ..maxent import MaxentData, fit_map
+from ..maxent import MaxentData, MaxentState, fit_map
+from .bayes_evidence import full_laplace_margins
 from .bayes_factor import (BayesFactorRun, add_bias_column, approx_bayes_factor_selection,
-                           bias_features)
+                           bias_features, misclassified_proposals, score_candidates)
 from .gain_comparison import checkpoints
 from .gain_selection import select_features
 
@@ -269,3 +270,42 @@ def selected_pixels(task: HeldOutTask, run: BayesFactorRun) -> PixelPairs | None
     k = run.n_at_stop
     rows, cols = np.divmod(run.predicates[:k], task.image_shape[1])
     return PixelPairs(means, rows, cols, run.classes[:k], np.arange(1, k + 1))
+
+
+#: largest model (pairs + bias) for which the page computes full Laplace evidences (dense Hessian)
+MAX_CHECK_FEATURES = 800
+
+
+def approximation_check(task: HeldOutTask, run: BayesFactorRun, round_: int, *,
+                        n_candidates: int = 6, prior_variance: float = 1.0,
+                        progress: Progress | None = None) -> pd.DataFrame:
+    """For the model of round ``round_`` (its first pairs, MAP with the bias), the top
+    ``n_candidates`` proposals by mean-field margin, each scored three ways
+    (:func:`fsengine.methods.bayes_evidence.full_laplace_margins`); model priors are left out
+    (they shift all three equally)."""
+    rows = run.trace.loc[run.trace["round"] == round_, "n_selected"]
+    if rows.empty:
+        raise ValueError(f"round {round_} is not in this run (0..{int(run.trace['round'].max())})")
+    k = int(rows.iloc[0])
+    if k + task.n_classes > MAX_CHECK_FEATURES:
+        raise ValueError(f"round {round_} has {k} pairs; the exact check builds a dense Hessian and "
+                         f"is limited to {MAX_CHECK_FEATURES - task.n_classes} pairs: pick an "
+                         "earlier round")
+    ap, ac = run.predicates[:k], run.classes[:k]
+    Xb = add_bias_column(task.X)
+    data = MaxentData(Xb, task.y, task.n_classes)
+    bp, bc, bv = bias_features(Xb.shape[1] - 1, task.n_classes)
+    pred, cls = np.r_[bp, ap], np.r_[bc, ac]
+    fit = fit_map(data, pred, cls, prior_variance=np.r_[bv, np.full(k, prior_variance)],
+                  tol=PAGE_MAP_TOL)
+    state = MaxentState.from_weights(data, pred, cls, fit.model.weights)
+    cand_p, cand_c = misclassified_proposals(data, state.predict(), pred * task.n_classes + cls,
+                                             Xb.shape[1] - 1)
+    if cand_p.size == 0:
+        raise ValueError(f"no proposals in round {round_}: no training row is misclassified")
+    margin = score_candidates(state, cand_p, cand_c, prior_variance).margin
+    top = np.argsort(-margin, kind="stable")[:n_candidates]
+    out = full_laplace_margins(task.X, task.y, task.n_classes, ap, ac, cand_p[top], cand_c[top],
+                               prior_variance=prior_variance, progress=progress)
+    out.insert(1, "pair", [pair_name(task, j, c) for j, c in zip(cand_p[top], cand_c[top])])
+    return out

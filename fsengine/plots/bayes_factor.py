@@ -193,3 +193,20 @@ def pixel_pairs_figure(class_means: np.ndarray, rows, cols, classes, class_names
         fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, autorange="reversed",
                          scaleanchor=f"x{c + 1 if c else ''}", row=1, col=c + 1)
     return apply_style(fig, title=title, height=360 if n <= 3 else 300)
+
+
+def approximation_figure(check: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """Per candidate pair: the full Laplace Bayes factor (every weight re-fitted, full Hessian) next
+    to the mean-field margins of Eq. (12) with the Laplace and the printed sign."""
+    fig = go.Figure()
+    for col, label, color in (("full_laplace", "full Laplace (Eq. 9, all weights re-fitted)", "#333333"),
+                              ("mean_field", "mean field, Laplace sign −½ log a_g", SIGN_COLORS["laplace"]),
+                              ("mean_field_printed", "mean field, printed sign +½ log a_g",
+                               SIGN_COLORS["printed"])):
+        fig.add_trace(go.Bar(x=check["pair"], y=check[col], name=label, marker_color=color,
+                             hovertemplate="%{x}<br>%{y:.3f} nats<extra>" + label + "</extra>"))
+    fig.add_hline(y=0.0, line=dict(color="#888888", width=1))
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(tickangle=-30)
+    fig.update_yaxes(title_text="log Bayes factor of adding the pair (nats)")
+    return apply_style(fig, title=title, height=420)
