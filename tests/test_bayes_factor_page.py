@@ -122,6 +122,7 @@ def test_exact_check_panel(page):
     at = page  # after test_sign_panel_and_controls: S = 2, multiplicity prior
     task, ref = _reference(per_round=2, model_prior="multiplicity")
     at.number_input(key="bf_check_n").set_value(3)
+    at.select_slider(key="bf_check_round").set_value(0)
     at.checkbox(key="bf_check_run").check().run()
     assert not at.exception and not at.error
     bars = _traces(_chart(at, "bf_check_chart"))
