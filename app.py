@@ -8,6 +8,7 @@ st.set_page_config(page_title="Feature Selection Explorer", page_icon=":mag:", l
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/sgc_ifs.py", title="SGC vs IFS", icon=":material/speed:"),
     st.Page("pages/bayes_factor.py", title="Bayes-factor selection", icon=":material/balance:"),
 ]
 

@@ -40,17 +40,6 @@ for _key, _label, _desc in (
 _GROUPS_HELP = "Template groups joined by + (words, pos, tags, affixes, shape, conjunctions) or all"
 
 
-def _corpus_available(name):
-    def check():
-        from .paths import DataNotFoundError, find_corpus
-        try:
-            find_corpus(name)
-            return True
-        except DataNotFoundError:
-            return False
-    return check
-
-
 for _task, _label in (("np", "Base-NP chunking"), ("chunk", "full chunking")):
     register(DatasetSpec(
         key=f"conll2000_{_task}",
@@ -64,7 +53,7 @@ for _task, _label in (("np", "Base-NP chunking"), ("chunk", "full chunking")):
             Param("cutoff", "Predicate count cutoff", 1, min=1),
             Param("n_sentences", "Training sentences (0 = all 8,936)", 0, min=0, max=8936),
         ),
-        available=_corpus_available("conll2000"),
+        available=maxent_tasks.corpus_available("conll2000"),
         unavailable_hint="Set FSENGINE_DATA or run `python -m fsengine datasets fetch conll2000`.",
     ))
 
@@ -80,7 +69,7 @@ register(DatasetSpec(
         Param("cutoff", "Predicate count cutoff", 1, min=1),
         Param("n_sentences", "Training sentences (0 = all)", 0, min=0, max=3914),
     ),
-    available=_corpus_available("treebank"),
+    available=maxent_tasks.corpus_available("treebank"),
     unavailable_hint="Set FSENGINE_DATA or run `python -m fsengine datasets fetch treebank`.",
 ))
 

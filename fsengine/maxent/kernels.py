@@ -56,28 +56,48 @@ def _fill_column(rows, vals, a, b, s, z, c, bp, brest, bx):
 
 
 #: numba fastmath flags for the reductions below: reassociation lets LLVM vectorise the sums
-#: (results stay deterministic for a given column, so identical columns still tie exactly)
+#: (results stay deterministic for a given column and starting point)
 _FAST = {"reassoc", "contract", "arcp", "nsz"}
 
 
-@njit(cache=True, fastmath=_FAST)
-def _derivs(alpha, m, bp, brest, bx, binary, count, prec):
-    """h'(alpha) and h''(alpha) of Eq. (1) over the buffered column.
+#: terms multiplied before one log is taken (each term 1 - p + p e^alpha lies in
+#: [e^-cap, e^cap] = [2e-9, 5e8] for cap 20, so 16 of them stay inside [1e-139, 1e139])
+_LOG_BLOCK = 16
 
-    q_i = p_i e^{alpha x_i} / (1 - p_i + p_i e^{alpha x_i}); binary features: t = e^alpha once,
-    one division per incidence. Real values: the form without overflow is chosen by sign.
+
+@njit(cache=True, fastmath=_FAST)
+def _evaluate(alpha, m, bp, brest, bx, binary, count, prec):
+    """h(alpha), h'(alpha), h''(alpha) of Eq. (1) in one pass over the buffered column.
+
+    With u_i = 1 - p_i + p_i e^{alpha x_i} and q_i = p_i e^{alpha x_i} / u_i:
+    h = alpha C - sum log u_i - prec alpha^2 / 2, h' = C - sum x_i q_i - prec alpha,
+    h'' = -sum x_i^2 q_i (1 - q_i) - prec.
+    Binary features: t = e^alpha once, one division per incidence, and the logs are taken of
+    products of :data:`_LOG_BLOCK` terms (the log pass dominated a gain computation). Real
+    values: for alpha x > 0 the terms are written e^{ax} (p + (1 - p) e^{-ax}) (no overflow).
     """
+    h = alpha * count - 0.5 * prec * alpha * alpha
     d1 = count - prec * alpha
     d2 = -prec
     if binary:
         t = math.exp(alpha)
         sq = 0.0
         sqq = 0.0
-        for k in range(m):
-            tp = t * bp[k]
-            q = tp / (brest[k] + tp)
-            sq += q
-            sqq += q * q
+        logs = 0.0
+        k = 0
+        while k < m:
+            stop = min(k + _LOG_BLOCK, m)
+            prod = 1.0
+            for kk in range(k, stop):
+                tp = t * bp[kk]
+                u = brest[kk] + tp
+                q = tp / u
+                sq += q
+                sqq += q * q
+                prod *= u
+            logs += math.log(prod)
+            k = stop
+        h -= logs
         d1 -= sq
         d2 -= sq - sqq
     else:
@@ -85,50 +105,17 @@ def _derivs(alpha, m, bp, brest, bx, binary, count, prec):
             x = bx[k]
             ax = alpha * x
             if ax > 0.0:
-                q = bp[k] / (bp[k] + brest[k] * math.exp(-ax))
+                v = bp[k] + brest[k] * math.exp(-ax)
+                q = bp[k] / v
+                h -= ax + math.log(v)
             else:
                 e = bp[k] * math.exp(ax)
-                q = e / (brest[k] + e)
+                v = brest[k] + e
+                q = e / v
+                h -= math.log(v)
             d1 -= x * q
             d2 -= x * x * q * (1.0 - q)
-    return d1, d2
-
-
-#: terms multiplied before one log is taken in :func:`_value` (each term lies in
-#: [e^-cap, e^cap] = [2e-9, 5e8] for cap 20, so 16 of them stay inside [1e-139, 1e139])
-_LOG_BLOCK = 16
-
-
-@njit(cache=True, fastmath=_FAST)
-def _value(alpha, m, bp, brest, bx, binary, count, prec):
-    """h(alpha) of Eq. (1): alpha C - sum_i log(1 - p_i + p_i e^{alpha x_i}) - prec alpha^2 / 2.
-
-    Binary features: each term 1 - p + p t (t = e^alpha) lies in [e^-cap, e^cap]; the terms are
-    multiplied in blocks of :data:`_LOG_BLOCK` and one log is taken per block (the log pass
-    dominated a gain computation). Real values: for ax > 0 the term is written
-    e^{ax} (p + (1 - p) e^{-ax}) so nothing overflows.
-    """
-    h = alpha * count - 0.5 * prec * alpha * alpha
-    if binary:
-        t = math.exp(alpha)
-        full = m - m % _LOG_BLOCK
-        for k in range(0, full, _LOG_BLOCK):
-            prod = 1.0
-            for kk in range(_LOG_BLOCK):
-                prod *= brest[k + kk] + bp[k + kk] * t
-            h -= math.log(prod)
-        prod = 1.0
-        for k in range(full, m):
-            prod *= brest[k] + bp[k] * t
-        h -= math.log(prod)
-    else:
-        for k in range(m):
-            ax = alpha * bx[k]
-            if ax > 0.0:
-                h -= ax + math.log(bp[k] + brest[k] * math.exp(-ax))
-            else:
-                h -= math.log(brest[k] + bp[k] * math.exp(ax))
-    return h
+    return h, d1, d2
 
 
 @njit(cache=True)
@@ -139,25 +126,29 @@ def _newton(m, bp, brest, bx, binary, count, prec, alpha0, cap, tol, max_iter):
     CoNLL-2000), so every step is kept inside a bracket [lo, hi] known to hold the maximiser
     (h' > 0 at lo, h' < 0 at hi); a step leaving it is replaced by bisection. The bracket starts
     at the caps, which are evaluated only when Newton heads for them: if h' still points outward
-    at a cap, the cap is the answer. Returns (alpha, number of passes over the column).
+    at a cap, the cap is the answer. Each iteration is one fused pass (:func:`_evaluate`); the
+    final step delta (relative size <= tol) is not evaluated again: h is extrapolated as
+    h + h' delta + h'' delta^2 / 2 (error O(delta^3)).
+    Returns (alpha, h(alpha), -h''(alpha), passes over the column).
     """
     lo, hi = -cap, cap
     lo_known, hi_known = False, False
     alpha = min(max(alpha0, -cap), cap)
     passes = 0
+    h, d1, d2 = 0.0, 0.0, 0.0
     for _ in range(max_iter):
-        d1, d2 = _derivs(alpha, m, bp, brest, bx, binary, count, prec)
+        h, d1, d2 = _evaluate(alpha, m, bp, brest, bx, binary, count, prec)
         passes += 1
         if d1 > 0.0:
             lo, lo_known = alpha, True
             if alpha >= cap:
-                return cap, passes
+                return cap, h, -d2, passes
         elif d1 < 0.0:
             hi, hi_known = alpha, True
             if alpha <= -cap:
-                return -cap, passes
+                return -cap, h, -d2, passes
         else:
-            return alpha, passes
+            return alpha, h, -d2, passes
         if d2 < 0.0:
             new = alpha - d1 / d2
         else:
@@ -166,21 +157,23 @@ def _newton(m, bp, brest, bx, binary, count, prec, alpha0, cap, tol, max_iter):
             new = 0.5 * (alpha + hi) if hi_known else hi
         elif new <= lo:
             new = 0.5 * (alpha + lo) if lo_known else lo
-        if abs(new - alpha) <= tol * (1.0 + abs(alpha)) or (hi - lo) <= tol:
-            return new, passes
+        delta = new - alpha
+        if abs(delta) <= tol * (1.0 + abs(alpha)):
+            return new, h + delta * (d1 + 0.5 * d2 * delta), -d2, passes
         alpha = new
-    return alpha, passes
+    h, d1, d2 = _evaluate(alpha, m, bp, brest, bx, binary, count, prec)
+    return alpha, h, -d2, passes + 1
 
 
 @njit(cache=True)
 def optimise_candidate(j, c, count, prec, alpha0, col_ptr, col_rows, col_vals, s, z, binary, cap,
                        tol, max_iter, bp, brest, bx):
-    """Optimal alpha and gain h(alpha) of Eq. (1) for one candidate (buffers sized to its column).
-
-    Returns (alpha, gain, passes over the column, column length m)."""
+    """Optimal alpha, gain h(alpha) and curvature -h''(alpha) of Eq. (1) for one candidate
+    (buffers at least as long as its column). Returns (alpha, gain, curvature, passes)."""
     m = _fill_column(col_rows, col_vals, col_ptr[j], col_ptr[j + 1], s, z, c, bp, brest, bx)
-    alpha, passes = _newton(m, bp, brest, bx, binary, count, prec, alpha0, cap, tol, max_iter)
-    return alpha, _value(alpha, m, bp, brest, bx, binary, count, prec), passes + 1, m
+    alpha, gain, curv, passes = _newton(m, bp, brest, bx, binary, count, prec, alpha0, cap, tol,
+                                        max_iter)
+    return alpha, gain, curv, passes + 1
 
 
 @njit(cache=True)
@@ -206,14 +199,13 @@ def gains_kernel(cand_pred, cand_cls, cand_count, alpha0, prec, col_ptr, col_row
     bx = np.empty(longest)
     total = 0
     for t in range(cand_pred.size):
-        alpha, gain, passes, m = optimise_candidate(
+        alpha, gain, curv, passes = optimise_candidate(
             cand_pred[t], cand_cls[t], cand_count[t], prec[t], alpha0[t], col_ptr, col_rows,
             col_vals, s, z, binary, cap, tol, max_iter, bp, brest, bx)
-        d1, d2 = _derivs(alpha, m, bp, brest, bx, binary, cand_count[t], prec[t])
         out_alpha[t] = alpha
         out_gain[t] = gain
-        out_curv[t] = -d2
-        total += passes + 1
+        out_curv[t] = curv
+        total += passes
     return total
 
 
@@ -229,7 +221,7 @@ def gain_at_kernel(cand_pred, cand_cls, cand_count, alpha, prec, col_ptr, col_ro
         j = cand_pred[t]
         m = _fill_column(col_rows, col_vals, col_ptr[j], col_ptr[j + 1], s, z, cand_cls[t],
                          bp, brest, bx)
-        out_gain[t] = _value(alpha[t], m, bp, brest, bx, binary, cand_count[t], prec[t])
+        out_gain[t] = _evaluate(alpha[t], m, bp, brest, bx, binary, cand_count[t], prec[t])[0]
 
 
 @njit(cache=True)

@@ -10,7 +10,9 @@ from __future__ import annotations
 import importlib
 
 #: target name -> ("module", "function", one-line description)
-TARGETS: dict[str, tuple[str, str, str]] = {}
+TARGETS: dict[str, tuple[str, str, str]] = {
+    "sgc-vs-ifs": ("fsengine.reproduce.sgc_vs_ifs", "run", "Zhou et al. Figs. 3-5: IFS vs SGC on CoNLL-2000"),
+}
 
 
 def target_names() -> list[str]:
