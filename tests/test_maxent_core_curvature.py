@@ -50,11 +50,12 @@ def test_evaluate_at_is_loglik_difference_and_its_curvature(binary):
         assert res.gain[t] == pytest.approx(h(t, alpha[t]), rel=1e-10, abs=1e-10)
         fd = -(h(t, alpha[t] + eps) - 2 * h(t, alpha[t]) + h(t, alpha[t] - eps)) / eps**2
         assert res.curvature[t] == pytest.approx(fd, rel=1e-4, abs=1e-5)
-    # at the optimum it reproduces the optimiser's own value and curvature
+    # at the optimum it reproduces the optimiser's own value and curvature (the optimiser reports
+    # them from its last pass, one step of relative size <= tol before the returned alpha)
     opt = st.gains(pred, cls, prior_precision=prec)
     again = st.evaluate_at(pred, cls, opt.alpha, prior_precision=prec)
-    np.testing.assert_allclose(again.gain, opt.gain, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(again.curvature, opt.curvature, rtol=1e-12)
+    np.testing.assert_allclose(again.gain, opt.gain, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(again.curvature, opt.curvature, rtol=1e-8)
 
 
 def test_evaluate_at_does_not_clip_large_weights():
