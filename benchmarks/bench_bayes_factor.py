@@ -80,7 +80,7 @@ def timed(fn, repeats=3):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="first 2,000 training sentences")
-    parser.add_argument("--per-round", type=int, default=50, help="S, pairs added per round")
+    parser.add_argument("--per-round", type=int, default=100, help="S, pairs added per round")
     args = parser.parse_args()
     S = args.per_round
     t0 = time.perf_counter()
