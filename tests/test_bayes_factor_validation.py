@@ -231,6 +231,9 @@ def test_automatic_stop_is_near_the_best_heldout_accuracy(seed, prior):
     assert tr["heldout_log_loss"].iloc[-1] > at_stop["heldout_log_loss"]
     if prior == "multiplicity":  # the prior removes the noise pairs the uniform prior admits
         assert len(found - true) <= 1
+    # the final model (30 pairs) predicts new rows as the trace says
+    acc = np.mean(run.predict(ds.extras["test_X"]) == ds.extras["test_y"])
+    assert acc == pytest.approx(tr["heldout_accuracy"].iloc[-1])
     auto = approx_bayes_factor_selection(ds.X, ds.y, per_round=2, log_prior_odds=odds)
     assert auto.stop_reason == STOP_BAYES and auto.predicates.size == run.n_at_stop
     np.testing.assert_array_equal(auto.predicates, run.predicates[:run.n_at_stop])

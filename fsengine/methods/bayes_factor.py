@@ -216,9 +216,8 @@ class BayesFactorRun:
     ``round``: the round that added each. ``model``: the final MAP model over the input columns
     plus the bias column ``bias_column`` (= number of input columns). ``trace``: one row per round.
     ``n_at_stop``: number of pairs selected when beta_0 first beat every candidate (the automatic
-    stopping point; equals ``predicates.size`` unless the run continued to a budget), ``stop_round``
+    stopping point; equals ``predicates.size`` unless the run went on past it), ``stop_round``
     the round where that happened (None when it never did), ``stop_reason`` why the run ended.
-    ``top_margins``: per round, the sorted best margins at the start of the round (up to 20).
     ``column_margin``: per input column, the best beta_g - beta_0 over its classes of adding a pair
     seen in training to the final model (-inf for a column that never fires or whose pairs are all
     active); ignores Section 3.6's restriction to misclassified instances.
@@ -236,12 +235,7 @@ class BayesFactorRun:
     n_at_stop: int
     stop_round: int | None
     stop_reason: str
-    top_margins: list
     column_margin: np.ndarray
-
-    def with_bias(self, X):
-        """X with the constant bias column appended (what :attr:`model` reads)."""
-        return add_bias_column(X)
 
     def predict(self, X) -> np.ndarray:
         """Class indices predicted by the final model for new rows of the input columns."""
@@ -326,7 +320,7 @@ def approx_bayes_factor_selection(
     n_bias = act_pred.size
     w = np.zeros(n_bias)
     sel = dict(predicates=[], classes=[], mu=[], margin=[], beta=[], round=[])
-    rows, top_margins = [], []
+    rows = []
     n_at_stop, stop_round, stop_reason = None, None, STOP_BUDGET
     t_start = time.perf_counter()
     rnd = 0
@@ -369,7 +363,6 @@ def approx_bayes_factor_selection(
             mu, margin = scored.mu, scored.margin
             row["n_proposals"] = int(pred.size)
             row["best_margin"] = float(margin.max())
-            top_margins.append(np.sort(margin)[::-1][:20])
             if stop_round is None and margin.max() <= 0:
                 n_at_stop, stop_round = len(sel["predicates"]), rnd
             forcing = stop_round is not None and (rounds_past_stop is None
@@ -421,7 +414,7 @@ def approx_bayes_factor_selection(
         mu=np.asarray(sel["mu"]), margin=np.asarray(sel["margin"]), beta=np.asarray(sel["beta"]),
         round=np.asarray(sel["round"], dtype=np.int64), model=model, bias_column=n_input,
         trace=pd.DataFrame(rows), n_at_stop=n_sel if n_at_stop is None else n_at_stop,
-        stop_round=stop_round, stop_reason=stop_reason, top_margins=top_margins,
+        stop_round=stop_round, stop_reason=stop_reason,
         column_margin=column_margin)
 
 
