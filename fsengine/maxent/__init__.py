@@ -8,7 +8,8 @@ Building blocks, each usable on its own:
 ``MaxentState``               Goodman's un-normalised ``sum[i, y]`` / ``z[i]``: ``uniform(data)``,
                               ``from_weights(data, pred, cls, w)``, ``gains(pred, cls,
                               prior_precision=, alpha0=)`` -> ``GainResult(alpha, gain, curvature,
-                              passes)``, ``gain_at(...)``, ``add(pred, cls, alpha)``, ``proba()``,
+                              passes)``, ``gain_at(...)``, ``evaluate_at(...)`` (h and a_g at given
+                              alphas), ``add(pred, cls, alpha)``, ``proba()``,
                               ``predict()``, ``log_likelihood()``, ``model()``.
 ``fit_map(data, pred, cls, prior_variance=, w0=)``  MAP weights by L-BFGS (Eq. 2 of ``train``) ->
                               ``MapFit(model, objective, log_likelihood, ...)``.

@@ -141,6 +141,20 @@ class MaxentState:
                                d.col_ptr, d.col_rows, d.col_vals, self.sum, self.z, d.binary, out)
         return out
 
+    def evaluate_at(self, predicates, classes, alpha, *, prior_precision=0.0) -> GainResult:
+        """h(alpha) of Eq. (1) and the curvature -h''(alpha) at *given* alphas (no optimisation).
+
+        The curvature is Daume III's a_g (Eq. 11) plus ``prior_precision``; with the candidates'
+        optimal alphas from :meth:`gains` on another state it gives Eq. (14)'s re-scoring of a
+        candidate after other features were added.
+        """
+        pred, cls, _ = self._candidates(predicates, classes)
+        a = _broadcast(alpha, pred.size, "alpha")
+        cap = max(kernels.ALPHA_CAP, float(np.max(np.abs(a))) if a.size else 0.0)
+        # zero Newton iterations: the kernel returns h and -h'' at the (uncapped) starting point
+        return self.gains(pred, cls, prior_precision=prior_precision, alpha0=a, cap=cap,
+                          max_iter=0)
+
     # ----------------------------------------------------------------- changing the model
     def add(self, predicate: int, klass: int, alpha: float) -> None:
         """Add feature (predicate, class) with weight alpha (or grow its weight by alpha): Fig. 1

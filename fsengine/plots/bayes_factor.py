@@ -1,0 +1,212 @@
+"""Figures of the Bayes-factor selection page (Daume III 2004): pure plotly builders."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style
+
+BF_COLOR = METHOD_COLORS["Bayes factor"]
+SIGN_COLORS = {"laplace": BF_COLOR, "printed": "#e377c2"}
+
+
+def _focus_accuracy_axis(fig, frames, columns) -> None:
+    """Zoom the accuracy axis on the models with at least one pair; the bias-only model (often far
+    below, e.g. 50% on two balanced classes) is named in a note instead of squashing the curves."""
+    vals, base = [], []
+    for frame in frames:
+        for col in columns:
+            if col in frame:
+                v = frame[col].to_numpy(dtype=float)
+                n = frame["n_features"].to_numpy()
+                vals += list(v[(n > 0) & np.isfinite(v)])
+                base += list(v[(n == 0) & np.isfinite(v)])
+    if not vals:
+        return
+    lo, hi = min(vals), max(vals)
+    pad = max(0.005, 0.1 * (hi - lo))
+    low, high = max(0.0, lo - pad), min(1.0, hi + pad)
+    fig.update_yaxes(range=[low, high])
+    if base and min(base) < low:
+        fig.add_annotation(x=1, xref="paper", y=low, xanchor="right", yanchor="bottom", showarrow=False,
+                           text=f"0 pairs (bias only): {min(base):.1%}, below the axis",
+                           font=dict(size=11, color="#666666"))
+
+
+def _stop_line(fig, x, text):
+    fig.add_vline(x=x, line=dict(color=HIGHLIGHT, dash="dash", width=2))
+    fig.add_annotation(x=x, y=1.0, yref="paper", text=text, showarrow=False, xanchor="left",
+                       yanchor="bottom", font=dict(color=HIGHLIGHT, size=12))
+
+
+def signed_log(values) -> np.ndarray:
+    """asinh(v): linear near 0 and logarithmic for |v| >> 1, so the first rounds' margins (tens to
+    thousands of nats) and the near-zero margins at the stop are both readable."""
+    return np.arcsinh(np.asarray(values, dtype=float))
+
+
+def _signed_log_ticks(values) -> tuple[list[float], list[str]]:
+    finite = np.asarray(values, dtype=float)
+    finite = finite[np.isfinite(finite)]
+    top = max(float(np.max(np.abs(finite))) if finite.size else 1.0, 1.0)
+    mags = [0.0] + [10.0 ** k for k in range(0, int(np.ceil(np.log10(top))) + 1)]
+    lo = float(np.min(finite)) if finite.size else 0.0
+    ticks = sorted({m for m in mags} | {-m for m in mags if -m >= min(lo, 0) * 10})
+    return [float(v) for v in signed_log(ticks)], [f"{t:g}" for t in ticks]
+
+
+def beta_rounds_figure(trace: pd.DataFrame, stop_round: int | None, *, title: str | None = None
+                       ) -> go.Figure:
+    """Top: beta_0 = log p(D | lambda^0) of each round's MAP model. Bottom: beta_g - beta_0 of the
+    best candidate at the start of each round, of every feature added in the round (Eq. 14
+    re-scored values), and of the best candidate left after the round, on a signed-log axis
+    (asinh); the zero line is beta_0. The round where beta_0 first beats every candidate (the
+    automatic stop) is marked."""
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1,
+                        row_heights=[0.35, 0.65],
+                        subplot_titles=("β₀ = log p(D | λ⁰) per round",
+                                        "β_g − β₀ (signed log scale; > 0: adding g beats the current model)"))
+    rounds = trace["round"].to_numpy()
+    fig.add_trace(go.Scatter(x=rounds, y=trace["beta_0"], mode="lines+markers", name="β₀",
+                             line=dict(color="#444444"), marker=dict(size=6),
+                             hovertemplate="round %{x}<br>β₀ = %{y:.2f}<extra></extra>"), row=1, col=1)
+    best = trace["best_margin"].to_numpy(dtype=float)
+    fig.add_trace(go.Scatter(x=rounds, y=signed_log(best), customdata=best, mode="lines+markers",
+                             name="best candidate at round start", line=dict(color=BF_COLOR),
+                             hovertemplate="round %{x}<br>best β_g − β₀ = %{customdata:.3f}"
+                                           "<extra></extra>"), row=2, col=1)
+    xs, ys, names = [], [], []
+    for r, margins, added in zip(rounds, trace["margin_added"], trace["added"]):
+        xs += [r] * len(margins)
+        ys += list(margins)
+        names += list(added)
+    fig.add_trace(go.Scatter(x=xs, y=signed_log(ys), customdata=ys, mode="markers",
+                             name="added in the round",
+                             marker=dict(color=BF_COLOR, size=8, opacity=0.6, symbol="circle-open"),
+                             text=names, hovertemplate="round %{x}: %{text}<br>β_g − β₀ = "
+                                                       "%{customdata:.3f}<extra></extra>"),
+                  row=2, col=1)
+    after = trace["best_margin_after"].to_numpy(dtype=float)
+    fig.add_trace(go.Scatter(x=rounds, y=signed_log(after), customdata=after, mode="markers",
+                             name="best left after the round (Eq. 14)",
+                             marker=dict(color="#7f7f7f", size=8, symbol="x"),
+                             hovertemplate="round %{x}<br>best remaining = %{customdata:.3f}"
+                                           "<extra></extra>"), row=2, col=1)
+    fig.add_hline(y=0.0, line=dict(color="#888888", width=1), row=2, col=1)
+    if stop_round is not None:
+        fig.add_vline(x=stop_round, line=dict(color=HIGHLIGHT, dash="dash", width=2), row="all", col=1)
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"automatic stop (round {stop_round})",
+                                 line=dict(color=HIGHLIGHT, dash="dash", width=2)), row=2, col=1)
+        if rounds.max() > stop_round:
+            fig.add_vrect(x0=stop_round, x1=rounds.max() + 0.4, fillcolor="#888888", opacity=0.1,
+                          line_width=0, row="all", col=1)
+            fig.add_annotation(x=(stop_round + rounds.max()) / 2, y=0.0, yref="paper",
+                               text="traced past the stop", showarrow=False, yanchor="bottom",
+                               font=dict(size=11, color="#666666"))
+    tickvals, ticktext = _signed_log_ticks(np.r_[best, ys, after])
+    fig.update_xaxes(title_text="round", row=2, col=1)
+    if rounds.size <= 25:
+        fig.update_xaxes(dtick=1)
+    fig.update_yaxes(title_text="nats", row=1, col=1)
+    fig.update_yaxes(title_text="nats", tickvals=tickvals, ticktext=ticktext, row=2, col=1)
+    return apply_style(fig, title=title, height=580)
+
+
+def accuracy_figure(curves: pd.DataFrame, n_at_stop: int, *, show_train: bool = True,
+                    title: str | None = None) -> go.Figure:
+    """Accuracy against the number of selected (predicate, class) pairs; ``curves`` has columns
+    method, n_features, train_accuracy, heldout_accuracy (method "Bayes factor" first). The
+    Bayes-factor stopping point is marked."""
+    fig = go.Figure()
+    for method, part in curves.groupby("method", sort=False):
+        part = part.sort_values("n_features")
+        color = METHOD_COLORS.get(method, "#333333")
+        fig.add_trace(go.Scatter(x=part["n_features"], y=part["heldout_accuracy"],
+                                 mode="lines+markers", name=f"{method}: held-out",
+                                 line=dict(color=color, width=2.5 if method == "Bayes factor" else 1.8),
+                                 hovertemplate=f"{method}<br>%{{x}} pairs<br>held-out %{{y:.4f}}"
+                                               "<extra></extra>"))
+        if show_train:
+            fig.add_trace(go.Scatter(x=part["n_features"], y=part["train_accuracy"],
+                                     mode="lines", name=f"{method}: train",
+                                     line=dict(color=color, dash="dot", width=1.5),
+                                     hovertemplate=f"{method}<br>%{{x}} pairs<br>train %{{y:.4f}}"
+                                                   "<extra></extra>"))
+    _stop_line(fig, n_at_stop, f"Bayes-factor stop: {n_at_stop} pairs")
+    fig.update_xaxes(title_text="selected (predicate, class) pairs")
+    fig.update_yaxes(title_text="accuracy", tickformat=".1%")
+    _focus_accuracy_axis(fig, [curves], ["heldout_accuracy"] + (["train_accuracy"] if show_train else []))
+    return apply_style(fig, title=title, height=440)
+
+
+def sign_figure(laplace: pd.DataFrame, printed: pd.DataFrame, stop_laplace: int, stop_printed: int,
+                *, title: str | None = None) -> go.Figure:
+    """Held-out accuracy per round of the two sign choices of Eq. (12), each stopping point marked
+    (a budget stop is drawn as an open marker)."""
+    fig = go.Figure()
+    for label, curve, stop, key in (("Laplace −½ log a_g", laplace, stop_laplace, "laplace"),
+                                    ("printed +½ log a_g", printed, stop_printed, "printed")):
+        color = SIGN_COLORS[key]
+        fig.add_trace(go.Scatter(x=curve["n_features"], y=curve["heldout_accuracy"],
+                                 mode="lines+markers", name=label, line=dict(color=color),
+                                 marker=dict(size=5),
+                                 hovertemplate=f"{label}<br>%{{x}} pairs<br>held-out %{{y:.4f}}"
+                                               "<extra></extra>"))
+        at = curve.loc[curve["n_features"] == stop, "heldout_accuracy"]
+        if len(at):
+            fig.add_trace(go.Scatter(x=[stop], y=[at.iloc[0]], mode="markers",
+                                     name=f"stop ({label}): {stop} pairs",
+                                     marker=dict(color=color, size=15, symbol="star",
+                                                 line=dict(color="black", width=1)),
+                                     hovertemplate=f"stop of {label}: %{{x}} pairs<extra></extra>"))
+    fig.update_xaxes(title_text="selected (predicate, class) pairs")
+    fig.update_yaxes(title_text="held-out accuracy", tickformat=".1%")
+    _focus_accuracy_axis(fig, [laplace, printed], ["heldout_accuracy"])
+    return apply_style(fig, title=title, height=400)
+
+
+def pixel_pairs_figure(class_means: np.ndarray, rows, cols, classes, class_names, order, *,
+                       title: str | None = None) -> go.Figure:
+    """Image data: the selected pixels (numbered in selection order, coloured by the pair's class)
+    over the mean training image of each class, side by side."""
+    n = class_means.shape[0]
+    fig = make_subplots(rows=1, cols=n, subplot_titles=[f"mean image of {c}" for c in class_names],
+                        horizontal_spacing=0.03)
+    for c in range(n):
+        fig.add_trace(go.Heatmap(z=class_means[c], colorscale="Greys", showscale=False,
+                                 hoverinfo="skip"), row=1, col=c + 1)
+        for k, name in enumerate(class_names):
+            pick = np.asarray(classes) == k
+            fig.add_trace(go.Scatter(
+                x=np.asarray(cols)[pick], y=np.asarray(rows)[pick], mode="markers+text",
+                text=[str(o) for o in np.asarray(order)[pick]], textposition="top center",
+                textfont=dict(size=10, color=FEATURE_COLORS[k % len(FEATURE_COLORS)]),
+                marker=dict(size=9, color=FEATURE_COLORS[k % len(FEATURE_COLORS)],
+                            line=dict(color="white", width=1)),
+                name=f"pair with class {name}", legendgroup=name, showlegend=c == 0,
+                hovertemplate=f"pixel (%{{y}}, %{{x}}) => {name}<br>selected #%{{text}}<extra></extra>"),
+                row=1, col=c + 1)
+        fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, row=1, col=c + 1)
+        fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, autorange="reversed",
+                         scaleanchor=f"x{c + 1 if c else ''}", row=1, col=c + 1)
+    return apply_style(fig, title=title, height=360 if n <= 3 else 300)
+
+
+def approximation_figure(check: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """Per candidate pair: the full Laplace Bayes factor (every weight re-fitted, full Hessian) next
+    to the mean-field margins of Eq. (12) with the Laplace and the printed sign."""
+    fig = go.Figure()
+    for col, label, color in (("full_laplace", "full Laplace (Eq. 9, all weights re-fitted)", "#333333"),
+                              ("mean_field", "mean field, Laplace sign −½ log a_g", SIGN_COLORS["laplace"]),
+                              ("mean_field_printed", "mean field, printed sign +½ log a_g",
+                               SIGN_COLORS["printed"])):
+        fig.add_trace(go.Bar(x=check["pair"], y=check[col], name=label, marker_color=color,
+                             hovertemplate="%{x}<br>%{y:.3f} nats<extra>" + label + "</extra>"))
+    fig.add_hline(y=0.0, line=dict(color="#888888", width=1))
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(tickangle=-30)
+    fig.update_yaxes(title_text="log Bayes factor of adding the pair (nats)")
+    return apply_style(fig, title=title, height=420)
