@@ -15,8 +15,8 @@ from typing import Any, Callable
 from ..base import BaseFeatureSelector, VarianceRankSelector
 from ..data.registry import Param
 from ..plots import select as select_figures
-from ..selectors import (BIASelector, BoostingSelector, CountCutoffSelector, IFSSelector, L1PathSelector,
-                         MDLSelector, MutualInfoSelector, SGCSelector)
+from ..selectors import (BayesFactorSelector, BIASelector, BoostingSelector, CountCutoffSelector, IFSSelector,
+                         L1PathSelector, MDLSelector, MutualInfoSelector, SGCSelector)
 
 CLASSIFICATION = ("classification",)
 ANY_TASK = ("classification", "regression")
@@ -172,6 +172,18 @@ _ENTRIES = (
         "count", "Count cutoff", "how often the feature fires together with a class, for its most frequent "
         "(feature, class) pair (the count-cutoff baseline of Zhou et al. Fig. 5; binary predicates)",
         CountCutoffSelector, params=(_PAIRS, _CUTOFF), needs=Needs(binary_features=True)),
+    MethodSpec(
+        "bayes", "Bayes factor", "Laplace-approximated log Bayes factor of adding the feature's best "
+        "(feature, class) pair to a maxent model; stops when no candidate beats the model (Daume III)",
+        BayesFactorSelector,
+        params=(Param("features_per_round", "Pairs added per round (S)", 10, min=1, max=1000,
+                      help="one MAP fit per round; up to S pairs added with Eq. (14) re-scoring"),
+                Param("prior_variance", "Prior variance σ²", 1.0, kind="float", min=1e-4, max=1e4),
+                Param("sign", "Occam term", "laplace", kind="choice", choices=("laplace", "printed"),
+                      help="laplace: -1/2 log(σ² a_g) as Eq. (7) gives; printed: +1/2 log a_g as Eq. (12) is printed"),
+                Param("log_prior_odds", "Log prior odds per pair", 0.0, kind="float", min=-50.0, max=50.0,
+                      help="0: uniform model prior (Eq. 13); -2 asks for e² times more evidence per pair")),
+        figures=select_figures.bayes_factor_figures),
     MethodSpec(
         "variance", "Variance", "variance of each feature, ignoring the labels (an unsupervised baseline)",
         VarianceRankSelector, needs=Needs(tasks=ANY_TASK)),

@@ -1,7 +1,7 @@
 """Figures of one fitted selector, as ``fsengine select`` writes them.
 
 Generic figures work for every selector of the contract (scores and ranking); the per-method
-functions reuse the builders of the method's own page (``plots/bia.py``, ``plots/classic.py``, ``plots/maxent.py``).
+functions reuse the builders of the method's own page (``plots/bia.py``, ``plots/classic.py``, ``plots/maxent.py``, ``plots/bayes_factor.py``).
 A per-method function has the signature ``figures(selector, names, image_shape)`` where
 ``names`` are the names of the columns the selector was fitted on and ``image_shape`` is None
 unless those columns are the pixels of an image; it returns ``{file stem: figure}``.
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from .bayes_factor import beta_rounds_figure
 from .bia import path_figure
 from .classic import boosting_rounds, feature_image, l1_path, mdl_curve, mi_bars
 from .maxent import gain_computations, gain_per_stage
@@ -114,3 +115,12 @@ def gain_figures(label: str):
         return {"gain_per_stage": gain_per_stage(traces), "gain_computations": gain_computations(traces)}
 
     return figures
+
+
+def bayes_factor_figures(selector, names, image_shape) -> dict[str, go.Figure]:
+    """beta_0 and the candidates' log Bayes factors per round, automatic stop marked
+    (``plots.bayes_factor.beta_rounds_figure``)."""
+    if not len(selector.trace_):
+        return {}
+    return {"bayes_factor_rounds": beta_rounds_figure(selector.trace_, selector.stop_round_,
+                                                      title="Bayes-factor selection: rounds")}
