@@ -370,7 +370,7 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     grid = k_grid(settings.max_k, ds.n_features)
     rows = []
     rng = np.random.default_rng(settings.seed)
-    # many tiny solver calls: BLAS threads only add overhead (15x slower on a busy 2-core machine)
+    # many tiny solver calls: oversubscribed BLAS threads made each fit >10x slower on a busy 2-core machine
     with threadpool_limits(1):
         for r in runs:
             ticker.report(0.0, f"held-out accuracy: {r.label}")

@@ -114,7 +114,9 @@ def html_report(result: ComparisonResult, k: int) -> str:
         parts.append(f"<p class='note'>{html.escape(EXPLANATIONS[name])}</p>")
         first = False
     parts += ["<h2>Runtime</h2>", _table_html(result.runtime()),
-              f"<p class='note'>{html.escape(EXPLANATIONS['runtime'])}</p>",
-              "<h2>Stability table</h2>", _table_html(result.stability(k))]
+              f"<p class='note'>{html.escape(EXPLANATIONS['runtime'])}</p>"]
+    stability = result.stability(k)
+    if stability["kuncheva"].notna().any():
+        parts += ["<h2>Stability table</h2>", _table_html(stability)]
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -202,9 +202,3 @@ def get_method(key: str) -> MethodSpec:
         raise ValueError(f"Unknown method {key!r}. Known methods: {', '.join(METHODS)}")
     return METHODS[key]
 
-
-def method_by_label(label: str) -> MethodSpec:
-    for spec in METHODS.values():
-        if spec.label == label:
-            return spec
-    raise ValueError(f"Unknown method label {label!r}")

@@ -148,10 +148,11 @@ def relevance_grid(scores: dict[str, np.ndarray], image_shape: tuple[int, int], 
                           row=r + 1, col=c + 1)
     for i in range(1, len(labels) + 1):
         suffix = "" if i == 1 else str(i)
-        fig.update_layout({f"yaxis{suffix}": dict(scaleanchor=f"x{suffix}", autorange="reversed",
-                                                  showticklabels=False, showgrid=False, zeroline=False),
+        fig.update_layout({f"yaxis{suffix}": dict(scaleanchor=f"x{suffix}", range=[rows - 0.5, -0.5],
+                                                  constrain="domain", showticklabels=False, showgrid=False,
+                                                  zeroline=False),
                            f"xaxis{suffix}": dict(showticklabels=False, showgrid=False, zeroline=False,
-                                                  range=[-0.5, cols - 0.5])})
+                                                  range=[-0.5, cols - 0.5], constrain="domain")})
     fig = apply_style(fig, title="Relevance per pixel (red squares: each method's top-k)",
                       height=250 * n_rows + 90)
     fig.update_layout(margin=dict(l=20, r=20, t=80, b=20))
