@@ -1,0 +1,1 @@
+"""The mathematics of each source paper, one module or subpackage per method."""

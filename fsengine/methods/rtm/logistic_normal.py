@@ -1,0 +1,39 @@
+"""The logistic-normal integral E[sigmoid(t + s)], s ~ N(0, v), via a mixture of probits.
+
+Writing sigmoid(x) ~= sum_k w_k Phi(lambda_k x) (Monahan & Stefanski, 1992) makes the Gaussian
+average closed-form,
+
+    E[sigmoid(t + s)] = sum_k w_k Phi(lambda_k t / sqrt(1 + lambda_k^2 v)),
+
+with the same maximum error for every v as the mixture has for sigmoid itself: 7.1e-7 for the
+five terms below (fitted by least squares on [0, 40], the fit being symmetric). Gauss-Hermite over
+s is no substitute: objects with hundreds of tags have v ~ 50, where 12 nodes miss by 5e-2.
+Used by EP's tilted moments and by the predictive probability.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+PROBIT_WEIGHTS = np.array([0.20356171, 0.02270137, 0.29993066, 0.04641525, 0.42739102])
+PROBIT_WEIGHTS = PROBIT_WEIGHTS / PROBIT_WEIGHTS.sum()
+PROBIT_SCALES = np.array([0.40936272, 0.2908426, 0.79961657, 1.11751532, 0.57328474])
+SQRT_HALF = math.sqrt(0.5)
+
+
+@njit(cache=True)
+def expected_sigmoid(t, v, probit_w, probit_s):
+    """E[sigmoid(t + s)], s ~ N(0, v) (the exact sigmoid when v = 0)."""
+    if v <= 0.0:
+        if t >= 0.0:
+            return 1.0 / (1.0 + math.exp(-t))
+        e = math.exp(t)
+        return e / (1.0 + e)
+    total = 0.0
+    for k in range(probit_w.size):
+        c = probit_s[k] / math.sqrt(1.0 + probit_s[k] * probit_s[k] * v)
+        total += probit_w[k] * math.erfc(-c * t * SQRT_HALF)
+    return 0.5 * total
