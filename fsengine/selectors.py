@@ -4,8 +4,11 @@ See :mod:`fsengine.base` for the contract (``scores_``, ``ranking_``, ``trace_``
 """
 
 from .base import BaseFeatureSelector, VarianceRankSelector
+from .methods.rtm.estimators import RTMClassifier, RTMSelector
 
 __all__ = [
     "BaseFeatureSelector",
     "VarianceRankSelector",
+    "RTMClassifier",
+    "RTMSelector",
 ]

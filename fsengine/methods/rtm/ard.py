@@ -15,6 +15,7 @@ Each is solved by bisection on log alpha inside [floor, cap]; a derivative that 
 pins alpha_j at that end. A floor of 2-3 (not the slides' 1) keeps the eta = -1 cavities defined
 and stops the evidence from 2-cycling between alpha = 1 and the cap; convergence is judged on
 1/alpha, which stays finite for pinned tags.
+
 """
 
 from __future__ import annotations
@@ -80,6 +81,11 @@ def ard_update_variational(elog_sum, seen, floor, cap, out):
         out[j] = _root_on_log_scale(1, floor, cap, 0.0, 0.0, elog_sum[j])
 
 
-def relevant_by_ard(alpha: np.ndarray, cap: float) -> np.ndarray:
-    """Tags the ARD keeps: alpha_j below half the cap (a pinned tag sits at the cap)."""
-    return np.asarray(alpha) < 0.5 * cap
+def relevant_by_ard(alpha: np.ndarray, floor: float, cap: float) -> np.ndarray:
+    """Tags the ARD keeps: alpha_j below the geometric middle sqrt(floor * cap) of its range.
+
+    Power EP and EP pin irrelevant tags at the cap exactly; EM's variational update only creeps
+    towards it (alpha ~ 10^3-10^4 after a few hundred sweeps), so "pinned" means "more than half
+    way to the cap on a log scale".
+    """
+    return np.asarray(alpha) < np.sqrt(floor * cap)

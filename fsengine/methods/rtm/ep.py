@@ -22,7 +22,7 @@ A and B: for min(A, B) >= 60, 16-node Gauss-Hermite in Laplace coordinates (the 
 folded into the weights); otherwise composite Gauss-Legendre (32 nodes on +-6 Laplace widths
 around the mode, 12 on each of two tail panels long enough, at least 4 widths, for the tails to
 fall by e^-36). Single-tag sites (exact answer: theta^1 or (1 - theta)^1) come out within 7e-9
-of exact for A, B >= 3 (B/A up to 1000) and within 3e-5 for Beta(1.1, 1.1 ... 1100); with more
+of exact for A, B >= 3 (B/A up to 1000) and within 2e-4 for skewed ones like Beta(1.1, 30); with more
 tags the error is the Gaussian approximation of s_-j (tested against tensor quadrature for one
 to three tags).
 """

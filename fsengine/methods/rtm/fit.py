@@ -84,7 +84,7 @@ class RTMFit:
     def active(self) -> np.ndarray:
         """Tags deemed relevant: not pinned by the ARD, or (fixed prior) log BF > 0."""
         if self.settings.ard:
-            return ard.relevant_by_ard(self.alpha, self.settings.alpha_max)
+            return ard.relevant_by_ard(self.alpha, self.settings.alpha_floor, self.settings.alpha_max)
         return self.relevance() > 0.0
 
 
@@ -133,15 +133,15 @@ def _verdict(trace: pd.DataFrame, tags: TagMatrix, s: RTMSettings) -> tuple[bool
 
 
 def _should_stop(change, alpha_change, skipped, improper, n_factors, s: RTMSettings) -> bool:
-    if not np.isfinite(change):
-        return True
+    if not np.isfinite(change) or (change == 0.0 and skipped == n_factors > 0):
+        return True  # diverged, or stalled with every factor undefined: nothing can move
     return (change < s.tol and (not s.ard or alpha_change < s.tol)
             and skipped <= s.max_skipped_frac * n_factors and improper == 0)
 
 
 def _row(it, change, alpha_change, log_z, A, B, alpha, s, skipped, improper, t0):
     if s.ard:
-        active = int(np.count_nonzero(ard.relevant_by_ard(alpha, s.alpha_max)))
+        active = int(np.count_nonzero(ard.relevant_by_ard(alpha, s.alpha_floor, s.alpha_max)))
     else:
         proper = (A > 0) & (B > 0)
         active = int(np.count_nonzero(log_bayes_factor(np.where(proper, A, 1.0), np.where(proper, B, 1.0),
