@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from .beta_projection import moment_matched_change, solve_beta_change
-from .logistic_normal import PROBIT_SCALES, PROBIT_WEIGHTS, SQRT_HALF
+from .logistic_normal import PROBIT_SCALES, PROBIT_WEIGHTS, expected_sigmoid, scaled_probits
 from .special import digamma, log_sigmoid, trigamma
 
 _CORE = np.polynomial.legendre.leggauss(32)
@@ -51,12 +51,6 @@ HERMITE_FROM = 60.0
 CORE_WIDTHS = 6.0
 TAIL_WIDTHS = 4.0
 TAIL_EFOLDS = 36.0
-_EXP_CLAMP = 700.0
-
-
-@njit(cache=True)
-def _clamped_exp(t):
-    return math.exp(min(max(t, -_EXP_CLAMP), _EXP_CLAMP))
 
 
 @njit(cache=True)
@@ -131,8 +125,7 @@ def _tilted_one_tag(A, B, sign, m_other, v_other, quad, rule, scaled, out):
     """
     probit_w, probit_s = quad[6], quad[7]
     count = logit_beta_rule(A, B, quad, rule)
-    for k in range(probit_w.size):  # Phi(lambda t / sqrt(1 + lambda^2 v)) = erfc(-scaled t) / 2
-        scaled[k] = probit_s[k] / math.sqrt(1.0 + probit_s[k] * probit_s[k] * v_other) * SQRT_HALF
+    scaled_probits(v_other, probit_s, scaled)
     c1 = 0.0
     c2 = 0.0
     for k in range(count):
@@ -144,14 +137,7 @@ def _tilted_one_tag(A, B, sign, m_other, v_other, quad, rule, scaled, out):
     mean = 0.0
     second = 0.0
     for k in range(count):
-        t = sign * (rule[0, k] + m_other)
-        if v_other > 0.0:
-            g = 0.0
-            for h in range(probit_w.size):
-                g += probit_w[h] * math.erfc(-scaled[h] * t)
-            g *= 0.5
-        else:
-            g = 1.0 / (1.0 + _clamped_exp(-t))
+        g = expected_sigmoid(sign * (rule[0, k] + m_other), v_other, probit_w, scaled)
         wg = rule[1, k] * g
         z += wg
         t1 += wg * (rule[2, k] - c1)

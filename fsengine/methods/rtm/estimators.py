@@ -19,7 +19,7 @@ from ...base import BaseFeatureSelector, ranking_from, top_k_mask
 from ...validation import as_binary_labels, validate_X, validate_X_y
 from .evidence import posterior_summary
 from .fit import METHODS, RTMSettings, fit_rtm
-from .logistic_normal import PROBIT_SCALES, PROBIT_WEIGHTS
+from .ep import QUADRATURE
 from .model import predict_positive, tags_from
 
 _RTM_PARAMS = {
@@ -168,7 +168,7 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "A_")
         X = validate_X(self, X, accept_sparse=("csr", "csc"), reset=False)
         tags = tags_from(X, self.binarize)
-        p1 = predict_positive(tags.indptr, tags.indices, self.A_, self.B_, PROBIT_WEIGHTS, PROBIT_SCALES)
+        p1 = predict_positive(tags.indptr, tags.indices, self.A_, self.B_, QUADRATURE)
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X):

@@ -25,8 +25,16 @@ SQRT_HALF = math.sqrt(0.5)
 
 
 @njit(cache=True)
-def expected_sigmoid(t, v, probit_w, probit_s):
-    """E[sigmoid(t + s)], s ~ N(0, v) (the exact sigmoid when v = 0)."""
+def scaled_probits(v, probit_s, out):
+    """out_k = lambda_k / sqrt(1 + lambda_k^2 v) / sqrt(2), so Phi(.) = erfc(-out_k t) / 2."""
+    for k in range(probit_s.size):
+        out[k] = probit_s[k] / math.sqrt(1.0 + probit_s[k] * probit_s[k] * v) * SQRT_HALF
+
+
+@njit(cache=True)
+def expected_sigmoid(t, v, probit_w, scaled):
+    """E[sigmoid(t + s)], s ~ N(0, v), with ``scaled`` from :func:`scaled_probits` (the exact
+    sigmoid when v = 0)."""
     if v <= 0.0:
         if t >= 0.0:
             return 1.0 / (1.0 + math.exp(-t))
@@ -34,6 +42,5 @@ def expected_sigmoid(t, v, probit_w, probit_s):
         return e / (1.0 + e)
     total = 0.0
     for k in range(probit_w.size):
-        c = probit_s[k] / math.sqrt(1.0 + probit_s[k] * probit_s[k] * v)
-        total += probit_w[k] * math.erfc(-c * t * SQRT_HALF)
+        total += probit_w[k] * math.erfc(-scaled[k] * t)
     return 0.5 * total

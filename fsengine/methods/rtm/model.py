@@ -13,14 +13,15 @@ matrix (``indptr``, ``indices``); the EM kernel also walks its columns (CSC).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from .logistic_normal import expected_sigmoid
-from .special import digamma, trigamma
+from .ep import factor_log_normaliser
+
 
 @dataclass(frozen=True)
 class TagMatrix:
@@ -107,22 +108,25 @@ def log_likelihood(theta: np.ndarray, X: np.ndarray, y01: np.ndarray) -> np.ndar
 
 
 @njit(cache=True)
-def predict_positive(indptr, indices, A, B, probit_w, probit_s):
-    """P(c = 1 | x, data) = E_q[sigmoid(sum_j logit theta_j)] for each CSR row.
+def predict_positive(indptr, indices, A, B, quad):
+    """P(c = 1 | x, data) = E_q[sigmoid(sum_{j in S} logit theta_j)] for each CSR row.
 
-    Under q(theta) = prod Beta(A_j, B_j), logit theta_j has mean psi(A_j) - psi(B_j) and variance
-    psi'(A_j) + psi'(B_j); the sum over an object's tags is taken as Gaussian with those summed
-    moments (exact as far as mean and variance go, Gaussian in shape); the logistic-normal
-    integral is then evaluated by :func:`.logistic_normal.expected_sigmoid`.
+    The same one-dimensional reduction as EP's normaliser (:func:`.ep.factor_log_normaliser` with
+    q as the "cavity"): the tag of largest log-odds variance is integrated exactly, the others'
+    log-odds sum as a Gaussian with its exact mean and variance. Exact for one tag (A / (A + B));
+    an object without tags gets 1/2.
     """
     n = indptr.size - 1
     out = np.empty(n)
     for i in range(n):
-        m = 0.0
-        v = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            j = indices[p]
-            m += digamma(A[j]) - digamma(B[j])
-            v += trigamma(A[j]) + trigamma(B[j])
-        out[i] = expected_sigmoid(m, v, probit_w, probit_s)
+        lo, hi = indptr[i], indptr[i + 1]
+        if hi == lo:
+            out[i] = 0.5
+            continue
+        Ai = np.empty(hi - lo)
+        Bi = np.empty(hi - lo)
+        for p in range(lo, hi):
+            Ai[p - lo] = A[indices[p]]
+            Bi[p - lo] = B[indices[p]]
+        out[i] = math.exp(factor_log_normaliser(Ai, Bi, 1, quad))
     return out
