@@ -18,7 +18,6 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
-from scipy.special import digamma
 from sklearn.exceptions import ConvergenceWarning
 
 from . import ard, em, ep, sites
@@ -161,6 +160,7 @@ def _run_ep(tags: TagMatrix, y01, s: RTMSettings, progress):
     sites.totals_from_sites(tags.indices, site_a, site_b, alpha, A, B)
     new_a, new_b = np.empty_like(site_a), np.empty_like(site_b)
     new_alpha = np.empty(d)
+    stepper = ard.ArdStepper(d)
     mean = A / (A + B)
     rows = []
     for it in range(1, s.max_iter + 1):
@@ -172,7 +172,8 @@ def _run_ep(tags: TagMatrix, y01, s: RTMSettings, progress):
         sites.totals_from_sites(tags.indices, site_a, site_b, alpha, A, B)
         alpha_change = 0.0
         if s.ard:
-            ard.ard_update_sites(A - alpha, B - alpha, s.alpha_floor, s.alpha_max, new_alpha)
+            ard.ard_update_sites(A - alpha, B - alpha, alpha, s.alpha_floor, s.alpha_max, new_alpha)
+            new_alpha = stepper.move(alpha, new_alpha)
             alpha_change = float(np.max(np.abs(1.0 / new_alpha - 1.0 / alpha)))
             alpha = new_alpha.copy()
             sites.totals_from_sites(tags.indices, site_a, site_b, alpha, A, B)
@@ -195,12 +196,12 @@ def _run_ep(tags: TagMatrix, y01, s: RTMSettings, progress):
 def _run_em(tags: TagMatrix, y01, s: RTMSettings, progress):
     d = tags.n_tags
     pos, neg = class_counts(tags, y01)
-    seen = (pos + neg) > 0
     alpha = np.full(d, float(s.alpha0))
     A = alpha + s.site_init * pos
     B = alpha + s.site_init * neg
     log_u, log_w = np.empty(tags.n_objects), np.empty(tags.n_objects)
     new_alpha = np.empty(d)
+    stepper = ard.ArdStepper(d)
     mean = A / (A + B)
     rows = []
     for it in range(1, s.max_iter + 1):
@@ -209,9 +210,10 @@ def _run_em(tags: TagMatrix, y01, s: RTMSettings, progress):
         em.em_sweep(tags.col_ptr, tags.col_rows, pos, neg, alpha, A, B, log_u, log_w)
         alpha_change = 0.0
         if s.ard:
-            S = A + B
-            elog = digamma(A) + digamma(B) - 2.0 * digamma(S)
-            ard.ard_update_variational(elog, seen, s.alpha_floor, s.alpha_max, new_alpha)
+            ard.ard_update_sites(A - alpha, B - alpha, alpha, s.alpha_floor, s.alpha_max, new_alpha)
+            new_alpha = stepper.move(alpha, new_alpha)
+            A += new_alpha - alpha  # q_j keeps its effective sites under the new prior
+            B += new_alpha - alpha
             alpha_change = float(np.max(np.abs(1.0 / new_alpha - 1.0 / alpha)))
             alpha = new_alpha.copy()
         new_mean = A / (A + B)
