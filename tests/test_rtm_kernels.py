@@ -143,3 +143,29 @@ def test_em_tag_step_is_the_maximiser_of_its_bound():
     ref = optimize.minimize(lambda x: -G(np.exp(x)), np.log([5.0, 5.0]), method="Nelder-Mead",
                             options={"xatol": 1e-12, "fatol": 1e-15, "maxiter": 5000})
     np.testing.assert_allclose([A, B], np.exp(ref.x), rtol=1e-5)
+
+
+def test_log_space_fallback_for_very_improbable_classes():
+    from scipy import integrate
+
+    from fsengine.methods.rtm import ep
+    from fsengine.methods.rtm.logistic_normal import log_expected_sigmoid
+
+    scaled = np.empty(PROBIT_SCALES.size)
+    for v in (0.5, 9.0, 60.0):
+        scaled_probits(v, PROBIT_SCALES, scaled)
+        for t in (-700.0, -80.0, -5.0, 2.0):
+            shift = min(0.0, t + v / 2)  # log E[e^(t + s)], the size of the answer for t << 0
+            f = lambda s: np.exp(special.log_expit(t + s) - s * s / (2 * v) - shift) / np.sqrt(2 * np.pi * v)
+            ref = np.log(integrate.quad(f, -40 * np.sqrt(v) + min(v, -t), 40 * np.sqrt(v) + v,
+                                        points=[v, -t], limit=400, epsabs=0, epsrel=1e-12)[0]) + shift
+            assert log_expected_sigmoid(t, v, PROBIT_WEIGHTS, scaled) == pytest.approx(ref, abs=1e-5)
+    # a long document whose 300 tags all point to class 0, labelled 1: tilted mass ~ e^-650
+    Ac, Bc = np.full(300, 20.0), np.full(300, 180.0)
+    ta, tb = np.empty(300), np.empty(300)
+    assert ep.factor_site_targets(Ac, Bc, 1, ta, tb, ep.QUADRATURE)
+    assert np.all(np.isfinite(ta)) and np.all(ta > 0)  # every tag is pushed towards class 1
+    m = 300 * (special.digamma(20.0) - special.digamma(180.0))
+    v = 300 * (special.polygamma(1, 20.0) + special.polygamma(1, 180.0))
+    log_z = ep.factor_log_normaliser(Ac, Bc, 1, ep.QUADRATURE)
+    assert log_z == pytest.approx(m + v / 2, abs=0.5)  # E[sigmoid(s)] ~ E[e^s] down there

@@ -35,7 +35,8 @@ import numpy as np
 from numba import njit
 
 from .beta_projection import moment_matched_change, solve_beta_change
-from .logistic_normal import PROBIT_SCALES, PROBIT_WEIGHTS, expected_sigmoid, scaled_probits
+from .logistic_normal import (PROBIT_SCALES, PROBIT_WEIGHTS, expected_sigmoid, log_expected_sigmoid,
+                              scaled_probits)
 from .special import digamma, log_sigmoid, trigamma
 
 _CORE = np.polynomial.legendre.leggauss(32)
@@ -48,6 +49,8 @@ QUADRATURE = (_CORE[0], _CORE[1], _TAIL[0], _TAIL[1], _HERMITE[0], _HERMITE[1],
               PROBIT_WEIGHTS, PROBIT_SCALES)
 #: cavities with min(A, B) at least this use the Gauss-Hermite rule
 HERMITE_FROM = 60.0
+#: below this tilted mass the weights are recomputed in log space
+TINY = 1e-250
 CORE_WIDTHS = 6.0
 TAIL_WIDTHS = 4.0
 TAIL_EFOLDS = 36.0
@@ -132,24 +135,40 @@ def _tilted_one_tag(A, B, sign, m_other, v_other, quad, rule, scaled, out):
         c1 += rule[1, k] * rule[2, k]
         c2 += rule[1, k] * rule[3, k]
     z = 0.0
+    for k in range(count):
+        rule[5, k] = expected_sigmoid(sign * (rule[0, k] + m_other), v_other, probit_w, scaled)
+        z += rule[1, k] * rule[5, k]
+    if z > TINY:
+        log_z = math.log(z)
+        for k in range(count):
+            rule[5, k] *= rule[1, k] / z
+    else:  # the class is very improbable under the cavity: redo the weights in log space
+        top = -np.inf
+        for k in range(count):
+            rule[5, k] = -np.inf if rule[1, k] <= 0.0 else math.log(rule[1, k]) + log_expected_sigmoid(
+                sign * (rule[0, k] + m_other), v_other, probit_w, scaled)
+            top = max(top, rule[5, k])
+        total = 0.0
+        for k in range(count):
+            total += math.exp(rule[5, k] - top)
+        log_z = top + math.log(total)
+        for k in range(count):
+            rule[5, k] = math.exp(rule[5, k] - log_z)
     t1 = 0.0
     t2 = 0.0
     mean = 0.0
     second = 0.0
-    for k in range(count):
-        g = expected_sigmoid(sign * (rule[0, k] + m_other), v_other, probit_w, scaled)
-        wg = rule[1, k] * g
-        z += wg
-        t1 += wg * (rule[2, k] - c1)
-        t2 += wg * (rule[3, k] - c2)
-        theta = rule[4, k]
-        mean += wg * theta
-        second += wg * theta * theta
-    out[0] = t1 / z
-    out[1] = t2 / z
-    out[2] = mean / z
-    out[3] = second / z
-    return math.log(z)
+    for k in range(count):  # rule[5] now holds the normalised tilted weights
+        p = rule[5, k]
+        t1 += p * (rule[2, k] - c1)
+        t2 += p * (rule[3, k] - c2)
+        mean += p * rule[4, k]
+        second += p * rule[4, k] * rule[4, k]
+    out[0] = t1
+    out[1] = t2
+    out[2] = mean
+    out[3] = second
+    return log_z
 
 
 @njit(cache=True)
@@ -172,7 +191,7 @@ def factor_site_targets(Ac, Bc, c, out_a, out_b, quad):
     _logit_moments(Ac, Bc, m, v)
     M = m.sum()
     V = v.sum()
-    rule = np.empty((5, max(quad[0].size + 2 * quad[2].size, quad[4].size)))
+    rule = np.empty((6, max(quad[0].size + 2 * quad[2].size, quad[4].size)))
     scaled = np.empty(quad[6].size)
     out = np.empty(4)
     for q in range(k):
@@ -199,7 +218,7 @@ def factor_log_normaliser(Ac, Bc, c, quad):
     for q in range(1, k):
         if v[q] > v[best]:
             best = q
-    rule = np.empty((5, max(quad[0].size + 2 * quad[2].size, quad[4].size)))
+    rule = np.empty((6, max(quad[0].size + 2 * quad[2].size, quad[4].size)))
     scaled = np.empty(quad[6].size)
     out = np.empty(4)
     sign = 1.0 if c == 1 else -1.0

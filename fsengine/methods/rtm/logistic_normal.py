@@ -18,6 +18,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .special import log_sigmoid
+
 PROBIT_WEIGHTS = np.array([0.20356171, 0.02270137, 0.29993066, 0.04641525, 0.42739102])
 PROBIT_WEIGHTS = PROBIT_WEIGHTS / PROBIT_WEIGHTS.sum()
 PROBIT_SCALES = np.array([0.40936272, 0.2908426, 0.79961657, 1.11751532, 0.57328474])
@@ -44,3 +46,19 @@ def expected_sigmoid(t, v, probit_w, scaled):
     for k in range(probit_w.size):
         total += probit_w[k] * math.erfc(-scaled[k] * t)
     return 0.5 * total
+
+
+
+@njit(cache=True)
+def log_expected_sigmoid(t, v, probit_w, scaled):
+    """log E[sigmoid(t + s)], s ~ N(0, v), also when the value underflows (t << 0).
+
+    Uses sigmoid(x) = e^x sigmoid(-x) and e^s N(s | 0, v) = e^{v/2} N(s | v, v):
+        E[sigmoid(t + s)] = e^{t + v/2} E[sigmoid(-(t + v) - s)],
+    whose right-hand expectation is not small when t < -v/2 (the branch taken there).
+    """
+    if v <= 0.0:
+        return log_sigmoid(t)
+    if t < -0.5 * v:
+        return t + 0.5 * v + math.log(max(expected_sigmoid(-(t + v), v, probit_w, scaled), 1e-300))
+    return math.log(max(expected_sigmoid(t, v, probit_w, scaled), 1e-300))
