@@ -8,6 +8,7 @@ st.set_page_config(page_title="Feature Selection Explorer", page_icon=":mag:", l
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/rtm.py", title="Relevance Tagging Machine", icon=":material/sell:"),
 ]
 
 navigation = st.navigation(PAGES)

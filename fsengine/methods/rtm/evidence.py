@@ -27,6 +27,9 @@ def log_bayes_factor(A: np.ndarray, B: np.ndarray, alpha: np.ndarray) -> np.ndar
 def posterior_summary(A: np.ndarray, B: np.ndarray, level: float = 0.9) -> dict[str, np.ndarray]:
     """Mean, standard deviation and central credible interval of each Beta(A_j, B_j)."""
     A, B = np.asarray(A, dtype=np.float64), np.asarray(B, dtype=np.float64)
+    if np.any(A <= 0) or np.any(B <= 0):
+        raise ValueError("improper Beta marginal (A or B <= 0): the fit did not converge; raise the "
+                         "damping or alpha0, or use sequential updates")
     S = A + B
     tail = 0.5 * (1.0 - level)
     return {

@@ -110,6 +110,13 @@ def relevance_scores(X, y, settings: RTMSettings, methods=METHODS, baselines=Tru
     return scores, traces, seconds
 
 
+def roc_curves(truth, scores: dict[str, np.ndarray]) -> tuple[dict, dict]:
+    """ROC curves (fpr, tpr) and AUC of each method's scores against the true relevant set."""
+    curves = {label: roc_curve(truth, s)[:2] for label, s in scores.items()}
+    auc = {label: float(roc_auc_score(truth, s)) for label, s in scores.items()}
+    return curves, auc
+
+
 def synthetic_roc(seeds=(0, 1, 2, 3, 4), *, n_samples=800, n_tags=400, n_relevant=30,
                   tag_rate=0.05, settings: RTMSettings = RTMSettings(), methods=METHODS,
                   progress: Progress | None = None) -> RocResult:
@@ -120,12 +127,12 @@ def synthetic_roc(seeds=(0, 1, 2, 3, 4), *, n_samples=800, n_tags=400, n_relevan
             progress(k / len(seeds), f"synthetic seed {seed}")
         ds = make_rtm(n_samples, n_tags, n_relevant, tag_rate=tag_rate, seed=seed)
         scores, tr, secs = relevance_scores(ds.X, ds.y, settings, methods)
-        rows.append({label: roc_auc_score(ds.truth, s) for label, s in scores.items()})
+        seed_curves, seed_auc = roc_curves(ds.truth, scores)
+        rows.append(seed_auc)
         for label, s in secs.items():
             seconds[label] = seconds.get(label, 0.0) + s / len(seeds)
         if k == 0:
-            curves = {label: roc_curve(ds.truth, s)[:2] for label, s in scores.items()}
-            traces = tr
+            curves, traces = seed_curves, tr
     auc = pd.DataFrame(rows, index=pd.Index(list(seeds), name="seed"))
     return RocResult(auc=auc, curves=curves, traces=traces, seconds=seconds)
 
@@ -215,3 +222,44 @@ def accuracy_table(results: dict[str, pd.DataFrame]) -> pd.DataFrame:
         cols[CORPORA[key].label] = g.mean()
         cols[CORPORA[key].label + " sd"] = g.std(ddof=0)
     return pd.DataFrame(cols)
+
+
+def fit_and_score(X_train, y_train, X_test, y_test, settings: RTMSettings, method: str):
+    """Train one RTM method on a split; returns (fit, test accuracy, seconds). Labels are 0/1."""
+    t0 = time.perf_counter()
+    fit = _quiet_fit(tags_from(X_train), np.asarray(y_train, dtype=np.float64), replace(settings, method=method))
+    seconds = time.perf_counter() - t0
+    test = tags_from(X_test)
+    p1 = predict_positive(test.indptr, test.indices, fit.A, fit.B, QUADRATURE)
+    return fit, float(np.mean((p1 > 0.5) == (np.asarray(y_test) == 1))), seconds
+
+
+def baseline_accuracy(X_train, y_train, X_test, y_test) -> dict[str, float]:
+    """Held-out accuracy of Bernoulli Naive Bayes and L1-logistic regression (C by inner CV)."""
+    return {NB_LABEL: float(BernoulliNB().fit(X_train, y_train).score(X_test, y_test)),
+            L1_LABEL: _l1_accuracy(X_train, y_train, X_test, y_test)}
+
+
+def top_tags(fit, names, k: int = 20, level: float = 0.9) -> pd.DataFrame:
+    """The k tags with the largest log Bayes factor, with the posterior mean and central interval
+    of theta_j, the log Bayes factor and alpha_j."""
+    from .evidence import posterior_summary
+
+    proper = (fit.A > 0) & (fit.B > 0)  # an unconverged parallel run can leave improper marginals
+    score = fit.relevance()
+    order = np.argsort(-np.where(proper & np.isfinite(score), score, -np.inf), kind="stable")[:k]
+    order = order[proper[order]]
+    summary = posterior_summary(fit.A[order], fit.B[order], level)
+    return pd.DataFrame({"tag": [str(names[j]) for j in order], "mean": summary["mean"],
+                         "lower": summary["lower"], "upper": summary["upper"], "log_bf": score[order],
+                         "alpha": fit.alpha[order]})
+
+
+def suggested_settings(tags_per_object: float) -> RTMSettings:
+    """Starting settings by how many tags an object carries, from the runs recorded here: short
+    objects (sentences, ~16 tags) converge with the slides' Beta(5, 5) and no inner damping; long
+    ones (movie reviews ~300 words, binarised notMNIST glyphs ~375 pixels) need alpha0 ~ tags/6
+    and inner damping 0.8, or most eta = -1 cavities become undefined and the sites oscillate."""
+    if tags_per_object <= 50:
+        return RTMSettings(alpha0=5.0)
+    return RTMSettings(alpha0=float(round(tags_per_object / 6.0)), inner_damping=0.8)
