@@ -169,3 +169,25 @@ def test_log_space_fallback_for_very_improbable_classes():
     v = 300 * (special.polygamma(1, 20.0) + special.polygamma(1, 180.0))
     log_z = ep.factor_log_normaliser(Ac, Bc, 1, ep.QUADRATURE)
     assert log_z == pytest.approx(m + v / 2, abs=0.5)  # E[sigmoid(s)] ~ E[e^s] down there
+
+
+def test_numba_sweep_matches_the_numpy_reference():
+    from fsengine.data.synthetic.rtm import make_rtm
+    from fsengine.methods.rtm import ep, sites, tags_from
+    from fsengine.methods.rtm.reference_sweep import power_ep_sweep_numpy
+
+    ds = make_rtm(n_samples=150, n_tags=40, n_relevant=5, tag_rate=0.1, seed=3)
+    tags = tags_from(ds.X)
+    y = ds.y.astype(np.int64)
+    alpha = np.full(40, 5.0)
+    sa, sb = sites.initial_sites(tags.indptr, ds.y, 0.5)
+    A, B = np.empty(40), np.empty(40)
+    sites.totals_from_sites(tags.indices, sa, sb, alpha, A, B)
+    A2, B2 = A.copy(), B.copy()
+    na, nb = np.empty_like(sa), np.empty_like(sb)
+    skipped = sites.sweep(tags.indptr, tags.indices, y, A, B, sa, sb, na, nb, 0.3, True, -1, ep.QUADRATURE)
+    ra, rb, rskipped = power_ep_sweep_numpy(tags.indptr, tags.indices, y, A2, B2, sa, sb, rho=0.3)
+    assert skipped == rskipped
+    np.testing.assert_allclose(na, ra, atol=1e-9)
+    np.testing.assert_allclose(nb, rb, atol=1e-9)
+    np.testing.assert_allclose(A, A2, rtol=1e-10)

@@ -18,13 +18,14 @@ Inner expectation g_j: the probit-mixture form of :mod:`.logistic_normal`, equal
 
 Outer integral over l = logit theta_j, whose cavity density sigmoid(l)^A sigmoid(-l)^B is
 log-concave with mode log(A/B), Laplace width sqrt((A + B)/(AB)) and exponential tails of rates
-A and B: for min(A, B) >= 60, 16-node Gauss-Hermite in Laplace coordinates (the density ratio
+A and B: for min(A, B) >= 20, 16-node Gauss-Hermite in Laplace coordinates (the density ratio
 folded into the weights); otherwise composite Gauss-Legendre (32 nodes on +-6 Laplace widths
 around the mode, 12 on each of two tail panels long enough, at least 4 widths, for the tails to
-fall by e^-36). Single-tag sites (exact answer: theta^1 or (1 - theta)^1) come out within 7e-9
-of exact for A, B >= 3 (B/A up to 1000) and within 2e-4 for skewed ones like Beta(1.1, 30); with more
-tags the error is the Gaussian approximation of s_-j (tested against tensor quadrature for one
-to three tags).
+fall by e^-36). Single-tag sites (exact answer: theta^1 or (1 - theta)^1) come out within 3e-6
+of exact for B/A <= 10 and 5e-4 for B/A = 1000 (A >= 20, Gauss-Hermite), within 2e-8 for
+3 <= A < 20 up to B/A = 1000 (panels); the panels lose accuracy only for very skewed cavities
+such as Beta(1.1, 110) (2e-3). With more tags the error is the Gaussian approximation of s_-j
+(tested against tensor quadrature for one to three tags).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ _HERMITE = np.polynomial.hermite.hermgauss(16)
 QUADRATURE = (_CORE[0], _CORE[1], _TAIL[0], _TAIL[1], _HERMITE[0], _HERMITE[1],
               PROBIT_WEIGHTS, PROBIT_SCALES)
 #: cavities with min(A, B) at least this use the Gauss-Hermite rule
-HERMITE_FROM = 60.0
+HERMITE_FROM = 20.0
 #: below this tilted mass the weights are recomputed in log space
 TINY = 1e-250
 CORE_WIDTHS = 6.0
