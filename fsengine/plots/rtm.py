@@ -44,7 +44,7 @@ def auc_figure(auc: pd.DataFrame, *, reference: dict[str, float] | None = None) 
     for seed, row in auc.iterrows():
         fig.add_trace(go.Scatter(x=list(order), y=[row[m] for m in order], mode="markers",
                                  name=f"seed {seed}", marker=dict(color="#333333", size=6),
-                                 showlegend=seed == auc.index[0]))
+                                 showlegend=bool(seed == auc.index[0])))
     if reference:
         fig.add_trace(go.Scatter(x=list(reference), y=list(reference.values()), mode="markers",
                                  name="reference run", marker=dict(symbol="diamond", size=11, color=HIGHLIGHT)))

@@ -10,7 +10,9 @@ from __future__ import annotations
 import importlib
 
 #: target name -> ("module", "function", one-line description)
-TARGETS: dict[str, tuple[str, str, str]] = {}
+TARGETS: dict[str, tuple[str, str, str]] = {
+    "rtm-roc": ("fsengine.reproduce.rtm_roc", "run", "Molchanov et al.: RTM tag-relevance ROC and sentiment accuracy"),
+}
 
 
 def target_names() -> list[str]:

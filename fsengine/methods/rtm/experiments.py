@@ -153,11 +153,11 @@ class Corpus:
 #: factors undefined; alpha0 = 20 oscillated); the Power EP evidence rises from -2,750 (alpha0 =
 #: 20) to -1,250 (alpha0 = 50) on the first training fold.
 CORPORA = {
-    "movie_reviews": Corpus("movie_reviews", "Movie reviews (2,000 documents)", corpora.read_movie_reviews, 5,
+    "movie_reviews": Corpus("movie_reviews", "Movie reviews", corpora.read_movie_reviews, 5,
                             RTMSettings(alpha0=50.0, inner_damping=0.8, max_iter=400)),
-    "sentence_polarity": Corpus("sentence_polarity", "Sentence polarity (10,662 snippets)",
+    "sentence_polarity": Corpus("sentence_polarity", "Sentence polarity",
                                 corpora.read_sentence_polarity, 2, RTMSettings(alpha0=5.0, max_iter=400)),
-    "subjectivity": Corpus("subjectivity", "Subjectivity (10,000 sentences)", corpora.read_subjectivity, 2,
+    "subjectivity": Corpus("subjectivity", "Subjectivity", corpora.read_subjectivity, 2,
                            RTMSettings(alpha0=5.0, max_iter=400)),
 }
 
@@ -191,7 +191,7 @@ def cv_accuracy(key: str, *, folds: int = 5, methods=METHODS, max_docs: int | No
         Xtr, vocab = word_presence_tags(texts[tr], min_df=corpus.min_df)
         Xte, _ = word_presence_tags(texts[te], vocabulary=vocab)
         tags_tr, tags_te = tags_from(Xtr), tags_from(Xte)
-        base = {"fold": fold, "n_tags": len(vocab), "n_train": tr.size}
+        base = {"fold": fold, "n_docs": y.size, "n_tags": len(vocab), "n_train": tr.size}
         for m in methods:
             if progress:
                 progress(done / steps, f"{corpus.label}: fold {fold + 1}/{folds}, {RTM_LABELS[m]}")
