@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from .special import digamma, lbeta, sigmoid, tetragamma, trigamma

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -227,8 +227,3 @@ def _run_em(tags: TagMatrix, y01, s: RTMSettings, progress):
         if _should_stop(change, alpha_change, 0, 0, 1, s):
             break
     return A, B, alpha, rows
-
-
-def with_method(settings: RTMSettings, method: str) -> RTMSettings:
-    """The same settings with another training method."""
-    return replace(settings, method=method)

@@ -91,22 +91,6 @@ def class_counts(tags: TagMatrix, y01: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return pos, neg
 
 
-def log_likelihood(theta: np.ndarray, X: np.ndarray, y01: np.ndarray) -> np.ndarray:
-    """log P(c | X, theta) summed over objects, for a batch of parameter points.
-
-    ``theta`` has shape (..., d) and X is dense binary (n, d); evaluates Eq. (RTM) directly as
-    prod theta^x / (prod theta^x + prod (1 - theta)^x) (not via the logit form), so it serves as
-    an independent reference for the approximations.
-    """
-    theta = np.asarray(theta, dtype=np.float64)
-    X = np.asarray(X, dtype=np.float64)
-    log_t = np.log(theta) @ X.T  # (..., n): log prod theta_j^x_ij
-    log_f = np.log1p(-theta) @ X.T
-    log_norm = np.logaddexp(log_t, log_f)
-    chosen = np.where(np.asarray(y01) == 1, log_t, log_f)
-    return np.sum(chosen - log_norm, axis=-1)
-
-
 @njit(cache=True)
 def predict_positive(indptr, indices, A, B, quad):
     """P(c = 1 | x, data) = E_q[sigmoid(sum_{j in S} logit theta_j)] for each CSR row.

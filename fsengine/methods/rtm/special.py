@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 _ASYMPTOTIC_FROM = 10.0
@@ -98,27 +97,3 @@ def sigmoid(t):
         return 1.0 / (1.0 + math.exp(-t))
     e = math.exp(t)
     return e / (1.0 + e)
-
-
-@njit(cache=True)
-def beta_log_moments(a, b):
-    """(E log theta, E log(1 - theta)) under Beta(a, b): (psi(a) - psi(a+b), psi(b) - psi(a+b))."""
-    s = digamma(a + b)
-    return digamma(a) - s, digamma(b) - s
-
-
-def vectorized(kernel):
-    """Elementwise numpy wrapper of a scalar kernel (used by the Python layer and tests)."""
-
-    def apply(*args):
-        arrays = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in args))
-        out = np.empty(arrays[0].shape)
-        flat = [a.ravel() for a in arrays]
-        res = out.ravel()
-        for k in range(res.size):
-            res[k] = kernel(*(f[k] for f in flat))
-        return out
-
-    apply.__name__ = kernel.__name__
-    apply.__doc__ = kernel.__doc__
-    return apply
