@@ -191,3 +191,9 @@ def test_numba_sweep_matches_the_numpy_reference():
     np.testing.assert_allclose(na, ra, atol=1e-9)
     np.testing.assert_allclose(nb, rb, atol=1e-9)
     np.testing.assert_allclose(A, A2, rtol=1e-10)
+
+
+def test_digamma_diff_for_vanishing_moves():
+    """A well-classified object moves its tags by ~1e-60: x + d rounds to x, the answer must not."""
+    for x, d in [(50.0, 1e-60), (3000.0, -2e-9), (12.5, 1e-20)]:
+        assert digamma_diff(x, d) == pytest.approx(d * special.polygamma(1, x), rel=1e-12)

@@ -34,6 +34,8 @@ from .special import digamma_diff, trigamma
 RELATIVE_TOL = 1e-12
 MAX_NEWTON = 30
 MAX_HALVINGS = 40
+#: relative residual below which Newton is in its quadratic phase
+NEAR = 1e-6
 
 
 @njit(cache=True)
@@ -70,7 +72,9 @@ def solve_beta_change(A, B, r1, r2, u0, v0):
         dv = -(ts * f1 + j11 * f2) / det
         step = 1.0
         accepted = False
-        for _ in range(MAX_HALVINGS):
+        # near the solution a failed full step means working precision: no line search then
+        halvings = MAX_HALVINGS if res > NEAR * scale else 1
+        for _ in range(halvings):
             un, vn = u + step * du, v + step * dv
             if A + un > 0.0 and B + vn > 0.0:
                 g1, g2 = _residual(A, B, S, un, vn, r1, r2)

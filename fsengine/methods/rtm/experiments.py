@@ -154,7 +154,7 @@ class Corpus:
 #: 20) to -1,250 (alpha0 = 50) on the first training fold.
 CORPORA = {
     "movie_reviews": Corpus("movie_reviews", "Movie reviews", corpora.read_movie_reviews, 5,
-                            RTMSettings(alpha0=50.0, inner_damping=0.8, max_iter=400)),
+                            RTMSettings(alpha0=50.0, inner_damping=0.8, max_iter=1000)),
     "sentence_polarity": Corpus("sentence_polarity", "Sentence polarity",
                                 corpora.read_sentence_polarity, 2, RTMSettings(alpha0=5.0, max_iter=400)),
     "subjectivity": Corpus("subjectivity", "Subjectivity", corpora.read_subjectivity, 2,

@@ -67,12 +67,16 @@ def tetragamma(x):
 @njit(cache=True)
 def digamma_diff(x, d):
     """psi(x + d) - psi(x) for x > 0, x + d > 0, accurate to relative 1e-13 also when |d| << x
-    (the lower part of the recurrence is summed as d / ((x + k)(x + k + d)), the rest via log1p)."""
+    (the lower part of the recurrence is summed as d / ((x + k)(x + k + d)), the rest via log1p;
+    for |d| < 1e-6 x, where x + d may round to x, by d psi'(x) + d^2 psi''(x) / 2, error
+    (d/x)^2 / 3 < 1e-12 relative)."""
     # psi(x + d) - psi(x) = sum_k d / ((x + k)(x + k + d)) + [psi(x + n + d) - psi(x + n)]
     shift = 0.0
     while x < _ASYMPTOTIC_FROM or x + d < _ASYMPTOTIC_FROM:
         shift += d / (x * (x + d))
         x += 1.0
+    if abs(d) < 1e-6 * x:  # x + d may not even differ from x in floating point: Taylor series
+        return shift + d * (trigamma(x) + 0.5 * d * tetragamma(x))
     return shift + math.log1p(d / x) + (_digamma_tail(x + d) - _digamma_tail(x))
 
 
