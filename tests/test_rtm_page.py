@@ -75,13 +75,17 @@ def test_rtm_page_on_synthetic_tags():
     assert not np.array_equal(undamped[: change.size], change[: undamped.size])
 
 
-def test_rtm_page_binarises_and_picks_two_classes():
+def test_rtm_page_binarises_images_and_picks_two_classes():
     at = app_test(None, timeout=120)
-    at.sidebar.selectbox(key="picker_key").set_value("wine").run()
+    at.sidebar.selectbox(key="picker_key").set_value("digits").run()
     at.switch_page("pages/rtm.py").run()
     assert not at.exception, at.exception
     assert any("binarised" in i.value for i in at.info)
     assert at.selectbox(key="rtm_pair_c0").value != at.selectbox(key="rtm_pair_c1").value
     tags = _by_title(at, "Most relevant tags")
-    assert sum(len(_values(t["x"])) for t in tags["data"]) == 13  # all of wine's 13 features
+    assert sum(len(_values(t["x"])) for t in tags["data"]) == 15
+    pixels = _by_title(at, "Pixel tags")
+    z = pixels["data"][0]["z"]
+    z = _values(z).reshape(8, 8) if isinstance(z, dict) else np.asarray(z)
+    assert z.shape == (8, 8) and np.nanmin(z) < 0.5 < np.nanmax(z)
     assert any("ROC curves need" in i.value for i in at.info)  # real data: no truth, no ROC

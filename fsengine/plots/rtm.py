@@ -71,7 +71,7 @@ def convergence_figure(traces: dict[str, pd.DataFrame], tol: float | None = None
     if tol is not None:
         fig.add_hline(y=tol, line=dict(color="#888888", dash="dot"), row=1, col=1,
                       annotation_text="tolerance", annotation_position="bottom right")
-    fig.update_yaxes(type="log", row=1, col=1)
+    fig.update_yaxes(type="log", dtick=1, exponentformat="power", row=1, col=1)
     fig.update_xaxes(title="sweep", row=3, col=1)
     return apply_style(fig, title="Convergence per sweep", height=640)
 
@@ -110,3 +110,20 @@ def accuracy_figure(table: pd.DataFrame) -> go.Figure:
     fig.update_layout(barmode="group")
     fig.update_yaxes(title="test accuracy", range=[max(0.0, low - 0.1), 1.0])
     return apply_style(fig, title="Test accuracy", height=420)
+
+
+def theta_image_figure(theta_mean: np.ndarray, image_shape: tuple[int, int], *,
+                       class_names=("class 0", "class 1")) -> go.Figure:
+    """Posterior mean theta_j of every pixel tag as an image, diverging around 0.5 (white): red
+    pixels, when on, point to class 1, blue ones to class 0."""
+    img = np.asarray(theta_mean, dtype=float).reshape(image_shape)
+    span = max(float(np.nanmax(np.abs(img - 0.5))), 1e-6)
+    fig = go.Figure(go.Heatmap(
+        z=img[::-1], zmin=0.5 - span, zmax=0.5 + span, colorscale="RdBu_r",
+        colorbar=dict(title="theta"),
+        hovertemplate="row %{customdata[0]}, col %{x}: theta %{z:.3f}<extra></extra>",
+        customdata=np.repeat(np.arange(image_shape[0])[::-1, None], image_shape[1], axis=1)[..., None]))
+    fig.update_xaxes(showticklabels=False, constrain="domain")
+    fig.update_yaxes(showticklabels=False, scaleanchor="x")
+    return apply_style(fig, title=f"Pixel tags: red points to {class_names[1]}, blue to {class_names[0]}",
+                       height=420)

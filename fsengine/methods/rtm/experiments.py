@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from pathlib import Path
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
@@ -263,3 +264,16 @@ def suggested_settings(tags_per_object: float) -> RTMSettings:
     if tags_per_object <= 50:
         return RTMSettings(alpha0=5.0)
     return RTMSettings(alpha0=float(round(tags_per_object / 6.0)), inner_damping=0.8)
+
+
+#: where ``reproduce rtm-roc`` records its per-fold accuracies
+RECORDED_FOLDS = Path(__file__).resolve().parents[3] / "docs" / "results" / "rtm-roc" / "accuracy_folds.csv"
+
+
+def recorded_accuracy(path: Path = RECORDED_FOLDS) -> pd.DataFrame | None:
+    """Mean CV accuracy per method and corpus from a recorded reproduction run (None if absent)."""
+    if not Path(path).is_file():
+        return None
+    folds = pd.read_csv(path)
+    table = folds.pivot_table(index="method", columns="corpus", values="accuracy", aggfunc="mean", sort=False)
+    return table.rename(columns={k: c.label for k, c in CORPORA.items()})
