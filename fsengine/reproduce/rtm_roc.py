@@ -108,7 +108,7 @@ def _report(quick, synth, roc, summary, results, folds, table, missing) -> str:
         f"RTM generative model (`synthetic_rtm`): {synth['n_samples']} objects, {synth['n_tags']} tags, "
         f"{synth['n_relevant']} relevant (theta_j = 0.5 +- U(0.1, 0.4)), tag rates log-uniform in "
         "[0.017, 0.15]; seeds " + ", ".join(map(str, synth["seeds"])) + ". RTM scores: log Bayes factor "
-        "of theta_j against 0.5 under a fixed Beta(5, 5) prior (no ARD), damping 0.5, sequential "
+        "of theta_j against 0.5 under a fixed Beta(5, 5) prior (no ARD), damping 0.5, inner damping 0.5, sequential "
         "updates, tol 1e-4. Baselines: marginal mutual information and the L1-logistic path.",
         "",
         _md(summary),

@@ -52,8 +52,9 @@ _PARAM_DOC = """
         ARD bounds; a tag whose alpha ends above sqrt(alpha_floor * alpha_max) is removed.
     damping : float in [0, 1), default 0.5
         Outer damping gamma (trick 1): sites become gamma * old + (1 - gamma) * new after a sweep.
-    inner_damping : float in [0, 1), default 0.0
-        Inner damping rho (trick 3) of each factor's update within a sweep.
+    inner_damping : float in [0, 1), default 0.5
+        Inner damping rho (trick 3) of each factor's update within a sweep. Without it Power EP
+        settled into a 2-cycle (max change stuck at 0.022) on 4 of 5 subjectivity folds.
     sequential : bool, default True
         Refresh q after every factor (trick 2); False updates all factors from the same q.
     site_init : float, default 0.5
@@ -126,7 +127,7 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
     _parameter_constraints = dict(_RTM_PARAMS)
 
     def __init__(self, method="power_ep", alpha0=5.0, ard=False, alpha_floor=2.0, alpha_max=1e5,
-                 damping=0.5, inner_damping=0.0, sequential=True, site_init=0.5, max_iter=300,
+                 damping=0.5, inner_damping=0.5, sequential=True, site_init=0.5, max_iter=300,
                  tol=1e-4, max_skipped_frac=0.01, binarize=0.0):
         self.method = method
         self.alpha0 = alpha0
@@ -203,7 +204,7 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
                               "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None]}
 
     def __init__(self, method="power_ep", alpha0=5.0, ard=True, alpha_floor=2.0, alpha_max=1e5,
-                 damping=0.5, inner_damping=0.0, sequential=True, site_init=0.5, max_iter=300,
+                 damping=0.5, inner_damping=0.5, sequential=True, site_init=0.5, max_iter=300,
                  tol=1e-4, max_skipped_frac=0.01, binarize=0.0, n_features_to_select=None):
         self.method = method
         self.alpha0 = alpha0

@@ -157,9 +157,9 @@ CORPORA = {
     "movie_reviews": Corpus("movie_reviews", "Movie reviews", corpora.read_movie_reviews, 5,
                             RTMSettings(alpha0=50.0, inner_damping=0.8, max_iter=1000)),
     "sentence_polarity": Corpus("sentence_polarity", "Sentence polarity",
-                                corpora.read_sentence_polarity, 2, RTMSettings(alpha0=5.0, max_iter=400)),
+                                corpora.read_sentence_polarity, 2, RTMSettings(alpha0=5.0, max_iter=1000)),
     "subjectivity": Corpus("subjectivity", "Subjectivity", corpora.read_subjectivity, 2,
-                           RTMSettings(alpha0=5.0, max_iter=400)),
+                           RTMSettings(alpha0=5.0, max_iter=1000)),
 }
 
 
@@ -258,11 +258,12 @@ def top_tags(fit, names, k: int = 20, level: float = 0.9) -> pd.DataFrame:
 
 def suggested_settings(tags_per_object: float) -> RTMSettings:
     """Starting settings by how many tags an object carries, from the runs recorded here: short
-    objects (sentences, ~16 tags) converge with the slides' Beta(5, 5) and no inner damping; long
-    ones (movie reviews ~300 words, binarised notMNIST glyphs ~375 pixels) need alpha0 ~ tags/6
-    and inner damping 0.8, or most eta = -1 cavities become undefined and the sites oscillate."""
+    objects (sentences, ~16 tags) converge with the slides' Beta(5, 5) and inner damping 0.5 (none
+    let Power EP 2-cycle on subjectivity); long ones (movie reviews ~300 words, binarised notMNIST
+    glyphs ~375 pixels) need alpha0 ~ tags/6 and inner damping 0.8, or most eta = -1 cavities
+    become undefined and the sites oscillate."""
     if tags_per_object <= 50:
-        return RTMSettings(alpha0=5.0)
+        return RTMSettings(alpha0=5.0, inner_damping=0.5)
     return RTMSettings(alpha0=float(round(tags_per_object / 6.0)), inner_damping=0.8)
 
 

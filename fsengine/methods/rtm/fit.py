@@ -40,7 +40,7 @@ class RTMSettings:
     alpha_floor: float = 2.0
     alpha_max: float = 1e5
     damping: float = 0.5
-    inner_damping: float = 0.0
+    inner_damping: float = 0.5
     sequential: bool = True
     site_init: float = 0.5
     max_iter: int = 300
