@@ -88,4 +88,6 @@ def test_rtm_page_binarises_images_and_picks_two_classes():
     z = pixels["data"][0]["z"]
     z = _values(z).reshape(8, 8) if isinstance(z, dict) else np.asarray(z)
     assert z.shape == (8, 8) and np.nanmin(z) < 0.5 < np.nanmax(z)
-    assert any("ROC curves need" in i.value for i in at.info)  # real data: no truth, no ROC
+    assert any("ROC curves need" in i.value for i in at.info)  # real data: no truth, no ROC ...
+    recorded = _by_title(at, "AUC of tag relevance")  # ... but the recorded synthetic run (committed)
+    assert set(recorded["data"][0]["x"]) == {"RTM Power EP", "RTM EP", "RTM EM", "MI", "L1"}

@@ -267,8 +267,10 @@ def suggested_settings(tags_per_object: float) -> RTMSettings:
     return RTMSettings(alpha0=float(round(tags_per_object / 6.0)), inner_damping=0.8)
 
 
-#: where ``reproduce rtm-roc`` records its per-fold accuracies
-RECORDED_FOLDS = Path(__file__).resolve().parents[3] / "docs" / "results" / "rtm-roc" / "accuracy_folds.csv"
+#: where ``reproduce rtm-roc`` records its results
+RECORDED = Path(__file__).resolve().parents[3] / "docs" / "results" / "rtm-roc"
+RECORDED_FOLDS = RECORDED / "accuracy_folds.csv"
+RECORDED_AUC = RECORDED / "synthetic_auc.csv"
 
 
 def recorded_accuracy(path: Path = RECORDED_FOLDS) -> pd.DataFrame | None:
@@ -278,3 +280,10 @@ def recorded_accuracy(path: Path = RECORDED_FOLDS) -> pd.DataFrame | None:
     folds = pd.read_csv(path)
     table = folds.pivot_table(index="method", columns="corpus", values="accuracy", aggfunc="mean", sort=False)
     return table.rename(columns={k: c.label for k, c in CORPORA.items()})
+
+
+def recorded_synthetic_auc(path: Path = RECORDED_AUC) -> pd.DataFrame | None:
+    """AUC per seed (rows) and method (columns) from a recorded reproduction run (None if absent)."""
+    if not Path(path).is_file():
+        return None
+    return pd.read_csv(path, index_col=0)
