@@ -10,9 +10,10 @@ PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
     st.Page("pages/data.py", title="Data", icon=":material/table_chart:"),
     st.Page("pages/bia.py", title="BIA: Lambda paths", icon=":material/timeline:"),
-    st.Page("pages/classic.py", title="Classic criteria", icon=":material/leaderboard:"),
     st.Page("pages/sgc_ifs.py", title="SGC vs IFS", icon=":material/speed:"),
     st.Page("pages/bayes_factor.py", title="Bayes-factor selection", icon=":material/balance:"),
+    st.Page("pages/classic.py", title="Classic criteria", icon=":material/leaderboard:"),
+    st.Page("pages/rtm.py", title="Relevance Tagging Machine", icon=":material/sell:"),
     st.Page("pages/compare.py", title="Compare methods", icon=":material/compare_arrows:"),
 ]
 

@@ -4,18 +4,17 @@ See :mod:`fsengine.base` for the contract (``scores_``, ``ranking_``, ``trace_``
 """
 
 from .base import BaseFeatureSelector, VarianceRankSelector
+from .methods.bayes_factor_selector import BayesFactorSelector
 from .methods.bia_selector import BIASelector
 from .methods.classic import BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector
-from .methods.bayes_factor_selector import BayesFactorSelector
 from .methods.gain_selectors import CountCutoffSelector, IFSSelector, SGCSelector
+from .methods.rtm.estimators import RTMClassifier, RTMSelector
 
 __all__ = [
+    "BaseFeatureSelector", "VarianceRankSelector",
     "BIASelector",
-    "BaseFeatureSelector",
     "BayesFactorSelector",
-    "CountCutoffSelector",
-    "IFSSelector",
-    "SGCSelector",
-    "VarianceRankSelector",
+    "CountCutoffSelector", "IFSSelector", "SGCSelector",
     "MutualInfoSelector", "MDLSelector", "L1PathSelector", "BoostingSelector",
+    "RTMClassifier", "RTMSelector",
 ]

@@ -150,6 +150,26 @@ register(DatasetSpec(
         Param("n_samples", "Training rows", 5000, min=100, max=200000),
         Param("n_predicates", "Predicates", 300, min=20, max=20000),
         Param("n_classes", "Classes", 4, min=2, max=50),
+def _load_synthetic_rtm(n_samples: int = 800, n_tags: int = 400, n_relevant: int = 30,
+                        tag_rate: float = 0.05, seed: int = 0):
+    from .synthetic.rtm import make_rtm
+
+    return make_rtm(n_samples, n_tags, n_relevant, tag_rate=tag_rate, seed=seed)
+
+
+register(DatasetSpec(
+    key="synthetic_rtm",
+    label="Relevance Tagging Machine model (synthetic tags)",
+    group="Synthetic",
+    description="Binary tags and classes sampled from the RTM itself, with a known relevant set "
+                "(Molchanov et al.'s synthetic ROC task: 800 objects, 400 tags, 30 relevant).",
+    loader=_load_synthetic_rtm,
+    params=(
+        Param("n_samples", "Objects", 800, min=20, max=100_000),
+        Param("n_tags", "Tags", 400, min=2, max=20_000),
+        Param("n_relevant", "Relevant tags", 30, min=0, max=20_000),
+        Param("tag_rate", "Mean tag rate", 0.05, kind="float", min=0.001, max=0.33,
+              help="typical probability that an object carries a tag (rates vary 3x either way)"),
         Param("seed", "Seed", 0, min=0),
     ),
 ))

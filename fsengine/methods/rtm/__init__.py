@@ -1,0 +1,15 @@
+"""The Relevance Tagging Machine (Molchanov, Kondrashkin & Vetrov) trained by Power EP, EP and EM.
+
+Modules: ``special`` (digamma family for numba), ``logistic_normal`` (E[sigmoid] under a
+Gaussian), ``model`` (tag structure, predictive probability), ``beta_projection`` (digamma-system
+Newton), ``power_ep`` and ``ep`` (tilted moments), ``sites`` (sweeps with the convergence tricks,
+evidence), ``em`` (variational bound), ``ard`` (prior strengths), ``evidence`` (Bayes factor per
+tag), ``fit`` (driver), ``estimators`` (scikit-learn wrappers), ``experiments`` (the slides'
+experiments), ``quadrature`` and ``reference_sweep`` (independent references for tests and the
+benchmark).
+"""
+
+from .fit import METHOD_LABELS, METHODS, RTMFit, RTMSettings, fit_rtm
+from .model import TagMatrix, tags_from
+
+__all__ = ["METHODS", "METHOD_LABELS", "RTMFit", "RTMSettings", "fit_rtm", "TagMatrix", "tags_from"]

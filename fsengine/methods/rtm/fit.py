@@ -1,0 +1,229 @@
+"""Training driver: sweeps of Power EP, EP or EM, optional ARD, the per-iteration trace and the
+convergence verdict.
+
+Convergence needs all of: the largest change of a posterior mean E[theta_j] below ``tol``; at
+most ``max_skipped_frac`` of the factors skipped in the last sweep (an eta = -1 tilted
+distribution that does not exist cannot be matched, and a run that skips most factors has not
+learnt anything); no improper marginal (A_j or B_j <= 0, possible with parallel updates); and,
+with ARD, the largest change of 1/alpha_j below ``tol``. Otherwise a ``ConvergenceWarning`` says
+what failed; the trace has every iteration.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
+
+from . import ard, em, ep, sites
+from .evidence import log_bayes_factor
+from .model import TagMatrix, class_counts
+
+METHODS = ("power_ep", "ep", "em")
+METHOD_LABELS = {"power_ep": "Power EP", "ep": "EP", "em": "EM"}
+TRACE_COLUMNS = ("iteration", "max_change", "alpha_change", "log_evidence", "n_active",
+                 "n_skipped", "n_improper", "seconds")
+
+
+@dataclass(frozen=True)
+class RTMSettings:
+    """Everything that shapes a fit (see :class:`~fsengine.methods.rtm.RTMClassifier`)."""
+
+    method: str = "power_ep"
+    alpha0: float = 5.0
+    ard: bool = False
+    alpha_floor: float = 2.0
+    alpha_max: float = 1e5
+    damping: float = 0.5
+    inner_damping: float = 0.5
+    sequential: bool = True
+    site_init: float = 0.5
+    max_iter: int = 300
+    tol: float = 1e-4
+    max_skipped_frac: float = 0.01
+
+    def __post_init__(self):
+        if self.method not in METHODS:
+            raise ValueError(f"method={self.method!r}: choose one of {', '.join(METHODS)}")
+        if not 0.0 <= self.damping < 1.0 or not 0.0 <= self.inner_damping < 1.0:
+            raise ValueError("damping and inner_damping must lie in [0, 1) (1 would freeze the sites)")
+        if self.alpha0 <= 0.0 or self.alpha_floor <= 0.0 or self.alpha_max < max(self.alpha0, self.alpha_floor):
+            raise ValueError("need alpha0 > 0, alpha_floor > 0 and alpha_max >= alpha0, alpha_floor")
+
+
+@dataclass
+class RTMFit:
+    """Posterior q(theta_j) = Beta(A_j, B_j), prior strengths alpha and how training went."""
+
+    A: np.ndarray
+    B: np.ndarray
+    alpha: np.ndarray
+    trace: pd.DataFrame
+    converged: bool
+    message: str
+    settings: RTMSettings = field(default_factory=RTMSettings)
+
+    @property
+    def n_iter(self) -> int:
+        return len(self.trace)
+
+    @property
+    def theta_mean(self) -> np.ndarray:
+        return self.A / (self.A + self.B)
+
+    def relevance(self) -> np.ndarray:
+        """log Bayes factor of each tag against theta_j = 0.5 (see :mod:`.evidence`)."""
+        return log_bayes_factor(self.A, self.B, self.alpha)
+
+    def active(self) -> np.ndarray:
+        """Tags deemed relevant: not pinned by the ARD, or (fixed prior) log BF > 0."""
+        if self.settings.ard:
+            return ard.relevant_by_ard(self.alpha, self.settings.alpha_floor, self.settings.alpha_max)
+        return self.relevance() > 0.0
+
+
+Progress = Callable[[int, int], None]
+
+
+def fit_rtm(tags: TagMatrix, y01: np.ndarray, settings: RTMSettings = RTMSettings(),
+            progress: Progress | None = None) -> RTMFit:
+    """Train the RTM on binary tags and labels y01 in {0, 1}."""
+    y01 = np.asarray(y01, dtype=np.float64)
+    if y01.shape != (tags.n_objects,):
+        raise ValueError(f"y has {y01.size} labels for {tags.n_objects} objects")
+    if settings.method == "em":
+        run = _run_em(tags, y01, settings, progress)
+    else:
+        run = _run_ep(tags, y01, settings, progress)
+    A, B, alpha, rows = run
+    trace = pd.DataFrame(rows, columns=list(TRACE_COLUMNS))
+    converged, message = _verdict(trace, tags, settings)
+    if not converged:
+        warnings.warn(message, ConvergenceWarning, stacklevel=3)
+    return RTMFit(A=A, B=B, alpha=alpha, trace=trace, converged=converged, message=message,
+                  settings=settings)
+
+
+def _verdict(trace: pd.DataFrame, tags: TagMatrix, s: RTMSettings) -> tuple[bool, str]:
+    name = METHOD_LABELS[s.method]
+    if trace.empty:
+        return False, f"RTM {name}: no iteration was run"
+    last = trace.iloc[-1]
+    n_factors = int(np.count_nonzero(tags.row_lengths()))
+    problems = []
+    if not np.isfinite(last.max_change) or last.max_change >= s.tol:
+        problems.append(f"max change of a posterior mean {last.max_change:.2e} (tol {s.tol:g})")
+    if s.ard and not last.alpha_change < s.tol:
+        problems.append(f"max change of 1/alpha {last.alpha_change:.2e} (tol {s.tol:g})")
+    if last.n_skipped > s.max_skipped_frac * n_factors:
+        problems.append(f"{int(last.n_skipped)} of {n_factors} factors skipped because their tilted "
+                        "distribution is undefined (raise alpha0 or the damping)")
+    if last.n_improper > 0:
+        problems.append(f"{int(last.n_improper)} improper marginals (use sequential updates or more damping)")
+    if not problems:
+        return True, f"RTM {name} converged in {len(trace)} sweeps"
+    return False, (f"RTM {name} did not converge in {len(trace)} sweeps (max_iter={s.max_iter}): "
+                   + "; ".join(problems) + ". See trace_ for every sweep.")
+
+
+def _should_stop(change, alpha_change, skipped, improper, n_factors, s: RTMSettings) -> bool:
+    if not np.isfinite(change) or (change == 0.0 and skipped == n_factors > 0):
+        return True  # diverged, or stalled with every factor undefined: nothing can move
+    return (change < s.tol and (not s.ard or alpha_change < s.tol)
+            and skipped <= s.max_skipped_frac * n_factors and improper == 0)
+
+
+def _row(it, change, alpha_change, log_z, A, B, alpha, s, skipped, improper, t0):
+    if s.ard:
+        active = int(np.count_nonzero(ard.relevant_by_ard(alpha, s.alpha_floor, s.alpha_max)))
+    else:
+        proper = (A > 0) & (B > 0)
+        active = int(np.count_nonzero(log_bayes_factor(np.where(proper, A, 1.0), np.where(proper, B, 1.0),
+                                                       alpha)[proper] > 0.0))
+    return (it, change, alpha_change if s.ard else np.nan, log_z, active, skipped, improper,
+            time.perf_counter() - t0)
+
+
+def _run_ep(tags: TagMatrix, y01, s: RTMSettings, progress):
+    eta = sites.POWER_EP if s.method == "power_ep" else sites.EP
+    y = y01.astype(np.int64)
+    d = tags.n_tags
+    n_factors = int(np.count_nonzero(tags.row_lengths()))
+    alpha = np.full(d, float(s.alpha0))
+    site_a, site_b = sites.initial_sites(tags.indptr, y01, s.site_init)
+    A, B = np.empty(d), np.empty(d)
+    sites.totals_from_sites(tags.indices, site_a, site_b, alpha, A, B)
+    new_a, new_b = np.empty_like(site_a), np.empty_like(site_b)
+    new_alpha = np.empty(d)
+    stepper = ard.ArdStepper(d)
+    mean = A / (A + B)
+    rows = []
+    for it in range(1, s.max_iter + 1):
+        t0 = time.perf_counter()
+        skipped = sites.sweep(tags.indptr, tags.indices, y, A, B, site_a, site_b, new_a, new_b,
+                              float(s.inner_damping), bool(s.sequential), eta, ep.QUADRATURE)
+        site_a = sites.damp_sites(site_a, new_a, s.damping)
+        site_b = sites.damp_sites(site_b, new_b, s.damping)
+        sites.totals_from_sites(tags.indices, site_a, site_b, alpha, A, B)
+        alpha_change = 0.0
+        if s.ard:
+            ard.ard_update_sites(A - alpha, B - alpha, alpha, s.alpha_floor, s.alpha_max, new_alpha)
+            new_alpha = stepper.move(alpha, new_alpha)
+            alpha_change = float(np.max(np.abs(1.0 / new_alpha - 1.0 / alpha)))
+            alpha = new_alpha.copy()
+            sites.totals_from_sites(tags.indices, site_a, site_b, alpha, A, B)
+        improper = int(np.count_nonzero((A <= 0) | (B <= 0)))
+        new_mean = A / (A + B)
+        change = float(np.max(np.abs(new_mean - mean))) if d else 0.0
+        mean = new_mean
+        log_z = np.nan
+        if improper == 0:
+            log_z = sites.log_evidence(tags.indptr, tags.indices, y, alpha, A, B, site_a, site_b,
+                                       eta, ep.QUADRATURE)
+        rows.append(_row(it, change, alpha_change, log_z, A, B, alpha, s, skipped, improper, t0))
+        if progress is not None:
+            progress(it, s.max_iter)
+        if _should_stop(change, alpha_change, skipped, improper, n_factors, s):
+            break
+    return A, B, alpha, rows
+
+
+def _run_em(tags: TagMatrix, y01, s: RTMSettings, progress):
+    d = tags.n_tags
+    pos, neg = class_counts(tags, y01)
+    alpha = np.full(d, float(s.alpha0))
+    A = alpha + s.site_init * pos
+    B = alpha + s.site_init * neg
+    log_u, log_w = np.empty(tags.n_objects), np.empty(tags.n_objects)
+    new_alpha = np.empty(d)
+    stepper = ard.ArdStepper(d)
+    mean = A / (A + B)
+    rows = []
+    for it in range(1, s.max_iter + 1):
+        t0 = time.perf_counter()
+        em.object_log_products(tags.indptr, tags.indices, A, B, log_u, log_w)
+        em.em_sweep(tags.col_ptr, tags.col_rows, pos, neg, alpha, A, B, log_u, log_w)
+        alpha_change = 0.0
+        if s.ard:
+            ard.ard_update_sites(A - alpha, B - alpha, alpha, s.alpha_floor, s.alpha_max, new_alpha)
+            new_alpha = stepper.move(alpha, new_alpha)
+            A += new_alpha - alpha  # q_j keeps its effective sites under the new prior
+            B += new_alpha - alpha
+            alpha_change = float(np.max(np.abs(1.0 / new_alpha - 1.0 / alpha)))
+            alpha = new_alpha.copy()
+        new_mean = A / (A + B)
+        change = float(np.max(np.abs(new_mean - mean))) if d else 0.0
+        mean = new_mean
+        em.object_log_products(tags.indptr, tags.indices, A, B, log_u, log_w)
+        log_z = em.elbo(pos, neg, alpha, A, B, log_u, log_w)
+        rows.append(_row(it, change, alpha_change, log_z, A, B, alpha, s, 0, 0, t0))
+        if progress is not None:
+            progress(it, s.max_iter)
+        if _should_stop(change, alpha_change, 0, 0, 1, s):
+            break
+    return A, B, alpha, rows

@@ -1,0 +1,150 @@
+"""Site bookkeeping shared by Power EP (eta = -1) and EP (eta = 1): sweeps and the evidence.
+
+Sites are stored per non-zero of the CSR tag matrix: site p = (object i, tag j) is the factor
+theta_j^{site_a[p]} (1 - theta_j)^{site_b[p]}. Totals: A_j = alpha_j + sum_p site_a[p] (same for
+B). In Power EP with power eta the cavity is q / t~_i^eta, i.e. (A, B) - eta (a_i, b_i). The projection
+proj[q^{\\i} t_i^eta] = q^{\\i} (t~_i^new)^eta fixes the new site, (a_i, b_i) = (proj - cavity) / eta,
+and q_new = q t~_i^new / t~_i (equal to the projection only for eta = 1).
+
+The four convergence tricks of the slides ("Convergence tricks"):
+1. damping gamma: after a sweep t~_i := (t~_i^old)^gamma (t~_i^new)^(1 - gamma) (``damp_sites``);
+2. sequential update of factors: q is refreshed after each factor (``sequential=True``);
+3. more damping rho inside the sweep: t~_i^new := t~_i^rho (projected update)^(1 - rho);
+4. a fixed prior factor p(theta | alpha) kept exactly in q (the alpha in the totals).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from . import ep, power_ep
+from .special import lbeta
+
+POWER_EP = -1
+EP = 1
+
+
+@njit(cache=True)
+def totals_from_sites(indices, site_a, site_b, alpha, A, B):
+    """A_j = alpha_j + sum of site_a over tag j's sites (same for B), in place."""
+    A[:] = alpha
+    B[:] = alpha
+    for p in range(indices.size):
+        A[indices[p]] += site_a[p]
+        B[indices[p]] += site_b[p]
+
+
+@njit(cache=True)
+def _targets(eta, Ac, Bc, c, ta, tb, quad):
+    if eta == POWER_EP:
+        return power_ep.factor_site_targets(Ac, Bc, c, ta, tb)
+    return ep.factor_site_targets(Ac, Bc, c, ta, tb, quad)
+
+
+@njit(cache=True)
+def _log_normaliser(eta, Ac, Bc, c, quad):
+    if eta == POWER_EP:
+        return power_ep.factor_log_normaliser(Ac, Bc, c)
+    return ep.factor_log_normaliser(Ac, Bc, c, quad)
+
+
+@njit(cache=True)
+def _row_width(indptr):
+    width = 0
+    for i in range(indptr.size - 1):
+        width = max(width, indptr[i + 1] - indptr[i])
+    return width
+
+
+@njit(cache=True)
+def sweep(indptr, indices, y, A, B, site_a, site_b, new_a, new_b, rho, sequential, eta, quad):
+    """One pass over the factors; returns how many were skipped (tilted distribution undefined).
+
+    Reads the sites (site_a, site_b) and writes the inner-damped new ones into (new_a, new_b);
+    a skipped factor keeps its sites. With ``sequential`` the totals (A, B) are refreshed after
+    every factor, otherwise every cavity comes from the totals at the sweep's start.
+    """
+    width = _row_width(indptr)
+    Ac = np.empty(width)
+    Bc = np.empty(width)
+    ta = np.empty(width)
+    tb = np.empty(width)
+    skipped = 0
+    for i in range(indptr.size - 1):
+        lo = indptr[i]
+        k = indptr[i + 1] - lo
+        if k == 0:
+            continue
+        for q in range(k):
+            j = indices[lo + q]
+            Ac[q] = A[j] - eta * site_a[lo + q]
+            Bc[q] = B[j] - eta * site_b[lo + q]
+        if not _targets(eta, Ac[:k], Bc[:k], y[i], ta, tb, quad):
+            skipped += 1
+            for q in range(k):
+                new_a[lo + q] = site_a[lo + q]
+                new_b[lo + q] = site_b[lo + q]
+            continue
+        for q in range(k):
+            p = lo + q
+            new_a[p] = rho * site_a[p] + (1.0 - rho) * ta[q]
+            new_b[p] = rho * site_b[p] + (1.0 - rho) * tb[q]
+            if sequential:  # q = prior prod_l t~_l: swap the old site of factor i for the new
+                j = indices[p]
+                A[j] += new_a[p] - site_a[p]
+                B[j] += new_b[p] - site_b[p]
+    return skipped
+
+
+@njit(cache=True)
+def log_evidence(indptr, indices, y, alpha, A, B, site_a, site_b, eta, quad):
+    """EP / Power EP estimate of log p(c | X, alpha) at the current sites (nan if undefined).
+
+    log Z = sum_j [log B(A_j, B_j) - log B(alpha_j, alpha_j)] + sum_i log s_i with the site scale
+    fixed by s_i^eta int q^{\\i} t~_i^eta = int q^{\\i} t_i^eta = Z_i (Minka, "Power EP", 2004):
+
+        log s_i = (1 / eta) [log Z_i - sum_{j in S_i} (log B(A_j, B_j) - log B(A^{\\i}_j, B^{\\i}_j))].
+
+    Exact for objects with a single tag. Objects without tags have t_i = 1/2 and add log(1/2).
+    """
+    total = 0.0
+    for j in range(A.size):
+        total += lbeta(A[j], B[j]) - lbeta(alpha[j], alpha[j])
+    width = _row_width(indptr)
+    Ac = np.empty(width)
+    Bc = np.empty(width)
+    for i in range(indptr.size - 1):
+        lo = indptr[i]
+        k = indptr[i + 1] - lo
+        if k == 0:
+            total -= math.log(2.0)
+            continue
+        shift = 0.0
+        for q in range(k):
+            j = indices[lo + q]
+            Ac[q] = A[j] - eta * site_a[lo + q]
+            Bc[q] = B[j] - eta * site_b[lo + q]
+            shift += lbeta(A[j], B[j]) - lbeta(Ac[q], Bc[q])
+        log_z = _log_normaliser(eta, Ac[:k], Bc[:k], y[i], quad)
+        if not np.isfinite(log_z):
+            return np.nan
+        total += (log_z - shift) / eta
+    return total
+
+
+def initial_sites(indptr: np.ndarray, y01: np.ndarray, site_init: float) -> tuple[np.ndarray, np.ndarray]:
+    """Sites started away from zero: theta^s for positive objects, (1 - theta)^s for negative ones.
+
+    With alpha = 1 and zero sites the eta = -1 cavity sits on the boundary A = 1 and nothing moves.
+    """
+    lengths = np.diff(indptr)
+    c = np.repeat(np.asarray(y01, dtype=np.float64), lengths)
+    return site_init * c, site_init * (1.0 - c)
+
+
+def damp_sites(old: np.ndarray, new: np.ndarray, gamma: float) -> np.ndarray:
+    """Outer damping (trick 1): parameters of (t~^old)^gamma (t~^new)^(1 - gamma)."""
+    return gamma * old + (1.0 - gamma) * new

@@ -1,0 +1,129 @@
+"""Figures for the Relevance Tagging Machine: ROC of tag relevance, convergence traces, the most
+relevant tags with their posterior theta, AUC and accuracy comparisons."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style
+
+_EXTRA_COLORS = {"BernoulliNB": "#393b79", "Slides": "#bbbbbb"}
+
+
+def method_color(label: str, k: int = 0) -> str:
+    """The project colour of a method label, else a palette colour."""
+    return METHOD_COLORS.get(label) or _EXTRA_COLORS.get(label) or FEATURE_COLORS[k % len(FEATURE_COLORS)]
+
+
+def roc_figure(curves: dict[str, tuple], auc: dict[str, float] | None = None, *,
+               title: str = "Finding the relevant tags (ROC)") -> go.Figure:
+    """One ROC curve per method (fpr, tpr), AUC in the legend, chance diagonal dashed."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
+                             line=dict(color="#aaaaaa", dash="dash", width=1), hoverinfo="skip"))
+    for k, (label, (fpr, tpr)) in enumerate(curves.items()):
+        name = f"{label} (AUC {auc[label]:.3f})" if auc and label in auc else label
+        fig.add_trace(go.Scatter(x=np.asarray(fpr), y=np.asarray(tpr), mode="lines", name=name,
+                                 line=dict(color=method_color(label, k), width=2.5 if label.startswith("RTM") else 1.8,
+                                           shape="hv")))
+    fig.update_xaxes(title="false positive rate (irrelevant tags kept)", range=[0, 1])
+    fig.update_yaxes(title="true positive rate (relevant tags found)", range=[0, 1.01])
+    return apply_style(fig, title=title, height=460)
+
+
+def auc_figure(auc: pd.DataFrame, *, reference: dict[str, float] | None = None) -> go.Figure:
+    """AUC per method across seeds: one dot per seed and the mean as a bar; optional reference
+    values (e.g. the issue's reference run) as diamonds."""
+    order = auc.mean().sort_values(ascending=False).index
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=list(order), y=[auc[m].mean() for m in order], name="mean over seeds",
+                         marker_color=[method_color(m, k) for k, m in enumerate(order)], opacity=0.55))
+    for seed, row in auc.iterrows():
+        fig.add_trace(go.Scatter(x=list(order), y=[row[m] for m in order], mode="markers",
+                                 name=f"seed {seed}", marker=dict(color="#333333", size=6),
+                                 showlegend=bool(seed == auc.index[0])))
+    if reference:
+        fig.add_trace(go.Scatter(x=list(reference), y=list(reference.values()), mode="markers",
+                                 name="reference run", marker=dict(symbol="diamond", size=11, color=HIGHLIGHT)))
+    low = float(np.nanmin(auc.to_numpy())) if auc.size else 0.5
+    fig.update_yaxes(title="AUC", range=[max(0.0, low - 0.05), 1.0])
+    return apply_style(fig, title="AUC of tag relevance over seeds", height=380)
+
+
+def convergence_figure(traces: dict[str, pd.DataFrame], tol: float | None = None) -> go.Figure:
+    """Per sweep: largest change of a posterior mean (log scale), the evidence estimate (EM: its
+    lower bound) and the number of skipped factors, one colour per method."""
+    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06,
+                        subplot_titles=("max change of a posterior mean", "log evidence estimate",
+                                        "factors skipped (undefined tilted distribution)"))
+    for k, (label, tr) in enumerate(traces.items()):
+        color = method_color(label, k)
+        it = tr["iteration"].to_numpy()
+        fig.add_trace(go.Scatter(x=it, y=tr["max_change"].clip(lower=1e-12), mode="lines", name=label,
+                                 legendgroup=label, line=dict(color=color)), row=1, col=1)
+        fig.add_trace(go.Scatter(x=it, y=tr["log_evidence"], mode="lines", name=label, legendgroup=label,
+                                 showlegend=False, line=dict(color=color)), row=2, col=1)
+        fig.add_trace(go.Scatter(x=it, y=tr["n_skipped"], mode="lines", name=label, legendgroup=label,
+                                 showlegend=False, line=dict(color=color)), row=3, col=1)
+    if tol is not None:
+        fig.add_hline(y=tol, line=dict(color="#888888", dash="dot"), row=1, col=1,
+                      annotation_text="tolerance", annotation_position="bottom right")
+    fig.update_yaxes(type="log", dtick=1, exponentformat="power", row=1, col=1)
+    fig.update_xaxes(title="sweep", row=3, col=1)
+    return apply_style(fig, title="Convergence per sweep", height=640)
+
+
+def relevant_tags_figure(table: pd.DataFrame, *, class_names=("class 0", "class 1")) -> go.Figure:
+    """Dot-and-interval plot of the posterior theta_j = P(class 1 | tag j) for the listed tags
+    (columns: tag, mean, lower, upper, log_bf), most relevant on top; 0.5 = irrelevant."""
+    table = table.iloc[::-1]
+    up = table["mean"] >= 0.5
+    fig = go.Figure()
+    for mask, name, color in ((up, f"points to {class_names[1]}", HIGHLIGHT),
+                              (~up, f"points to {class_names[0]}", "#1f77b4")):
+        part = table[mask]
+        fig.add_trace(go.Scatter(
+            x=part["mean"], y=part["tag"], mode="markers", name=name, marker=dict(color=color, size=9),
+            error_x=dict(type="data", symmetric=False, array=part["upper"] - part["mean"],
+                         arrayminus=part["mean"] - part["lower"], color=color, thickness=1.5),
+            customdata=np.column_stack([part["log_bf"]]),
+            hovertemplate="%{y}: theta %{x:.3f}<br>log Bayes factor %{customdata[0]:.2f}<extra></extra>"))
+    fig.add_vline(x=0.5, line=dict(color="#888888", dash="dash"))
+    fig.update_xaxes(title="posterior theta_j = P(class 1 | tag present), 90% interval", range=[0, 1])
+    fig.update_yaxes(type="category", automargin=True)
+    return apply_style(fig, title="Most relevant tags", height=max(320, 24 * len(table) + 120))
+
+
+def accuracy_figure(table: pd.DataFrame) -> go.Figure:
+    """Grouped bars: rows of ``table`` are methods, columns datasets (test accuracy)."""
+    fig = go.Figure()
+    for k, method in enumerate(table.index):
+        fig.add_trace(go.Bar(x=list(table.columns), y=table.loc[method].to_numpy(), name=str(method),
+                             marker_color=method_color(str(method), k),
+                             text=[f"{v:.3f}" if np.isfinite(v) else "" for v in table.loc[method]],
+                             textposition="outside"))
+    values = table.to_numpy(dtype=float)
+    low = float(np.nanmin(values)) if np.isfinite(values).any() else 0.5
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(title="test accuracy", range=[max(0.0, low - 0.1), 1.0])
+    return apply_style(fig, title="Test accuracy", height=420)
+
+
+def theta_image_figure(theta_mean: np.ndarray, image_shape: tuple[int, int], *,
+                       class_names=("class 0", "class 1")) -> go.Figure:
+    """Posterior mean theta_j of every pixel tag as an image, diverging around 0.5 (white): red
+    pixels, when on, point to class 1, blue ones to class 0."""
+    img = np.asarray(theta_mean, dtype=float).reshape(image_shape)
+    span = max(float(np.nanmax(np.abs(img - 0.5))), 1e-6)
+    fig = go.Figure(go.Heatmap(
+        z=img[::-1], zmin=0.5 - span, zmax=0.5 + span, colorscale="RdBu_r",
+        colorbar=dict(title="theta"),
+        hovertemplate="row %{customdata[0]}, col %{x}: theta %{z:.3f}<extra></extra>",
+        customdata=np.repeat(np.arange(image_shape[0])[::-1, None], image_shape[1], axis=1)[..., None]))
+    fig.update_xaxes(showticklabels=False, constrain="domain")
+    fig.update_yaxes(showticklabels=False, scaleanchor="x")
+    return apply_style(fig, title=f"Pixel tags: red points to {class_names[1]}, blue to {class_names[0]}",
+                       height=420)

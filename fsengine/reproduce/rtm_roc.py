@@ -1,0 +1,167 @@
+"""``reproduce rtm-roc``: the Relevance Tagging Machine slides' experiments (Molchanov,
+Kondrashkin & Vetrov): the synthetic ROC of tag relevance and the sentiment accuracy table.
+
+Full run: 5 seeds of the RTM generative model (800 objects, 400 tags, 30 relevant) and 5-fold
+CV on movie reviews, sentence polarity and subjectivity. ``--quick``: one smaller synthetic seed
+and 2-fold CV on 1,500 sentence-polarity snippets (under a minute).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+
+from ..data.paths import DataNotFoundError
+from ..methods.rtm import experiments as rtm_exp
+from ..methods.rtm.fit import RTMSettings
+from ..plots import rtm as rtm_plots
+
+SYNTHETIC_FULL = dict(seeds=(0, 1, 2, 3, 4), n_samples=800, n_tags=400, n_relevant=30)
+SYNTHETIC_QUICK = dict(seeds=(0,), n_samples=400, n_tags=200, n_relevant=15)
+CORPORA_FULL = {key: dict(folds=5) for key in ("movie_reviews", "sentence_polarity", "subjectivity")}
+CORPORA_QUICK = {"sentence_polarity": dict(folds=2, max_docs=1500)}
+
+
+def _scaled(progress, lo: float, hi: float):
+    return lambda frac, msg="": progress(lo + (hi - lo) * frac, msg)
+
+
+def _md(df: pd.DataFrame, digits: int = 4) -> str:
+    """A markdown table (index as first column), floats to ``digits`` decimals."""
+    def cell(v):
+        if isinstance(v, float):
+            return f"{v:.{digits}f}"
+        return str(v)
+
+    index_name = " / ".join(str(n) for n in df.index.names if n is not None)
+    head = [index_name] + [str(c) for c in df.columns]
+    rows = [[cell(i) if not isinstance(i, tuple) else " / ".join(map(str, i))] + [cell(v) for v in row]
+            for i, row in zip(df.index, df.itertuples(index=False))]
+    return "\n".join(["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+                     + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+def _write(fig, path: Path) -> None:
+    fig.write_html(path, include_plotlyjs="cdn", full_html=True)
+
+
+def run(out_dir: Path, quick: bool, progress: Callable[[float, str], None]) -> Path:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    synth = SYNTHETIC_QUICK if quick else SYNTHETIC_FULL
+    roc = rtm_exp.synthetic_roc(synth["seeds"], n_samples=synth["n_samples"], n_tags=synth["n_tags"],
+                                n_relevant=synth["n_relevant"], settings=RTMSettings(alpha0=5.0),
+                                progress=_scaled(progress, 0.0, 0.3))
+    roc.auc.to_csv(out_dir / "synthetic_auc.csv")
+    summary = roc.summary()
+    _write(rtm_plots.roc_figure(roc.curves, roc.auc.iloc[0].to_dict(),
+                                title=f"Tag relevance ROC, seed {roc.auc.index[0]}"), out_dir / "roc.html")
+    _write(rtm_plots.auc_figure(roc.auc, reference={"RTM Power EP": 0.82, "MI": 0.80}), out_dir / "auc.html")
+    _write(rtm_plots.convergence_figure(roc.traces, tol=1e-4), out_dir / "convergence.html")
+
+    corpora = CORPORA_QUICK if quick else CORPORA_FULL
+    results, missing = {}, []
+    span = 0.7 / len(corpora)
+    for k, (key, kw) in enumerate(corpora.items()):
+        try:
+            results[key] = rtm_exp.cv_accuracy(key, progress=_scaled(progress, 0.3 + k * span, 0.3 + (k + 1) * span),
+                                               **kw)
+        except DataNotFoundError as exc:
+            missing.append(f"{key}: {str(exc).splitlines()[0]}")
+    folds = pd.concat([df.assign(corpus=key) for key, df in results.items()]) if results else pd.DataFrame()
+    folds.to_csv(out_dir / "accuracy_folds.csv", index=False)
+    table = rtm_exp.accuracy_table(results) if results else pd.DataFrame()
+    if results:
+        _write(rtm_plots.accuracy_figure(table[[c for c in table.columns if not c.endswith(" sd")]]),
+               out_dir / "accuracy.html")
+    progress(1.0, "report")
+    report = out_dir / "report.md"
+    report.write_text(_report(quick, synth, roc, summary, results, folds, table, missing))
+    return report
+
+
+def _convergence_lines(folds: pd.DataFrame) -> str:
+    rtm = folds[folds.method.str.startswith("RTM")]
+    if rtm.empty:
+        return ""
+    g = rtm.groupby(["corpus", "method"]).agg(converged=("converged", "mean"), sweeps=("sweeps", "mean"),
+                                              seconds=("seconds", "mean"))
+    return _md(g.rename(columns={"converged": "share of folds converged", "sweeps": "mean sweeps",
+                                 "seconds": "mean seconds per fit"}), 2)
+
+
+def _report(quick, synth, roc, summary, results, folds, table, missing) -> str:
+    lines = [
+        "# rtm-roc: Relevance Tagging Machine, ROC and sentiment accuracy",
+        "",
+        "Source: Molchanov, Kondrashkin & Vetrov, *Power Expectation Propagation for the Relevance "
+        "Tagging Machine* (slides, 2015): synthetic ROC for feature selection and the sentiment "
+        "test-accuracy table.",
+        "",
+        f"Command: `python -m fsengine reproduce rtm-roc{' --quick' if quick else ''}`"
+        + (" (quick: CI-sized, not the full experiment)" if quick else ""),
+        "",
+        "## Synthetic data: finding the relevant tags",
+        "",
+        f"RTM generative model (`synthetic_rtm`): {synth['n_samples']} objects, {synth['n_tags']} tags, "
+        f"{synth['n_relevant']} relevant (theta_j = 0.5 +- U(0.1, 0.4)), tag rates log-uniform in "
+        "[0.017, 0.15]; seeds " + ", ".join(map(str, synth["seeds"])) + ". RTM scores: log Bayes factor "
+        "of theta_j against 0.5 under a fixed Beta(5, 5) prior (no ARD), damping 0.5, inner damping 0.5, sequential "
+        "updates, tol 1e-4. Baselines: marginal mutual information and the L1-logistic path.",
+        "",
+        _md(summary),
+        "",
+        "Per seed:",
+        "",
+        _md(roc.auc),
+        "",
+        "Mean training seconds per seed: " + ", ".join(f"{k} {v:.1f}" for k, v in roc.seconds.items()) + ".",
+        "",
+        "Reference run of the issue (same model family, its own generator): Power EP AUC 0.82 against "
+        "0.80 for mutual information. The slides show the ROC curves only as a picture; ours are in "
+        "`roc.html` (seed 0), `auc.html` (all seeds) and `convergence.html` (traces of seed 0).",
+        "",
+        "## Sentiment: test accuracy",
+        "",
+    ]
+    if results:
+        lines += [
+            "Word-presence tags (vocabulary rebuilt on each training fold; min df 5 for movie "
+            "reviews, 2 for sentences), stratified k-fold CV (seed 0). RTM settings per corpus: "
+            + "; ".join(f"{rtm_exp.CORPORA[k].label}: alpha0 = {rtm_exp.CORPORA[k].settings.alpha0:g}, "
+                        f"inner damping {rtm_exp.CORPORA[k].settings.inner_damping:g}, max "
+                        f"{rtm_exp.CORPORA[k].settings.max_iter} sweeps" for k in results)
+            + ". Baselines: BernoulliNB (alpha = 1) and L1-logistic regression (C in {0.1, 0.3, 1, 3} by "
+            "inner 3-fold CV).",
+            "",
+            "Ours (mean over folds, sd beside; documents per corpus: "
+            + ", ".join(f"{rtm_exp.CORPORA[k].label} {df.n_docs.iloc[0]:,}" for k, df in results.items()) + "):",
+            "",
+            _md(table),
+            "",
+            "The slides' table (datasets not named there):",
+            "",
+            _md(rtm_exp.SLIDES_ACCURACY),
+            "",
+            "Convergence of the RTM fits:",
+            "",
+            _convergence_lines(folds),
+            "",
+            "### What differs from the slides' set-up",
+            "",
+            "- The slides do not name their two datasets, the tag vocabulary, the split or the "
+            "hyperparameters. Dataset 2 (about 0.75) matches the level of sentence polarity; no "
+            "public polarity corpus we have gives 0.97 with word presence, so Dataset 1 is probably "
+            "another task (our movie-review numbers are not comparable to it).",
+            "- Our RTM uses a fixed symmetric Beta prior (alpha0 per corpus, stronger for long reviews) "
+            "rather than ARD for the accuracy runs; ARD is available (`ard=True`) and is reported on "
+            "the page.",
+            "- EP's tilted moments are approximated (one-dimensional reduction with the other tags' "
+            "log-odds as a Gaussian); the slides do not say how theirs were computed.",
+            "- Anchor from the issue's reference run: subjectivity RTM 0.89 against BernoulliNB 0.90.",
+        ]
+    if missing:
+        lines += ["", "Corpora not found (set FSENGINE_DATA): " + "; ".join(missing)]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,199 @@
+"""RTM numeric kernels against independent references: scipy's polygamma, scipy's root finder,
+exact series, and the closed-form answers for single-tag objects."""
+
+import numpy as np
+import pytest
+from scipy import optimize, special
+
+from fsengine.methods.rtm import ard, em
+from fsengine.methods.rtm.beta_projection import solve_beta_change
+from fsengine.methods.rtm.logistic_normal import PROBIT_SCALES, PROBIT_WEIGHTS, expected_sigmoid, scaled_probits
+from fsengine.methods.rtm.special import digamma, digamma_diff, lbeta, tetragamma, trigamma
+
+XS = np.concatenate([np.logspace(-3, 6, 120), [0.5, 1.0, 9.999, 10.0, 10.001]])
+
+
+@pytest.mark.parametrize("kernel, order", [(digamma, 0), (trigamma, 1), (tetragamma, 2)])
+def test_polygamma_matches_scipy(kernel, order):
+    ours = np.array([kernel(x) for x in XS])
+    ref = special.polygamma(order, XS)
+    np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=1e-300)
+
+
+def _digamma_diff_series(x, d, terms=200_000):
+    """psi(x + d) - psi(x) = sum_k d / ((x + k)(x + k + d)) plus an Euler-Maclaurin tail."""
+    k = np.arange(terms, dtype=np.float64)
+    y = x + terms
+    return np.sum(np.sort(d / ((x + k) * (x + k + d)))) + np.log1p(d / y) + 0.5 * d / (y * (y + d))
+
+
+@pytest.mark.parametrize("x, d", [(0.3, -0.2), (3.0, 0.5), (12.0, 3.0), (1e3, -0.2), (1e4, 0.5),
+                                  (1e6, 3.0), (1e4, 1e-3)])
+def test_digamma_diff_keeps_digits_that_plain_subtraction_loses(x, d):
+    ref = _digamma_diff_series(x, d)
+    assert digamma_diff(x, d) == pytest.approx(ref, rel=1e-12)
+    if abs(d) / x < 1e-6:  # a small move of a large total: the naive difference loses ~log10(x/d) digits
+        naive = special.digamma(x + d) - special.digamma(x)
+        assert abs(naive - ref) > 1e-10 * abs(ref)
+
+
+def test_lbeta():
+    for a, b in [(0.5, 0.5), (3.0, 7.0), (1e4, 2e4)]:
+        assert lbeta(a, b) == pytest.approx(special.betaln(a, b), rel=1e-13)
+
+
+def test_logistic_normal_integral_against_adaptive_quadrature():
+    from scipy import integrate
+
+    scaled = np.empty(PROBIT_SCALES.size)
+    for v in (0.0, 0.3, 4.0, 50.0, 400.0):
+        scaled_probits(v, PROBIT_SCALES, scaled)
+        for t in (-6.0, -0.5, 0.0, 1.3, 8.0):
+            sd = np.sqrt(v)
+            if v == 0:
+                ref = special.expit(t)
+            else:
+                ref = integrate.quad(lambda z: special.expit(t + sd * z) * np.exp(-z * z / 2),
+                                     -12, 12, points=[-t / sd], limit=400)[0] / np.sqrt(2 * np.pi)
+            assert expected_sigmoid(t, v, PROBIT_WEIGHTS, scaled) == pytest.approx(ref, abs=1e-6)
+
+
+@pytest.mark.parametrize("A, B, r1, r2", [(3.0, 4.0, -0.1, 0.05), (1.5, 20.0, 0.3, -0.01),
+                                         (40.0, 35.0, 0.002, -0.003), (2.0, 2.0, -1.5, 0.2)])
+def test_beta_projection_matches_scipy_root(A, B, r1, r2):
+    target = np.array([special.digamma(A) - special.digamma(A + B) + r1,
+                       special.digamma(B) - special.digamma(A + B) + r2])
+
+    def equations(log_ab):
+        a, b = np.exp(log_ab)
+        return [special.digamma(a) - special.digamma(a + b) - target[0],
+                special.digamma(b) - special.digamma(a + b) - target[1]]
+
+    ref = np.exp(optimize.root(equations, np.log([A, B]), tol=1e-14).x)
+    u, v, iters, res = solve_beta_change(A, B, r1, r2, 0.0, 0.0)
+    np.testing.assert_allclose([A + u, B + v], ref, rtol=1e-9)
+    assert iters <= 12 and res < 1e-10
+
+
+def test_beta_projection_solves_for_the_change_at_large_totals():
+    """Pitfall: a tag seen in thousands of objects has A ~ 1e4; one factor moves it by about 1.
+
+    Exact answer: the Beta(A, B) whose log-moments moved by those of Beta(A + 1, B) vs Beta(A, B)
+    is Beta(A + 1, B), i.e. the change (1, 0)."""
+    A, B = 12000.0, 12500.0
+    r1 = 1.0 / A - 1.0 / (A + B)  # psi(A+1) - psi(A) - [psi(S+1) - psi(S)]
+    r2 = -1.0 / (A + B)
+    u, v, _, _ = solve_beta_change(A, B, r1, r2, 0.0, 0.0)
+    assert abs(u - 1.0) < 1e-7 and abs(v) < 1e-7
+    # the naive route: solve for the new totals with scipy, then subtract
+    target = [special.digamma(A + 1) - special.digamma(A + B + 1), special.digamma(B) - special.digamma(A + B + 1)]
+    sol = optimize.fsolve(lambda ab: [special.digamma(ab[0]) - special.digamma(ab.sum()) - target[0],
+                                      special.digamma(ab[1]) - special.digamma(ab.sum()) - target[1]],
+                          [A, B], xtol=1e-14)
+    assert abs(sol[0] - A - 1.0) > 100 * abs(u - 1.0)
+
+
+def test_ard_update_finds_the_global_maximum_of_the_site_evidence():
+    a_sum = np.array([12.0, 3.0, 0.4, 0.0, 30.0, 0.06])
+    b_sum = np.array([2.0, 3.5, 0.5, 0.0, 1.0, 1.17])
+    out = np.empty(6)
+    floor, cap = 2.0, 1e5
+    current = np.full(6, 5.0)
+    ard.ard_update_sites(a_sum, b_sum, current, floor, cap, out)
+    grid = np.exp(np.linspace(np.log(floor), np.log(cap), 20001))
+    for j in range(6):
+        h = special.betaln(grid + a_sum[j], grid + b_sum[j]) - special.betaln(grid, grid)
+        h_now = special.betaln(5.0 + a_sum[j], 5.0 + b_sum[j]) - special.betaln(5.0, 5.0)
+        if a_sum[j] == 0 and b_sum[j] == 0:
+            assert out[j] == cap  # unseen: removed
+        elif h.max() - h_now < ard.MIN_GAIN:
+            assert out[j] == 5.0  # flat evidence: alpha stays
+        else:
+            assert out[j] == pytest.approx(grid[np.argmax(h)], rel=2e-3)
+    assert out[0] < 10 and out[1] == pytest.approx(cap)  # strong tag: small alpha; balanced: pinned
+    assert out[5] == 5.0  # seen twice: h(2) and h(cap) differ by < 0.01 nats
+
+
+def test_ard_stepper_halves_on_reversal():
+    stepper = ard.ArdStepper(2)
+    alpha = np.array([2.0, 2.0])
+    cap = np.array([1e5, 1e5])
+    floor = np.array([2.0, 2.0])
+    alpha = stepper.move(alpha, cap)  # full step up
+    assert np.allclose(alpha, cap)
+    alpha = stepper.move(alpha, np.array([2.0, 1e5]))  # tag 0 reverses: half a step (log scale)
+    assert alpha[0] == pytest.approx(np.sqrt(2.0 * 1e5)) and alpha[1] == 1e5
+    for _ in range(30):  # a floor <-> cap 2-cycle of targets settles instead of alternating
+        target = np.where(alpha > np.sqrt(2e5), floor, cap)
+        alpha = stepper.move(alpha, target)
+    assert stepper.step[0] < 1e-6
+
+
+def test_em_tag_step_is_the_maximiser_of_its_bound():
+    a1, b1, kappa = 9.0, 4.0, 3.5
+
+    def G(ab):
+        A, B = ab
+        S = A + B
+        kl = (special.betaln(a1, b1) - special.betaln(A, B) + (A - a1) * (special.digamma(A) - special.digamma(S))
+              + (B - b1) * (special.digamma(B) - special.digamma(S)))
+        return -kl - kappa * A / S
+
+    A, B = em.maximise_tag_bound(5.0, 5.0, a1, b1, kappa)
+    ref = optimize.minimize(lambda x: -G(np.exp(x)), np.log([5.0, 5.0]), method="Nelder-Mead",
+                            options={"xatol": 1e-12, "fatol": 1e-15, "maxiter": 5000})
+    np.testing.assert_allclose([A, B], np.exp(ref.x), rtol=1e-5)
+
+
+def test_log_space_fallback_for_very_improbable_classes():
+    from scipy import integrate
+
+    from fsengine.methods.rtm import ep
+    from fsengine.methods.rtm.logistic_normal import log_expected_sigmoid
+
+    scaled = np.empty(PROBIT_SCALES.size)
+    for v in (0.5, 9.0, 60.0):
+        scaled_probits(v, PROBIT_SCALES, scaled)
+        for t in (-700.0, -80.0, -5.0, 2.0):
+            shift = min(0.0, t + v / 2)  # log E[e^(t + s)], the size of the answer for t << 0
+            f = lambda s: np.exp(special.log_expit(t + s) - s * s / (2 * v) - shift) / np.sqrt(2 * np.pi * v)
+            ref = np.log(integrate.quad(f, -40 * np.sqrt(v) + min(v, -t), 40 * np.sqrt(v) + v,
+                                        points=[v, -t], limit=400, epsabs=0, epsrel=1e-12)[0]) + shift
+            assert log_expected_sigmoid(t, v, PROBIT_WEIGHTS, scaled) == pytest.approx(ref, abs=1e-5)
+    # a long document whose 300 tags all point to class 0, labelled 1: tilted mass ~ e^-650
+    Ac, Bc = np.full(300, 20.0), np.full(300, 180.0)
+    ta, tb = np.empty(300), np.empty(300)
+    assert ep.factor_site_targets(Ac, Bc, 1, ta, tb, ep.QUADRATURE)
+    assert np.all(np.isfinite(ta)) and np.all(ta > 0)  # every tag is pushed towards class 1
+    m = 300 * (special.digamma(20.0) - special.digamma(180.0))
+    v = 300 * (special.polygamma(1, 20.0) + special.polygamma(1, 180.0))
+    log_z = ep.factor_log_normaliser(Ac, Bc, 1, ep.QUADRATURE)
+    assert log_z == pytest.approx(m + v / 2, abs=0.5)  # E[sigmoid(s)] ~ E[e^s] down there
+
+
+def test_numba_sweep_matches_the_numpy_reference():
+    from fsengine.data.synthetic.rtm import make_rtm
+    from fsengine.methods.rtm import ep, sites, tags_from
+    from fsengine.methods.rtm.reference_sweep import power_ep_sweep_numpy
+
+    ds = make_rtm(n_samples=150, n_tags=40, n_relevant=5, tag_rate=0.1, seed=3)
+    tags = tags_from(ds.X)
+    y = ds.y.astype(np.int64)
+    alpha = np.full(40, 5.0)
+    sa, sb = sites.initial_sites(tags.indptr, ds.y, 0.5)
+    A, B = np.empty(40), np.empty(40)
+    sites.totals_from_sites(tags.indices, sa, sb, alpha, A, B)
+    A2, B2 = A.copy(), B.copy()
+    na, nb = np.empty_like(sa), np.empty_like(sb)
+    skipped = sites.sweep(tags.indptr, tags.indices, y, A, B, sa, sb, na, nb, 0.3, True, -1, ep.QUADRATURE)
+    ra, rb, rskipped = power_ep_sweep_numpy(tags.indptr, tags.indices, y, A2, B2, sa, sb, rho=0.3)
+    assert skipped == rskipped
+    np.testing.assert_allclose(na, ra, atol=1e-9)
+    np.testing.assert_allclose(nb, rb, atol=1e-9)
+    np.testing.assert_allclose(A, A2, rtol=1e-10)
+
+
+def test_digamma_diff_for_vanishing_moves():
+    """A well-classified object moves its tags by ~1e-60: x + d rounds to x, the answer must not."""
+    for x, d in [(50.0, 1e-60), (3000.0, -2e-9), (12.5, 1e-20)]:
+        assert digamma_diff(x, d) == pytest.approx(d * special.polygamma(1, x), rel=1e-12)
