@@ -150,6 +150,11 @@ register(DatasetSpec(
         Param("n_samples", "Training rows", 5000, min=100, max=200000),
         Param("n_predicates", "Predicates", 300, min=20, max=20000),
         Param("n_classes", "Classes", 4, min=2, max=50),
+        Param("seed", "Seed", 0, min=0),
+    ),
+))
+
+
 def _load_synthetic_rtm(n_samples: int = 800, n_tags: int = 400, n_relevant: int = 30,
                         tag_rate: float = 0.05, seed: int = 0):
     from .synthetic.rtm import make_rtm
