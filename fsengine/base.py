@@ -64,8 +64,20 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
     _min_classes = 2
     _accept_sparse = ("csr", "csc")
 
-    def fit(self, X, y):
-        """Validate (X, y) and fit; returns self."""
+    def fit(self, X, y, progress=None):
+        """Validate (X, y) and fit; returns self.
+
+        ``progress(fraction, message)``, when given, is available to ``_fit`` as
+        ``self._progress`` while it runs (long methods report through it; pages and the command
+        line pass a progress bar). It is not kept after ``fit``.
+        """
+        self._progress = progress
+        try:
+            return self._validated_fit(X, y)
+        finally:
+            del self._progress
+
+    def _validated_fit(self, X, y):
         self._validate_params()
         X, y = validate_X_y(
             self,

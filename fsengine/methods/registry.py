@@ -64,7 +64,8 @@ class MethodSpec:
     make      selector factory called with the main parameters as keyword arguments
     params    the main parameters (defaults, ranges, help)
     needs     what data it accepts
-    progress  ``fit(X, y, progress=callback)`` reports ``callback(fraction, message)``
+    progress  the method reports ``callback(fraction, message)`` through ``fit(X, y, progress=callback)``
+              (every BaseFeatureSelector accepts the argument; only these use it)
     figures   the method's own figures for ``fsengine select`` (see :mod:`fsengine.plots.select`)
     """
 

@@ -147,14 +147,6 @@ class MDLSelector(_BinaryInputSelector):
         self.max_features = max_features
         self.binarize = binarize
 
-    def fit(self, X, y, progress=None):
-        """Fit; ``progress(fraction, message)`` is called after every added feature."""
-        self._progress = progress
-        try:
-            return super().fit(X, y)
-        finally:
-            del self._progress
-
     def _fit(self, X, y):
         X01 = self._binary_input(X)
         p = X.shape[1]
@@ -235,14 +227,6 @@ class L1PathSelector(BaseFeatureSelector):
         self.standardize = standardize
         self.cv = cv
         self.random_state = random_state
-
-    def fit(self, X, y, progress=None):
-        """Fit; ``progress(fraction, message)`` is called after every C (and fold)."""
-        self._progress = progress
-        try:
-            return super().fit(X, y)
-        finally:
-            del self._progress
 
     def _scaled(self, X):
         return self.scaler_.transform(X) if self.scaler_ is not None else X
@@ -339,14 +323,6 @@ class BoostingSelector(BaseFeatureSelector):
     def __init__(self, n_features_to_select=None, n_estimators=50):
         self.n_features_to_select = n_features_to_select
         self.n_estimators = n_estimators
-
-    def fit(self, X, y, progress=None):
-        """Fit; ``progress(fraction, message)`` is called after every round."""
-        self._progress = progress
-        try:
-            return super().fit(X, y)
-        finally:
-            del self._progress
 
     def _fit(self, X, y):
         run = adaboost_stumps(X, y, n_estimators=self.n_estimators, progress=self._progress)
