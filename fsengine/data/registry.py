@@ -53,8 +53,25 @@ class Param:
             raise ValueError(f"{self.name}={value}: must be at most {self.max}")
 
 
+class HasParams:
+    """Parameter lookup shared by catalogue entries (datasets here, methods in
+    :mod:`fsengine.methods.registry`): they have ``key`` and ``params`` fields."""
+
+    _kind = "Entry"
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params}
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        known = ", ".join(p.name for p in self.params) or "no parameters"
+        raise ValueError(f"{self._kind} '{self.key}' has no parameter {name!r}; it takes: {known}")
+
+
 @dataclass(frozen=True)
-class DatasetSpec:
+class DatasetSpec(HasParams):
     """A catalogue entry: how to load a dataset and what to say about it."""
 
     key: str
@@ -66,17 +83,8 @@ class DatasetSpec:
     available: Callable[[], bool] = field(default=lambda: True)
     unavailable_hint: str = ""
 
-    def defaults(self) -> dict[str, Any]:
-        return {p.name: p.default for p in self.params}
+    _kind = "Dataset"
 
-    def param(self, name: str) -> Param:
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise ValueError(
-            f"Dataset '{self.key}' has no parameter {name!r}; it takes: "
-            f"{', '.join(p.name for p in self.params) or 'no parameters'}"
-        )
 
 
 _SPECS: dict[str, DatasetSpec] = {}

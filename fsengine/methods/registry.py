@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..base import BaseFeatureSelector, VarianceRankSelector
-from ..data.registry import Param
+from ..data.registry import HasParams, Param
 from ..plots import select as select_figures
 from ..selectors import (BayesFactorSelector, BIASelector, BoostingSelector, CountCutoffSelector, IFSSelector,
                          L1PathSelector, MDLSelector, MutualInfoSelector, SGCSelector)
@@ -55,7 +55,7 @@ class Needs:
 
 
 @dataclass(frozen=True)
-class MethodSpec:
+class MethodSpec(HasParams):
     """One method: how to build its selector and what it needs.
 
     key       command-line name (``--method bia``)
@@ -78,15 +78,7 @@ class MethodSpec:
     progress: bool = False
     figures: Callable[..., dict] | None = None
 
-    def defaults(self) -> dict[str, Any]:
-        return {p.name: p.default for p in self.params}
-
-    def param(self, name: str) -> Param:
-        for p in self.params:
-            if p.name == name:
-                return p
-        known = ", ".join(p.name for p in self.params) or "no parameters"
-        raise ValueError(f"Method '{self.key}' has no parameter {name!r}; it takes: {known}")
+    _kind = "Method"
 
     def resolve(self, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """Defaults overridden by ``params``; every value checked against its range."""
