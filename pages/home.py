@@ -20,7 +20,7 @@ pages = [p for p in listed_pages() if not p.default]
 if pages:
     st.subheader("Pages")
     for page in pages:
-        cols = st.columns([1, 5], vertical_alignment="center")
+        cols = st.columns([2, 5], vertical_alignment="center")
         with cols[0]:
             st.page_link(page.path, label=page.title, icon=page.icon)
         cols[1].markdown(page.summary)
