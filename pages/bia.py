@@ -1,4 +1,4 @@
-"""BIA: Lambda paths. Fisher & Mehta's Bayesian Ising Approximation on the picked dataset."""
+"""BIA Lambda paths: posterior relevance of every feature along the prior strength (Fisher & Mehta's Bayesian Ising Approximation)."""
 
 import numpy as np
 import streamlit as st
