@@ -241,32 +241,6 @@ def baseline_accuracy(X_train, y_train, X_test, y_test) -> dict[str, float]:
             L1_LABEL: _l1_accuracy(X_train, y_train, X_test, y_test)}
 
 
-def top_tags(fit, names, k: int = 20, level: float = 0.9) -> pd.DataFrame:
-    """The k tags with the largest log Bayes factor, with the posterior mean and central interval
-    of theta_j, the log Bayes factor and alpha_j."""
-    from .evidence import posterior_summary
-
-    proper = (fit.A > 0) & (fit.B > 0)  # an unconverged parallel run can leave improper marginals
-    score = fit.relevance()
-    order = np.argsort(-np.where(proper & np.isfinite(score), score, -np.inf), kind="stable")[:k]
-    order = order[proper[order]]
-    summary = posterior_summary(fit.A[order], fit.B[order], level)
-    return pd.DataFrame({"tag": [str(names[j]) for j in order], "mean": summary["mean"],
-                         "lower": summary["lower"], "upper": summary["upper"], "log_bf": score[order],
-                         "alpha": fit.alpha[order]})
-
-
-def suggested_settings(tags_per_object: float) -> RTMSettings:
-    """Starting settings by how many tags an object carries, from the runs recorded here: short
-    objects (sentences, ~16 tags) converge with the slides' Beta(5, 5) and inner damping 0.5 (none
-    let Power EP 2-cycle on subjectivity); long ones (movie reviews ~300 words, binarised notMNIST
-    glyphs ~375 pixels) need alpha0 ~ tags/6 and inner damping 0.8, or most eta = -1 cavities
-    become undefined and the sites oscillate."""
-    if tags_per_object <= 50:
-        return RTMSettings(alpha0=5.0, inner_damping=0.5)
-    return RTMSettings(alpha0=float(round(tags_per_object / 6.0)), inner_damping=0.8)
-
-
 #: where ``reproduce rtm-roc`` records its results
 RECORDED = Path(__file__).resolve().parents[3] / "docs" / "results" / "rtm-roc"
 RECORDED_FOLDS = RECORDED / "accuracy_folds.csv"
