@@ -6,8 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from fsengine.data.transforms import binarize_features, split, two_classes
-from fsengine.methods.rtm import METHOD_LABELS, METHODS, RTMSettings
+from fsengine.methods.rtm import METHOD_LABELS, METHODS, RTMSettings, suggested_settings
 from fsengine.methods.rtm import experiments as rtm_exp
+from fsengine.methods.rtm.evidence import top_tags
 from fsengine.plots import rtm as rtm_plots
 from fsengine.ui.errors import user_errors
 from fsengine.ui.picker import current_dataset, current_selection, load_cached
@@ -58,7 +59,7 @@ if binary is not pair:
             f"({binary.X.nnz if binary.is_sparse else int(binary.X.sum()):,} tags on).")
 
 tags_per_object = (binary.X.nnz if binary.is_sparse else float(binary.X.sum())) / max(binary.n_samples, 1)
-suggested = rtm_exp.suggested_settings(tags_per_object)
+suggested = suggested_settings(tags_per_object)
 data_id = (key, tuple(sorted(params.items())), tuple(pair.target_names))
 if st.session_state.get("rtm_suggested_for") != data_id:  # new data: start from its suggestion
     st.session_state["rtm_suggested_for"] = data_id
@@ -104,7 +105,7 @@ def _fit_method(key: str, frozen: tuple, classes: tuple, settings: RTMSettings, 
     return {"A": fit.A, "B": fit.B, "alpha": fit.alpha, "trace": fit.trace, "converged": fit.converged,
             "message": fit.message, "relevance": fit.relevance(), "theta": fit.theta_mean,
             "active": int(fit.active().sum()),
-            "accuracy": acc, "seconds": secs, "top": rtm_exp.top_tags(fit, train.feature_names, k=25)}
+            "accuracy": acc, "seconds": secs, "top": top_tags(fit.A, fit.B, fit.alpha, train.feature_names, k=25)}
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -91,3 +91,24 @@ def test_rtm_page_binarises_images_and_picks_two_classes():
     assert any("ROC curves need" in i.value for i in at.info)  # real data: no truth, no ROC ...
     recorded = _by_title(at, "AUC of tag relevance")  # ... but the recorded synthetic run (committed)
     assert set(recorded["data"][0]["x"]) == {"RTM Power EP", "RTM EP", "RTM EM", "MI", "L1"}
+
+
+def test_compare_page_runs_the_rtm_and_draws_its_roc():
+    from fsengine.compare import CompareSettings, run_comparison
+    from fsengine.data import load_dataset
+
+    at = app_test(None, timeout=120)
+    _small_synthetic(at)
+    at.switch_page("pages/compare.py").run()
+    at.multiselect(key="compare_methods").set_value(["mi", "rtm"]).run()
+    at.selectbox(key="compare_rtm_method").set_value("em").run()
+    at.select_slider(key="compare_bootstrap").set_value(0).run()
+    at.number_input(key="compare_max_k").set_value(10).run()
+    at.button(key="compare_run").click().run()
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    ds = load_dataset("synthetic_rtm", n_samples=300, n_tags=60, n_relevant=8, tag_rate=0.1)
+    expected = run_comparison(ds, ["mi", ("rtm", {"method": "em"})], CompareSettings(n_bootstrap=0, max_k=10))
+    roc = _by_title(at, "ROC")
+    auc = expected.auc()
+    assert [t["name"] for t in roc["data"][1:]] == [f"{m} (AUC {auc[m]:.3f})" for m in ("MI", "RTM")]
+    assert auc["RTM"] > 0.7

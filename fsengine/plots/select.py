@@ -1,7 +1,8 @@
 """Figures of one fitted selector, as ``fsengine select`` writes them.
 
 Generic figures work for every selector of the contract (scores and ranking); the per-method
-functions reuse the builders of the method's own page (``plots/bia.py``, ``plots/classic.py``, ``plots/maxent.py``, ``plots/bayes_factor.py``).
+functions reuse the builders of the method's own page (``plots/bia.py``, ``plots/classic.py``, ``plots/maxent.py``, ``plots/bayes_factor.py``,
+``plots/rtm.py``).
 A per-method function has the signature ``figures(selector, names, image_shape)`` where
 ``names`` are the names of the columns the selector was fitted on and ``image_shape`` is None
 unless those columns are the pixels of an image; it returns ``{file stem: figure}``.
@@ -14,10 +15,12 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from ..methods.rtm.fit import METHOD_LABELS
 from .bayes_factor import beta_rounds_figure
 from .bia import path_figure
 from .classic import boosting_rounds, feature_image, l1_path, mdl_curve, mi_bars
 from .maxent import gain_computations, gain_per_stage
+from .rtm import convergence_figure, relevant_tags_figure, theta_image_figure
 from .style import HIGHLIGHT, MUTED, apply_style
 
 #: path lines the BIA figure draws at most in a written HTML file
@@ -124,3 +127,17 @@ def bayes_factor_figures(selector, names, image_shape) -> dict[str, go.Figure]:
         return {}
     return {"bayes_factor_rounds": beta_rounds_figure(selector.trace_, selector.stop_round_,
                                                       title="Bayes-factor selection: rounds")}
+
+
+def rtm_figures(selector, names, image_shape) -> dict[str, go.Figure]:
+    """The RTM's convergence per sweep and its most relevant tags with their posterior theta
+    (``plots.rtm``); for image data also theta per pixel."""
+    est = selector.estimator_
+    label = f"RTM {METHOD_LABELS[est.method]}"
+    figures = {"rtm_convergence": convergence_figure({label: est.trace_}, tol=est.tol),
+               "rtm_tags": relevant_tags_figure(est.top_tags(list(names), k=25),
+                                                class_names=tuple(map(str, est.classes_)))}
+    if image_shape is not None:
+        figures["rtm_theta_image"] = theta_image_figure(est.theta_mean_, image_shape,
+                                                        class_names=tuple(map(str, est.classes_)))
+    return figures

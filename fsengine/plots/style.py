@@ -11,7 +11,7 @@ FEATURE_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564
 METHOD_COLORS = {
     "BIA": "#1f77b4", "IFS": "#ff7f0e", "SGC": "#2ca02c", "SGC-LA": "#98df8a",
     "Bayes factor": "#9467bd", "MI": "#8c564b", "MDL": "#e377c2", "L1": "#7f7f7f",
-    "Boosting": "#bcbd22", "RTM Power EP": "#17becf", "RTM EP": "#aec7e8", "RTM EM": "#ffbb78",
+    "Boosting": "#bcbd22", "RTM": "#17becf", "RTM Power EP": "#17becf", "RTM EP": "#aec7e8", "RTM EM": "#ffbb78",
     "Count cutoff": "#c49c94", "Variance": "#c7c7c7",
 }
 

@@ -14,6 +14,7 @@ ranked relevant tags best (ROC against the known relevant set).
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy import special, stats
 
 
@@ -38,3 +39,19 @@ def posterior_summary(A: np.ndarray, B: np.ndarray, level: float = 0.9) -> dict[
         "lower": stats.beta.ppf(tail, A, B),
         "upper": stats.beta.ppf(1.0 - tail, A, B),
     }
+
+
+def top_tags(A: np.ndarray, B: np.ndarray, alpha: np.ndarray, names, k: int = 20,
+             level: float = 0.9) -> pd.DataFrame:
+    """The k tags with the largest log Bayes factor, with the posterior mean and central interval
+    of theta_j, the log Bayes factor and alpha_j. Improper marginals (A_j or B_j <= 0, left by an
+    unconverged parallel run) are not listed."""
+    A, B, alpha = (np.asarray(v, dtype=np.float64) for v in (A, B, alpha))
+    proper = (A > 0) & (B > 0)
+    score = log_bayes_factor(np.where(proper, A, 1.0), np.where(proper, B, 1.0), alpha)
+    order = np.argsort(-np.where(proper & np.isfinite(score), score, -np.inf), kind="stable")[:k]
+    order = order[proper[order]]
+    summary = posterior_summary(A[order], B[order], level)
+    return pd.DataFrame({"tag": [str(names[j]) for j in order], "mean": summary["mean"],
+                         "lower": summary["lower"], "upper": summary["upper"], "log_bf": score[order],
+                         "alpha": alpha[order]})

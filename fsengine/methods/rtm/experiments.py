@@ -79,12 +79,14 @@ def mutual_information_scores(X, y) -> np.ndarray:
 
 @dataclass
 class RocResult:
-    """AUC per seed and method, the ROC curves and RTM traces of the first seed."""
+    """AUC per seed and method, the ROC curves and RTM traces of the first seed, and how every
+    RTM fit ended (``fits``: one row per seed and RTM method, see :func:`fit_outcome`)."""
 
     auc: pd.DataFrame
     curves: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     traces: dict[str, pd.DataFrame] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    fits: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def summary(self) -> pd.DataFrame:
         """Mean and standard deviation of the AUC over seeds, best first."""
@@ -92,23 +94,34 @@ class RocResult:
         return out.sort_values("mean AUC", ascending=False)
 
 
-def relevance_scores(X, y, settings: RTMSettings, methods=METHODS, baselines=True) -> tuple[dict, dict, dict]:
-    """Scores per method label, RTM traces per label and seconds per label."""
+def fit_outcome(fit) -> dict:
+    """How an RTM fit ended: converged, sweeps, factors skipped in the last sweep (undefined
+    tilted distributions) and the final evidence estimate (EM: its lower bound)."""
+    last = fit.trace.iloc[-1]
+    return {"converged": bool(fit.converged), "sweeps": fit.n_iter, "skipped": int(last.n_skipped),
+            "log_evidence": float(last.log_evidence)}
+
+
+def relevance_scores(X, y, settings: RTMSettings, methods=METHODS,
+                     baselines=True) -> tuple[dict, dict, dict, dict]:
+    """Scores per method label, RTM traces per label, seconds per label and the RTM fits'
+    outcomes per label (:func:`fit_outcome`)."""
     tags = tags_from(X)
     y01 = np.asarray(y, dtype=np.float64)
-    scores, traces, seconds = {}, {}, {}
+    scores, traces, seconds, outcomes = {}, {}, {}, {}
     for m in methods:
         t0 = time.perf_counter()
         fit = _quiet_fit(tags, y01, replace(settings, method=m))
         seconds[RTM_LABELS[m]] = time.perf_counter() - t0
         scores[RTM_LABELS[m]] = fit.relevance()
         traces[RTM_LABELS[m]] = fit.trace
+        outcomes[RTM_LABELS[m]] = fit_outcome(fit)
     if baselines:
         for label, fn in ((MI_LABEL, mutual_information_scores), (L1_LABEL, l1_path_scores)):
             t0 = time.perf_counter()
             scores[label] = fn(X, y)
             seconds[label] = time.perf_counter() - t0
-    return scores, traces, seconds
+    return scores, traces, seconds, outcomes
 
 
 def roc_curves(truth, scores: dict[str, np.ndarray]) -> tuple[dict, dict]:
@@ -122,20 +135,21 @@ def synthetic_roc(seeds=(0, 1, 2, 3, 4), *, n_samples=800, n_tags=400, n_relevan
                   tag_rate=0.05, settings: RTMSettings = RTMSettings(), methods=METHODS,
                   progress: Progress | None = None) -> RocResult:
     """ROC of tag relevance against the truth on data from the RTM, for several seeds."""
-    rows, curves, traces, seconds = [], {}, {}, {}
+    rows, curves, traces, seconds, fits = [], {}, {}, {}, []
     for k, seed in enumerate(seeds):
         if progress:
             progress(k / len(seeds), f"synthetic seed {seed}")
         ds = make_rtm(n_samples, n_tags, n_relevant, tag_rate=tag_rate, seed=seed)
-        scores, tr, secs = relevance_scores(ds.X, ds.y, settings, methods)
+        scores, tr, secs, outcomes = relevance_scores(ds.X, ds.y, settings, methods)
         seed_curves, seed_auc = roc_curves(ds.truth, scores)
         rows.append(seed_auc)
+        fits += [{"seed": seed, "method": label, **outcome} for label, outcome in outcomes.items()]
         for label, s in secs.items():
             seconds[label] = seconds.get(label, 0.0) + s / len(seeds)
         if k == 0:
             curves, traces = seed_curves, tr
     auc = pd.DataFrame(rows, index=pd.Index(list(seeds), name="seed"))
-    return RocResult(auc=auc, curves=curves, traces=traces, seconds=seconds)
+    return RocResult(auc=auc, curves=curves, traces=traces, seconds=seconds, fits=pd.DataFrame(fits))
 
 
 @dataclass(frozen=True)
@@ -173,7 +187,8 @@ def cv_accuracy(key: str, *, folds: int = 5, methods=METHODS, max_docs: int | No
                 settings: RTMSettings | None = None, seed: int = 0,
                 progress: Progress | None = None) -> pd.DataFrame:
     """Stratified k-fold test accuracy on a sentiment corpus: one row per (fold, method) with
-    accuracy, seconds, converged, sweeps and vocabulary size. ``max_docs`` subsamples
+    accuracy, seconds, vocabulary size and, for the RTM, how the fit ended
+    (:func:`fit_outcome`: converged, sweeps, skipped factors, evidence). ``max_docs`` subsamples
     (stratified, seeded) for quick runs."""
     corpus = CORPORA[key]
     data = corpus.reader()
@@ -200,8 +215,7 @@ def cv_accuracy(key: str, *, folds: int = 5, methods=METHODS, max_docs: int | No
             fit = _quiet_fit(tags_tr, y[tr].astype(np.float64), replace(settings, method=m))
             p1 = predict_positive(tags_te.indptr, tags_te.indices, fit.A, fit.B, QUADRATURE)
             rows.append({**base, "method": RTM_LABELS[m], "accuracy": float(np.mean((p1 > 0.5) == (y[te] == 1))),
-                         "seconds": time.perf_counter() - t0, "converged": fit.converged,
-                         "sweeps": fit.n_iter, "log_evidence": fit.trace.log_evidence.iloc[-1]})
+                         "seconds": time.perf_counter() - t0, **fit_outcome(fit)})
             done += 1
         for label, score in ((NB_LABEL, lambda: BernoulliNB().fit(Xtr, y[tr]).score(Xte, y[te])),
                              (L1_LABEL, lambda: _l1_accuracy(Xtr, y[tr], Xte, y[te]))):
@@ -210,7 +224,7 @@ def cv_accuracy(key: str, *, folds: int = 5, methods=METHODS, max_docs: int | No
             t0 = time.perf_counter()
             rows.append({**base, "method": label, "accuracy": float(score()),
                          "seconds": time.perf_counter() - t0, "converged": True, "sweeps": np.nan,
-                         "log_evidence": np.nan})
+                         "skipped": np.nan, "log_evidence": np.nan})
             done += 1
     return pd.DataFrame(rows)
 
@@ -239,32 +253,6 @@ def baseline_accuracy(X_train, y_train, X_test, y_test) -> dict[str, float]:
     """Held-out accuracy of Bernoulli Naive Bayes and L1-logistic regression (C by inner CV)."""
     return {NB_LABEL: float(BernoulliNB().fit(X_train, y_train).score(X_test, y_test)),
             L1_LABEL: _l1_accuracy(X_train, y_train, X_test, y_test)}
-
-
-def top_tags(fit, names, k: int = 20, level: float = 0.9) -> pd.DataFrame:
-    """The k tags with the largest log Bayes factor, with the posterior mean and central interval
-    of theta_j, the log Bayes factor and alpha_j."""
-    from .evidence import posterior_summary
-
-    proper = (fit.A > 0) & (fit.B > 0)  # an unconverged parallel run can leave improper marginals
-    score = fit.relevance()
-    order = np.argsort(-np.where(proper & np.isfinite(score), score, -np.inf), kind="stable")[:k]
-    order = order[proper[order]]
-    summary = posterior_summary(fit.A[order], fit.B[order], level)
-    return pd.DataFrame({"tag": [str(names[j]) for j in order], "mean": summary["mean"],
-                         "lower": summary["lower"], "upper": summary["upper"], "log_bf": score[order],
-                         "alpha": fit.alpha[order]})
-
-
-def suggested_settings(tags_per_object: float) -> RTMSettings:
-    """Starting settings by how many tags an object carries, from the runs recorded here: short
-    objects (sentences, ~16 tags) converge with the slides' Beta(5, 5) and inner damping 0.5 (none
-    let Power EP 2-cycle on subjectivity); long ones (movie reviews ~300 words, binarised notMNIST
-    glyphs ~375 pixels) need alpha0 ~ tags/6 and inner damping 0.8, or most eta = -1 cavities
-    become undefined and the sites oscillate."""
-    if tags_per_object <= 50:
-        return RTMSettings(alpha0=5.0, inner_damping=0.5)
-    return RTMSettings(alpha0=float(round(tags_per_object / 6.0)), inner_damping=0.8)
 
 
 #: where ``reproduce rtm-roc`` records its results
