@@ -116,6 +116,15 @@ class ArdStepper:
         moved = np.exp(np.log(alpha) + self.step * delta)
         return np.clip(moved, np.minimum(alpha, target), np.maximum(alpha, target))  # no overshoot
 
+    def update(self, A: np.ndarray, B: np.ndarray, alpha: np.ndarray, floor: float,
+               cap: float) -> tuple[np.ndarray, float]:
+        """One ARD step from the posterior totals (A, B): the new alpha (a fresh array) and the
+        largest change of 1/alpha, the quantity the stopping rule watches."""
+        target = np.empty_like(alpha)
+        ard_update_sites(A - alpha, B - alpha, alpha, floor, cap, target)
+        new_alpha = self.move(alpha, target)
+        return new_alpha, float(np.max(np.abs(1.0 / new_alpha - 1.0 / alpha)))
+
 
 def relevant_by_ard(alpha: np.ndarray, floor: float, cap: float) -> np.ndarray:
     """Tags the ARD keeps: alpha_j below the geometric middle sqrt(floor * cap) of its range.

@@ -239,16 +239,8 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
         self.binarize = binarize
         self.n_features_to_select = n_features_to_select
 
-    def fit(self, X, y, progress=None):
-        """Validate, fit the RTM and select; ``progress(fraction, message)`` after every sweep."""
-        self._progress = progress
-        try:
-            return super().fit(X, y)
-        finally:
-            del self._progress
-
     def _fit(self, X, y):
-        progress = self._progress
+        progress = self._progress  # set by BaseFeatureSelector.fit: one report per sweep
 
         def report(sweep: int, max_iter: int) -> None:
             progress(sweep / max_iter, f"RTM {METHOD_LABELS[self.method]}: sweep {sweep} of at most {max_iter}")

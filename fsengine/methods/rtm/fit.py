@@ -175,7 +175,6 @@ def _run_ep(tags: TagMatrix, y01, s: RTMSettings, progress):
     A, B = np.empty(d), np.empty(d)
     sites.totals_from_sites(tags.indices, site_a, site_b, alpha, A, B)
     new_a, new_b = np.empty_like(site_a), np.empty_like(site_b)
-    new_alpha = np.empty(d)
     stepper = ard.ArdStepper(d)
     mean = A / (A + B)
     rows = []
@@ -188,10 +187,7 @@ def _run_ep(tags: TagMatrix, y01, s: RTMSettings, progress):
         sites.totals_from_sites(tags.indices, site_a, site_b, alpha, A, B)
         alpha_change = 0.0
         if s.ard:
-            ard.ard_update_sites(A - alpha, B - alpha, alpha, s.alpha_floor, s.alpha_max, new_alpha)
-            new_alpha = stepper.move(alpha, new_alpha)
-            alpha_change = float(np.max(np.abs(1.0 / new_alpha - 1.0 / alpha)))
-            alpha = new_alpha.copy()
+            alpha, alpha_change = stepper.update(A, B, alpha, s.alpha_floor, s.alpha_max)
             sites.totals_from_sites(tags.indices, site_a, site_b, alpha, A, B)
         improper = int(np.count_nonzero((A <= 0) | (B <= 0)))
         new_mean = A / (A + B)
@@ -216,7 +212,6 @@ def _run_em(tags: TagMatrix, y01, s: RTMSettings, progress):
     A = alpha + s.site_init * pos
     B = alpha + s.site_init * neg
     log_u, log_w = np.empty(tags.n_objects), np.empty(tags.n_objects)
-    new_alpha = np.empty(d)
     stepper = ard.ArdStepper(d)
     mean = A / (A + B)
     rows = []
@@ -226,12 +221,10 @@ def _run_em(tags: TagMatrix, y01, s: RTMSettings, progress):
         em.em_sweep(tags.col_ptr, tags.col_rows, pos, neg, alpha, A, B, log_u, log_w)
         alpha_change = 0.0
         if s.ard:
-            ard.ard_update_sites(A - alpha, B - alpha, alpha, s.alpha_floor, s.alpha_max, new_alpha)
-            new_alpha = stepper.move(alpha, new_alpha)
+            new_alpha, alpha_change = stepper.update(A, B, alpha, s.alpha_floor, s.alpha_max)
             A += new_alpha - alpha  # q_j keeps its effective sites under the new prior
             B += new_alpha - alpha
-            alpha_change = float(np.max(np.abs(1.0 / new_alpha - 1.0 / alpha)))
-            alpha = new_alpha.copy()
+            alpha = new_alpha
         new_mean = A / (A + B)
         change = float(np.max(np.abs(new_mean - mean))) if d else 0.0
         mean = new_mean
