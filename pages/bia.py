@@ -65,9 +65,12 @@ constant = constant_columns(ds.X)
 exclude = False
 if constant.size:
     shown = ", ".join(ds.feature_names[j] for j in constant[:15]) + (" ..." if constant.size > 15 else "")
-    st.warning(f"{constant.size} feature(s) are constant in this sample and cannot be standardised: {shown}.")
-    exclude = st.checkbox(f"Exclude these {constant.size} constant features (they carry no information)",
-                          value=False, key="bia_exclude")
+    st.warning(f"{constant.size} feature(s) are constant in this sample and cannot be standardised: {shown}. "
+               "They carry no information about the class, so they are left out of the fit and shown "
+               "blank in the heatmap.")
+    exclude = st.checkbox(f"Exclude these {constant.size} constant features", value=True, key="bia_exclude",
+                          help="Untick to fit every feature as given: the BIA then stops with an error, "
+                               "since a constant column has no variance to standardise by.")
 
 
 @st.cache_data(show_spinner="Computing the BIA path ...", max_entries=16)

@@ -90,18 +90,19 @@ def test_synthetic_non_image_bars_linear_family_and_bad_input():
     assert at.error and "two classes" in at.error[0].value
 
 
-def test_constant_pixels_are_named_and_only_excluded_on_request():
+def test_constant_pixels_are_named_excluded_and_can_be_kept():
     at = app_test()
     at.sidebar.selectbox(key="picker_key").set_value("digits").run()
     at.switch_page("pages/bia.py").run()
     assert "constant" in at.warning[0].value and "px(0,0)" in at.warning[0].value
-    assert at.error and "constant feature(s)" in at.error[0].value and not at.exception
-    at.checkbox(key="bia_exclude").check().run()
+    assert at.checkbox(key="bia_exclude").value  # excluded by default, and said so
     assert not at.error and not at.exception
     heat = json.loads(at.get("plotly_chart")[1].proto.spec)
     z = _array(heat["data"][0]["z"]).astype(float)
     n_constant = int(at.warning[0].value.split()[0])
     assert z.shape == (8, 8) and np.isnan(z[0, 0]) and np.isfinite(z).sum() == 64 - n_constant
+    at.checkbox(key="bia_exclude").uncheck().run()
+    assert at.error and "constant feature(s)" in at.error[0].value and not at.exception
 
 
 @pytest.mark.parametrize("pair", [("A", "J")])
@@ -115,3 +116,18 @@ def test_any_letter_pair(pair):
     assert not at.exception and not at.error
     samples = json.loads(at.get("plotly_chart")[2].proto.spec)
     assert [a["text"] for a in samples["layout"]["annotations"]][:2] == list(pair)
+
+
+def test_default_page_on_a_fresh_install_uses_generated_letters(tmp_path, monkeypatch):
+    """No real notMNIST anywhere: the default B-vs-D task runs on generated letters, whose
+    always-blank corner pixels are excluded (and named), not an error box."""
+    monkeypatch.setenv("FSENGINE_DATA", str(tmp_path))
+    at = app_test()
+    at.switch_page("pages/bia.py").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    texts = [e.value for kind in ("caption", "info", "markdown") for e in at.get(kind)]
+    assert any("rendered from every font face" in t for t in texts), texts  # the generator, not real data
+    heat = json.loads(at.get("plotly_chart")[1].proto.spec)
+    z = _array(heat["data"][0]["z"]).astype(float)
+    constant = int(at.warning[0].value.split()[0]) if at.warning else 0
+    assert z.shape == (28, 28) and np.isfinite(z).sum() == 784 - constant
