@@ -153,3 +153,17 @@ def test_offline_message_lists_every_missing_file_of_the_dataset(store, monkeypa
     assert "t10k-images-idx3-ubyte.gz" in message and "The dataset also needs" in message
     assert str(store / "notmnist" / "t10k-labels-idx1-ubyte.gz") in message
     assert _leftovers(store) == []
+
+
+def test_cli_info_finds_copies_under_fsengine_data(fake_source, store, tmp_path, monkeypatch, capsys):
+    source, served = fake_source
+    shared = tmp_path / "shared"
+    (shared / "fake").mkdir(parents=True)
+    (shared / "fake" / "blob.bin").write_bytes(served.read_bytes())
+    monkeypatch.setenv("FSENGINE_DATA", str(shared))
+    assert main(["datasets", "info", "fake"]) == 0
+    out = capsys.readouterr().out
+    assert f"present at {shared / 'fake' / 'blob.bin'} (checksum ok)" in out and "not downloaded" not in out
+    (shared / "fake" / "blob.bin").write_bytes(b"tampered")
+    assert main(["datasets", "info", "fake"]) == 0
+    assert "CHECKSUM MISMATCH" in capsys.readouterr().out

@@ -6,7 +6,8 @@ import argparse
 
 from .. import config
 from ..data import dataset_specs, get_spec
-from ..data.fetch import DEFAULT_TIMEOUT, SOURCES, fetch, get_source, is_present, local_copy, sha256_of
+from ..data.fetch import (DEFAULT_TIMEOUT, SOURCES, existing_copy, fetch, get_source, is_present, local_copy,
+                          sha256_of)
 from .progress import ProgressBar
 
 NAME = "datasets"
@@ -47,12 +48,12 @@ def _info(name: str) -> None:
         source = get_source(name)
         print(f"{source.name}: {source.description}\nlicence: {source.licence}")
         for file in source.files:
-            dest = local_copy(file)
-            if dest.is_file():
-                ok = sha256_of(dest) == file.sha256
-                state = f"present at {dest} ({'checksum ok' if ok else 'CHECKSUM MISMATCH'})"
+            found = existing_copy(file)
+            if found is not None:
+                ok = sha256_of(found) == file.sha256
+                state = f"present at {found} ({'checksum ok' if ok else 'CHECKSUM MISMATCH'})"
             else:
-                state = f"not downloaded (would be stored at {dest})"
+                state = f"not downloaded (would be stored at {local_copy(file)})"
             print(f"  {file.dest}\n    url:    {file.address()}\n    sha256: {file.sha256}\n"
                   f"    size:   {file.size:,} bytes\n    state:  {state}")
         return

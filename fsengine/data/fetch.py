@@ -167,10 +167,16 @@ def local_copy(file: RemoteFile, root: Path | None = None) -> Path:
     return (root or config.datasets_dir()) / file.dest
 
 
+def existing_copy(file: RemoteFile, root: Path | None = None) -> Path | None:
+    """The first copy of ``file`` found under ``root``, or else under the datasets folder and then
+    FSENGINE_DATA; None when there is none."""
+    roots = [root] if root else [config.datasets_dir()] + ([config.data_root()] if config.data_root() else [])
+    return next((r / file.dest for r in roots if (r / file.dest).is_file()), None)
+
+
 def is_present(name: str, root: Path | None = None) -> bool:
     """True when every file of a source exists under the datasets folder or FSENGINE_DATA."""
-    roots = [root] if root else [config.datasets_dir()] + ([config.data_root()] if config.data_root() else [])
-    return all(any((r / f.dest).is_file() for r in roots) for f in get_source(name).files)
+    return all(existing_copy(f, root) is not None for f in get_source(name).files)
 
 
 def fetch(name: str, *, root: Path | None = None, timeout: float = DEFAULT_TIMEOUT,
