@@ -27,6 +27,26 @@ def require_real(fn, *args, **kwargs):
         pytest.skip(f"real data not available (set FSENGINE_DATA): {exc}")
 
 
+@pytest.fixture(scope="session")
+def quick_reproduction(tmp_path_factory):
+    """``run(name) -> (report path, progress fractions)``: ``reproduce NAME --quick`` on the real
+    data, run once per session however many tests read its output (real-data policy of
+    ``require_real``)."""
+    from fsengine.reproduce import get_target
+
+    runs = {}
+
+    def run(name: str):
+        if name not in runs:
+            out = tmp_path_factory.mktemp(name)
+            fractions = []
+            report = require_real(get_target(name), out, True, lambda f, message="": fractions.append(f))
+            runs[name] = (report, fractions)
+        return runs[name]
+
+    return run
+
+
 @pytest.fixture
 def shared_data_root() -> Path:
     """The FSENGINE_DATA folder; skips when unset."""

@@ -1,13 +1,12 @@
 """The ``sgc-vs-ifs`` reproduction target in its quick configuration (real CoNLL-2000)."""
 
-from fsengine.reproduce import TARGETS, get_target
-from tests.conftest import require_real
+from fsengine.reproduce import TARGETS
 
 
-def test_sgc_vs_ifs_quick_writes_report_and_small_figures(tmp_path):
+def test_sgc_vs_ifs_quick_writes_report_and_small_figures(quick_reproduction):
     assert "sgc-vs-ifs" in TARGETS
-    seen = []
-    report = require_real(get_target("sgc-vs-ifs"), tmp_path, True, lambda f, m: seen.append(f))
+    report, seen = quick_reproduction("sgc-vs-ifs")
+    tmp_path = report.parent
     text = report.read_text()
     assert "92.75 / 93.25 with 1,160 SGC features" in text
     assert "| SGC | 60 |" in text and "| all features |" in text

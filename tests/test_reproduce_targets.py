@@ -3,7 +3,8 @@
 Parametrised over ``fsengine.reproduce.TARGETS``, so a target registered later is covered by
 this test as it lands. Real-data policy of ``require_real``: with FSENGINE_DATA set a missing
 file fails the test, without it the test skips. The targets' own tests check their numbers; this
-one checks the contract: a markdown report in the output folder that names its quick command,
+one checks the contract (each quick run is shared with the target's own test through the
+session fixture ``quick_reproduction``): a markdown report in the output folder that names its quick command,
 figures that exist, and no dangling links.
 """
 
@@ -12,16 +13,15 @@ import re
 import pytest
 
 from fsengine.cli import main
-from fsengine.reproduce import TARGETS, get_target, target_names
-from tests.conftest import require_real
+from fsengine.reproduce import TARGETS, target_names
 
 
 @pytest.mark.realdata
 @pytest.mark.parametrize("name", target_names())
-def test_quick_reproduction_writes_a_linked_report(name, tmp_path):
-    fractions = []
-    report = require_real(get_target(name), tmp_path, True, lambda f, message: fractions.append(f))
-    assert report.parent == tmp_path and report.suffix == ".md"
+def test_quick_reproduction_writes_a_linked_report(name, quick_reproduction):
+    report, fractions = quick_reproduction(name)
+    tmp_path = report.parent
+    assert report.suffix == ".md" and report.parent.name.startswith(name)
     text = report.read_text(encoding="utf-8")
     assert text.startswith("# ") and f"reproduce {name}" in text and "--quick" in text
     assert fractions and all(0.0 <= f <= 1.0 for f in fractions) and fractions == sorted(fractions)
