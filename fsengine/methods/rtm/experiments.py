@@ -66,7 +66,8 @@ def l1_path_scores(X, y, Cs=None) -> np.ndarray:
     count = np.zeros(X.shape[1])
     coef = np.zeros(X.shape[1])
     for C in Cs:
-        coef = LogisticRegression(l1_ratio=1.0, C=C, solver="liblinear", max_iter=1000).fit(X, y).coef_.ravel()
+        coef = LogisticRegression(l1_ratio=1.0, C=C, solver="liblinear", max_iter=1000,
+                                  random_state=0).fit(X, y).coef_.ravel()
         count += coef != 0
     mag = np.abs(coef)
     return count + mag / (1.0 + mag.max())
@@ -179,7 +180,8 @@ CORPORA = {
 
 def _l1_accuracy(Xtr, ytr, Xte, yte) -> float:
     model = LogisticRegressionCV(Cs=[0.1, 0.3, 1.0, 3.0], l1_ratios=(1.0,), cv=3, solver="liblinear",
-                                 scoring="accuracy", use_legacy_attributes=False, max_iter=1000).fit(Xtr, ytr)
+                                 scoring="accuracy", use_legacy_attributes=False, max_iter=1000,
+                                 random_state=0).fit(Xtr, ytr)
     return float(model.score(Xte, yte))
 
 
