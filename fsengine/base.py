@@ -77,6 +77,17 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
         finally:
             del self._progress
 
+    def _rank_and_support(self, own_support) -> None:
+        """Set ``ranking_`` from ``scores_`` (best first, ties by lower index) and ``support_``:
+        the top ``n_features_to_select`` when that budget is set, else ``own_support``, the
+        method's own rule (stopping rule, posterior or ARD threshold)."""
+        self.ranking_ = ranking_from(self.scores_)
+        k = getattr(self, "n_features_to_select", None)
+        if k is not None:
+            self.support_ = top_k_mask(self.scores_, min(k, self.scores_.size))
+        else:
+            self.support_ = np.asarray(own_support, dtype=bool)
+
     def _validated_fit(self, X, y):
         self._validate_params()
         X, y = validate_X_y(
@@ -149,12 +160,7 @@ class VarianceRankSelector(BaseFeatureSelector):
         else:
             var = X.var(axis=0)
         self.scores_ = np.maximum(var, 0.0)
-        self.ranking_ = ranking_from(self.scores_)
-        if self.n_features_to_select is not None:
-            k = min(self.n_features_to_select, X.shape[1])
-            self.support_ = top_k_mask(self.scores_, k)
-        else:
-            self.support_ = self.scores_ > self.threshold
+        self._rank_and_support(self.scores_ > self.threshold)
         self.trace_ = pd.DataFrame(
             {"feature": self.ranking_, "variance": self.scores_[self.ranking_]}
         )

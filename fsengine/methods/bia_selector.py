@@ -10,7 +10,7 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..base import BaseFeatureSelector, ranking_from, top_k_mask
+from ..base import BaseFeatureSelector
 from ..glm import FAMILY_NAMES
 from ..validation import as_binary_labels
 from .bia import DEFAULT_MAX_MEMORY_MB, DEFAULT_STEP, DEFAULT_STEPS, build_bia_model
@@ -137,9 +137,5 @@ class BIASelector(BaseFeatureSelector):
             "n_selected": (path.m > 0).sum(axis=1),
             "breakdown": path.breakdown,
         })
-        self.ranking_ = ranking_from(self.scores_)
-        if self.n_features_to_select is not None:
-            self.support_ = top_k_mask(self.scores_, min(self.n_features_to_select, X.shape[1]))
-        else:
-            self.support_ = self.scores_ > 0.5
+        self._rank_and_support(self.scores_ > 0.5)
         return self

@@ -24,7 +24,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ...base import BaseFeatureSelector, ranking_from, top_k_mask
+from ...base import BaseFeatureSelector, ranking_from
 from ...validation import validate_X
 from .binary import binarize_matrix, binary_indicator
 from .boosting import adaboost_stumps
@@ -91,11 +91,7 @@ class MutualInfoSelector(_BinaryInputSelector):
         self.scores_ = result.mi
         self.p_values_ = result.p_value
         p_bonferroni = np.minimum(result.p_value * p, 1.0)
-        self.ranking_ = ranking_from(self.scores_)
-        if self.n_features_to_select is not None:
-            self.support_ = top_k_mask(self.scores_, min(self.n_features_to_select, p))
-        else:
-            self.support_ = p_bonferroni < self.alpha
+        self._rank_and_support(p_bonferroni < self.alpha)
         r = self.ranking_
         self.trace_ = pd.DataFrame({
             "rank": np.arange(1, p + 1), "feature": r, "mi": result.mi[r], "h_x": result.h_x[r],

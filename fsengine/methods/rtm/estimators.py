@@ -15,7 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from ...base import BaseFeatureSelector, ranking_from, top_k_mask
+from ...base import BaseFeatureSelector
 from ...validation import as_binary_labels, validate_X, validate_X_y
 from .evidence import posterior_summary, top_tags
 from .fit import METHOD_LABELS, METHODS, RTMSettings, fit_rtm, suggested_settings
@@ -248,11 +248,7 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
         self.estimator_ = RTMClassifier(**self._rtm_params()).fit(X, y, progress=report if progress else None)
         est = self.estimator_
         self.scores_ = est.relevance_
-        self.ranking_ = ranking_from(self.scores_)
-        if self.n_features_to_select is not None:
-            self.support_ = top_k_mask(self.scores_, min(self.n_features_to_select, X.shape[1]))
-        else:
-            self.support_ = est.active_
+        self._rank_and_support(est.active_)
         self.trace_ = est.trace_
         self.n_iter_ = est.n_iter_
         return self
