@@ -35,6 +35,7 @@ from fsengine.methods.bayes_factor import (add_bias_column, approx_bayes_factor_
                                            score_candidates)
 from fsengine.methods.bayes_factor_study import heldout_task, prefix_curve  # noqa: E402
 from fsengine.methods.gain_selection import select_features  # noqa: E402
+from timing import timed  # noqa: E402
 
 MAP_TOL = 1e-5
 
@@ -66,15 +67,6 @@ def numpy_score(state: MaxentState, pred, cls, var, max_iter=50, tol=1e-10):
     gain = mu * count - np.bincount(seg, np.log1p(p * (e - 1.0)), pred.size) - 0.5 * prec * mu**2
     curv = np.bincount(seg, x * x * q * (1.0 - q), pred.size) + prec
     return mu, gain - 0.5 * np.log(var * curv)
-
-
-def timed(fn, repeats=3):
-    times, out = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times)), out
 
 
 def main() -> int:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import platform
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -27,15 +26,7 @@ from fsengine.data.synthetic.glm import make_sparse_glm  # noqa: E402
 from fsengine.glm import prior_mean_expansion  # noqa: E402
 from fsengine.methods import bia_kernels  # noqa: E402
 from fsengine.methods.bia import build_bia_model, lambda_star  # noqa: E402
-
-
-def timed(fn, repeats):
-    times, out = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times)), out
+from timing import timed  # noqa: E402
 
 
 def numpy_couplings(G, b, w, eps_ref):

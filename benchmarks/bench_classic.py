@@ -35,15 +35,11 @@ from fsengine.methods.classic.boosting import adaboost_stumps
 from fsengine.methods.classic.l1_path import eq19_violation, l1_logistic_path, path_grid
 from fsengine.methods.classic.mdl import mdl_forward_selection
 from fsengine.methods.classic.mutual_info import mutual_information, ones_per_class
+from timing import timed
 
 
 def best_time(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+    return timed(fn, repeat, stat="min")[0]
 
 
 def conll_predicates(sentences, min_count: int = 1):

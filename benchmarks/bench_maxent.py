@@ -23,6 +23,7 @@ from fsengine.maxent import MaxentData, MaxentState, MapObjective, fit_map
 from fsengine.maxent.kernels import ALPHA_CAP
 from fsengine.methods.gain_comparison import FIT_TOL, evaluate
 from fsengine.methods.gain_selection import select_features
+from timing import timed
 
 
 @njit(cache=True)
@@ -68,15 +69,6 @@ def numpy_gains(state: MaxentState, pred, cls, alpha0, tol=1e-6, max_iter=60):
     return alpha, alpha * count - np.add.reduceat(np.log(1 - p + tp), seg)
 
 
-def _time(fn, repeat=3):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
-
-
 def _cpu_time(fn):
     """(wall seconds, CPU seconds of this process, result): CPU time is robust to other jobs."""
     w, c = time.perf_counter(), time.process_time()
@@ -89,7 +81,8 @@ def bench_ifs_stage(data, pred, cls, incid, stages):
     ifs_short = select_features(data, "ifs", cutoff=2, n_features=stages)
     per_stage = np.diff(ifs_short.trace["seconds"].to_numpy()).mean()
     state = ifs_short.state
-    t_gather, _ = _time(lambda: _gather_pass(pred, cls, data.col_ptr, data.col_rows, state.sum, state.z))
+    t_gather, _ = timed(lambda: _gather_pass(pred, cls, data.col_ptr, data.col_rows, state.sum, state.z),
+                        stat="min")
     warm = ifs_short.candidates["alpha"].to_numpy()
     passes = state.gains(pred[:20000], cls[:20000], alpha0=warm[:20000], tol=1e-6).passes / 20000
     print("\n## IFS stage cost (full candidate space)\n")
@@ -140,8 +133,8 @@ def bench_kernel(pred, cls, incid, ifs_short):
     state = ifs_short.state
     sub = slice(0, 30000)
     warm = ifs_short.candidates["alpha"].to_numpy()[sub]
-    t_numba, res_nb = _time(lambda: state.gains(pred[sub], cls[sub], alpha0=warm, tol=1e-6))
-    t_numpy, (_, g_np) = _time(lambda: numpy_gains(state, pred[sub], cls[sub], warm), repeat=1)
+    t_numba, res_nb = timed(lambda: state.gains(pred[sub], cls[sub], alpha0=warm, tol=1e-6), stat="min")
+    t_numpy, (_, g_np) = timed(lambda: numpy_gains(state, pred[sub], cls[sub], warm), 1)
     err = np.max(np.abs(g_np - res_nb.gain) / np.maximum(1.0, np.abs(res_nb.gain)))
     print(f"\n## Gain kernel: numba vs numpy ({pred[sub].size:,} candidates, "
           f"{int(incid[sub].sum()):,} incidences)\n")
