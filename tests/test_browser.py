@@ -72,7 +72,7 @@ def app_url(tmp_path_factory):
                     if resp.status == 200:
                         break
             except OSError:
-                pass
+                pass  # not listening yet: poll again until the deadline
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"streamlit did not start:\n{log.read_text()[-3000:]}")
             time.sleep(0.3)
