@@ -29,6 +29,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ..sparse_kernels import longest_segment
+
 #: |alpha| cap: alpha is +/- infinity when a predicate always (never) co-occurs with the class;
 #: at |alpha| = 20 the remaining gain is below exp(-20) ~ 2e-9 per instance and class.
 ALPHA_CAP = 20.0
@@ -177,14 +179,6 @@ def optimise_candidate(j, c, count, prec, alpha0, col_ptr, col_rows, col_vals, s
 
 
 @njit(cache=True)
-def longest_column(col_ptr):
-    longest = 0
-    for j in range(col_ptr.size - 1):
-        longest = max(longest, col_ptr[j + 1] - col_ptr[j])
-    return longest
-
-
-@njit(cache=True)
 def gains_kernel(cand_pred, cand_cls, cand_count, alpha0, prec, col_ptr, col_rows, col_vals, s, z,
                  binary, cap, tol, max_iter, out_alpha, out_gain, out_curv):
     """Optimal alpha, gain h(alpha) and curvature -h''(alpha) of Eq. (1) for each candidate.
@@ -193,7 +187,7 @@ def gains_kernel(cand_pred, cand_cls, cand_count, alpha0, prec, col_ptr, col_row
     their Newton starting points, ``prec`` their prior precisions (0 = maximum likelihood).
     Returns the total number of passes over columns (for cost accounting).
     """
-    longest = longest_column(col_ptr)
+    longest = longest_segment(col_ptr)
     bp = np.empty(longest)
     brest = np.empty(longest)
     bx = np.empty(longest)
@@ -213,7 +207,7 @@ def gains_kernel(cand_pred, cand_cls, cand_count, alpha0, prec, col_ptr, col_row
 def gain_at_kernel(cand_pred, cand_cls, cand_count, alpha, prec, col_ptr, col_rows, col_vals, s, z,
                    binary, out_gain):
     """h(alpha) of Eq. (1) at given alphas (no optimisation), e.g. Daume III's Eq. (14)."""
-    longest = longest_column(col_ptr)
+    longest = longest_segment(col_ptr)
     bp = np.empty(longest)
     brest = np.empty(longest)
     bx = np.empty(longest)

@@ -35,7 +35,8 @@ import pandas as pd
 from numba import njit, prange
 
 from ..maxent import MaxentData, MaxentState, fit_map, stage0_gains
-from ..maxent.kernels import ALPHA_CAP, apply_feature, longest_column, optimise_candidate
+from ..maxent.kernels import ALPHA_CAP, apply_feature, optimise_candidate
+from ..sparse_kernels import longest_segment
 
 METHODS = ("ifs", "sgc", "count")
 NEWTON_TOL = 1e-6  # relative step; Newton converges quadratically, so alpha is then exact to ~1e-12
@@ -319,7 +320,7 @@ def select_features(data: MaxentData, method: str = "sgc", *, cutoff: int = 1,
         else:
             first = state.gains(cand_pred, cand_cls, cap=cap)
         gain, alpha = first.gain.copy(), first.alpha.copy()
-        longest = longest_column(data.col_ptr)
+        longest = longest_segment(data.col_ptr)
         bp, brest, bx = np.empty(longest), np.empty(longest), np.empty(longest)
         stamp = np.full(n_cand, 0, dtype=np.int64)  # stage-0 gains are fresh at stage 0
         heap = np.empty(n_cand, dtype=np.int64)

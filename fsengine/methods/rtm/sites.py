@@ -20,6 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ...sparse_kernels import longest_segment
 from . import ep, power_ep
 from .special import lbeta
 
@@ -52,14 +53,6 @@ def _log_normaliser(eta, Ac, Bc, c, quad):
 
 
 @njit(cache=True)
-def _row_width(indptr):
-    width = 0
-    for i in range(indptr.size - 1):
-        width = max(width, indptr[i + 1] - indptr[i])
-    return width
-
-
-@njit(cache=True)
 def sweep(indptr, indices, y, A, B, site_a, site_b, new_a, new_b, rho, sequential, eta, quad):
     """One pass over the factors; returns how many were skipped (tilted distribution undefined).
 
@@ -67,7 +60,7 @@ def sweep(indptr, indices, y, A, B, site_a, site_b, new_a, new_b, rho, sequentia
     a skipped factor keeps its sites. With ``sequential`` the totals (A, B) are refreshed after
     every factor, otherwise every cavity comes from the totals at the sweep's start.
     """
-    width = _row_width(indptr)
+    width = longest_segment(indptr)
     Ac = np.empty(width)
     Bc = np.empty(width)
     ta = np.empty(width)
@@ -113,7 +106,7 @@ def log_evidence(indptr, indices, y, alpha, A, B, site_a, site_b, eta, quad):
     total = 0.0
     for j in range(A.size):
         total += lbeta(A[j], B[j]) - lbeta(alpha[j], alpha[j])
-    width = _row_width(indptr)
+    width = longest_segment(indptr)
     Ac = np.empty(width)
     Bc = np.empty(width)
     for i in range(indptr.size - 1):
