@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from fsengine.data.notmnist import real_notmnist_available
-from fsengine.ui.pages_index import listed_pages
-from tests.conftest import app_test
+from fsengine.app.registry import PAGES as APP_PAGES
+from tests.conftest import PROJECT_ROOT, app_test
 
 
 def test_home_shows_picked_dataset_and_picker_drives_it():
@@ -33,13 +33,28 @@ def test_default_is_real_notmnist_when_present_else_generated_letters():
 
 def test_home_links_every_listed_page_with_its_summary():
     at = app_test()
-    pages = [p for p in listed_pages() if not p.default]
-    assert [p.path for p in pages][:1] == ["pages/data.py"]
-    links = {link.proto.label: link.proto.page for link in at.get("page_link")}
+    pages = [p for p in APP_PAGES if not p.default]
+    assert [p.script for p in pages][:1] == ["pages/data.py"]
+    main_links = [link.proto.label for link in at.main.get("page_link")]
     for page in pages:
-        assert page.title in links
+        assert page.title in main_links
         assert any(page.summary in md.value for md in at.markdown), page.summary
-    assert not [link for link in links if link.lower().startswith("home")]
+    assert not [link for link in main_links if link.lower().startswith("home")]
+
+
+def test_sidebar_navigation_lists_every_page_in_order():
+    at = app_test()
+    nav = [link.proto.label for link in at.sidebar.get("page_link")]
+    assert nav == [p.title for p in APP_PAGES]
+    assert not at.exception
+
+
+def test_every_checkout_page_script_names_its_registered_view():
+    """pages/KEY.py exists for every registered page, and nothing else sits in pages/."""
+    scripts = sorted(p.name for p in (PROJECT_ROOT / "pages").glob("*.py"))
+    assert scripts == sorted(f"{p.key}.py" for p in APP_PAGES)
+    for spec in APP_PAGES:
+        assert f'show_page("{spec.key}")' in (PROJECT_ROOT / spec.script).read_text()
 
 
 def test_upload_choice_validates_and_is_shared_across_pages():

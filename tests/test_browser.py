@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from fsengine.ui.pages_index import listed_pages
+from fsengine.app.registry import PAGES as APP_PAGES
 from tests.conftest import PROJECT_ROOT
 
 pytestmark = pytest.mark.browser
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.browser
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SCREENSHOTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
-PAGES = sorted(listed_pages(), key=lambda p: p.default)      # deep links first, home last
+PAGES = sorted(APP_PAGES, key=lambda p: p.default)      # deep links first, home last
 RUN_TIMEOUT_S = 240
 
 
@@ -124,6 +124,14 @@ def full_page_screenshot(page, path: Path) -> None:
     page.screenshot(path=str(path), full_page=True)
 
 
+NAV_LINKS = '.st-key-app_navigation a[data-testid="stPageLink-NavLink"]'
+
+
+def sidebar_navigation(page) -> list[str]:
+    """The labels of the app's own page links in the sidebar, in order."""
+    return [a.inner_text().strip().splitlines()[-1].strip() for a in page.locator(NAV_LINKS).all()]
+
+
 def problems_on(page) -> list[str]:
     """Exception elements and error boxes on the page, as text."""
     found = [f"exception: {e.inner_text()[:500]}" for e in page.locator('[data-testid="stException"]').all()]
@@ -139,10 +147,9 @@ def test_page_opens_without_errors_inside_the_shell(entry, app_url, browser):
         page.goto(f"{app_url}/{entry.url_path}")
         wait_for_run(page)
         full_page_screenshot(page, SCREENSHOTS / f"{entry.url_path or 'home'}.png")
-        assert problems_on(page) == [], f"{entry.path}: {problems_on(page)}"
-        nav = [a.inner_text().strip().splitlines()[-1].strip()          # last line: label after icon
-               for a in page.locator('[data-testid="stSidebarNav"] a').all()]
-        assert nav == [p.title for p in listed_pages()], f"sidebar navigation is {nav}"
+        assert problems_on(page) == [], f"{entry.key}: {problems_on(page)}"
+        assert sidebar_navigation(page) == [p.title for p in APP_PAGES], \
+            f"sidebar navigation is {sidebar_navigation(page)}"
         assert page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').count() >= 1, \
             "the shared dataset picker is missing from the sidebar"
         assert page.locator('[data-testid="stMain"] h1').count() >= 1
@@ -156,11 +163,11 @@ def test_sidebar_links_reach_every_page(app_url, browser):
     try:
         page.goto(app_url)
         wait_for_run(page)
-        for entry in listed_pages():
-            page.locator('[data-testid="stSidebarNav"] a', has_text=entry.title).first.click()
+        for entry in APP_PAGES:
+            page.locator(NAV_LINKS, has_text=entry.title).first.click()
             wait_for_run(page)
             assert page.url.rstrip("/") == f"{app_url}/{entry.url_path}".rstrip("/")
-            assert problems_on(page) == [], f"{entry.path}: {problems_on(page)}"
+            assert problems_on(page) == [], f"{entry.key}: {problems_on(page)}"
             assert page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').count() >= 1
     finally:
         context.close()

@@ -14,7 +14,7 @@ from ..data import Dataset, dataset_specs, get_spec, load_dataset
 from ..data.registry import DatasetSpec
 from ..data.upload import TASKS, UploadError, dataset_from_table, read_table
 from .errors import user_errors
-from .shell import require_shell
+from .guard import require_shell
 from .widgets import param_widget
 
 KEY = "dataset_key"

@@ -9,7 +9,7 @@ import streamlit as st
 
 from ..data.paths import DataNotFoundError
 
-log = logging.getLogger("fsengine.ui")
+log = logging.getLogger("fsengine.app")
 
 #: Exceptions that describe a problem with the user's input or environment; shown verbatim.
 USER_ERRORS = (ValueError, DataNotFoundError, MemoryError, KeyError)

@@ -1,0 +1,64 @@
+"""The pages of the app, in navigation order: one :class:`PageSpec` each.
+
+The shell builds the navigation from this list, Home links every page with its summary, the
+top-level ``pages/*.py`` files of a checkout name their spec by key, and the browser tests open
+every page from it. Adding a page = a view module in :mod:`fsengine.app.views` + one entry here
+(+ its one-line ``pages/KEY.py`` in a checkout).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """One page: ``key`` names its view module (``fsengine.app.views.KEY``), its checkout script
+    (``pages/KEY.py``) and its URL path (``/KEY``; the default page lives at ``/``)."""
+
+    key: str
+    title: str
+    icon: str
+    summary: str
+    default: bool = False
+
+    @property
+    def url_path(self) -> str:
+        return "" if self.default else self.key
+
+    @property
+    def script(self) -> str:
+        """The checkout's entry script, relative to the project root."""
+        return f"pages/{self.key}.py"
+
+    @property
+    def module(self) -> str:
+        return f"fsengine.app.views.{self.key}"
+
+
+PAGES: tuple[PageSpec, ...] = (
+    PageSpec("home", "Home", ":material/home:",
+             "What the explorer is for, its pages and methods, and the chosen dataset.", default=True),
+    PageSpec("data", "Data", ":material/table_chart:",
+             "Samples, class balance, feature statistics and provenance of the chosen dataset, and the downloads."),
+    PageSpec("bia", "BIA: Lambda paths", ":material/timeline:",
+             "Posterior relevance of every feature along the prior strength (Fisher & Mehta's Bayesian "
+             "Ising Approximation)."),
+    PageSpec("sgc_ifs", "SGC vs IFS", ":material/speed:",
+             "Greedy likelihood-gain feature selection for conditional maxent (Zhou et al. 2003)."),
+    PageSpec("bayes_factor", "Bayes-factor selection", ":material/balance:",
+             "Daume III's approximate Bayes factors for maxent features."),
+    PageSpec("classic", "Classic criteria", ":material/leaderboard:",
+             "Jaakkola's lecture: mutual information, MDL, L1 path, boosting."),
+    PageSpec("rtm", "Relevance Tagging Machine", ":material/sell:",
+             "Molchanov, Kondrashkin & Vetrov: Power EP, EP and EM side by side."),
+    PageSpec("compare", "Compare methods", ":material/compare_arrows:",
+             "Run several selectors on the picked dataset; accuracy, overlap, stability, ROC."),
+)
+
+
+def get_page(key: str) -> PageSpec:
+    for spec in PAGES:
+        if spec.key == key:
+            return spec
+    raise KeyError(f"no page {key!r}; pages: {', '.join(p.key for p in PAGES)}")

@@ -1,0 +1,186 @@
+"""Compare methods: run several selectors on the picked dataset; accuracy, overlap, stability, ROC."""
+
+import streamlit as st
+
+from fsengine.compare import CompareSettings, ComparisonResult, run_comparison
+from fsengine.compare_report import EXPLANATIONS, comparison_figures, html_report, tables_zip
+from fsengine.data.transforms import class_names
+from fsengine.methods.registry import METHODS
+from fsengine.app.errors import user_errors
+from fsengine.app.picker import current_dataset, current_selection
+from fsengine.app.widgets import class_pair, param_widget
+
+
+DEFAULT_METHODS = ("bia", "mi", "l1")
+#: session slots: the last finished run (config, result) and whether a run is under way
+LAST = "compare_last"
+RUNNING = "compare_running"
+
+
+def render() -> None:
+    """Draw the page (called by the navigation on every rerun)."""
+    st.title("Compare methods")
+    st.markdown(
+        "Run several feature-selection methods on the same data and compare them on equal terms. Every "
+        "method ranks the features on the **same training rows**; the rankings are then judged by how well "
+        "a plain logistic regression does with the first *k* features of each (held-out accuracy), by "
+        "how much the methods agree (**Jaccard** overlap), by how reproducible each method's choice is "
+        "when the training rows are resampled (**Kuncheva** stability), by their cost (runtime) and, on "
+        "synthetic data where the relevant features are known, by how well the scores find them (**ROC**)."
+    )
+    with st.expander("The three agreement measures", expanded=False):
+        st.markdown("Overlap of two selected sets $A$, $B$ (1 = identical, 0 = disjoint):")
+        st.latex(r"J(A, B) = \frac{|A\cap B|}{|A\cup B|}")
+        st.markdown("Kuncheva's consistency index of two $k$-subsets of $n$ features sharing $r$ features. Two "
+                    "random $k$-subsets share $k^2/n$ features on average, so the index is 0 for chance, 1 for "
+                    "identical sets; the stability of a method is its mean over all pairs of bootstrap fits:")
+        st.latex(r"I_C(A, B) = \frac{r\,n - k^2}{k\,(n - k)},\qquad "
+                 r"\mathrm{stability} = \frac{2}{K(K-1)}\sum_{i<j} I_C(S_i, S_j)")
+        st.markdown("Area under the ROC curve of scores $s$ against the known relevant set (ties count half):")
+        st.latex(r"\mathrm{AUC} = P(s_{\text{relevant}} > s_{\text{irrelevant}}) + \tfrac12\,"
+                 r"P(s_{\text{relevant}} = s_{\text{irrelevant}})")
+
+    ds = current_dataset()
+    key, params = current_selection()
+    if ds.task != "classification":
+        st.error(f"{ds.name} has a regression target; the comparison scores held-out accuracy and needs class "
+                 "labels. Pick a classification dataset in the sidebar.")
+        st.stop()
+
+    chosen = st.multiselect("Methods", list(METHODS), default=[m for m in DEFAULT_METHODS if m in METHODS],
+                            format_func=lambda m: METHODS[m].label, key="compare_methods",
+                            help="Every registered method; see each one's page for what it does.")
+    choices = []
+    if chosen:
+        with st.expander("Method parameters", expanded=False):
+            columns = st.columns(min(3, len(chosen)))
+            for i, method in enumerate(chosen):
+                spec = METHODS[method]
+                box = columns[i % len(columns)]
+                box.markdown(f"**{spec.label}**: {spec.summary}. Needs {spec.needs.describe()}.")
+                values = {p.name: param_widget(p, f"compare_{method}_{p.name}", box) for p in spec.params}
+                choices.append((method, values))
+
+    with user_errors():
+        needing = [METHODS[m].label for m in chosen if METHODS[m].needs.two_classes]
+        if len(class_names(ds)) > 2:
+            if needing:
+                st.info(f"{', '.join(needing)} {'needs' if len(needing) == 1 else 'need'} exactly two classes: "
+                        "every method is compared on the pair chosen here.")
+            if needing or st.toggle("Only two classes", key="compare_two_classes"):
+                ds = class_pair(ds, key="compare_pair")
+
+    c1, c2, c3, c4 = st.columns(4)
+    n_bootstrap = c1.select_slider("Bootstrap resamples", options=[0, 2, 3, 5, 8, 10, 15, 20], value=5,
+                                   key="compare_bootstrap",
+                                   help="Each method is refitted on this many resamples for the stability view "
+                                        "(0: off). The run costs (1 + resamples) fits per method.")
+    test_size = c2.select_slider("Held-out share", options=[0.2, 0.25, 0.3, 0.4], value=0.25, key="compare_test")
+    max_k = int(c3.number_input("Largest k", min_value=2, max_value=max(2, min(200, ds.n_features)),
+                                value=min(50, ds.n_features), key="compare_max_k",
+                                help="Largest number of features in the accuracy curve and the top-k views."))
+    seed = int(c4.number_input("Seed", min_value=0, value=0, step=1, key="compare_seed",
+                               help="Train/test split, bootstrap resamples and the random baseline."))
+    settings = CompareSettings(test_size=test_size, n_bootstrap=n_bootstrap, max_k=max_k, seed=seed)
+    token = (key, tuple(sorted(params.items())), ds.name, ds.n_samples)
+    config = (token, tuple((m, tuple(sorted(v.items()))) for m, v in choices), settings)
+
+    b1, b2, _ = st.columns([1, 1, 4])
+    run = b1.button("Run comparison", type="primary", key="compare_run", disabled=not chosen)
+    cancel = b2.button("Cancel", key="compare_cancel", help="Stops a running comparison; nothing of it is kept.")
+
+
+    @st.cache_data(show_spinner=False, max_entries=8)
+    def compared(token, methods, settings, _ds) -> ComparisonResult:
+        """One comparison per (dataset, methods with parameters, settings); ``token`` keys the dataset."""
+        bar = st.progress(0.0, text="Starting ...")
+        result = run_comparison(_ds, [(m, dict(v)) for m, v in methods], settings,
+                                progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg))
+        bar.empty()
+        return result
+
+
+    @st.cache_data(show_spinner="Writing the report ...", max_entries=8)
+    def downloads(config, k, _result) -> tuple[bytes, bytes, bytes]:
+        """(zip of CSV tables, summary CSV, HTML report) of a run at top-k size ``k``."""
+        return (tables_zip(_result, k), _result.summary(k).to_csv(index=False).encode(),
+                html_report(_result, k).encode())
+
+
+    if cancel:
+        if st.session_state.get(RUNNING):
+            st.warning("Comparison cancelled; nothing of it was kept.")
+        st.session_state[RUNNING] = False
+    elif st.session_state.get(RUNNING):
+        st.warning("The last comparison was interrupted before it finished; press **Run comparison** again.")
+        st.session_state[RUNNING] = False
+    if run:
+        st.session_state[RUNNING] = True
+        with user_errors():
+            result = compared(config[0], config[1], settings, ds)
+            st.session_state[LAST] = (config, result)
+        st.session_state[RUNNING] = False
+
+    last = st.session_state.get(LAST)
+    if last is None:
+        st.info("Choose methods and press **Run comparison**. Results are cached: running the same settings "
+                "again is instant.")
+        st.stop()
+    last_config, result = last
+    if last_config != config:
+        st.warning("The settings above changed since these results were computed; press **Run comparison** "
+                   "to update them.")
+
+    st.markdown(f"**{result.dataset}**, classes {', '.join(result.classes)}; methods "
+                f"{', '.join(result.labels)}; {result.settings.n_bootstrap} bootstrap resamples.")
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Training / held-out rows", f"{result.n_train:,} / {result.n_test:,}")
+    m2.metric("Features", f"{result.n_features:,}")
+    m3.metric("Run time", f"{result.seconds:.1f} s")
+    for note in list(result.notes) + [n for r in result.runs for n in r.notes]:
+        st.caption(f"Note: {note}")
+    for label, message in result.failures.items():
+        st.warning(f"{label} could not run: {message}")
+
+    lo, hi = result.k_range()
+    k = st.slider("Top-k size for overlap, stability and heatmaps", lo, hi, min(10, hi), key="compare_k") \
+        if hi > lo else hi
+    figures = comparison_figures(result, k)
+    st.dataframe(result.summary(k), hide_index=True, key="compare_summary")
+
+    st.subheader("Held-out accuracy")
+    st.plotly_chart(figures["accuracy"], key="compare_accuracy")
+    st.caption(EXPLANATIONS["accuracy"])
+
+    left, right = st.columns(2)
+    left.subheader("Overlap")
+    left.plotly_chart(figures["jaccard"], key="compare_jaccard")
+    left.caption(EXPLANATIONS["jaccard"])
+    right.subheader("Stability")
+    if "stability" in figures:
+        right.plotly_chart(figures["stability"], key="compare_stability")
+        right.caption(EXPLANATIONS["stability"])
+    else:
+        right.info("Stability needs at least two bootstrap resamples.")
+
+    if "roc" in figures:
+        st.subheader("ROC against the known truth")
+        st.plotly_chart(figures["roc"], key="compare_roc")
+        st.caption(EXPLANATIONS["roc"])
+    if "relevance" in figures:
+        st.subheader("Relevance heatmaps")
+        st.plotly_chart(figures["relevance"], key="compare_relevance")
+        st.caption(EXPLANATIONS["relevance"])
+
+    st.subheader("Runtime")
+    st.dataframe(result.runtime(), hide_index=True, key="compare_runtime")
+    st.caption(EXPLANATIONS["runtime"])
+
+    archive, summary_csv, report = downloads(last_config, k, result)
+    d1, d2, d3 = st.columns(3)
+    d1.download_button("All tables (CSV, zip)", archive, file_name="comparison_tables.zip",
+                       mime="application/zip", key="compare_zip")
+    d2.download_button("Summary (CSV)", summary_csv, file_name="comparison_summary.csv", mime="text/csv",
+                       key="compare_csv")
+    d3.download_button("Report (HTML, self-contained)", report, file_name="comparison_report.html",
+                       mime="text/html", key="compare_html")

@@ -1,0 +1,137 @@
+"""Data: samples, class balance, feature statistics and provenance of the chosen dataset, and the downloads."""
+
+import streamlit as st
+
+from fsengine.data.fetch import SOURCES, FetchError, fetch, is_present
+from fsengine.data.summary import class_means, feature_table, relevance_preview
+from fsengine.plots import data as plots
+from fsengine.app.picker import current_dataset, current_selection
+
+
+FETCH_DONE = "data_fetch_done"
+
+
+def render() -> None:
+    """Draw the page (called by the navigation on every rerun)."""
+    st.title("Data")
+    st.markdown(
+        "Look at the data before selecting from it. The samples show what each class looks like; the "
+        "class means (and, for two classes, their difference) show where the classes differ on average: "
+        "those are the features a good selector should find. The **Fisher score** previews relevance one "
+        "feature at a time, as the ratio of between-class to within-class scatter:"
+    )
+    st.latex(r"S_j = \frac{\sum_c n_c\,(\mu_{cj} - \mu_j)^2}{\sum_c n_c\,\sigma_{cj}^2}")
+    st.markdown(
+        "What to look for: high-scoring features often come in correlated groups (neighbouring pixels, "
+        "words that co-occur). A one-feature ranking takes the whole group; the multivariate methods on "
+        "the other pages take one member and move on. Constant features (score 0, e.g. border pixels) "
+        "can never be selected."
+    )
+
+    key, params = current_selection()
+    ds = current_dataset()
+    token = (key, tuple(sorted((k, str(v)) for k, v in params.items())), ds.name, ds.n_samples, ds.n_features)
+
+
+    @st.cache_data(max_entries=8, show_spinner="Computing feature statistics ...")
+    def _statistics(token, _ds):
+        table = feature_table(_ds)
+        scores, score_name = relevance_preview(_ds)
+        means = class_means(_ds.X, _ds.y)[1] if _ds.task == "classification" else None
+        return table, scores, score_name, means
+
+
+    table, scores, score_name, means = _statistics(token, ds)
+    classes = [ds.target_names[int(c)] if ds.target_names else str(c) for c in ds.classes] \
+        if ds.task == "classification" else []
+
+    cols = st.columns(5)
+    cols[0].metric("Samples", f"{ds.n_samples:,}")
+    cols[1].metric("Features", f"{ds.n_features:,}")
+    cols[2].metric("Classes", len(classes) if classes else "regression")
+    cols[3].metric("Storage", "sparse" if ds.is_sparse else "dense")
+    cols[4].metric("Nonzero share", f"{float((table['nonzero share']).mean()):.1%}")
+
+    # ------------------------------------------------------------------------------------ samples
+    st.header("Samples")
+    if ds.image_shape is not None and classes:
+        c1, c2 = st.columns(2)
+        per_class = c1.slider("Images per class", 4, 20, 12, key="data_per_class")
+        seed = c2.number_input("Sample seed", min_value=0, value=0, step=1, key="data_sample_seed")
+        st.plotly_chart(plots.image_grid(ds.dense_X(), ds.y, ds.image_shape, classes, per_class, int(seed)),
+                        key="data_image_grid")
+        st.caption("Each row is one class; ink is dark. Pixels are scaled to [0, 1].")
+    elif ds.texts is not None:
+        c1, c2 = st.columns([2, 1])
+        chosen = c1.selectbox("Class", classes or ["all"], key="data_text_class")
+        n_texts = c2.slider("Documents", 3, 30, 8, key="data_text_n")
+        rows = [i for i in range(ds.n_samples) if not classes or classes[int(ds.y[i])] == chosen][:n_texts]
+        st.dataframe({"class": [chosen] * len(rows),
+                      "text": [ds.texts[i][:400] + (" ..." if len(ds.texts[i]) > 400 else "") for i in rows]},
+                     hide_index=True)
+    else:
+        head = {name: ds.dense_X()[:15, j] for j, name in enumerate(ds.feature_names[:30])}
+        head = {"target": [classes[int(v)] if classes else v for v in ds.y[:15]], **head}
+        st.dataframe(head, hide_index=True)
+        if ds.n_features > 30:
+            st.caption(f"First 30 of {ds.n_features} features.")
+
+    # ------------------------------------------------------------------------------ class balance
+    st.header("Class balance" if classes else "Target distribution")
+    chart_col, text_col = st.columns([3, 2], vertical_alignment="center")
+    if classes:
+        chart_col.plotly_chart(plots.class_balance(ds.class_counts()), key="data_balance")
+        counts = list(ds.class_counts().values())
+        text_col.markdown(
+            f"The majority class holds **{max(counts) / sum(counts):.0%}** of the rows: a classifier that "
+            "always answers it scores that much, so compare accuracies with this baseline."
+            + (" The classes are unbalanced, so look at per-class errors too." if max(counts) > 1.5 * min(counts) else ""))
+    else:
+        chart_col.plotly_chart(plots.target_histogram(ds.y), key="data_target_hist")
+        text_col.markdown("A regression target: features are previewed by their absolute correlation with it.")
+
+    # ----------------------------------------------------------------------------------- features
+    st.header("Features")
+    if ds.image_shape is not None and means is not None:
+        st.plotly_chart(plots.class_mean_images(means, ds.image_shape, classes), key="data_class_means")
+    if ds.texts is not None and means is not None and ds.is_sparse:
+        top_words = st.slider("Words per class", 5, 30, 12, key="data_top_words")
+        st.plotly_chart(plots.word_frequencies(ds.feature_names, means, classes, top_words), key="data_words")
+        st.caption("Words whose share of documents differs most between the classes.")
+    top_n = st.slider("Top features", 5, 50, 20, key="data_top_n")
+    left, right = st.columns(2) if ds.image_shape is not None else (None, st.container())
+    if left is not None:
+        left.plotly_chart(plots.feature_map(scores, ds.image_shape, score_name), key="data_feature_map")
+        left.caption(f"{score_name} of every pixel: bright pixels separate the classes on their own.")
+    right.plotly_chart(plots.top_features(ds.feature_names, scores, score_name, top_n), key="data_top_features")
+    with st.expander("All feature statistics"):
+        st.dataframe(table, hide_index=True)
+
+    # --------------------------------------------------------------------------------- provenance
+    st.header("Provenance")
+    st.markdown(f"**Source:** {ds.provenance.source}  \n**Licence:** {ds.provenance.licence}")
+    st.dataframe({"count": list(ds.provenance.counts), "value": list(ds.provenance.counts.values())},
+                 hide_index=True)
+    for note in ds.provenance.notes:
+        st.markdown(f"- {note}")
+
+    # ---------------------------------------------------------------------------------- downloads
+    st.header("Downloads")
+    st.markdown("Public datasets, verified by sha256 and stored under `datasets/` "
+                "(also `python -m fsengine datasets fetch NAME`).")
+    if st.session_state.get(FETCH_DONE):
+        st.success(st.session_state.pop(FETCH_DONE))
+    for source in SOURCES.values():
+        c1, c2 = st.columns([3, 1], vertical_alignment="center")
+        c1.markdown(f"**{source.name}**: {source.description} ({source.size / 1e6:.1f} MB, {source.licence})")
+        if is_present(source.name):
+            c2.markdown(":green[present]")
+        elif c2.button("Download", key=f"data_fetch_{source.name}"):
+            bar = st.progress(0.0, text=f"Downloading {source.name} ...")
+            try:
+                paths = fetch(source.name, progress=lambda f, m: bar.progress(f, text=m))
+            except FetchError as exc:
+                st.error(str(exc))
+            else:
+                st.session_state[FETCH_DONE] = f"{source.name} stored at {', '.join(map(str, paths))}."
+                st.rerun()
