@@ -3,8 +3,11 @@
 A selector is a ``BaseEstimator`` + ``SelectorMixin`` whose ``fit(X, y)`` sets
 
 ``scores_``   float array (n_features,), higher = more relevant;
-``ranking_``  permutation of ``range(n_features)``, best first: features the method selected, in
+``order_``    permutation of ``range(n_features)``, best first: features the method selected, in
               selection order, then the rest by decreasing score (ties by lower index);
+``ranking_``  int array (n_features,): the rank of each feature, 1 = best, as scikit-learn's
+              ``RFE.ranking_`` means it (``ranking_[order_[i]] == i + 1``). Unlike RFE, which ties
+              every selected feature at rank 1, the ranks are distinct: they follow ``order_``;
 ``trace_``    pandas DataFrame, one row per stage / iteration / path step;
 ``support_``  boolean mask of the features the method itself deems relevant (its stopping rule,
               posterior or ARD threshold, or ``n_features_to_select``);
@@ -27,10 +30,10 @@ from sklearn.utils.validation import check_is_fitted
 from .validation import validate_X, validate_X_y
 
 
-def ranking_from(scores: np.ndarray, selected_order=()) -> np.ndarray:
-    """Return the contract's ranking: ``selected_order`` first, then the rest by score, then index.
+def order_from(scores: np.ndarray, selected_order=()) -> np.ndarray:
+    """Return the contract's ``order_``: ``selected_order`` first, then the rest by score, then index.
 
-    >>> ranking_from(np.array([0.1, 0.9, 0.5, 0.9]), selected_order=[2]).tolist()
+    >>> order_from(np.array([0.1, 0.9, 0.5, 0.9]), selected_order=[2]).tolist()
     [2, 1, 3, 0]
     """
     scores = np.asarray(scores, dtype=np.float64)
@@ -49,8 +52,20 @@ def ranking_from(scores: np.ndarray, selected_order=()) -> np.ndarray:
 def top_k_mask(scores: np.ndarray, k: int) -> np.ndarray:
     """Boolean mask of the k best features by score (ties broken by lower index)."""
     mask = np.zeros(np.asarray(scores).size, dtype=bool)
-    mask[ranking_from(scores)[: int(k)]] = True
+    mask[order_from(scores)[: int(k)]] = True
     return mask
+
+
+def ranks_from_order(order: np.ndarray) -> np.ndarray:
+    """Rank of every feature (1 = best) from an ordering, best first.
+
+    >>> ranks_from_order(np.array([2, 0, 1])).tolist()
+    [2, 3, 1]
+    """
+    order = np.asarray(order, dtype=np.intp)
+    ranks = np.empty(order.size, dtype=np.intp)
+    ranks[order] = np.arange(1, order.size + 1)
+    return ranks
 
 
 class BaseFeatureSelector(SelectorMixin, BaseEstimator):
@@ -77,11 +92,16 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
         finally:
             del self._progress
 
+    def _set_order(self, order) -> None:
+        """Set ``order_`` (best first) and the per-feature ``ranking_`` that follows from it."""
+        self.order_ = np.asarray(order, dtype=np.intp)
+        self.ranking_ = ranks_from_order(self.order_)
+
     def _rank_and_support(self, own_support) -> None:
-        """Set ``ranking_`` from ``scores_`` (best first, ties by lower index) and ``support_``:
-        the top ``n_features_to_select`` when that budget is set, else ``own_support``, the
-        method's own rule (stopping rule, posterior or ARD threshold)."""
-        self.ranking_ = ranking_from(self.scores_)
+        """Set ``order_``/``ranking_`` from ``scores_`` (best first, ties by lower index) and
+        ``support_``: the top ``n_features_to_select`` when that budget is set, else
+        ``own_support``, the method's own rule (stopping rule, posterior or ARD threshold)."""
+        self._set_order(order_from(self.scores_))
         k = getattr(self, "n_features_to_select", None)
         if k is not None:
             self.support_ = top_k_mask(self.scores_, min(k, self.scores_.size))
@@ -109,8 +129,10 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
         p = self.n_features_in_
         if self.scores_.shape != (p,) or self.support_.shape != (p,):
             raise RuntimeError(f"{type(self).__name__} produced arrays of the wrong length")
-        if not np.array_equal(np.sort(self.ranking_), np.arange(p)):
-            raise RuntimeError(f"{type(self).__name__}.ranking_ is not a permutation")
+        if not np.array_equal(np.sort(self.order_), np.arange(p)):
+            raise RuntimeError(f"{type(self).__name__}.order_ is not a permutation")
+        if not np.array_equal(self.ranking_[self.order_], np.arange(1, p + 1)):
+            raise RuntimeError(f"{type(self).__name__}.ranking_ does not follow order_")
         if not isinstance(self.trace_, pd.DataFrame):
             raise RuntimeError(f"{type(self).__name__}.trace_ must be a pandas DataFrame")
 
@@ -162,7 +184,7 @@ class VarianceRankSelector(BaseFeatureSelector):
         self.scores_ = np.maximum(var, 0.0)
         self._rank_and_support(self.scores_ > self.threshold)
         self.trace_ = pd.DataFrame(
-            {"feature": self.ranking_, "variance": self.scores_[self.ranking_]}
+            {"feature": self.order_, "variance": self.scores_[self.order_]}
         )
         return self
 

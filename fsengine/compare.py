@@ -36,6 +36,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
+from .base import ranks_from_order
 from .data import Dataset
 from .data.transforms import class_names, split
 from .methods.adapt import restrict_classes
@@ -81,7 +82,7 @@ class CompareSettings:
 class MethodRun:
     """What the comparison keeps of one method (picklable, no selector).
 
-    scores, ranking, support over all features (see :class:`fsengine.methods.run.MethodFit`);
+    scores, order, support over all features (see :class:`fsengine.methods.run.MethodFit`);
     boot_top (B, max_k + 1) the first ranked features of every bootstrap fit and boot_top_scores
     their scores (for ties at the cut); boot_seconds (B,).
     """
@@ -90,7 +91,7 @@ class MethodRun:
     label: str
     params: dict[str, Any]
     scores: np.ndarray
-    ranking: np.ndarray
+    order: np.ndarray
     support: np.ndarray
     seconds: float
     notes: tuple[str, ...]
@@ -144,7 +145,7 @@ class ComparisonResult:
 
     def top_k(self, k: int) -> dict[str, np.ndarray]:
         k = self._check_k(k)
-        return {r.label: r.ranking[:k] for r in self.runs}
+        return {r.label: r.order[:k] for r in self.runs}
 
     def jaccard(self, k: int) -> pd.DataFrame:
         """Pairwise Jaccard overlap of the methods' top-k sets (fits on the training part)."""
@@ -219,10 +220,8 @@ class ComparisonResult:
         if self.truth is not None:
             table["relevant"] = self.truth
         for r in self.runs:
-            rank = np.empty(self.n_features, dtype=np.int64)
-            rank[r.ranking] = np.arange(1, self.n_features + 1)
             table[f"score_{r.key}"] = r.scores
-            table[f"rank_{r.key}"] = rank
+            table[f"rank_{r.key}"] = ranks_from_order(r.order)
             table[f"selected_{r.key}"] = r.support
         return table
 
@@ -351,14 +350,14 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
                 boot_error = f"bootstrap fit failed: {exc}"
                 ticker.done += len(resamples) - b
                 break
-            tops.append(boot.ranking[:keep])
-            top_scores.append(boot.scores[boot.ranking[:keep]])
+            tops.append(boot.order[:keep])
+            top_scores.append(boot.scores[boot.order[:keep]])
             seconds.append(boot.seconds)
             ticker.step(f"{spec.label}: bootstrap {b + 1} done")
         if boot_error:
             tops, top_scores, seconds = [], [], []
         runs.append(MethodRun(
-            key=spec.key, label=spec.label, params=values, scores=fit.scores, ranking=fit.ranking,
+            key=spec.key, label=spec.label, params=values, scores=fit.scores, order=fit.order,
             support=fit.support, seconds=fit.seconds, notes=fit.notes,
             boot_top=np.array(tops, dtype=np.intp).reshape(len(tops), keep),
             boot_top_scores=np.array(top_scores, dtype=np.float64).reshape(len(top_scores), keep),
@@ -375,7 +374,7 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
         for r in runs:
             ticker.report(0.0, f"held-out accuracy: {r.label}")
             for k in grid:
-                rows.append({"curve": r.label, "k": int(k), "accuracy": held_out_accuracy(train, test, r.ranking[:k])})
+                rows.append({"curve": r.label, "k": int(k), "accuracy": held_out_accuracy(train, test, r.order[:k])})
             ticker.step(f"held-out accuracy: {r.label} done")
         ticker.report(0.0, "held-out accuracy: random and all features")
         for k in grid:

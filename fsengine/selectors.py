@@ -1,6 +1,6 @@
 """Every feature-selection method as a scikit-learn compatible transformer.
 
-See :mod:`fsengine.base` for the contract (``scores_``, ``ranking_``, ``trace_``, ``path_``).
+See :mod:`fsengine.base` for the contract (``scores_``, ``order_``, ``ranking_``, ``trace_``, ``path_``).
 """
 
 from .base import BaseFeatureSelector, VarianceRankSelector

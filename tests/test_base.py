@@ -1,13 +1,15 @@
 """The shared selector contract, checked with scikit-learn's own estimator checks."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
+from sklearn.datasets import make_classification
 from sklearn.pipeline import Pipeline
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fsengine.base import ranking_from, top_k_mask
+from fsengine.base import order_from, top_k_mask
 from fsengine.selectors import VarianceRankSelector
 
 
@@ -16,13 +18,13 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-def test_ranking_selected_first_then_scores_then_index():
+def test_order_selected_first_then_scores_then_index():
     scores = np.array([0.1, 0.9, 0.5, 0.9, 0.5])
-    assert ranking_from(scores).tolist() == [1, 3, 2, 4, 0]
-    assert ranking_from(scores, [4, 0]).tolist() == [4, 0, 1, 3, 2]
-    assert ranking_from(np.array([np.nan, 1.0])).tolist() == [1, 0]
+    assert order_from(scores).tolist() == [1, 3, 2, 4, 0]
+    assert order_from(scores, [4, 0]).tolist() == [4, 0, 1, 3, 2]
+    assert order_from(np.array([np.nan, 1.0])).tolist() == [1, 0]
     with pytest.raises(ValueError):
-        ranking_from(scores, [1, 1])
+        order_from(scores, [1, 1])
     assert top_k_mask(scores, 2).tolist() == [False, True, False, True, False]
 
 
@@ -34,7 +36,7 @@ def test_variance_selector_dense_sparse_agree_and_pipeline():
     sparse = VarianceRankSelector(n_features_to_select=2).fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(dense.scores_, np.var(X, axis=0), rtol=1e-10)
     np.testing.assert_allclose(sparse.scores_, dense.scores_, rtol=1e-10, atol=1e-12)
-    assert dense.ranking_[:2].tolist() == [1, 3]
+    assert dense.order_[:2].tolist() == [1, 3]
     assert dense.get_support(indices=True).tolist() == [1, 3]
     pipe = Pipeline([("sel", VarianceRankSelector(n_features_to_select=2)), ("clf", LogisticRegression())])
     assert pipe.fit(X, y).score(X, y) > 0.9
@@ -50,3 +52,27 @@ def test_nonfinite_input_has_specific_message(bad):
     Xs.data[0] = bad
     with pytest.raises(ValueError, match="NaN|inf"):
         VarianceRankSelector().fit(Xs)
+
+
+def test_ranking_is_a_rank_per_feature_as_in_sklearn_and_order_is_the_ordering():
+    """scikit-learn's meaning (``RFE.ranking_``): ``ranking_[j]`` is feature j's rank, 1 = best;
+    ``order_`` lists the features best first. Checked against RFE itself: with
+    ``n_features_to_select=1`` and ``step=1`` RFE ranks are distinct, and a selector fitted on
+    RFE's own scores (ranks reversed) must give RFE's ranking_ back."""
+    from sklearn.feature_selection import RFE
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = make_classification(n_samples=120, n_features=7, n_informative=3, random_state=0)
+    rfe = RFE(LogisticRegression(), n_features_to_select=1, step=1).fit(X, y)
+
+    class RFEScores(VarianceRankSelector):
+        def _fit(self, X, y):
+            self.scores_ = -rfe.ranking_.astype(float)
+            self._rank_and_support(rfe.support_)
+            self.trace_ = pd.DataFrame({"feature": self.order_})
+            return self
+
+    sel = RFEScores().fit(X, y)
+    np.testing.assert_array_equal(sel.ranking_, rfe.ranking_)
+    np.testing.assert_array_equal(sel.order_, np.argsort(rfe.ranking_))
+    assert sel.ranking_[sel.order_[0]] == 1 and sel.ranking_.min() == 1 and sel.ranking_.max() == 7

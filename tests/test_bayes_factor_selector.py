@@ -34,10 +34,10 @@ def test_pairs_map_to_columns_and_recover_the_planted_features(planted):
     assert len(pairs) == sel.n_at_stop_ and sel.stop_reason_ == "beta_0 beats every candidate"
     assert set(pairs["class"]) <= {"a", "b", "c"} and (pairs["margin"] > 0).all()
     assert np.all(np.diff(pairs["beta"].to_numpy()) > 0)  # beta_0 <- beta_g grows with each addition
-    # support_ = the columns of the selected pairs; ranking_ starts with them in selection order
+    # support_ = the columns of the selected pairs; order_ starts with them in selection order
     cols = list(dict.fromkeys(pairs["predicate"].tolist()))
     assert sel.get_support(indices=True).tolist() == sorted(cols)
-    assert sel.ranking_[:len(cols)].tolist() == cols
+    assert sel.order_[:len(cols)].tolist() == cols
     # every planted predicate is found
     assert set(np.flatnonzero(ds.truth)) <= set(cols)
     # scores_: selected columns carry their selection margin, the rest the margin of adding them

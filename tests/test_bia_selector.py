@@ -62,7 +62,7 @@ def test_fitted_attributes(fitted):
     assert np.abs(sel.scores_ - sel.path_.iloc[19].to_numpy()).max() < 0.01
     m = sel.magnetization_
     np.testing.assert_allclose(m, np.tanh(sel.fields_ + sel.couplings_ @ m), atol=1e-9)
-    assert set(np.flatnonzero(ds.truth)) == set(sel.ranking_[:3].tolist())
+    assert set(np.flatnonzero(ds.truth)) == set(sel.order_[:3].tolist())
     assert sel.get_support().tolist() == (sel.scores_ > 0.5).tolist()
     # the fitted Ising model is small enough here to check mean field against enumeration
     exact, _ = exact_magnetizations(sel.fields_, sel.couplings_)
@@ -72,7 +72,7 @@ def test_fitted_attributes(fitted):
 def test_top_k_support_pipeline_and_sparse(fitted):
     ds, sel = fitted
     k3 = BIASelector(n_features_to_select=3, n_steps=40).fit(ds.X, ds.y)
-    assert k3.get_support(indices=True).tolist() == sorted(k3.ranking_[:3].tolist())
+    assert k3.get_support(indices=True).tolist() == sorted(k3.order_[:3].tolist())
     sparse = BIASelector(n_steps=40).fit(sp.csr_matrix(ds.X), ds.y)
     np.testing.assert_allclose(sparse.scores_, k3.scores_, atol=1e-9)
     pipe = Pipeline([("bia", BIASelector(n_features_to_select=3, n_steps=40)),

@@ -107,7 +107,7 @@ def test_selector_ranks_by_first_use_and_scores_total_alpha():
     sel = BoostingSelector(n_estimators=20).fit(X, y)
     features = sel.trace_["feature"].to_numpy()
     first_use = list(dict.fromkeys(features.tolist()))
-    assert sel.ranking_[: len(first_use)].tolist() == first_use
+    assert sel.order_[: len(first_use)].tolist() == first_use
     assert set(first_use[:2]) == {3, 5}
     np.testing.assert_allclose(sel.scores_, np.bincount(features, weights=sel.trace_["alpha"], minlength=8))
     assert sel.get_support(indices=True).tolist() == sorted(first_use)

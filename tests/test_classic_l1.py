@@ -50,7 +50,7 @@ def test_path_starts_empty_at_l1_min_c_and_features_enter_by_strength():
     sel = L1PathSelector(n_Cs=25, C_span=300, cv=None).fit(X, y)
     assert sel.trace_["n_active"].iloc[0] == 0
     assert sel.trace_["n_active"].iloc[1] >= 1
-    assert sel.ranking_[:3].tolist() == [0, 1, 2]
+    assert sel.order_[:3].tolist() == [0, 1, 2]
     assert list(sel.path_.columns) == list(range(15)) and sel.path_.index.name == "C"
     np.testing.assert_allclose(sel.path_.to_numpy(), sel.coefs_[:, 0, :])
     assert sel.scores_[0] == sel.scores_.max()

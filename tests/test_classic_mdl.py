@@ -109,10 +109,10 @@ def test_selector_picks_the_minimiser_and_traces_each_size():
     np.testing.assert_allclose(trace["dl_total"], trace["dl_data"] + trace["dl_model"])
     best = int(np.argmin(trace["dl_total"]))
     assert sel.best_size_ == best and 1 <= best < 10
-    assert sel.get_support(indices=True).tolist() == sorted(sel.order_[:best].tolist())
-    assert sel.ranking_[:10].tolist() == sel.order_.tolist()
-    assert set(sel.order_[:best]) <= {0, 1, 2, 4}
-    np.testing.assert_allclose(sel.scores_[sel.order_], trace["gain"].to_numpy()[1:])
+    assert sel.get_support(indices=True).tolist() == sorted(sel.forward_sequence_[:best].tolist())
+    assert sel.order_[:10].tolist() == sel.forward_sequence_.tolist()
+    assert set(sel.forward_sequence_[:best]) <= {0, 1, 2, 4}
+    np.testing.assert_allclose(sel.scores_[sel.forward_sequence_], trace["gain"].to_numpy()[1:])
     assert MDLSelector(n_features_to_select=12, max_features=3).fit(X, y).support_.sum() == 12
     with pytest.raises(ValueError, match="binary features"):
         MDLSelector().fit(X + 0.5, y)

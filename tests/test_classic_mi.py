@@ -83,9 +83,9 @@ def test_selector_support_by_bonferroni_test_and_budget_and_pipeline():
     X, y = planted(n=600)
     sel = MutualInfoSelector().fit(X, y)
     assert set(sel.get_support(indices=True)) == {0, 1, 2, 3}
-    assert sel.ranking_[:4].tolist() == [0, 1, 2, 3]
+    assert sel.order_[:4].tolist() == [0, 1, 2, 3]
     trace = sel.trace_
-    assert trace["feature"].tolist() == sel.ranking_.tolist()
+    assert trace["feature"].tolist() == sel.order_.tolist()
     assert np.all(np.diff(trace["mi"]) <= 0)
     # G = 2 n I is the likelihood-ratio statistic of the 2 x K table
     np.testing.assert_allclose(trace["g_statistic"], 2 * 600 * trace["mi"])

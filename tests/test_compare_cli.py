@@ -13,12 +13,12 @@ from fsengine.methods.registry import method_keys
 from tests.conftest import PROJECT_ROOT
 
 
-def test_select_writes_scores_ranking_trace_summary_and_figures(tmp_path, capsys):
+def test_select_writes_scores_order_trace_summary_and_figures(tmp_path, capsys):
     assert main(["select", "--method", "mi", "--data", "digits", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "note: MI needs binary features: features binarised as x > 0.5." in out
     scores = pd.read_csv(tmp_path / "scores.csv")
-    ranking = pd.read_csv(tmp_path / "ranking.csv")
+    ranking = pd.read_csv(tmp_path / "order.csv")
     assert len(scores) == 64 and ranking["rank"].tolist() == list(range(1, 65))
     assert sorted(ranking["feature"]) == list(range(64))
     # the ranking is the scores sorted (MI has no selection order of its own)

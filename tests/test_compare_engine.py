@@ -47,7 +47,7 @@ def test_held_out_accuracy_is_logistic_regression_on_the_top_k(glm, result):
     grid = result.accuracy["k"].unique()
     assert grid.tolist() == k_grid(12, 20).tolist() and grid[0] == 1 and grid[-1] == 12 and np.all(np.diff(grid) > 0)
     for label in ("MI", "L1"):
-        top = result.run(label).ranking[:5]
+        top = result.run(label).order[:5]
         scaler = StandardScaler().fit(train.X[:, top])
         clf = LogisticRegression(max_iter=5000).fit(scaler.transform(train.X[:, top]), train.y)
         expected = np.mean(clf.predict(scaler.transform(test.X[:, top])) == test.y)
@@ -60,7 +60,7 @@ def test_held_out_accuracy_is_logistic_regression_on_the_top_k(glm, result):
 
 def test_top_k_views_recomputed_by_hand(result):
     k = 4
-    sets = {r.label: set(r.ranking[:k].tolist()) for r in result.runs}
+    sets = {r.label: set(r.order[:k].tolist()) for r in result.runs}
     jac = result.jaccard(k)
     for a in sets:
         for b in sets:

@@ -76,8 +76,8 @@ def test_constant_columns_are_left_out_and_get_no_score():
     y = (X[:, 0] + 0.3 * rng.normal(size=60) > 0).astype(int)
     fit = fit_method("bia", {"n_steps": 20}, _toy(X, y))
     assert np.isnan(fit.scores[2]) and np.isfinite(np.delete(fit.scores, 2)).all()
-    assert fit.ranking[-1] == 2 and sorted(fit.ranking) == list(range(6)) and not fit.support[2]
-    assert fit.ranking[0] == 0
+    assert fit.order[-1] == 2 and sorted(fit.order) == list(range(6)) and not fit.support[2]
+    assert fit.order[0] == 0
     assert "left out 1 constant feature(s) (f2)" in fit.notes[0]
     np.testing.assert_array_equal(fit.data.columns, [0, 1, 3, 4, 5])
 

@@ -116,7 +116,7 @@ def test_selector_maps_pairs_onto_predicate_columns(planted):
     labels = np.array(["a", "b", "c", "d"])[ds.y]
     sel = SGCSelector(n_features_to_select=8).fit(ds.X, labels, predicate_names=ds.feature_names)
     first = list(dict.fromkeys(sel.selected_pairs_["predicate"]))
-    assert sel.ranking_[: len(first)].tolist() == first
+    assert sel.order_[: len(first)].tolist() == first
     assert sel.support_.sum() == len(first)
     assert set(sel.selected_pairs_["class"]) <= set("abcd")
     assert sel.trace_["feature"].iloc[0].startswith(ds.feature_names[first[0]] + " -> ")

@@ -31,7 +31,7 @@ def test_pipeline_with_bernoulli_nb_on_sparse_tags():
     assert kept[ds.truth].mean() > 0.8 and kept[~ds.truth].mean() < 0.3
     all_tags = BernoulliNB().fit(X[:600], ds.y[:600]).score(X[600:], ds.y[600:])
     assert pipe.score(X[600:], ds.y[600:]) > all_tags  # dropping noise tags helps Naive Bayes
-    assert sorted(sel.ranking_) == list(range(200)) and sel.scores_.shape == (200,)
+    assert sorted(sel.order_) == list(range(200)) and sel.scores_.shape == (200,)
     assert {"iteration", "max_change", "log_evidence", "n_active", "n_skipped", "seconds"} <= set(sel.trace_)
     assert sel.trace_.n_active.iloc[-1] == kept.sum()
 
@@ -77,6 +77,6 @@ def test_selector_budget_and_ard_flag():
     ds = make_rtm(n_samples=400, n_tags=60, n_relevant=6, min_effect=0.2, seed=3)
     top = RTMSelector(ard=False, n_features_to_select=6).fit(ds.X, ds.y)
     assert top.get_support().sum() == 6
-    assert set(top.get_support(indices=True)) == set(top.ranking_[:6])
+    assert set(top.get_support(indices=True)) == set(top.order_[:6])
     fixed = RTMSelector(ard=False).fit(ds.X, ds.y)
     np.testing.assert_array_equal(fixed.get_support(), fixed.scores_ > 0)

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..base import ranks_from_order
 from ..data import load_dataset
 from ..methods.adapt import restrict_classes
 from ..methods.registry import get_method, method_keys
@@ -25,7 +26,7 @@ TOP_SHOWN = 20
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         NAME, help="run one feature-selection method on a dataset",
-        description=textwrap.fill("Fit one method on a dataset and write scores.csv, ranking.csv, trace.csv, path.csv "
+        description=textwrap.fill("Fit one method on a dataset and write scores.csv, order.csv, trace.csv, path.csv "
                     "(path methods), summary.json and its figures as HTML into --out. The data are "
                     "adapted to what the method needs (two classes, binary features, ...) and every "
                     "adaptation is printed and recorded in summary.json.", 100),
@@ -44,17 +45,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def write_selection(fit, ds, out: Path) -> dict[str, Path]:
-    """The CSV files of one fit: scores (by feature), ranking (best first), trace, path."""
+    """The CSV files of one fit: scores (by feature, with its rank, 1 = best), order (features
+    best first), trace, path."""
     p = ds.n_features
-    rank = np.empty(p, dtype=np.int64)
-    rank[fit.ranking] = np.arange(1, p + 1)
     scores = pd.DataFrame({"feature": np.arange(p), "name": list(ds.feature_names), "score": fit.scores,
-                           "rank": rank, "selected": fit.support})
+                           "rank": ranks_from_order(fit.order), "selected": fit.support})
     if ds.truth is not None:
         scores["relevant"] = np.asarray(ds.truth, dtype=bool)
-    files = {"scores": out / "scores.csv", "ranking": out / "ranking.csv", "trace": out / "trace.csv"}
+    files = {"scores": out / "scores.csv", "order": out / "order.csv", "trace": out / "trace.csv"}
     scores.to_csv(files["scores"], index=False)
-    scores.iloc[fit.ranking].to_csv(files["ranking"], index=False, columns=["rank", "feature", "name", "score", "selected"])
+    scores.iloc[fit.order].to_csv(files["order"], index=False, columns=["rank", "feature", "name", "score", "selected"])
     fit.trace.to_csv(files["trace"], index=False)
     if fit.path is not None:
         path = fit.path.copy()
@@ -67,8 +67,8 @@ def write_selection(fit, ds, out: Path) -> dict[str, Path]:
 def write_figures(fit, ds, out: Path) -> dict[str, Path]:
     """Generic score figures, a score image for image data, and the method's own figures."""
     label = fit.spec.label
-    figures = {"top_ranked": top_ranked(fit.scores, fit.ranking, fit.support, ds.feature_names, method=label),
-               "score_by_rank": score_by_rank(fit.scores, fit.ranking, fit.support, method=label)}
+    figures = {"top_ranked": top_ranked(fit.scores, fit.order, fit.support, ds.feature_names, method=label),
+               "score_by_rank": score_by_rank(fit.scores, fit.order, fit.support, method=label)}
     if ds.image_shape is not None:
         figures["score_image"] = score_image(fit.scores, ds.image_shape, method=label)
     if fit.spec.figures is not None:
@@ -91,7 +91,7 @@ def run(args) -> int:
     files.update(write_figures(fit, ds, out))
     notes = notes + fit.notes
     top = [{"rank": i + 1, "feature": int(j), "name": ds.feature_names[j], "score": float(fit.scores[j])}
-           for i, j in enumerate(fit.ranking[:TOP_SHOWN])]
+           for i, j in enumerate(fit.order[:TOP_SHOWN])]
     summary = {
         "method": spec.key, "label": spec.label, "parameters": params, "data": args.data, "dataset": ds.name,
         "n_samples": ds.n_samples, "n_features": ds.n_features, "selected_by_method": int(fit.support.sum()),
@@ -103,6 +103,6 @@ def run(args) -> int:
         print(f"note: {note}")
     print(f"{spec.label} on {ds.name}: {int(fit.support.sum()):,} of {ds.n_features:,} features selected "
           f"by the method in {fit.seconds:.2f} s; best: "
-          + ", ".join(ds.feature_names[j] for j in fit.ranking[:5]))
+          + ", ".join(ds.feature_names[j] for j in fit.order[:5]))
     print(f"written to {out}: " + ", ".join(sorted(p.name for p in files.values())) + ", summary.json")
     return 0

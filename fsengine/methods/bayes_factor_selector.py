@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..base import BaseFeatureSelector, ranking_from
+from ..base import BaseFeatureSelector, order_from
 from .bayes_factor import SIGNS, approx_bayes_factor_selection
 
 
@@ -60,7 +60,7 @@ class BayesFactorSelector(BaseFeatureSelector):
     ----------
     scores_ : per column, beta_g - beta_0 of its best pair: at selection for selected columns,
         otherwise of adding it to the final model (-inf: the column never fires).
-    ranking_ : selected columns in selection order, then the rest by score.
+    order_ : selected columns in selection order, then the rest by score (``ranking_``: the rank of each column, 1 = best).
     support_ : columns of the pairs selected up to the stopping point (or the budget).
     selected_pairs_ : DataFrame of the selected pairs in order: ``round``, ``predicate`` (column
         index), ``predicate_name``, ``class`` (label), ``mu`` (mean-field weight when selected),
@@ -177,7 +177,7 @@ class BayesFactorSelector(BaseFeatureSelector):
         chosen[run.predicates] = True
         scores[chosen] = selected_margin[chosen]
         self.scores_ = scores
-        self.ranking_ = ranking_from(scores, order)
+        self._set_order(order_from(scores, order))
         self.support_ = np.zeros(p, dtype=bool)
         self.support_[kept] = True
         return self

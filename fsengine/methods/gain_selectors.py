@@ -7,7 +7,7 @@ contract's per-column attributes are about *predicates* (the input columns):
                    log-likelihood, nats) at which a pair was selected, else its last computed gain
                    (IFS: on the final model; SGC: the stored, possibly stale, gain); count cutoff:
                    the largest co-occurrence count. 0 for predicates with no candidate pair.
-``ranking_``       predicates in the order their first pair was selected, then by score.
+``order_``         predicates in the order their first pair was selected, then by score (``ranking_`` their ranks).
 ``support_``       predicates with at least one selected pair (so ``transform`` keeps them).
 ``selected_pairs_`` DataFrame of the selected pairs in selection order (stage, predicate,
                    predicate_name, class label, gain, alpha).
@@ -25,7 +25,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from ..base import BaseFeatureSelector, ranking_from
+from ..base import BaseFeatureSelector, order_from
 from ..maxent import MaxentData
 from ..maxent.kernels import ALPHA_CAP
 from .gain_selection import select_features
@@ -73,7 +73,7 @@ class _GainSelector(BaseFeatureSelector):
         np.maximum.at(scores, cand["predicate"].to_numpy(), np.maximum(cand["gain"].to_numpy(), 0.0))
         self.scores_ = scores
         first = list(dict.fromkeys(trace["predicate"].astype(int).tolist()))
-        self.ranking_ = ranking_from(scores, first)
+        self._set_order(order_from(scores, first))
         support = np.zeros(p, dtype=bool)
         support[first] = True
         self.support_ = support

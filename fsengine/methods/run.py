@@ -23,7 +23,7 @@ class MethodFit:
 
     scores   (p,) float, higher = more relevant; NaN for features the method did not see
              (left out by the adaptation, see ``notes``)
-    ranking  (p,) permutation, best first: the selector's ``ranking_``, then unseen features
+    order    (p,) permutation, best first: the selector's ``order_``, then unseen features
     support  (p,) bool, what the method itself selected
     seconds  wall-clock time of ``fit`` (adaptation excluded)
     notes    adaptations and warnings, one sentence each
@@ -34,7 +34,7 @@ class MethodFit:
     spec: MethodSpec
     params: dict[str, Any]
     scores: np.ndarray
-    ranking: np.ndarray
+    order: np.ndarray
     support: np.ndarray
     seconds: float
     notes: tuple[str, ...]
@@ -71,9 +71,9 @@ def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Data
     scores = np.full(p, np.nan)
     scores[cols] = selector.scores_
     unseen = np.setdiff1d(np.arange(p), cols)
-    ranking = np.concatenate([cols[selector.ranking_], unseen]).astype(np.intp)
+    order = np.concatenate([cols[selector.order_], unseen]).astype(np.intp)
     support = np.zeros(p, dtype=bool)
     support[cols] = selector.support_
-    return MethodFit(spec=spec, params=values, scores=scores, ranking=ranking, support=support, seconds=seconds,
+    return MethodFit(spec=spec, params=values, scores=scores, order=order, support=support, seconds=seconds,
                      notes=data.notes + _warning_notes(caught, spec.label), trace=selector.trace_,
                      path=getattr(selector, "path_", None), selector=selector, data=data)

@@ -95,7 +95,7 @@ def mdl_figures(selector, names, image_shape) -> dict[str, go.Figure]:
 
 def l1_figures(selector, names, image_shape) -> dict[str, go.Figure]:
     """The L1 path with the number of active features (``plots.classic.l1_path``)."""
-    order = [int(j) for j in selector.ranking_ if selector.scores_[j] > 0]
+    order = [int(j) for j in selector.order_ if selector.scores_[j] > 0]
     ylabel = "coefficient" if selector.coefs_.shape[1] == 1 else "norm of class coefficients"
     return {"l1_path": l1_path(selector.path_, selector.trace_, order, list(names), ylabel=ylabel)}
 

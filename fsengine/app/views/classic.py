@@ -143,7 +143,7 @@ def render() -> None:
         c = st.columns(3)
         c[0].metric("Largest I(X; Y)", f"{selector.scores_.max():.4f} nats")
         c[1].metric("Significant features", f"{int(selector.support_.sum()):,} of {ds.n_features:,}")
-        c[2].metric("Best feature", names[int(selector.ranking_[0])])
+        c[2].metric("Best feature", names[int(selector.order_[0])])
         bars = figs.mi_bars(selector.scores_, names, top=shown, selected=selector.support_)
         if ds.image_shape is not None:
             left, right = st.columns([1, 1])
@@ -183,10 +183,10 @@ def render() -> None:
             left, right = st.columns([3, 2])
             left.plotly_chart(curve, key="classic_mdl_curve")
             entered = np.full(ds.n_features, np.nan)
-            entered[selector.order_[:best]] = np.arange(1, best + 1)
+            entered[selector.forward_sequence_[:best]] = np.arange(1, best + 1)
             right.plotly_chart(figs.feature_image(entered, ds.image_shape, title="Chosen pixels (order added)",
                                                   colorbar="added at step", colorscale="Plasma_r",
-                                                  text=ordinal_labels(selector.order_[:best], ds.n_features),
+                                                  text=ordinal_labels(selector.forward_sequence_[:best], ds.n_features),
                                                   background=mean_image(ds)),
                                key="classic_mdl_image")
         else:
@@ -227,11 +227,11 @@ def render() -> None:
         if use_cv:
             m[2].metric("CV-chosen C", f"{selector.C_:.3g}", help=f"{int(selector.support_.sum())} features active")
         else:
-            m[2].metric("First feature to enter", names[int(selector.ranking_[0])])
+            m[2].metric("First feature to enter", names[int(selector.order_[0])])
         if not trace["converged"].all():
             st.warning("The solver hit its iteration limit at some C; those coefficients are approximate.")
         ylabel = "coefficient" if selector.coefs_.shape[1] == 1 else "norm of class coefficients"
-        order = [j for j in selector.ranking_ if selector.scores_[j] > 0]
+        order = [j for j in selector.order_ if selector.scores_[j] > 0]
         fig = figs.l1_path(selector.path_, trace, order, names, held_out=held_out,
                            chosen_C=selector.C_ if use_cv else None, ylabel=ylabel)
         if ds.image_shape is not None:

@@ -24,7 +24,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ...base import BaseFeatureSelector, ranking_from
+from ...base import BaseFeatureSelector, order_from
 from ...validation import validate_X
 from .binary import binarize_matrix, binary_indicator
 from .boosting import adaboost_stumps
@@ -92,7 +92,7 @@ class MutualInfoSelector(_BinaryInputSelector):
         self.p_values_ = result.p_value
         p_bonferroni = np.minimum(result.p_value * p, 1.0)
         self._rank_and_support(p_bonferroni < self.alpha)
-        r = self.ranking_
+        r = self.order_
         self.trace_ = pd.DataFrame({
             "rank": np.arange(1, p + 1), "feature": r, "mi": result.mi[r], "h_x": result.h_x[r],
             "h_x_given_y": result.h_x_given_y[r], "g_statistic": result.g_statistic[r],
@@ -125,7 +125,7 @@ class MDLSelector(_BinaryInputSelector):
     trace_ : one row per size 0..m: size, feature (-1 for the empty set), dl_data, dl_model,
         dl_total, gain, the four DL-model terms (log_star, log_binom, class_counts, parameters)
         and ``selected`` (size <= the chosen size).
-    best_size_, order_ (the forward sequence), classes_, binarization_.
+    best_size_, forward_sequence_ (the forward sequence), classes_, binarization_.
 
     Multiclass: K-class Naive Bayes (softmax of the per-class log-joints); the model terms
     generalise to log C(n+K-1, K-1) and |J| sum_c log(n_c + 1), which are Eq. (14) at K = 2.
@@ -153,10 +153,10 @@ class MDLSelector(_BinaryInputSelector):
         scores = path.last_gain.copy()
         scores[path.order] = path.step_gain
         self.classes_ = path.classes
-        self.order_ = path.order
+        self.forward_sequence_ = path.order
         self.best_size_ = path.best_size
         self.scores_ = scores
-        self.ranking_ = ranking_from(scores, path.order)
+        self._set_order(order_from(scores, path.order))
         self.support_ = np.zeros(p, dtype=bool)
         self.support_[path.order[:size]] = True
         sizes = np.arange(path.dl_data.size)
@@ -248,7 +248,7 @@ class L1PathSelector(BaseFeatureSelector):
         entry = path.entry_step()
         self.scores_ = (self.Cs_.size - entry).astype(np.float64)
         order = path.entry_order()
-        self.ranking_ = ranking_from(self.scores_, order)
+        self._set_order(order_from(self.scores_, order))
         if cv_accuracy is not None:
             best = int(np.flatnonzero(cv_accuracy >= cv_accuracy.max() - 1e-12)[0])
         else:
@@ -256,7 +256,7 @@ class L1PathSelector(BaseFeatureSelector):
         self.C_ = float(self.Cs_[best])
         if self.n_features_to_select is not None:
             self.support_ = np.zeros(p, dtype=bool)
-            self.support_[self.ranking_[: min(self.n_features_to_select, p)]] = True
+            self.support_[self.order_[: min(self.n_features_to_select, p)]] = True
         else:
             self.support_ = path.active[best].copy()
         self.trace_ = pd.DataFrame({
@@ -330,7 +330,7 @@ class BoostingSelector(BaseFeatureSelector):
         self.stop_reason_ = run.stop_reason
         self.first_use_ = np.asarray(first_use, dtype=np.intp)
         self.scores_ = np.bincount(features, weights=run.alphas, minlength=p).astype(np.float64)
-        self.ranking_ = ranking_from(self.scores_, self.first_use_)
+        self._set_order(order_from(self.scores_, self.first_use_))
         keep = self.first_use_ if self.n_features_to_select is None else \
             self.first_use_[: self.n_features_to_select]
         self.support_ = np.zeros(p, dtype=bool)
