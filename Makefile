@@ -25,6 +25,7 @@ app: $(STAMP_APP)
 	$(PY) -m streamlit run app.py --server.address 127.0.0.1 --server.port 8501
 
 test: $(STAMP_TEST)
+	$(PY) -m ruff check .
 	$(PY) -m pytest tests -q
 
 bench: $(STAMP_TEST)

@@ -28,14 +28,19 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fsengine.data.maxent_tasks import load_conll2000_maxent  # noqa: E402
-from fsengine.maxent import MaxentData, MaxentState, fit_map  # noqa: E402
-from fsengine.methods.bayes_factor import (add_bias_column, approx_bayes_factor_selection,  # noqa: E402
-                                           bias_features, misclassified_proposals,
-                                           score_candidates)
-from fsengine.methods.bayes_factor_study import heldout_task, prefix_curve  # noqa: E402
-from fsengine.methods.gain_selection import select_features  # noqa: E402
-from timing import timed  # noqa: E402
+from timing import timed
+
+from fsengine.data.maxent_tasks import load_conll2000_maxent
+from fsengine.maxent import MaxentData, MaxentState, fit_map
+from fsengine.methods.bayes_factor import (
+    add_bias_column,
+    approx_bayes_factor_selection,
+    bias_features,
+    misclassified_proposals,
+    score_candidates,
+)
+from fsengine.methods.bayes_factor_study import heldout_task, prefix_curve
+from fsengine.methods.gain_selection import select_features
 
 MAP_TOL = 1e-5
 

@@ -22,11 +22,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fsengine.data.synthetic.glm import make_sparse_glm  # noqa: E402
-from fsengine.glm import prior_mean_expansion  # noqa: E402
-from fsengine.methods import bia_kernels  # noqa: E402
-from fsengine.methods.bia import build_bia_model, lambda_star  # noqa: E402
-from timing import timed  # noqa: E402
+from timing import timed
+
+from fsengine.data.synthetic.glm import make_sparse_glm
+from fsengine.glm import prior_mean_expansion
+from fsengine.methods import bia_kernels
+from fsengine.methods.bia import build_bia_model, lambda_star
 
 
 def numpy_couplings(G, b, w, eps_ref):

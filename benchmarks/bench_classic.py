@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from sklearn.ensemble import AdaBoostClassifier
 from sklearn.feature_selection import mutual_info_classif
 from sklearn.tree import DecisionTreeClassifier
+from timing import timed
 
 from fsengine.data import load_dataset
 from fsengine.data.corpora import read_conll2000, read_movie_reviews
@@ -35,7 +36,6 @@ from fsengine.methods.classic.boosting import adaboost_stumps
 from fsengine.methods.classic.l1_path import eq19_violation, l1_logistic_path, path_grid
 from fsengine.methods.classic.mdl import mdl_forward_selection
 from fsengine.methods.classic.mutual_info import mutual_information, ones_per_class
-from timing import timed
 
 
 def best_time(fn, repeat: int = 3) -> float:

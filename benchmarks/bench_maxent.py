@@ -17,13 +17,13 @@ import time
 import numpy as np
 from numba import njit
 from sklearn.linear_model import LogisticRegression
+from timing import timed
 
 from fsengine.data.maxent_tasks import load_conll2000_maxent
-from fsengine.maxent import MaxentData, MaxentState, MapObjective, fit_map
+from fsengine.maxent import MapObjective, MaxentData, MaxentState, fit_map
 from fsengine.maxent.kernels import ALPHA_CAP
 from fsengine.methods.gain_comparison import FIT_TOL, evaluate
 from fsengine.methods.gain_selection import select_features
-from timing import timed
 
 
 @njit(cache=True)

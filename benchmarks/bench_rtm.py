@@ -29,14 +29,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sklearn.model_selection import train_test_split  # noqa: E402
+from sklearn.model_selection import train_test_split
 
-from fsengine.data.corpora import read_movie_reviews, read_subjectivity  # noqa: E402
-from fsengine.data.features import word_presence_tags  # noqa: E402
-from fsengine.methods.rtm import METHOD_LABELS, METHODS, ep, fit_rtm, sites, tags_from  # noqa: E402
-from fsengine.methods.rtm.experiments import CORPORA  # noqa: E402
-from fsengine.methods.rtm.model import predict_positive  # noqa: E402
-from fsengine.methods.rtm.reference_sweep import power_ep_sweep_numpy  # noqa: E402
+from fsengine.data.corpora import read_movie_reviews, read_subjectivity
+from fsengine.data.features import word_presence_tags
+from fsengine.methods.rtm import METHOD_LABELS, METHODS, ep, fit_rtm, sites, tags_from
+from fsengine.methods.rtm.experiments import CORPORA
+from fsengine.methods.rtm.model import predict_positive
+from fsengine.methods.rtm.reference_sweep import power_ep_sweep_numpy
 
 REPEATS = 3
 

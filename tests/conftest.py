@@ -14,6 +14,9 @@ import pytest
 from fsengine import config
 from fsengine.data.paths import DataNotFoundError
 
+#: the loopback download server fixtures (fake_source, server, store)
+pytest_plugins = ["tests.loopback"]
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -18,7 +18,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
     hits: list[str]
 
-    def do_GET(self):  # noqa: N802 - http.server API
+    def do_GET(self):
         self.hits.append(self.path)
         if self.path.startswith("/truncated/"):
             self.send_response(200)

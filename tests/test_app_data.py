@@ -13,7 +13,6 @@ from sklearn.feature_selection import f_classif
 
 from fsengine.data import load_dataset
 from tests.conftest import app_test
-from tests.loopback import fake_source, server, store  # noqa: F401  (fixtures)
 
 
 def _array(value) -> np.ndarray:
@@ -110,7 +109,7 @@ def test_text_dataset_words_and_samples(tmp_path, monkeypatch):
     assert list(texts["class"]) == ["subj"] * 3 and texts["text"][0].startswith("a wonderful")
 
 
-def test_fetch_button_downloads_with_progress(fake_source, store):  # noqa: F811
+def test_fetch_button_downloads_with_progress(fake_source, store):
     at = _data_page("wine")
     at.button(key="data_fetch_fake").click().run()
     assert not at.exception

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from fsengine.data.notmnist import real_notmnist_available
 from fsengine.app.registry import PAGES as APP_PAGES
+from fsengine.data.notmnist import real_notmnist_available
 from tests.conftest import PROJECT_ROOT, app_test
 
 

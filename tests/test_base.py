@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from sklearn.datasets import make_classification
-from sklearn.pipeline import Pipeline
 from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsengine.base import order_from, top_k_mask

@@ -9,8 +9,7 @@ import pytest
 from fsengine import config
 from fsengine.data import load_dataset
 from fsengine.data.notmnist import real_notmnist_available
-from fsengine.methods.bayes_factor_study import (approximation_check, heldout_task,
-                                                 run_bayes_factor)
+from fsengine.methods.bayes_factor_study import approximation_check, heldout_task, run_bayes_factor
 from tests.conftest import app_test
 
 PLANTED = dict(n_samples=600, n_predicates=40, n_classes=3, seed=0)

@@ -3,13 +3,12 @@
 import numpy as np
 import pandas as pd
 import pytest
-import scipy.sparse as sp
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fsengine.selectors import BayesFactorSelector
 from fsengine.data.synthetic.maxent import make_planted_maxent
+from fsengine.selectors import BayesFactorSelector
 
 
 @parametrize_with_checks([BayesFactorSelector(),

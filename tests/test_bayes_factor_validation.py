@@ -19,8 +19,13 @@ from scipy.optimize import minimize_scalar
 from fsengine.data.synthetic.maxent import make_planted_maxent
 from fsengine.maxent import MaxentData, MaxentState, fit_map
 from fsengine.methods.bayes_evidence import full_laplace_margins, laplace_log_evidence
-from fsengine.methods.bayes_factor import (STOP_BAYES, approx_bayes_factor_selection, beta_margin,
-                                           misclassified_proposals, score_candidates)
+from fsengine.methods.bayes_factor import (
+    STOP_BAYES,
+    approx_bayes_factor_selection,
+    beta_margin,
+    misclassified_proposals,
+    score_candidates,
+)
 
 
 def loglik(Xd, y, pred, cls, w, n_classes):

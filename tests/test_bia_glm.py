@@ -39,11 +39,11 @@ def test_gradient_and_hessian_match_finite_differences(name, design):
     X, ys = design
     y, fam = ys[name], glm.get_family(name)
     theta, b0, h = np.array([0.1, -0.05, 0.2, 0.03]), 0.2, 1e-5
-    f = lambda t: glm.log_likelihood(fam, X, y, t, b0)  # noqa: E731
+    f = lambda t: glm.log_likelihood(fam, X, y, t, b0)
     eye = np.eye(4)
     num_grad = np.array([(f(theta + h * e) - f(theta - h * e)) / (2 * h) for e in eye])
     np.testing.assert_allclose(glm.gradient(fam, X, y, theta, b0), num_grad, rtol=1e-6, atol=1e-6)
-    g = lambda t: glm.gradient(fam, X, y, t, b0)  # noqa: E731
+    g = lambda t: glm.gradient(fam, X, y, t, b0)
     num_hess = np.array([(g(theta + h * e) - g(theta - h * e)) / (2 * h) for e in eye])
     np.testing.assert_allclose(glm.hessian(fam, X, y, theta, b0), num_hess, rtol=1e-5, atol=1e-5)
 

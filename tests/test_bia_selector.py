@@ -10,8 +10,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsengine.data.synthetic.glm import make_sparse_glm
 from fsengine.methods.bia import max_features_for_memory
-from fsengine.selectors import BIASelector
 from fsengine.references.ising_exact import exact_magnetizations
+from fsengine.selectors import BIASelector
 
 _MULTICLASS = "sklearn's data for these checks has 3-4 classes; logistic BIA needs exactly two"
 #: checks that feed a logistic BIA multi-class targets (they pass for family="linear"/"poisson")

@@ -96,7 +96,8 @@ def test_compare_with_sklearn_gini_stumps():
     assert table["same_stump"].iloc[0]  # round 1: both pick worst-radius-like feature 20
     np.testing.assert_allclose(table.loc[table["weights_identical"], "sk_alpha"],
                                2 * table.loc[table["weights_identical"], "alpha"], rtol=1e-6)
-    differ = same.loc[~same["same_feature"], ["round", "feature", "gini_feature", "weighted_error", "gini_weighted_error"]]
+    differ = same.loc[~same["same_feature"],
+                      ["round", "feature", "gini_feature", "weighted_error", "gini_weighted_error"]]
     print("\nrounds where the Gini stump (same weights) differs:\n", differ.to_string(index=False))
 
 
@@ -111,7 +112,8 @@ def test_selector_ranks_by_first_use_and_scores_total_alpha():
     assert set(first_use[:2]) == {3, 5}
     np.testing.assert_allclose(sel.scores_, np.bincount(features, weights=sel.trace_["alpha"], minlength=8))
     assert sel.get_support(indices=True).tolist() == sorted(first_use)
-    assert BoostingSelector(n_features_to_select=1, n_estimators=20).fit(X, y).get_support(indices=True).tolist() == [first_use[0]]
+    one = BoostingSelector(n_features_to_select=1, n_estimators=20).fit(X, y)
+    assert one.get_support(indices=True).tolist() == [first_use[0]]
     dense = BoostingSelector(n_estimators=10).fit(X, y)
     sparse = BoostingSelector(n_estimators=10).fit(sp.csr_matrix(X), y)
     assert dense.trace_[["feature", "threshold"]].equals(sparse.trace_[["feature", "threshold"]])

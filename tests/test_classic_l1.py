@@ -94,6 +94,6 @@ def test_path_is_repeatable():
     X, y = planted(n=300, seed=5)
     Xb = sp.csr_matrix((X > 0.5).astype(float))
     first = L1PathSelector(n_Cs=6, cv=None, standardize=False).fit(Xb, y)
-    np.random.seed(123)  # the global RNG liblinear would otherwise draw from
+    np.random.seed(123)  # noqa: NPY002 - the global RNG liblinear would otherwise draw from
     again = L1PathSelector(n_Cs=6, cv=None, standardize=False).fit(Xb, y)
     np.testing.assert_array_equal(first.coefs_, again.coefs_)

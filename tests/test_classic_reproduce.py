@@ -5,8 +5,7 @@ import re
 import numpy as np
 
 from fsengine.data import load_dataset
-from fsengine.reproduce import TARGETS, get_target
-from fsengine.reproduce import mdl_curve
+from fsengine.reproduce import TARGETS, get_target, mdl_curve
 
 
 def test_mdl_curve_target_writes_report_and_small_figures(tmp_path, monkeypatch):

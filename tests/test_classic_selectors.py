@@ -1,11 +1,5 @@
 """The four classic-criteria selectors: scikit-learn's estimator checks and the shared contract."""
 
-import numpy as np
-import pytest
-import scipy.sparse as sp
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import Binarizer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsengine.selectors import BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector

@@ -10,8 +10,15 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
 
-from fsengine.compare import (RANDOM, ComparisonCancelled, CompareSettings, finite_scores, k_grid,
-                              run_comparison, stratified_bootstrap)
+from fsengine.compare import (
+    RANDOM,
+    CompareSettings,
+    ComparisonCancelled,
+    finite_scores,
+    k_grid,
+    run_comparison,
+    stratified_bootstrap,
+)
 from fsengine.compare_report import html_report, tables_zip, write_tables
 from fsengine.data import load_dataset
 from fsengine.data.transforms import split

@@ -9,8 +9,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 from sklearn.metrics import roc_curve as sk_roc_curve
 
-from fsengine.selection_metrics import (jaccard, jaccard_matrix, kuncheva_index, kuncheva_stability,
-                                        roc_auc, roc_curve)
+from fsengine.selection_metrics import jaccard, jaccard_matrix, kuncheva_index, kuncheva_stability, roc_auc, roc_curve
 
 
 def test_jaccard_by_hand():

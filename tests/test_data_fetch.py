@@ -10,10 +10,9 @@ import pytest
 
 from fsengine.cli import main
 from fsengine.data import fetch as fetch_mod
+from fsengine.data.corpora import read_sentence_polarity
 from fsengine.data.fetch import ChecksumError, FetchError, fetch
 from fsengine.data.notmnist import load_notmnist_idx
-from fsengine.data.corpora import read_sentence_polarity
-from tests.loopback import fake_source, server, store  # noqa: F401  (fixtures)
 
 
 def _leftovers(folder: Path) -> list[Path]:

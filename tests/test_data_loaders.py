@@ -17,12 +17,22 @@ from sklearn.feature_extraction.text import CountVectorizer
 from fsengine.data import DataNotFoundError, load_dataset
 from fsengine.data.bundled import load_bundled
 from fsengine.data.corpora import (
-    CorpusFormatError, read_conll2000, read_movie_reviews, read_sentence_polarity,
-    read_subjectivity, read_treebank_tagged)
+    CorpusFormatError,
+    read_conll2000,
+    read_movie_reviews,
+    read_sentence_polarity,
+    read_subjectivity,
+    read_treebank_tagged,
+)
 from fsengine.data.documents import load_document_tags
-from fsengine.data.paths import find_corpus
 from fsengine.data.notmnist import (
-    CorruptDataError, load_notmnist_folder, load_notmnist_idx, load_notmnist_npz, read_idx)
+    CorruptDataError,
+    load_notmnist_folder,
+    load_notmnist_idx,
+    load_notmnist_npz,
+    read_idx,
+)
+from fsengine.data.paths import find_corpus
 from fsengine.data.registry import get_spec
 from tests.conftest import require_real
 

@@ -8,8 +8,18 @@ from scipy.optimize import minimize_scalar
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import OneHotEncoder
 
-from fsengine.maxent import (ALPHA_CAP, MaxentData, MaxentModel, MaxentState, MapObjective,
-                             accuracy, chunk_scores, chunk_spans, fit_map, stage0_gains)
+from fsengine.maxent import (
+    ALPHA_CAP,
+    MapObjective,
+    MaxentData,
+    MaxentModel,
+    MaxentState,
+    accuracy,
+    chunk_scores,
+    chunk_spans,
+    fit_map,
+    stage0_gains,
+)
 
 
 def _one_hot_task(seed=0, n=400, n_vars=4, levels=4, n_classes=4):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from fsengine.maxent import MaxentData, MaxentState, MapObjective, fit_map
+from fsengine.maxent import MapObjective, MaxentData, MaxentState, fit_map
 
 
 def _direct_loglik(Xd, y, pred, cls, weights, n_classes):

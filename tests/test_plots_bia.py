@@ -3,8 +3,14 @@
 import numpy as np
 import pandas as pd
 
-from fsengine.plots.bia import (path_figure, posterior_bars, posterior_heatmap,
-                                samples_with_top_pixels, top_features, validation_figure)
+from fsengine.plots.bia import (
+    path_figure,
+    posterior_bars,
+    posterior_heatmap,
+    samples_with_top_pixels,
+    top_features,
+    validation_figure,
+)
 from fsengine.plots.style import HIGHLIGHT
 
 

@@ -4,8 +4,7 @@ import pandas as pd
 import pytest
 
 from fsengine.data.corpora import read_sentence_polarity
-from fsengine.reproduce import TARGETS, get_target
-from fsengine.reproduce import rtm_roc
+from fsengine.reproduce import TARGETS, get_target, rtm_roc
 from tests.conftest import require_real
 
 
@@ -41,5 +40,6 @@ def test_convergence_section_names_every_failed_fit():
                          "skipped": [0, 112, 0, None], "seconds": [4.0, 60.0, 1.0, 0.3]})
     text = rtm_roc._convergence_lines(fits, ["corpus", "method"], "fold")
     assert "| subjectivity / RTM Power EP | 0.50 | 528.50 | 1000 | 112 | 32.00 |" in text
-    assert "**1 of 3 RTM fits did not converge**: subjectivity RTM Power EP, fold 1 (1000 sweeps, 112 factors skipped)." in text
+    assert ("**1 of 3 RTM fits did not converge**: subjectivity RTM Power EP, fold 1 "
+            "(1000 sweeps, 112 factors skipped).") in text
     assert "Every RTM fit converged" in rtm_roc._convergence_lines(fits.iloc[[0, 2]], ["corpus", "method"], "fold")

@@ -29,7 +29,7 @@ def user_errors(stop: bool = True):
         st.error(str(exc).strip() or type(exc).__name__)
         if stop:
             st.stop()
-    except Exception as exc:  # noqa: BLE001 - last line of defence for the UI
+    except Exception as exc:
         if type(exc).__name__ in ("StopException", "RerunException"):
             raise
         log.exception("unexpected error in page")

@@ -6,8 +6,7 @@ import argparse
 
 from .. import config
 from ..data import dataset_specs, get_spec
-from ..data.fetch import (DEFAULT_TIMEOUT, SOURCES, existing_copy, fetch, get_source, is_present, local_copy,
-                          sha256_of)
+from ..data.fetch import DEFAULT_TIMEOUT, SOURCES, existing_copy, fetch, get_source, is_present, local_copy, sha256_of
 from .progress import ProgressBar
 
 NAME = "datasets"

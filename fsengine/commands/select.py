@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import textwrap
 import json
+import textwrap
 from pathlib import Path
 
 import numpy as np

@@ -100,7 +100,7 @@ class Dataset:
     def dense_X(self) -> np.ndarray:
         return self.X.toarray() if sp.issparse(self.X) else np.asarray(self.X)
 
-    def subset_classes(self, labels) -> "Dataset":
+    def subset_classes(self, labels) -> Dataset:
         """Rows whose label is in ``labels``, relabelled 0..k-1 in the given order."""
         labels = list(labels)
         keep = np.isin(self.y, labels)

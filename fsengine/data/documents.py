@@ -1,8 +1,8 @@
 """Labelled document corpora as binary word-presence tag datasets (the RTM's kind of input).
 
 Each document becomes a sparse row x[d, w] = 1 when word w occurs in it (see
-:func:`fsengine.data.features.tags.word_presence_tags`); feature names are the words. Words found in fewer than ``min_df``
-documents are not features. The raw texts stay on the dataset (``texts``) for display.
+:func:`fsengine.data.features.tags.word_presence_tags`); feature names are the words. Words found in
+fewer than ``min_df`` documents are not features. The raw texts stay on the dataset (``texts``) for display.
 """
 
 from __future__ import annotations

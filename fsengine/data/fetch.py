@@ -16,13 +16,12 @@ from __future__ import annotations
 import hashlib
 import http.client
 import os
-import socket
 import tempfile
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from .. import config
 from .paths import DataNotFoundError
@@ -154,7 +153,7 @@ def _download(file: RemoteFile, dest: Path, *, timeout: float, on_bytes: Callabl
     except urllib.error.HTTPError as exc:
         raise FetchError(f"{url}: the server answered {exc.code} {exc.reason}.\n"
                          f"{manual_hint(file, dest)}") from exc
-    except (urllib.error.URLError, http.client.HTTPException, socket.timeout, ConnectionError) as exc:
+    except (TimeoutError, urllib.error.URLError, http.client.HTTPException, ConnectionError) as exc:
         reason = getattr(exc, "reason", None) or exc
         raise FetchError(f"Could not download {url} ({type(exc).__name__}: {reason}); are you "
                          f"offline?\n{manual_hint(file, dest)}") from exc

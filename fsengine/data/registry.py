@@ -7,8 +7,9 @@ A dataset is named by a *spec string* ``key[:param=value,param=value]``, e.g.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .dataset import Dataset
 

@@ -58,7 +58,7 @@ def read_table(data: bytes, filename: str, *, max_bytes: int | None = None) -> p
     if suffix in PARQUET_SUFFIXES:
         try:
             df = pd.read_parquet(io.BytesIO(data))
-        except Exception as exc:  # noqa: BLE001 - pyarrow raises many types for bad bytes
+        except Exception as exc:
             raise UploadError(f"{filename} is not a readable Parquet file ({type(exc).__name__}: {exc}).") from exc
         df.columns = [str(c) for c in df.columns]
         header = list(df.columns)

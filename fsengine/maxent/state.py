@@ -59,19 +59,19 @@ class MaxentState:
         self._weights = features
 
     @classmethod
-    def uniform(cls, data: MaxentData) -> "MaxentState":
+    def uniform(cls, data: MaxentData) -> MaxentState:
         sums = np.ones((data.n, data.n_classes), order="F")
         return cls(data, sums, np.full(data.n, float(data.n_classes)), {})
 
     @classmethod
-    def from_weights(cls, data: MaxentData, predicates, classes, weights) -> "MaxentState":
+    def from_weights(cls, data: MaxentData, predicates, classes, weights) -> MaxentState:
         model = MaxentModel(data.n_predicates, data.n_classes, predicates, classes, weights)
         proba = model.predict_proba(data.X)
         return cls(data, np.asfortranarray(proba), np.ones(data.n),
                    dict(zip(zip(model.predicates.tolist(), model.classes.tolist()),
                             model.weights.tolist())))
 
-    def copy(self) -> "MaxentState":
+    def copy(self) -> MaxentState:
         return MaxentState(self.data, self.sum.copy(order="F"), self.z.copy(), dict(self._weights))
 
     # ----------------------------------------------------------------- reading the model

@@ -39,8 +39,8 @@ Fig. 1 loops ``while |Current| <= S`` (S + 1 features); here a round adds at mos
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd

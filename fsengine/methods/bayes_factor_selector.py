@@ -60,7 +60,8 @@ class BayesFactorSelector(BaseFeatureSelector):
     ----------
     scores_ : per column, beta_g - beta_0 of its best pair: at selection for selected columns,
         otherwise of adding it to the final model (-inf: the column never fires).
-    order_ : selected columns in selection order, then the rest by score (``ranking_``: the rank of each column, 1 = best).
+    order_ : selected columns in selection order, then the rest by score
+        (``ranking_``: the rank of each column, 1 = best).
     support_ : columns of the pairs selected up to the stopping point (or the budget).
     selected_pairs_ : DataFrame of the selected pairs in order: ``round``, ``predicate`` (column
         index), ``predicate_name``, ``class`` (label), ``mu`` (mean-field weight when selected),

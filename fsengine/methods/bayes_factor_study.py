@@ -14,8 +14,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -24,8 +24,14 @@ from ..data.dataset import Dataset
 from ..data.transforms import split
 from ..maxent import MaxentData, MaxentState, fit_map
 from .bayes_evidence import full_laplace_margins
-from .bayes_factor import (BayesFactorRun, add_bias_column, approx_bayes_factor_selection,
-                           bias_features, misclassified_proposals, score_candidates)
+from .bayes_factor import (
+    BayesFactorRun,
+    add_bias_column,
+    approx_bayes_factor_selection,
+    bias_features,
+    misclassified_proposals,
+    score_candidates,
+)
 from .gain_comparison import checkpoints
 from .gain_selection import select_features
 

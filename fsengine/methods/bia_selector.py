@@ -113,7 +113,7 @@ class BIASelector(BaseFeatureSelector):
         sol = model.solve(self.lambda_ratio, m0=path.m[nearest], damping=self.damping, tol=self.tol,
                           max_iter=self.max_iter)
         if not sol.converged:
-            warnings.warn(
+            warnings.warn(  # noqa: B028 - stacklevel 1 names this line, the fit that did not converge
                 f"Mean field at Lambda/Lambda* = {self.lambda_ratio:g} did not converge in "
                 f"{sol.n_iter} iterations (residual {sol.residual:.2e}); lower damping or raise "
                 "max_iter. Below Lambda* the approximation itself breaks down.",

@@ -8,8 +8,8 @@ BIA's mean-field posterior and the exact marginals of the BIA's own Ising model 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -83,7 +83,7 @@ def check_subproblem(X, y, family: str, features, feature_names=None, ratios=DEF
         bia.append((r, sol.posterior))
         ising.append((r, posterior_from_magnetization(
             exact_magnetizations(model.fields(r), model.couplings_at(r))[0])))
-    by_ratio = lambda pairs: np.array([p for _, p in sorted(pairs, key=lambda t: t[0])])  # noqa: E731
+    by_ratio = lambda pairs: np.array([p for _, p in sorted(pairs, key=lambda t: t[0])])
     order = np.argsort(ratios)
     lambdas = ratios[order] * model.lambda_star
     if family == "linear":

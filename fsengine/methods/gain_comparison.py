@@ -10,8 +10,8 @@ accuracy and macro precision/recall/F1.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import pandas as pd

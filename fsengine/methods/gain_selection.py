@@ -27,15 +27,15 @@ Pitfalls handled (each seen on CoNLL-2000):
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 from numba import njit, prange
 
 from ..maxent import MaxentData, MaxentState, fit_map, stage0_gains
-from ..maxent.kernels import ALPHA_CAP, apply_feature, optimise_candidate
+from ..maxent.kernels import ALPHA_CAP, optimise_candidate
 from ..sparse_kernels import longest_segment
 
 METHODS = ("ifs", "sgc", "count")

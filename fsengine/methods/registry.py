@@ -9,14 +9,25 @@ How a Dataset is adapted to a method's :class:`Needs` lives in :mod:`fsengine.me
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..base import BaseFeatureSelector, VarianceRankSelector
 from ..data.registry import HasParams, Param
 from ..plots import select as select_figures
-from ..selectors import (BayesFactorSelector, BIASelector, BoostingSelector, CountCutoffSelector, IFSSelector,
-                         L1PathSelector, MDLSelector, MutualInfoSelector, RTMSelector, SGCSelector)
+from ..selectors import (
+    BayesFactorSelector,
+    BIASelector,
+    BoostingSelector,
+    CountCutoffSelector,
+    IFSSelector,
+    L1PathSelector,
+    MDLSelector,
+    MutualInfoSelector,
+    RTMSelector,
+    SGCSelector,
+)
 
 CLASSIFICATION = ("classification",)
 ANY_TASK = ("classification", "regression")
@@ -149,7 +160,8 @@ _ENTRIES = (
                            "with the best k-fold accuracy (k+1 times the work)")),
         progress=True, figures=select_figures.l1_figures),
     MethodSpec(
-        "boosting", "Boosting", "total vote (alpha) of the AdaBoost decision stumps on each feature (Jaakkola Eq. 21-34)",
+        "boosting", "Boosting",
+        "total vote (alpha) of the AdaBoost decision stumps on each feature (Jaakkola Eq. 21-34)",
         BoostingSelector,
         params=(Param("n_estimators", "Boosting rounds", 50, min=1, max=1000),),
         progress=True, figures=select_figures.boosting_figures),

@@ -30,7 +30,7 @@ def image_grid(X: np.ndarray, y: np.ndarray, shape: tuple[int, int], class_names
     rows = sample_rows(y, per_class, seed)
     n_rows, n_cols = len(rows), max(len(v) for v in rows.values())
     mosaic = np.full((n_rows * (h + 1) - 1, n_cols * (w + 1) - 1), np.nan)
-    for r, (label, idx) in enumerate(rows.items()):
+    for r, idx in enumerate(rows.values()):
         for c, i in enumerate(idx):
             mosaic[r * (h + 1): r * (h + 1) + h, c * (w + 1): c * (w + 1) + w] = np.asarray(X[i]).reshape(h, w)
     fig = go.Figure(go.Heatmap(z=mosaic, colorscale=INK_SCALE, zmin=0, zmax=float(np.nanmax(mosaic)) or 1.0,

@@ -1,8 +1,8 @@
 """Figures of one fitted selector, as ``fsengine select`` writes them.
 
 Generic figures work for every selector of the contract (scores and ranking); the per-method
-functions reuse the builders of the method's own page (``plots/bia.py``, ``plots/classic.py``, ``plots/maxent.py``, ``plots/bayes_factor.py``,
-``plots/rtm.py``).
+functions reuse the builders of the method's own page (``plots/bia.py``, ``plots/classic.py``,
+``plots/maxent.py``, ``plots/bayes_factor.py``, ``plots/rtm.py``).
 A per-method function has the signature ``figures(selector, names, image_shape)`` where
 ``names`` are the names of the columns the selector was fitted on and ``image_shape`` is None
 unless those columns are the pixels of an image; it returns ``{file stem: figure}``.

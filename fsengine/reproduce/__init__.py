@@ -11,7 +11,8 @@ import importlib
 
 #: target name -> ("module", "function", one-line description)
 TARGETS: dict[str, tuple[str, str, str]] = {
-    "bia-notmnist": ("fsengine.reproduce.bia_notmnist", "run", "Fisher & Mehta Fig. 2: BIA path, posteriors and top pixels, notMNIST B vs D"),
+    "bia-notmnist": ("fsengine.reproduce.bia_notmnist", "run",
+                     "Fisher & Mehta Fig. 2: BIA path, posteriors and top pixels, notMNIST B vs D"),
     "mdl-curve": ("fsengine.reproduce.mdl_curve", "run", "Jaakkola lecture 12: MDL curve vs MI ranking"),
     "sgc-vs-ifs": ("fsengine.reproduce.sgc_vs_ifs", "run", "Zhou et al. Figs. 3-5: IFS vs SGC on CoNLL-2000"),
     "rtm-roc": ("fsengine.reproduce.rtm_roc", "run", "Molchanov et al.: RTM tag-relevance ROC and sentiment accuracy"),

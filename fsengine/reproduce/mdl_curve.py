@@ -16,9 +16,9 @@ Laplace smoothing alpha = 1, so that unseen feature values cannot give log 0).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -120,7 +120,8 @@ def _fmt_case(r: dict) -> list[str]:
         f"- **Chosen size** (minimum of DL, sizes 0..{mdl.forward_sequence_.size} explored): |J| = **{best}**, "
         f"DL = {trace['dl_total'].iloc[best]:.1f} nats (empty model {trace['dl_total'].iloc[0]:.1f}; "
         f"DL-data {trace['dl_data'].iloc[best]:.1f} + DL-model {trace['dl_model'].iloc[best]:.1f}).",
-        f"- **Chosen features** in order: {', '.join(f'`{names[j]}`' for j in mdl.forward_sequence_[:best]) or 'none'}.",
+        "- **Chosen features** in order: "
+        f"{', '.join(f'`{names[j]}`' for j in mdl.forward_sequence_[:best]) or 'none'}.",
         f"- **Claim 1** (first MDL feature = first MI feature): {'holds' if first_same else 'FAILS'} "
         f"(`{names[mdl.forward_sequence_[0]]}`); DL-data with it = {dl1:.4f} nats vs n (H(Y) - max I) = "
         f"{dl1_expected:.4f}.",

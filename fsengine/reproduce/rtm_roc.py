@@ -8,8 +8,8 @@ and 2-fold CV on 1,500 sentence-polarity snippets (under a minute).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 

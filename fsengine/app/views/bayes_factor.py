@@ -3,14 +3,25 @@
 import pandas as pd
 import streamlit as st
 
-from fsengine.methods.bayes_factor_study import (approximation_check, bayes_factor_curve,
-                                                 gain_selector_curves, heldout_task,
-                                                 run_bayes_factor, selected_pixels, selected_table,
-                                                 sign_comparison)
-from fsengine.plots.bayes_factor import (accuracy_figure, approximation_figure, beta_rounds_figure,
-                                         pixel_pairs_figure, sign_figure)
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
+from fsengine.methods.bayes_factor_study import (
+    approximation_check,
+    bayes_factor_curve,
+    gain_selector_curves,
+    heldout_task,
+    run_bayes_factor,
+    selected_pixels,
+    selected_table,
+    sign_comparison,
+)
+from fsengine.plots.bayes_factor import (
+    accuracy_figure,
+    approximation_figure,
+    beta_rounds_figure,
+    pixel_pairs_figure,
+    sign_figure,
+)
 
 
 def render() -> None:
@@ -56,8 +67,9 @@ def render() -> None:
 
     c1, c2, c3, c4 = st.columns(4)
     per_round = int(c1.number_input("S: features per round", min_value=1, max_value=200,
-                                    value=20 if large else 10, key=f"bf_S_{key}", help="Section 3.5: at most S pairs per round, one MAP fit "
-                                                     "per round; larger S = fewer, cheaper rounds."))
+                                    value=20 if large else 10, key=f"bf_S_{key}",
+                                    help="Section 3.5: at most S pairs per round, one MAP fit per round; "
+                                         "larger S = fewer, cheaper rounds."))
     variance = c2.select_slider("Prior variance σ²", options=[0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0],
                                 value=1.0, key="bf_var",
                                 help="Gaussian prior N(0, σ²) on every candidate weight (the bias is "

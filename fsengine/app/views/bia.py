@@ -1,18 +1,28 @@
-"""BIA Lambda paths: posterior relevance of every feature along the prior strength (Fisher & Mehta's Bayesian Ising Approximation)."""
+"""BIA Lambda paths: posterior relevance of every feature along the prior strength
+(Fisher & Mehta's Bayesian Ising Approximation)."""
 
 import numpy as np
 import streamlit as st
 
-from fsengine.methods.bia_dataset import run_bia_path, sample_rows
-from fsengine.methods.bia_validation import (MAX_CHECK_FEATURES, MAX_LAPLACE_CHECK_FEATURES,
-                                             check_subproblem, pick_features)
-from fsengine.plots.bia import (path_figure, posterior_bars, posterior_heatmap,
-                                samples_with_top_pixels, top_features, validation_figure)
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.widgets import class_pair
+from fsengine.methods.bia_dataset import run_bia_path, sample_rows
+from fsengine.methods.bia_validation import (
+    MAX_CHECK_FEATURES,
+    MAX_LAPLACE_CHECK_FEATURES,
+    check_subproblem,
+    pick_features,
+)
+from fsengine.plots.bia import (
+    path_figure,
+    posterior_bars,
+    posterior_heatmap,
+    samples_with_top_pixels,
+    top_features,
+    validation_figure,
+)
 from fsengine.validation import constant_columns
-
 
 #: lines the path plot draws at most (WebGL stays fluid up to a few thousand lines)
 MAX_PATH_LINES = 3000

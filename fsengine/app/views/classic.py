@@ -7,14 +7,13 @@ import contextlib
 import numpy as np
 import streamlit as st
 
+from fsengine.app.errors import user_errors
+from fsengine.app.picker import current_dataset, current_selection
+from fsengine.app.widgets import class_pair
 from fsengine.data.transforms import binarize_features, class_names, is_binary_matrix, split
 from fsengine.methods.classic.adaboost_vs_sklearn import same_weights
 from fsengine.plots import classic as figs
 from fsengine.selectors import BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector
-from fsengine.app.errors import user_errors
-from fsengine.app.picker import current_dataset, current_selection
-from fsengine.app.widgets import class_pair
-
 
 VIEWS = ("Mutual information", "MDL", "L1 path", "Boosting")
 
@@ -213,7 +212,8 @@ def render() -> None:
         n_Cs = c[0].slider("Values of C", 8, 40, 20, key="classic_l1_nCs")
         span_exp = c[1].select_slider("C range (max / min)", options=[1, 2, 3, 4], value=3,
                                       format_func=lambda e: f"10^{e}", key="classic_l1_span")
-        test_size = c[2].select_slider("Held-out share", options=[0.2, 0.25, 0.3, 0.4], value=0.25, key="classic_l1_test")
+        test_size = c[2].select_slider("Held-out share", options=[0.2, 0.25, 0.3, 0.4], value=0.25,
+                                       key="classic_l1_test")
         use_cv = c[3].checkbox("Choose C by 3-fold CV", value=False, key="classic_l1_cv",
                                help="Cross-validated on the training part; takes four times as long.")
         with user_errors():

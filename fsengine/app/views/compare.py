@@ -2,14 +2,13 @@
 
 import streamlit as st
 
+from fsengine.app.errors import user_errors
+from fsengine.app.picker import current_dataset, current_selection
+from fsengine.app.widgets import class_pair, param_widget
 from fsengine.compare import CompareSettings, ComparisonResult, run_comparison
 from fsengine.compare_report import EXPLANATIONS, comparison_figures, html_report, tables_zip
 from fsengine.data.transforms import class_names
 from fsengine.methods.registry import METHODS
-from fsengine.app.errors import user_errors
-from fsengine.app.picker import current_dataset, current_selection
-from fsengine.app.widgets import class_pair, param_widget
-
 
 DEFAULT_METHODS = ("bia", "mi", "l1")
 #: session slots: the last finished run (config, result) and whether a run is under way

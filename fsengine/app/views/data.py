@@ -2,11 +2,10 @@
 
 import streamlit as st
 
+from fsengine.app.picker import current_dataset, current_selection
 from fsengine.data.fetch import SOURCES, FetchError, fetch, is_present
 from fsengine.data.summary import class_means, feature_table, relevance_preview
 from fsengine.plots import data as plots
-from fsengine.app.picker import current_dataset, current_selection
-
 
 FETCH_DONE = "data_fetch_done"
 
@@ -85,7 +84,8 @@ def render() -> None:
         text_col.markdown(
             f"The majority class holds **{max(counts) / sum(counts):.0%}** of the rows: a classifier that "
             "always answers it scores that much, so compare accuracies with this baseline."
-            + (" The classes are unbalanced, so look at per-class errors too." if max(counts) > 1.5 * min(counts) else ""))
+            + (" The classes are unbalanced, so look at per-class errors too."
+               if max(counts) > 1.5 * min(counts) else ""))
     else:
         chart_col.plotly_chart(plots.target_histogram(ds.y), key="data_target_hist")
         text_col.markdown("A regression target: features are previewed by their absolute correlation with it.")

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from fsengine.app.errors import user_errors
+from fsengine.app.picker import current_dataset, current_selection, load_cached
+from fsengine.app.widgets import class_pair
 from fsengine.data.transforms import binarize_features, split, two_classes
 from fsengine.methods.rtm import METHOD_LABELS, METHODS, RTMSettings, suggested_settings
 from fsengine.methods.rtm import experiments as rtm_exp
 from fsengine.methods.rtm.evidence import top_tags
 from fsengine.plots import rtm as rtm_plots
-from fsengine.app.errors import user_errors
-from fsengine.app.picker import current_dataset, current_selection, load_cached
-from fsengine.app.widgets import class_pair
 
 
 def render() -> None:
@@ -35,9 +35,10 @@ def render() -> None:
         "form: here the other tags' log-odds sum is replaced by a Gaussian. **EM** maximises a "
         "variational lower bound tag by tag."
     )
-    st.latex(r"q^{\setminus i}=q\,\tilde t_i,\qquad \tilde t_i^{\,new}=\Big(\mathrm{proj}\big[q^{\setminus i}\,t_i^{-1}\big]"
-             r"/q^{\setminus i}\Big)^{-1}")
-    st.latex(r"\mathrm{proj}=\mathrm{Beta}(\tilde A,\tilde B):\quad \psi(\tilde A)-\psi(\tilde A+\tilde B)=\mathbb E[\log\theta],"
+    st.latex(r"q^{\setminus i}=q\,\tilde t_i,\qquad "
+             r"\tilde t_i^{\,new}=\Big(\mathrm{proj}\big[q^{\setminus i}\,t_i^{-1}\big]/q^{\setminus i}\Big)^{-1}")
+    st.latex(r"\mathrm{proj}=\mathrm{Beta}(\tilde A,\tilde B):\quad "
+             r"\psi(\tilde A)-\psi(\tilde A+\tilde B)=\mathbb E[\log\theta],"
              r"\quad \psi(\tilde B)-\psi(\tilde A+\tilde B)=\mathbb E[\log(1-\theta)]")
     st.caption(
         "What to look for: the convergence panel shows why the slides needed four tricks (damping gamma, "
@@ -128,7 +129,7 @@ def render() -> None:
         base_acc, base_scores = _baselines(key, frozen, classes)
     bar.empty()
 
-    for label, res in results.items():
+    for res in results.values():
         if not res["converged"]:
             st.warning(res["message"])
 
@@ -140,7 +141,8 @@ def render() -> None:
         st.plotly_chart(rtm_plots.relevant_tags_figure(top, class_names=classes), width="stretch",
                         key="rtm_tags_chart")
         if binary.image_shape is not None:
-            st.plotly_chart(rtm_plots.theta_image_figure(results[shown]["theta"], binary.image_shape, class_names=classes),
+            st.plotly_chart(rtm_plots.theta_image_figure(results[shown]["theta"], binary.image_shape,
+                                                         class_names=classes),
                             width="stretch", key="rtm_image_chart")
         st.caption(f"{results[shown]['active']:,} of {binary.n_features:,} tags deemed relevant "
                    f"({'not pinned by the ARD' if ard else 'log Bayes factor > 0'}). "

@@ -2,12 +2,12 @@
 
 import streamlit as st
 
+from fsengine.app.errors import user_errors
+from fsengine.app.picker import current_selection, load_cached
 from fsengine.data.features.templates import GROUPS
 from fsengine.data.registry import get_spec
 from fsengine.methods.gain_comparison import METHOD_NAMES, run_comparison
 from fsengine.plots import maxent as plots
-from fsengine.app.errors import user_errors
-from fsengine.app.picker import current_selection, load_cached
 
 
 def render() -> None:

@@ -42,7 +42,7 @@ class Template:
     parts: tuple[tuple[str, int], ...]
 
     @classmethod
-    def parse(cls, name: str, group: str = "") -> "Template":
+    def parse(cls, name: str, group: str = "") -> Template:
         parts = []
         for token in name.split("|"):
             m = _PART.match(token.strip())
@@ -167,7 +167,7 @@ class TemplateFeaturizer:
         self.cutoff = int(cutoff)
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, sentences) -> "TemplateFeaturizer":
+    def fit(self, sentences) -> TemplateFeaturizer:
         sentences = [list(s) for s in sentences if len(s)]
         if not sentences:
             raise ValueError("no training sentences")

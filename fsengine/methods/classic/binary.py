@@ -31,7 +31,8 @@ def class_codes(y) -> tuple[np.ndarray, np.ndarray]:
 def _describe_values(values: np.ndarray) -> str:
     distinct = np.unique(values[: 100_000])
     shown = ", ".join(f"{v:g}" for v in distinct[:5])
-    return f"{distinct.size}{'+' if values.size > 100_000 else ''} distinct values ({shown}{', ...' if distinct.size > 5 else ''})"
+    more = "+" if values.size > 100_000 else ""
+    return f"{distinct.size}{more} distinct values ({shown}{', ...' if distinct.size > 5 else ''})"
 
 
 def binary_indicator(X, what: str = "This method") -> sp.csc_matrix:

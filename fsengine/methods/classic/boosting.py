@@ -25,8 +25,8 @@ Boosting stops early when no stump beats chance (eps_m >= 1 - 1/K) or a stump is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd

@@ -24,8 +24,8 @@ the Euclidean norm over the K class coefficients otherwise.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning

@@ -12,4 +12,5 @@ benchmark).
 from .fit import METHOD_LABELS, METHODS, RTMFit, RTMSettings, fit_rtm, suggested_settings
 from .model import TagMatrix, tags_from
 
-__all__ = ["METHODS", "METHOD_LABELS", "RTMFit", "RTMSettings", "fit_rtm", "suggested_settings", "TagMatrix", "tags_from"]
+__all__ = ["METHODS", "METHOD_LABELS", "RTMFit", "RTMSettings", "fit_rtm", "suggested_settings", "TagMatrix",
+           "tags_from"]

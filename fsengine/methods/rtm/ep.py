@@ -36,8 +36,7 @@ import numpy as np
 from numba import njit
 
 from .beta_projection import moment_matched_change, solve_beta_change
-from .logistic_normal import (PROBIT_SCALES, PROBIT_WEIGHTS, expected_sigmoid, log_expected_sigmoid,
-                              scaled_probits)
+from .logistic_normal import PROBIT_SCALES, PROBIT_WEIGHTS, expected_sigmoid, log_expected_sigmoid, scaled_probits
 from .special import digamma, log_sigmoid, trigamma
 
 _CORE = np.polynomial.legendre.leggauss(32)
@@ -58,19 +57,19 @@ TAIL_EFOLDS = 36.0
 
 
 @njit(cache=True)
-def _put_node(rule, count, l, weight, A, B, log_peak):
-    """Store node l: weight times the unnormalised logit-Beta density, log sigmoid(+-l), theta."""
-    e = math.exp(-abs(l))
+def _put_node(rule, count, x, weight, A, B, log_peak):
+    """Store node x (a logit): weight times the unnormalised logit-Beta density, log sigmoid(+-x), theta."""
+    e = math.exp(-abs(x))
     l1p = math.log1p(e)
-    if l >= 0.0:
+    if x >= 0.0:
         lsp = -l1p
         theta = 1.0 / (1.0 + e)
     else:
-        lsp = l - l1p
+        lsp = x - l1p
         theta = e / (1.0 + e)
-    lsm = lsp - l  # log sigmoid(-l) = log sigmoid(l) - l
+    lsm = lsp - x  # log sigmoid(-x) = log sigmoid(x) - x
     w = weight * math.exp(A * lsp + B * lsm - log_peak)
-    rule[0, count] = l
+    rule[0, count] = x
     rule[1, count] = w
     rule[2, count] = lsp
     rule[3, count] = lsm

@@ -17,9 +17,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...base import BaseFeatureSelector
 from ...validation import as_binary_labels, validate_X, validate_X_y
+from .ep import QUADRATURE
 from .evidence import posterior_summary, top_tags
 from .fit import METHOD_LABELS, METHODS, RTMSettings, fit_rtm, suggested_settings
-from .ep import QUADRATURE
 from .model import TagMatrix, predict_positive, tags_from
 
 _RTM_PARAMS = {

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import time
 import warnings
-from pathlib import Path
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -30,9 +30,9 @@ from sklearn.naive_bayes import BernoulliNB
 from ...data import corpora
 from ...data.features import word_presence_tags
 from ...data.synthetic.rtm import make_rtm
+from .ep import QUADRATURE
 from .fit import METHOD_LABELS, METHODS, RTMSettings, fit_rtm
 from .model import predict_positive, tags_from
-from .ep import QUADRATURE
 
 Progress = Callable[[float, str], None]
 
@@ -133,9 +133,11 @@ def roc_curves(truth, scores: dict[str, np.ndarray]) -> tuple[dict, dict]:
 
 
 def synthetic_roc(seeds=(0, 1, 2, 3, 4), *, n_samples=800, n_tags=400, n_relevant=30,
-                  tag_rate=0.05, settings: RTMSettings = RTMSettings(), methods=METHODS,
+                  tag_rate=0.05, settings: RTMSettings | None = None, methods=METHODS,
                   progress: Progress | None = None) -> RocResult:
-    """ROC of tag relevance against the truth on data from the RTM, for several seeds."""
+    """ROC of tag relevance against the truth on data from the RTM, for several seeds
+    (``settings``: default :class:`RTMSettings` when None)."""
+    settings = settings if settings is not None else RTMSettings()
     rows, curves, traces, seconds, fits = [], {}, {}, {}, []
     for k, seed in enumerate(seeds):
         if progress:

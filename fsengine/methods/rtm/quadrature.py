@@ -56,9 +56,9 @@ def _integrate(log_density, d: int):
     return pts, np.exp(logp - log_z), log_z
 
 
-def _log_beta_in_logit(l, a, b):
-    """log of sigmoid(l)^a sigmoid(-l)^b (Beta(a, b) density in logit space, unnormalised)."""
-    return a * log_expit(l) + b * log_expit(-l)
+def _log_beta_in_logit(x, a, b):
+    """log of sigmoid(x)^a sigmoid(-x)^b (Beta(a, b) density in logit space, unnormalised)."""
+    return a * log_expit(x) + b * log_expit(-x)
 
 
 def _log_lik_from_logit(pts, X, y01):
