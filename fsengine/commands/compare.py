@@ -6,9 +6,7 @@ import argparse
 import textwrap
 from pathlib import Path
 
-from ..compare import CompareSettings, run_comparison
-from ..compare_report import html_report, write_tables
-from ..data import load_dataset
+from ..compare_settings import CompareSettings
 from ..methods.registry import get_method, method_keys
 from .method_args import methods_help, parse_classes
 from .progress import ProgressBar
@@ -59,6 +57,10 @@ def method_params(keys: list[str], items: list[str]) -> list[tuple[str, dict]]:
 
 
 def run(args) -> int:
+    from ..compare import run_comparison
+    from ..compare_report import html_report, write_tables
+    from ..data import load_dataset
+
     keys = [k.strip() for k in args.methods.split(",") if k.strip()]
     if not keys:
         raise ValueError("--methods: name at least one method, e.g. --methods bia,mi")

@@ -7,15 +7,7 @@ import json
 import textwrap
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
-from ..base import ranks_from_order
-from ..data import load_dataset
-from ..methods.adapt import restrict_classes
 from ..methods.registry import get_method, method_keys
-from ..methods.run import fit_method
-from ..plots.select import score_by_rank, score_image, top_ranked
 from .method_args import methods_help, parse_classes, write_figure
 from .progress import ProgressBar
 
@@ -47,6 +39,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def write_selection(fit, ds, out: Path) -> dict[str, Path]:
     """The CSV files of one fit: scores (by feature, with its rank, 1 = best), order (features
     best first), trace, path."""
+    import numpy as np
+    import pandas as pd
+
+    from ..base import ranks_from_order
+
     p = ds.n_features
     scores = pd.DataFrame({"feature": np.arange(p), "name": list(ds.feature_names), "score": fit.scores,
                            "rank": ranks_from_order(fit.order), "selected": fit.support})
@@ -66,17 +63,22 @@ def write_selection(fit, ds, out: Path) -> dict[str, Path]:
 
 def write_figures(fit, ds, out: Path) -> dict[str, Path]:
     """Generic score figures, a score image for image data, and the method's own figures."""
+    from ..plots.select import score_by_rank, score_image, top_ranked
+
     label = fit.spec.label
     figures = {"top_ranked": top_ranked(fit.scores, fit.order, fit.support, ds.feature_names, method=label),
                "score_by_rank": score_by_rank(fit.scores, fit.order, fit.support, method=label)}
     if ds.image_shape is not None:
         figures["score_image"] = score_image(fit.scores, ds.image_shape, method=label)
-    if fit.spec.figures is not None:
-        figures.update(fit.spec.figures(fit.selector, fit.data.ds.feature_names, fit.data.ds.image_shape))
+    figures.update(fit.spec.method_figures(fit.selector, fit.data.ds.feature_names, fit.data.ds.image_shape))
     return {name: write_figure(fig, out / f"{name}.html") for name, fig in figures.items()}
 
 
 def run(args) -> int:
+    from ..data import load_dataset
+    from ..methods.adapt import restrict_classes
+    from ..methods.run import fit_method
+
     spec = get_method(args.method)
     params = spec.parse(args.param)
     classes = parse_classes(args.classes)

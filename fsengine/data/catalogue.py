@@ -1,11 +1,24 @@
-"""Built-in catalogue entries (imported once by :mod:`fsengine.data.registry`)."""
+"""Built-in catalogue entries (imported once by :mod:`fsengine.data.registry`).
+
+Loaders and availability checks import their modules when called, so listing the catalogue
+(``fsengine datasets list``, the app's picker) stays light.
+"""
 
 from __future__ import annotations
 
-from . import bundled, documents, maxent_tasks, notmnist
-from . import letters as letters_module
+import importlib
+
 from .registry import DatasetSpec, Param, register
-from .synthetic.maxent import make_planted_maxent
+
+
+def _lazy(module: str, attr: str, /, **fixed):
+    """``fsengine.data.MODULE.ATTR(**fixed, **kwargs)``, imported on first call."""
+
+    def call(*args, **kwargs):
+        return getattr(importlib.import_module(f"fsengine.data.{module}"), attr)(*args, **fixed, **kwargs)
+
+    call.__name__ = f"{module}.{attr}"
+    return call
 
 _LETTERS_HELP = "Letters A-J to include, e.g. BD for the paper's B-vs-D task"
 
@@ -15,16 +28,16 @@ def _letters_only(load, letters: str, n_per_class: int, seed: int):
     if not letters:
         raise ValueError("Choose at least one letter (A-J).")
     ds = load(tuple(letters), n_per_class=n_per_class, seed=seed)
-    return ds.subset_classes([notmnist.LETTERS.index(ch) for ch in letters])
+    return ds.subset_classes(["ABCDEFGHIJ".index(ch) for ch in letters])
 
 
 def _load_notmnist(letters: str = "BD", n_per_class: int = 500, seed: int = 0):
-    return _letters_only(lambda chosen, **kw: notmnist.load_notmnist_idx(letters=chosen, **kw),
-                         letters, n_per_class, seed)
+    load = _lazy("notmnist", "load_notmnist_idx")
+    return _letters_only(lambda chosen, **kw: load(letters=chosen, **kw), letters, n_per_class, seed)
 
 
 def _load_letters(letters: str = "BD", n_per_class: int = 500, seed: int = 0):
-    return _letters_only(letters_module.load_letters, letters, n_per_class, seed)
+    return _letters_only(_lazy("letters", "load_letters"), letters, n_per_class, seed)
 
 
 register(DatasetSpec(
@@ -38,7 +51,7 @@ register(DatasetSpec(
         Param("n_per_class", "Images per letter", 500, min=10, max=1000),
         Param("seed", "Sampling seed", 0, min=0),
     ),
-    available=notmnist.real_notmnist_available,
+    available=_lazy("notmnist", "real_notmnist_available"),
     unavailable_hint="Run `python -m fsengine datasets fetch notmnist` or set FSENGINE_DATA.",
 ))
 
@@ -62,13 +75,7 @@ for _key, _label, _desc in (
     ("wine", "Wine (scikit-learn)", "178 wines, 13 chemical features, 3 cultivars."),
 ):
     register(DatasetSpec(key=_key, label=_label, group="Images" if _key == "digits" else "Tables",
-                         description=_desc, loader=lambda _k=_key: bundled.load_bundled(_k)))
-
-
-def _load_synthetic_glm(**params):
-    from .synthetic.glm import make_sparse_glm
-
-    return make_sparse_glm(**params)
+                         description=_desc, loader=_lazy("bundled", "load_bundled", name=_key)))
 
 
 register(DatasetSpec(
@@ -76,7 +83,7 @@ register(DatasetSpec(
     label="Sparse GLM (synthetic, known truth)",
     group="Synthetic",
     description="Correlated AR(1) features, k truly relevant; linear, logistic or Poisson response.",
-    loader=_load_synthetic_glm,
+    loader=_lazy("synthetic.glm", "make_sparse_glm"),
     params=(
         Param("family", "Family", "logistic", kind="choice", choices=("linear", "logistic", "poisson")),
         Param("n", "Samples", 500, min=10, max=100000),
@@ -97,10 +104,10 @@ for _key, _label, _desc, _min_df in (
 ):
     register(DatasetSpec(
         key=_key, label=_label, group="Text", description=_desc,
-        loader=lambda min_df=_min_df, _k=_key: documents.load_document_tags(_k, min_df=min_df),
+        loader=_lazy("documents", "load_document_tags", name=_key),
         params=(Param("min_df", "Minimum document frequency", _min_df, min=1, max=1000,
                       help="A word becomes a feature when it occurs in at least this many documents"),),
-        available=lambda _k=_key: documents.corpus_available(_k),
+        available=_lazy("paths", "corpus_present", name=_key),
         unavailable_hint=f"Run `python -m fsengine datasets fetch {_key}` or set FSENGINE_DATA.",
     ))
 _GROUPS_HELP = "Template groups joined by + (words, pos, tags, affixes, shape, conjunctions) or all"
@@ -113,13 +120,13 @@ for _task, _label in (("np", "Base-NP chunking"), ("chunk", "full chunking")):
         group="Sequences",
         description=f"WSJ 15-18 train / 20 test, {_label}: one row per token, one binary column per "
                     "template predicate (words, POS, previous tags, affixes, shape, conjunctions).",
-        loader=lambda _t=_task, **kw: maxent_tasks.load_conll2000_maxent(task=_t, **kw),
+        loader=_lazy("maxent_tasks", "load_conll2000_maxent", task=_task),
         params=(
             Param("groups", "Template groups", "all", kind="str", help=_GROUPS_HELP),
             Param("cutoff", "Predicate count cutoff", 1, min=1),
             Param("n_sentences", "Training sentences (0 = all 8,936)", 0, min=0, max=8936),
         ),
-        available=maxent_tasks.corpus_available("conll2000"),
+        available=_lazy("paths", "corpus_present", name="conll2000"),
         unavailable_hint="Set FSENGINE_DATA or run `python -m fsengine datasets fetch conll2000`.",
     ))
 
@@ -129,13 +136,13 @@ register(DatasetSpec(
     group="Sequences",
     description="3,914 WSJ sentences (last 10% test): one row per token, one binary column per "
                 "tagger template predicate (words, previous tags, affixes, shape).",
-    loader=maxent_tasks.load_treebank_pos,
+    loader=_lazy("maxent_tasks", "load_treebank_pos"),
     params=(
         Param("groups", "Template groups", "all", kind="str", help=_GROUPS_HELP),
         Param("cutoff", "Predicate count cutoff", 1, min=1),
         Param("n_sentences", "Training sentences (0 = all)", 0, min=0, max=3914),
     ),
-    available=maxent_tasks.corpus_available("treebank"),
+    available=_lazy("paths", "corpus_present", name="treebank"),
     unavailable_hint="Set FSENGINE_DATA or run `python -m fsengine datasets fetch treebank`.",
 ))
 
@@ -145,7 +152,7 @@ register(DatasetSpec(
     group="Synthetic",
     description="Sparse binary predicates; labels from a maxent model with 20 planted "
                 "(predicate, class) features; held-out split included.",
-    loader=make_planted_maxent,
+    loader=_lazy("synthetic.maxent", "make_planted_maxent"),
     params=(
         Param("n_samples", "Training rows", 5000, min=100, max=200000),
         Param("n_predicates", "Predicates", 300, min=20, max=20000),
@@ -155,20 +162,13 @@ register(DatasetSpec(
 ))
 
 
-def _load_synthetic_rtm(n_samples: int = 800, n_tags: int = 400, n_relevant: int = 30,
-                        tag_rate: float = 0.05, seed: int = 0):
-    from .synthetic.rtm import make_rtm
-
-    return make_rtm(n_samples, n_tags, n_relevant, tag_rate=tag_rate, seed=seed)
-
-
 register(DatasetSpec(
     key="synthetic_rtm",
     label="Relevance Tagging Machine model (synthetic tags)",
     group="Synthetic",
     description="Binary tags and classes sampled from the RTM itself, with a known relevant set "
                 "(Molchanov et al.'s synthetic ROC task: 800 objects, 400 tags, 30 relevant).",
-    loader=_load_synthetic_rtm,
+    loader=_lazy("synthetic.rtm", "make_rtm"),
     params=(
         Param("n_samples", "Objects", 800, min=20, max=100_000),
         Param("n_tags", "Tags", 400, min=2, max=20_000),

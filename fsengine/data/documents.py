@@ -12,22 +12,12 @@ import numpy as np
 from .corpora import LabelledTexts, read_movie_reviews, read_sentence_polarity, read_subjectivity
 from .dataset import Dataset, Provenance
 from .features.tags import word_presence_tags
-from .paths import DataNotFoundError, find_corpus
 
 READERS = {
     "movie_reviews": read_movie_reviews,
     "sentence_polarity": read_sentence_polarity,
     "subjectivity": read_subjectivity,
 }
-
-
-def corpus_available(name: str) -> bool:
-    """True when the NLTK-layout corpus is found (zip or folder) under the data roots."""
-    try:
-        find_corpus(name)
-    except DataNotFoundError:
-        return False
-    return True
 
 
 def load_document_tags(name: str, min_df: int = 10) -> Dataset:

@@ -21,22 +21,10 @@ import numpy as np
 from .corpora import read_conll2000, read_treebank_tagged
 from .dataset import Dataset, Provenance
 from .features.templates import CHUNK_TEMPLATES, GROUPS, TAGGER_TEMPLATES, TemplateFeaturizer, templates_by_group
-from .paths import DataNotFoundError, find_corpus
 
 CONLL_SOURCE = "CoNLL-2000 chunking (WSJ sections 15-18 train, 20 test) via NLTK data"
 CONLL_LICENCE = "CoNLL-2000 shared task data (Penn Treebank WSJ text, research use)"
 NP_TAGS = ("B-NP", "I-NP")
-
-
-def corpus_available(name: str):
-    """A check for the catalogue: is the NLTK-layout corpus ``name`` present?"""
-    def check() -> bool:
-        try:
-            find_corpus(name)
-        except DataNotFoundError:
-            return False
-        return True
-    return check
 
 
 def parse_groups(groups: str) -> tuple[str, ...]:

@@ -71,6 +71,15 @@ def find_corpus(name: str) -> Path:
     raise DataNotFoundError(_not_found_message(f"corpora/{name}(.zip)", tried, name))
 
 
+def corpus_present(name: str) -> bool:
+    """True when the NLTK-layout corpus ``name`` is found (zip or folder): the catalogue's check."""
+    try:
+        find_corpus(name)
+    except DataNotFoundError:
+        return False
+    return True
+
+
 def _not_found_message(what: str, tried: list[Path], fetch_name: str | None) -> str:
     shown = "\n  ".join(str(p) for p in tried[:8])
     more = f"\n  ... and {len(tried) - 8} more" if len(tried) > 8 else ""

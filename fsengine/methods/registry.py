@@ -9,25 +9,19 @@ How a Dataset is adapted to a method's :class:`Needs` lives in :mod:`fsengine.me
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base import BaseFeatureSelector, VarianceRankSelector
 from ..data.registry import HasParams, Param
-from ..plots import select as select_figures
-from ..selectors import (
-    BayesFactorSelector,
-    BIASelector,
-    BoostingSelector,
-    CountCutoffSelector,
-    IFSSelector,
-    L1PathSelector,
-    MDLSelector,
-    MutualInfoSelector,
-    RTMSelector,
-    SGCSelector,
-)
+
+
+def resolve(ref: str):
+    """The object a ``"package.module:attribute"`` reference names, imported on demand (the
+    registry names selectors and figure builders this way, so that listing the methods, as
+    ``--help`` does, imports neither scikit-learn nor numba)."""
+    module, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 CLASSIFICATION = ("classification",)
 ANY_TASK = ("classification", "regression")
@@ -72,22 +66,23 @@ class MethodSpec(HasParams):
     key       command-line name (``--method bia``)
     label     display name (also the key of ``plots.style.METHOD_COLORS``)
     summary   one line: what the score means
-    make      selector factory called with the main parameters as keyword arguments
+    factory   ``"module:name"`` of the selector factory, called with the main parameters
     params    the main parameters (defaults, ranges, help)
     needs     what data it accepts
     progress  the method reports ``callback(fraction, message)`` through ``fit(X, y, progress=callback)``
               (every BaseFeatureSelector accepts the argument; only these use it)
-    figures   the method's own figures for ``fsengine select`` (see :mod:`fsengine.plots.select`)
+    figures   ``"module:name"`` of the method's own figures for ``fsengine select``
+              (see :mod:`fsengine.plots.select`), or None
     """
 
     key: str
     label: str
     summary: str
-    make: Callable[..., BaseFeatureSelector]
+    factory: str
     params: tuple[Param, ...] = ()
     needs: Needs = field(default_factory=Needs)
     progress: bool = False
-    figures: Callable[..., dict] | None = None
+    figures: str | None = None
 
     _kind = "Method"
 
@@ -109,8 +104,16 @@ class MethodSpec(HasParams):
             values[name.strip()] = self.param(name.strip()).parse(text.strip())
         return values
 
-    def build(self, params: dict[str, Any] | None = None) -> BaseFeatureSelector:
+    def make(self, **values):
+        """A new selector with these (already resolved) parameters."""
+        return resolve(self.factory)(**values)
+
+    def build(self, params: dict[str, Any] | None = None):
         return self.make(**self.resolve(params))
+
+    def method_figures(self, selector, names, image_shape) -> dict:
+        """The method's own figures of a fitted ``selector`` ({} when it has none)."""
+        return resolve(self.figures)(selector, names, image_shape) if self.figures else {}
 
 
 #: parameters shared by the maxent gain selectors (IFS, SGC, count cutoff)
@@ -120,71 +123,74 @@ _CUTOFF = Param("cutoff", "Count cutoff", 1, min=1, max=1000,
                 help="candidate pairs must occur together at least this often")
 
 
-def _l1(n_Cs: int, C_span: float, cv: int) -> L1PathSelector:
-    return L1PathSelector(n_Cs=n_Cs, C_span=C_span, cv=cv or None)
+def l1_selector(n_Cs: int, C_span: float, cv: int):
+    """The L1 path selector from the registry's parameters (``cv=0``: no cross-validation)."""
+    return resolve("fsengine.selectors:L1PathSelector")(n_Cs=n_Cs, C_span=C_span, cv=cv or None)
 
 
-def _rtm(method: str, alpha0: float, ard: bool, max_iter: int) -> RTMSelector:
-    return RTMSelector(method=method, alpha0=alpha0 or "auto", ard=ard, max_iter=max_iter)
+def rtm_selector(method: str, alpha0: float, ard: bool, max_iter: int):
+    """The RTM selector from the registry's parameters (``alpha0=0``: chosen from the data)."""
+    return resolve("fsengine.selectors:RTMSelector")(method=method, alpha0=alpha0 or "auto", ard=ard,
+                                                     max_iter=max_iter)
 
 
 _ENTRIES = (
     MethodSpec(
         "bia", "BIA", "posterior inclusion probability by the Bayesian Ising Approximation (Fisher & Mehta)",
-        BIASelector,
+        "fsengine.selectors:BIASelector",
         params=(Param("family", "GLM family", "logistic", kind="choice", choices=("logistic", "linear", "poisson"),
                       help="logistic for two classes, linear for real targets, poisson for counts"),
                 Param("lambda_ratio", "Λ/Λ* of the reported posteriors", 1.0, kind="float", min=0.05, max=100.0,
                       help="below 1 the expansion behind the Ising model breaks down"),
                 Param("n_steps", "Path steps", 200, min=20, max=1000, help="step k is at Λ/Λ* = 20/k")),
         needs=Needs(two_classes=True, non_constant=True, max_features=5000, tasks=ANY_TASK),
-        figures=select_figures.bia_figures),
+        figures="fsengine.plots.select:bia_figures"),
     MethodSpec(
         "mi", "MI", "Naive Bayes mutual information I(X_i; Y) of each binary feature (Jaakkola Eq. 2)",
-        MutualInfoSelector,
+        "fsengine.selectors:MutualInfoSelector",
         params=(Param("alpha", "Test level (Bonferroni)", 0.01, kind="float", min=1e-6, max=0.5,
                       help="features whose independence test rejects at this level are 'selected'"),),
-        needs=Needs(binary_features=True), figures=select_figures.mi_figures),
+        needs=Needs(binary_features=True), figures="fsengine.plots.select:mi_figures"),
     MethodSpec(
         "mdl", "MDL", "Naive Bayes forward selection minimising the description length (Jaakkola Eq. 10-15)",
-        MDLSelector,
+        "fsengine.selectors:MDLSelector",
         params=(Param("max_features", "Largest subset explored", 30, min=1, max=500),),
-        needs=Needs(binary_features=True), progress=True, figures=select_figures.mdl_figures),
+        needs=Needs(binary_features=True), progress=True, figures="fsengine.plots.select:mdl_figures"),
     MethodSpec(
         "l1", "L1", "entry order along the L1-logistic regularisation path (Jaakkola Eq. 18-19)",
-        _l1,
+        "fsengine.methods.registry:l1_selector",
         params=(Param("n_Cs", "Values of C", 20, min=4, max=100),
                 Param("C_span", "C range (max / min)", 1000.0, kind="float", min=2.0, max=1e6),
                 Param("cv", "Cross-validation folds (0: none)", 0, min=0, max=10,
                       help="0: the method's own selection is the model at the largest C; k >= 2: the C "
                            "with the best k-fold accuracy (k+1 times the work)")),
-        progress=True, figures=select_figures.l1_figures),
+        progress=True, figures="fsengine.plots.select:l1_figures"),
     MethodSpec(
         "boosting", "Boosting",
         "total vote (alpha) of the AdaBoost decision stumps on each feature (Jaakkola Eq. 21-34)",
-        BoostingSelector,
+        "fsengine.selectors:BoostingSelector",
         params=(Param("n_estimators", "Boosting rounds", 50, min=1, max=1000),),
-        progress=True, figures=select_figures.boosting_figures),
+        progress=True, figures="fsengine.plots.select:boosting_figures"),
     MethodSpec(
         "ifs", "IFS", "log-likelihood gain of the best (feature, class) pair of a conditional maxent model, "
         "every gain recomputed each stage (Berger et al.; Zhou et al. Fig. 1)",
-        IFSSelector, params=(_PAIRS, _CUTOFF), figures=select_figures.gain_figures("IFS")),
+        "fsengine.selectors:IFSSelector", params=(_PAIRS, _CUTOFF), figures="fsengine.plots.select:gain_figures"),
     MethodSpec(
         "sgc", "SGC", "the same gains as IFS, recomputed selectively from a heap of stale gains "
         "(Zhou et al. Fig. 2)",
-        SGCSelector,
+        "fsengine.selectors:SGCSelector",
         params=(_PAIRS, _CUTOFF,
                 Param("lookahead", "Look-ahead L", 0, min=0, max=5000,
                       help="also recompute the next L candidates each stage (SGC-LA; the paper uses 500)")),
-        figures=select_figures.gain_figures("SGC")),
+        figures="fsengine.plots.select:gain_figures"),
     MethodSpec(
         "count", "Count cutoff", "how often the feature fires together with a class, for its most frequent "
         "(feature, class) pair (the count-cutoff baseline of Zhou et al. Fig. 5; binary predicates)",
-        CountCutoffSelector, params=(_PAIRS, _CUTOFF), needs=Needs(binary_features=True)),
+        "fsengine.selectors:CountCutoffSelector", params=(_PAIRS, _CUTOFF), needs=Needs(binary_features=True)),
     MethodSpec(
         "bayes", "Bayes factor", "Laplace-approximated log Bayes factor of adding the feature's best "
         "(feature, class) pair to a maxent model; stops when no candidate beats the model (Daume III)",
-        BayesFactorSelector,
+        "fsengine.selectors:BayesFactorSelector",
         params=(Param("features_per_round", "Pairs added per round (S)", 10, min=1, max=1000,
                       help="one MAP fit per round; up to S pairs added with Eq. (14) re-scoring"),
                 Param("prior_variance", "Prior variance σ²", 1.0, kind="float", min=1e-4, max=1e4),
@@ -192,11 +198,11 @@ _ENTRIES = (
                       help="laplace: -1/2 log(σ² a_g) as Eq. (7) gives; printed: +1/2 log a_g as Eq. (12) is printed"),
                 Param("log_prior_odds", "Log prior odds per pair", 0.0, kind="float", min=-50.0, max=50.0,
                       help="0: uniform model prior (Eq. 13); -2 asks for e² times more evidence per pair")),
-        figures=select_figures.bayes_factor_figures),
+        figures="fsengine.plots.select:bayes_factor_figures"),
     MethodSpec(
         "rtm", "RTM", "log Bayes factor of theta_j = P(class 1 | tag j) against 0.5 under the Relevance "
         "Tagging Machine's approximate posterior (Molchanov, Kondrashkin & Vetrov)",
-        _rtm,
+        "fsengine.methods.registry:rtm_selector",
         params=(Param("method", "Training method", "power_ep", kind="choice", choices=("power_ep", "ep", "em"),
                       help="power_ep: the slides' Power EP (eta = -1); ep: standard EP, about 10x slower; "
                            "em: variational lower bound"),
@@ -207,10 +213,11 @@ _ENTRIES = (
                       help="selected tags: those the ARD does not pin at 0.5 (about 10x slower); "
                            "off: log Bayes factor > 0 under the fixed prior"),
                 Param("max_iter", "Max sweeps", 300, min=10, max=5000)),
-        needs=Needs(two_classes=True, binary_features=True), progress=True, figures=select_figures.rtm_figures),
+        needs=Needs(two_classes=True, binary_features=True), progress=True,
+        figures="fsengine.plots.select:rtm_figures"),
     MethodSpec(
         "variance", "Variance", "variance of each feature, ignoring the labels (an unsupervised baseline)",
-        VarianceRankSelector, needs=Needs(tasks=ANY_TASK)),
+        "fsengine.base:VarianceRankSelector", needs=Needs(tasks=ANY_TASK)),
 )
 
 METHODS: dict[str, MethodSpec] = {spec.key: spec for spec in _ENTRIES}

@@ -107,17 +107,14 @@ def boosting_figures(selector, names, image_shape) -> dict[str, go.Figure]:
     return {"boosting_rounds": boosting_rounds(selector.trace_, list(names))}
 
 
-def gain_figures(label: str):
-    """Figures of a maxent gain selector labelled ``label`` (``plots.maxent``): the gain of the
-    pair selected at each stage and the gain computations per stage (Zhou et al. Fig. 3)."""
-
-    def figures(selector, names, image_shape) -> dict[str, go.Figure]:
-        traces = {label: selector.trace_}
-        if not len(selector.trace_):
-            return {}
-        return {"gain_per_stage": gain_per_stage(traces), "gain_computations": gain_computations(traces)}
-
-    return figures
+def gain_figures(selector, names, image_shape) -> dict[str, go.Figure]:
+    """Figures of a maxent gain selector (``plots.maxent``): the gain of the pair selected at each
+    stage and the gain computations per stage (Zhou et al. Fig. 3), labelled by the method."""
+    label = "IFS" if type(selector).__name__ == "IFSSelector" else "SGC"
+    traces = {label: selector.trace_}
+    if not len(selector.trace_):
+        return {}
+    return {"gain_per_stage": gain_per_stage(traces), "gain_computations": gain_computations(traces)}
 
 
 def bayes_factor_figures(selector, names, image_shape) -> dict[str, go.Figure]:
