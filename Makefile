@@ -4,6 +4,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP_APP  := $(VENV)/.installed-app
 STAMP_TEST := $(VENV)/.installed-test
+PORT   ?= 8501
+HOST   ?= 127.0.0.1
 
 .PHONY: app test test-quick bench install clean
 
@@ -22,7 +24,8 @@ $(STAMP_TEST): pyproject.toml | $(PY)
 install: $(STAMP_APP)
 
 app: $(STAMP_APP)
-	$(PY) -m streamlit run app.py --server.address 127.0.0.1 --server.port 8501
+	$(PY) -m fsengine warmup
+	$(PY) -m fsengine app --entry app.py --port $(PORT) --host $(HOST) --no-warmup
 
 test: $(STAMP_TEST)
 	$(PY) -m ruff check .

@@ -9,4 +9,4 @@ plots       pure plotly figure builders
 selectors   every method as a scikit-learn compatible transformer
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -10,6 +10,7 @@ import argparse
 import importlib
 import sys
 
+from . import __version__
 from .commands import COMMAND_MODULES
 from .data.paths import DataNotFoundError
 
@@ -18,7 +19,9 @@ USER_ERRORS = (ValueError, DataNotFoundError, FileNotFoundError, PermissionError
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="fsengine", description="Feature Selection Explorer: engine command line.")
+        prog="fsengine", description="Feature Selection Explorer: the dashboard (fsengine app) and the engine's "
+                                     "command line.")
+    parser.add_argument("--version", action="version", version=f"fsengine {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     handlers = {}

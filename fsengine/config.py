@@ -1,8 +1,15 @@
 """Environment variables and project paths, read in one place.
 
+Two layouts: a *checkout* (the package next to ``pyproject.toml``, ``app.py`` and ``pages/``) keeps
+downloads and caches in its own ``datasets/`` folder; an *installed* package (``pip install``)
+uses per-user folders from platformdirs (e.g. ``~/.local/share/fsengine`` and
+``~/.cache/fsengine`` on Linux), never its own site-packages folder. The variables override both.
+
 FSENGINE_DATA         folder holding real data in the shared layout (``notmnist/``, ``nltk_data/``).
-FSENGINE_CACHE        folder for generated and downloaded files (default ``<project>/datasets/cache``).
-FSENGINE_DATASETS     folder that ``fetch`` downloads into (default ``<project>/datasets``).
+FSENGINE_CACHE        folder for generated files (checkout: ``<project>/datasets/cache``;
+                      installed: the per-user cache folder).
+FSENGINE_DATASETS     folder that ``fetch`` downloads into (checkout: ``<project>/datasets``;
+                      installed: ``datasets`` in the per-user data folder).
 FSENGINE_MAX_UPLOAD_MB  size limit for user uploads in the app (default 200).
 FSENGINE_FETCH_BASE_URL optional mirror that replaces every public download address (tests use a
                       loopback server).
@@ -17,6 +24,17 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
+def in_checkout() -> bool:
+    """True when the package runs from a source checkout (not from site-packages)."""
+    return all((PROJECT_ROOT / name).exists() for name in ("pyproject.toml", "app.py", "pages"))
+
+
+def _user_dirs():
+    import platformdirs
+
+    return platformdirs.PlatformDirs("fsengine", appauthor=False)
+
+
 def _env_path(name: str) -> Path | None:
     value = os.environ.get(name, "").strip()
     return Path(value).expanduser() if value else None
@@ -28,15 +46,28 @@ def data_root() -> Path | None:
 
 
 def datasets_dir() -> Path:
-    """Where ``fetch`` stores downloads (``FSENGINE_DATASETS`` or ``<project>/datasets``)."""
-    return _env_path("FSENGINE_DATASETS") or PROJECT_ROOT / "datasets"
+    """Where ``fetch`` stores downloads: ``FSENGINE_DATASETS``, else ``<project>/datasets`` in a
+    checkout, else ``datasets`` in the per-user data folder."""
+    explicit = _env_path("FSENGINE_DATASETS")
+    if explicit is not None:
+        return explicit
+    return PROJECT_ROOT / "datasets" if in_checkout() else _user_dirs().user_data_path / "datasets"
 
 
 def cache_dir() -> Path:
-    """Folder for generated files; created on first use."""
-    path = _env_path("FSENGINE_CACHE") or datasets_dir() / "cache"
+    """Folder for generated files (``FSENGINE_CACHE``, else ``datasets/cache`` in a checkout,
+    else the per-user cache folder); created on first use."""
+    path = _env_path("FSENGINE_CACHE")
+    if path is None:
+        path = datasets_dir() / "cache" if in_checkout() else _user_dirs().user_cache_path
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def results_dir() -> Path:
+    """Recorded paper reproductions (``docs/results`` of a checkout, or the copy shipped in the
+    package as ``fsengine/recorded``); pages read their recorded tables from here."""
+    return PROJECT_ROOT / "docs" / "results" if in_checkout() else Path(__file__).resolve().parent / "recorded"
 
 
 def max_upload_bytes() -> int:

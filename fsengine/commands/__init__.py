@@ -2,5 +2,5 @@
 ``run(args) -> int``."""
 
 #: modules listed here become sub-commands, in this order
-COMMAND_MODULES = ("fsengine.commands.reproduce", "fsengine.commands.datasets", "fsengine.commands.select",
-                   "fsengine.commands.compare")
+COMMAND_MODULES = ("fsengine.commands.app", "fsengine.commands.select", "fsengine.commands.compare",
+                   "fsengine.commands.reproduce", "fsengine.commands.datasets", "fsengine.commands.warmup")

@@ -184,7 +184,7 @@ def render() -> None:
         recorded = rtm_exp.recorded_accuracy()
         c_ours.markdown("**Recorded 5-fold CV** (`python -m fsengine reproduce rtm-roc`)")
         if recorded is None:
-            c_ours.info("No recorded run found (docs/results/rtm-roc/accuracy_folds.csv).")
+            c_ours.info("No recorded run found (`fsengine reproduce rtm-roc` records one).")
         else:
             c_ours.dataframe(recorded.style.format("{:.4f}"), width="stretch")
         c_slides.markdown("**The slides' table** (their two datasets are not named)")

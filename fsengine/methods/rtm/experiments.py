@@ -27,6 +27,7 @@ from sklearn.metrics import roc_auc_score, roc_curve
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.naive_bayes import BernoulliNB
 
+from ... import config
 from ...data import corpora
 from ...data.features import word_presence_tags
 from ...data.synthetic.rtm import make_rtm
@@ -260,13 +261,10 @@ def baseline_accuracy(X_train, y_train, X_test, y_test) -> dict[str, float]:
 
 
 #: where ``reproduce rtm-roc`` records its results
-RECORDED = Path(__file__).resolve().parents[3] / "docs" / "results" / "rtm-roc"
-RECORDED_FOLDS = RECORDED / "accuracy_folds.csv"
-RECORDED_AUC = RECORDED / "synthetic_auc.csv"
-
-
-def recorded_accuracy(path: Path = RECORDED_FOLDS) -> pd.DataFrame | None:
-    """Mean CV accuracy per method and corpus from a recorded reproduction run (None if absent)."""
+def recorded_accuracy(path: Path | None = None) -> pd.DataFrame | None:
+    """Mean CV accuracy per method and corpus from a recorded reproduction run (None if absent);
+    ``path`` defaults to ``accuracy_folds.csv`` of the recorded ``rtm-roc`` run."""
+    path = path or config.results_dir() / "rtm-roc" / "accuracy_folds.csv"
     if not Path(path).is_file():
         return None
     folds = pd.read_csv(path)
@@ -274,8 +272,9 @@ def recorded_accuracy(path: Path = RECORDED_FOLDS) -> pd.DataFrame | None:
     return table.rename(columns={k: c.label for k, c in CORPORA.items()})
 
 
-def recorded_synthetic_auc(path: Path = RECORDED_AUC) -> pd.DataFrame | None:
+def recorded_synthetic_auc(path: Path | None = None) -> pd.DataFrame | None:
     """AUC per seed (rows) and method (columns) from a recorded reproduction run (None if absent)."""
+    path = path or config.results_dir() / "rtm-roc" / "synthetic_auc.csv"
     if not Path(path).is_file():
         return None
     return pd.read_csv(path, index_col=0)
