@@ -8,10 +8,11 @@
                        with r = |A ∩ B|, k = |A| = |B|, n the number of features.
 ``kuncheva_stability`` the stability of K subsets in the same paper, the mean of I_C over all
                        pairs: 2 / (K (K - 1)) sum_{i<j} I_C(S_i, S_j).
-``roc_curve``, ``roc_auc``  ROC of feature scores against a known relevant set, with tied scores
-                       forming one step (a diagonal segment), so the AUC equals the
-                       Mann-Whitney probability P(score of a relevant > score of an irrelevant)
-                       + 1/2 P(tie).
+``roc_curve``, ``roc_auc``  ROC of feature scores against a known relevant set: scikit-learn's
+                       ``roc_curve`` (every distinct score a point; tied scores one diagonal step)
+                       and ``roc_auc_score``, so the AUC is the Mann-Whitney probability
+                       P(score of a relevant > score of an irrelevant) + 1/2 P(tie); these
+                       wrappers add the checks and messages for feature scores.
 
 Properties of I_C used by the tests: it is 1 for identical subsets; r is hypergeometric for two
 independent uniformly random k-subsets with mean k^2 / n, so E[I_C] = 0 ("chance"); its minimum
@@ -84,18 +85,15 @@ def _check_truth_scores(truth, scores) -> tuple[np.ndarray, np.ndarray]:
 def roc_curve(truth, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(fpr, tpr, thresholds): one point per distinct score, highest first, starting at (0, 0)
     with threshold +inf. A feature counts as predicted relevant when its score >= threshold."""
+    from sklearn.metrics import roc_curve as sklearn_roc_curve
+
     truth, scores = _check_truth_scores(truth, scores)
-    order = np.argsort(-scores, kind="mergesort")
-    s, t = scores[order], truth[order]
-    last_of_group = np.r_[np.flatnonzero(np.diff(s)), s.size - 1]
-    tps = np.cumsum(t)[last_of_group]
-    fps = last_of_group + 1 - tps
-    fpr = np.r_[0.0, fps / (t.size - t.sum())]
-    tpr = np.r_[0.0, tps / t.sum()]
-    return fpr, tpr, np.r_[np.inf, s[last_of_group]]
+    return sklearn_roc_curve(truth, scores, drop_intermediate=False)
 
 
 def roc_auc(truth, scores) -> float:
-    """Area under :func:`roc_curve` by the trapezoid rule (ties count one half)."""
-    fpr, tpr, _ = roc_curve(truth, scores)
-    return float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2.0))
+    """Area under :func:`roc_curve` (ties count one half)."""
+    from sklearn.metrics import roc_auc_score
+
+    truth, scores = _check_truth_scores(truth, scores)
+    return float(roc_auc_score(truth, scores))

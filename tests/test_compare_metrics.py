@@ -6,8 +6,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.metrics import roc_auc_score
-from sklearn.metrics import roc_curve as sk_roc_curve
 
 from fsengine.selection_metrics import jaccard, jaccard_matrix, kuncheva_index, kuncheva_stability, roc_auc, roc_curve
 
@@ -62,19 +60,19 @@ def test_kuncheva_rejects_undefined_cases(args, message):
 @given(st.integers(2, 40).flatmap(lambda n: st.tuples(
     st.lists(st.booleans(), min_size=n, max_size=n),
     st.lists(st.integers(-3, 3), min_size=n, max_size=n))))
-def test_roc_matches_sklearn_and_mann_whitney(case):
+def test_roc_auc_is_the_mann_whitney_probability_by_brute_force(case):
     truth, scores = np.array(case[0]), np.array(case[1], dtype=float)
     if truth.all() or not truth.any():
         with pytest.raises(ValueError, match="both relevant and irrelevant"):
             roc_curve(truth, scores)
         return
     fpr, tpr, thr = roc_curve(truth, scores)
-    sk_fpr, sk_tpr, sk_thr = sk_roc_curve(truth, scores, drop_intermediate=False)
-    np.testing.assert_allclose(fpr, sk_fpr)
-    np.testing.assert_allclose(tpr, sk_tpr)
-    np.testing.assert_array_equal(thr[1:], sk_thr[1:])
+    # one point per distinct score (ties form one step), by counting at each threshold
+    distinct = np.unique(scores)[::-1]
+    np.testing.assert_array_equal(thr[1:], distinct)
+    np.testing.assert_allclose(tpr[1:], [(scores[truth] >= c).mean() for c in distinct])
+    np.testing.assert_allclose(fpr[1:], [(scores[~truth] >= c).mean() for c in distinct])
     auc = roc_auc(truth, scores)
-    assert auc == pytest.approx(roc_auc_score(truth, scores))
     pos, neg = scores[truth], scores[~truth]
     mann_whitney = np.mean([(a > b) + 0.5 * (a == b) for a in pos for b in neg])
     assert auc == pytest.approx(mann_whitney)

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from PIL import Image
-from sklearn.feature_extraction.text import CountVectorizer
 
 from fsengine.data import DataNotFoundError, load_dataset
 from fsengine.data.bundled import load_bundled
@@ -25,6 +24,7 @@ from fsengine.data.corpora import (
     read_treebank_tagged,
 )
 from fsengine.data.documents import load_document_tags
+from fsengine.data.features import word_presence_tags
 from fsengine.data.notmnist import (
     CorruptDataError,
     load_notmnist_folder,
@@ -233,13 +233,34 @@ def test_corrupt_corpora(tmp_path):
 
 
 # ---------------------------------------------------------------------- document tag datasets
-def test_word_presence_tags_match_scikit_learn():
-    """Our tags equal CountVectorizer(binary=True) with the same token pattern and min_df."""
+def _presence_by_hand(texts, min_df):
+    """Reference: each document's set of tokens, document frequencies by counting."""
+    import re
+
+    docs = [set(re.findall(r"[a-z0-9][a-z0-9'\-]*", t.lower())) for t in texts]
+    vocab = sorted(w for w in set().union(*docs) if sum(w in d for d in docs) >= min_df)
+    return np.array([[w in d for w in vocab] for d in docs], dtype=float), tuple(vocab)
+
+
+def test_word_presence_tags_are_document_word_sets_with_min_df():
+    texts = ["Don't buy it: a well-made, DULL film.", "A dull plot; a well-made cast!", "film film film 42",
+             "-- '' !!", "The cast don't care"]
+    for min_df in (1, 2, 3):
+        X, vocab = word_presence_tags(texts, min_df=min_df)
+        ref, ref_vocab = _presence_by_hand(texts, min_df)
+        assert vocab == ref_vocab and sp.issparse(X)
+        np.testing.assert_array_equal(X.toarray(), ref)
+    test_X, _ = word_presence_tags(["dull dull film", "nothing known"], vocabulary=("dull", "film", "plot"))
+    np.testing.assert_array_equal(test_X.toarray(), [[1, 1, 0], [0, 0, 0]])
+    assert word_presence_tags(["x", "y"], min_df=2)[1] == ()
+
+
+def test_document_tags_of_a_real_corpus():
     ds = require_real(load_document_tags, "sentence_polarity", min_df=25)
-    vec = CountVectorizer(binary=True, min_df=25, token_pattern=r"[a-z0-9][a-z0-9'\-]*")
-    ref = vec.fit_transform(ds.texts)
-    assert ds.feature_names == tuple(vec.get_feature_names_out())
-    assert sp.issparse(ds.X) and (ds.X != ref).nnz == 0
+    full, vocab = _presence_by_hand(ds.texts, 25)
+    assert ds.feature_names == vocab
+    np.testing.assert_array_equal(ds.X[:500].toarray(), full[:500])
+    assert sp.issparse(ds.X) and set(np.unique(ds.X.data)) == {1.0}
     assert ds.target_names == ("neg", "pos") and ds.texts is not None
     assert ds.provenance.counts["features"] == ds.n_features
 

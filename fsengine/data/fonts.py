@@ -2,9 +2,12 @@
 
 notMNIST (Bulatov 2011) holds the letters A-J rendered from publicly available fonts. The
 generator in :mod:`fsengine.data.letters` does the same with every face this machine has: the
-system font folders and the fonts shipped inside installed Python packages (matplotlib's
-``mpl-data/fonts/ttf``, streamlit's static media, ...), in whatever format Pillow opens
-(TrueType, OpenType, collections, WOFF/WOFF2; variable fonts contribute their named instances).
+system fonts (found by ``matplotlib.font_manager``) and the fonts shipped inside installed Python
+packages (matplotlib's ``mpl-data/fonts/ttf``, streamlit's static media, ...), in whatever format
+Pillow opens (TrueType, OpenType, collections, WOFF/WOFF2; variable fonts contribute their named
+instances). matplotlib is a dependency for this: its 40-odd bundled DejaVu, STIX and Computer
+Modern faces are what make the generated letters (the default images when real notMNIST is
+absent) possible on any machine, and its font manager knows where each platform keeps fonts.
 
 A face is kept only when its A-J glyphs are real letters:
 
@@ -22,9 +25,7 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata as metadata
-import os
 import re
-import sys
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -89,25 +90,16 @@ class FaceInventory:
 
 
 # ----------------------------------------------------------------------------------- discovery
-def system_font_dirs() -> list[Path]:
-    """The usual font folders of Linux, macOS and Windows that exist here."""
-    home = Path.home()
-    dirs = [Path("/usr/share/fonts"), Path("/usr/local/share/fonts"), home / ".fonts",
-            home / ".local" / "share" / "fonts"]
-    if sys.platform == "darwin":  # pragma: no cover - platform specific
-        dirs += [Path("/System/Library/Fonts"), Path("/Library/Fonts"), home / "Library" / "Fonts"]
-    if os.name == "nt":  # pragma: no cover - platform specific
-        dirs.append(Path(os.environ.get("WINDIR", "C:/Windows")) / "Fonts")
-    return [d for d in dirs if d.is_dir()]
-
-
 def _is_font(path: Path) -> bool:
     return path.suffix.lower() in FONT_SUFFIXES
 
 
 def system_font_files() -> list[Path]:
-    """Font files under :func:`system_font_dirs`."""
-    return sorted(p for d in system_font_dirs() for p in d.rglob("*") if p.is_file() and _is_font(p))
+    """The machine's font files as matplotlib's font manager finds them (fontconfig's list where
+    it exists, else the platform's font folders; TrueType, OpenType and collections)."""
+    from matplotlib import font_manager
+
+    return sorted({Path(p) for p in font_manager.findSystemFonts(fontext="ttf")})
 
 
 def _normalise_dist_name(name: str) -> str:

@@ -23,7 +23,6 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import mutual_info_classif
 from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
-from sklearn.metrics import roc_auc_score, roc_curve
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.naive_bayes import BernoulliNB
 
@@ -31,6 +30,7 @@ from ... import config
 from ...data import corpora
 from ...data.features import word_presence_tags
 from ...data.synthetic.rtm import make_rtm
+from ...selection_metrics import roc_auc, roc_curve
 from .ep import QUADRATURE
 from .fit import METHOD_LABELS, METHODS, RTMSettings, fit_rtm
 from .model import predict_positive, tags_from
@@ -129,7 +129,7 @@ def relevance_scores(X, y, settings: RTMSettings, methods=METHODS,
 def roc_curves(truth, scores: dict[str, np.ndarray]) -> tuple[dict, dict]:
     """ROC curves (fpr, tpr) and AUC of each method's scores against the true relevant set."""
     curves = {label: roc_curve(truth, s)[:2] for label, s in scores.items()}
-    auc = {label: float(roc_auc_score(truth, s)) for label, s in scores.items()}
+    auc = {label: roc_auc(truth, s) for label, s in scores.items()}
     return curves, auc
 
 
