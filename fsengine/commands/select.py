@@ -75,13 +75,13 @@ def write_figures(fit, ds, out: Path) -> dict[str, Path]:
 
 
 def run(args) -> int:
+    spec = get_method(args.method)  # argument mistakes fail before the engine is imported
+    params = spec.parse(args.param)
+    classes = parse_classes(args.classes)
     from ..data import load_dataset
     from ..methods.adapt import restrict_classes
     from ..methods.run import fit_method
 
-    spec = get_method(args.method)
-    params = spec.parse(args.param)
-    classes = parse_classes(args.classes)
     ds = load_dataset(args.data)
     ds, notes = restrict_classes(ds, [spec], classes)
     out = args.out
