@@ -50,6 +50,9 @@ LETTER_DISTANCE = 0.03
 FACE_DISTANCE = 0.05
 #: an unassigned code point (plane-16 private use): renders as the font's missing-glyph box
 MISSING_CODEPOINT = "\U0010FFFD"
+#: a pixel is ink when at least this bright (0-255): the faint anti-aliasing fringe some faces
+#: leave far from the glyph must not widen its ink box (the glyph would then fill less of the frame)
+INK_LEVEL = 96
 _MAX_COLLECTION_FACES = 64
 
 
@@ -145,14 +148,19 @@ def candidate_font_files(*, include_system: bool = True, packages: Iterable[str]
 
 
 # ----------------------------------------------------------------------------------- rendering
+def ink_box(image: Image.Image) -> tuple[int, int, int, int] | None:
+    """Bounding box (left, top, right, bottom) of the pixels at least :data:`INK_LEVEL` bright."""
+    return image.point(lambda v: 255 if v >= INK_LEVEL else 0).getbbox()
+
+
 def render_glyph(font: ImageFont.FreeTypeFont, char: str) -> Image.Image | None:
-    """The glyph of ``char`` as a grayscale image cropped to its ink (white on black), or None
-    when it leaves no ink."""
+    """The glyph of ``char`` as a grayscale image cropped to its ink box (:func:`ink_box`; white
+    on black), or None when it leaves no ink."""
     left, top, right, bottom = font.getbbox(char)
     pad = int(font.size)
     canvas = Image.new("L", (max(right - left, 1) + 2 * pad, max(bottom - top, 1) + 2 * pad), 0)
     ImageDraw.Draw(canvas).text((pad - left, pad - top), char, font=font, fill=255)
-    box = canvas.getbbox()
+    box = ink_box(canvas)
     return None if box is None else canvas.crop(box)
 
 
