@@ -17,9 +17,14 @@ Protocol of :func:`run_comparison`:
    scores against ``Dataset.truth`` when the data are synthetic.
 
 ``k`` for overlap and stability is chosen after the run (any k up to ``max_k``), so a page can
-move it without refitting. Cancellation: ``cancel()`` is polled before every fit and on every
-progress report; any exception raised by ``progress`` also aborts the run (Streamlit uses this
-when the user stops the script).
+move it without refitting.
+
+Scale-out: the fits of steps 2 and 4 (methods x (1 + resamples)) and the accuracy curves of
+step 3 are independent tasks (:func:`fsengine.parallel.map_tasks`), run in this process, on local
+worker processes (``n_jobs``) or on a Dask cluster (``scheduler``) with identical results.
+Cancellation: ``cancel()`` is polled after every finished task; any exception raised by
+``progress`` (called per finished task) also stops the remaining tasks (Streamlit uses this when
+the user stops the script).
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from .data.transforms import class_names, split
 from .methods.adapt import restrict_classes
 from .methods.registry import get_method
 from .methods.run import fit_method
+from .parallel import TasksCancelled, backend_for, map_tasks
 from .selection_metrics import jaccard_matrix, kuncheva_stability, roc_auc, roc_curve
 
 Progress = Callable[[float, str], None]
@@ -265,35 +271,91 @@ def _subset(ds: Dataset, rows: np.ndarray) -> Dataset:
     return replace(ds, X=ds.X[rows], y=ds.y[rows], texts=texts)
 
 
-class _Ticker:
-    """Overall progress over the fits of a run, with cancellation."""
+@dataclass(frozen=True)
+class _FitJob:
+    """What every fit task shares: the training part, the methods (key, resolved parameters) and
+    how many of the first ranked features a bootstrap fit keeps."""
 
-    def __init__(self, total: int, progress: Progress | None, cancel: Callable[[], bool] | None):
-        self.total, self.done, self.progress, self.cancel = max(total, 1), 0, progress, cancel
+    train: Dataset
+    methods: tuple[tuple[str, dict[str, Any]], ...]
+    keep: int
 
-    def check(self) -> None:
-        if self.cancel is not None and self.cancel():
-            raise ComparisonCancelled("The comparison was cancelled.")
 
-    def report(self, within: float, message: str) -> None:
-        self.check()
-        if self.progress is not None:
-            self.progress(min((self.done + min(max(within, 0.0), 1.0)) / self.total, 1.0), message)
+@dataclass(frozen=True)
+class _Fitted:
+    """One fit as a task returns it (no selector, so it pickles small)."""
 
-    def scoped(self, message: str) -> Progress:
-        return lambda fraction, text: self.report(fraction, f"{message}: {text}")
+    scores: np.ndarray
+    order: np.ndarray
+    support: np.ndarray
+    seconds: float
+    notes: tuple[str, ...]
 
-    def step(self, message: str) -> None:
-        self.done += 1
-        self.report(0.0, message)
+
+def _fit_task(job: _FitJob, item: tuple[int, np.ndarray | None], progress: Progress | None = None) -> _Fitted | str:
+    """Fit method ``item[0]`` on the training part (``item[1]`` None) or on the bootstrap rows
+    ``item[1]``; a ValueError of the method comes back as its message (a failure, not a crash)."""
+    m, rows = item
+    key, values = job.methods[m]
+    ds = job.train if rows is None else _subset(job.train, rows)
+    try:
+        fit = fit_method(key, values, ds, progress)
+    except ValueError as exc:
+        return str(exc)
+    return _Fitted(scores=fit.scores, order=fit.order, support=fit.support, seconds=fit.seconds, notes=fit.notes)
+
+
+def _accuracy_task(parts: tuple[Dataset, Dataset], columns: list[np.ndarray]) -> list[float]:
+    """Held-out accuracy for each column set; one BLAS thread (many tiny solver calls: oversubscribed
+    BLAS threads made each fit >10x slower on a busy 2-core machine, and one thread gives the same
+    numbers in every worker)."""
+    with threadpool_limits(1):
+        return [held_out_accuracy(parts[0], parts[1], cols) for cols in columns]
+
+
+def _phase(progress: Progress | None, lo: float, hi: float, what: str) -> Progress | None:
+    if progress is None:
+        return None
+    return lambda fraction, message: progress(lo + (hi - lo) * fraction, f"{what}: {message}")
+
+
+def _method_runs(specs, params, fits: list, n_resamples: int, keep: int) -> tuple[list[MethodRun], dict[str, str]]:
+    """MethodRun per method from the fit tasks' results (method-major: the full fit, then every
+    resample). A failed fit on the training part makes the method a failure; a failed bootstrap
+    fit empties its stability data and records the first error in resample order."""
+    runs, failures = [], {}
+    per = 1 + n_resamples
+    for i, (spec, values) in enumerate(zip(specs, params)):
+        fit, boots = fits[i * per], fits[i * per + 1:(i + 1) * per]
+        if isinstance(fit, str):
+            failures[spec.label] = fit
+            continue
+        errors = [b for b in boots if isinstance(b, str)]
+        boot_error = f"bootstrap fit failed: {errors[0]}" if errors else None
+        boots = [] if errors else boots
+        runs.append(MethodRun(
+            key=spec.key, label=spec.label, params=values, scores=fit.scores, order=fit.order,
+            support=fit.support, seconds=fit.seconds, notes=fit.notes,
+            boot_top=np.array([b.order[:keep] for b in boots], dtype=np.intp).reshape(len(boots), keep),
+            boot_top_scores=np.array([b.scores[b.order[:keep]] for b in boots],
+                                     dtype=np.float64).reshape(len(boots), keep),
+            boot_seconds=np.array([b.seconds for b in boots]), boot_error=boot_error))
+    return runs, failures
 
 
 def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSettings(), *,
-                   progress: Progress | None = None, cancel: Callable[[], bool] | None = None) -> ComparisonResult:
+                   progress: Progress | None = None, cancel: Callable[[], bool] | None = None,
+                   n_jobs: int | None = None, scheduler=None) -> ComparisonResult:
     """Run ``methods`` (keys, or (key, params) pairs) on ``ds`` as described in the module docstring.
 
     A method whose fit raises a ValueError (e.g. too many features) is reported in ``failures``
     and the others go on; the run fails only when no method succeeds.
+
+    The fits (methods x (1 + resamples)) and the accuracy curves are independent tasks run by
+    :func:`fsengine.parallel.map_tasks`: ``n_jobs`` local processes (-1: every core) or the
+    workers of the Dask scheduler at ``scheduler``. Results are identical to the serial run:
+    every task is deterministic (resamples and random baselines are drawn here from ``seed``)
+    and results are assembled in submission order. ``progress`` advances per finished task.
     """
     started = time.perf_counter()
     choices = [(m, {}) if isinstance(m, str) else (m[0], dict(m[1])) for m in methods]
@@ -303,70 +365,47 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     if len({s.key for s in specs}) != len(specs):
         raise ValueError("Each method can be chosen once per comparison.")
     params = [spec.resolve(values) for spec, (_, values) in zip(specs, choices)]
+    backend_for(n_jobs, scheduler)  # a wrong n_jobs / scheduler fails before any work
     if ds.task != "classification":
         raise ValueError(f"{ds.name} has a {ds.task} target; the comparison scores held-out accuracy and "
                          "needs class labels. Pick a classification dataset.")
     ds, notes = restrict_classes(ds, specs, settings.classes)
     train, test = split(ds, test_size=settings.test_size, seed=settings.seed)
     resamples = stratified_bootstrap(train.y, settings.n_bootstrap, settings.seed)
-    ticker = _Ticker(len(specs) * (2 + len(resamples)) + 1, progress, cancel)
     keep = min(settings.max_k + 1, ds.n_features)
+    where = dict(n_jobs=n_jobs, scheduler=scheduler, cancel=cancel)
 
-    runs, failures = [], {}
-    for spec, values in zip(specs, params):
-        ticker.report(0.0, f"{spec.label}: fit on {train.n_samples:,} training rows")
-        try:
-            fit = fit_method(spec, values, train, ticker.scoped(spec.label))
-        except ValueError as exc:
-            failures[spec.label] = str(exc)
-            ticker.done += 2 + len(resamples)
-            continue
-        ticker.step(f"{spec.label}: fitted")
-        tops, top_scores, seconds, boot_error = [], [], [], None
-        for b, rows in enumerate(resamples):
-            ticker.report(0.0, f"{spec.label}: bootstrap {b + 1} of {len(resamples)}")
-            try:
-                boot = fit_method(spec, values, _subset(train, rows), ticker.scoped(f"{spec.label} bootstrap {b + 1}"))
-            except ValueError as exc:
-                boot_error = f"bootstrap fit failed: {exc}"
-                ticker.done += len(resamples) - b
-                break
-            tops.append(boot.order[:keep])
-            top_scores.append(boot.scores[boot.order[:keep]])
-            seconds.append(boot.seconds)
-            ticker.step(f"{spec.label}: bootstrap {b + 1} done")
-        if boot_error:
-            tops, top_scores, seconds = [], [], []
-        runs.append(MethodRun(
-            key=spec.key, label=spec.label, params=values, scores=fit.scores, order=fit.order,
-            support=fit.support, seconds=fit.seconds, notes=fit.notes,
-            boot_top=np.array(tops, dtype=np.intp).reshape(len(tops), keep),
-            boot_top_scores=np.array(top_scores, dtype=np.float64).reshape(len(top_scores), keep),
-            boot_seconds=np.array(seconds), boot_error=boot_error))
-    if not runs:
-        raise ValueError("No method could run on this data: "
-                         + " ".join(f"{label}: {msg}" for label, msg in failures.items()))
+    job = _FitJob(train=train, methods=tuple((s.key, v) for s, v in zip(specs, params)), keep=keep)
+    items = [(m, rows) for m in range(len(specs)) for rows in [None, *resamples]]
+    names = [specs[m].label + ("" if rows is None else f" bootstrap {b} of {len(resamples)}")
+             for m in range(len(specs)) for b, rows in enumerate([None, *resamples])]
+    try:
+        fits = map_tasks(_fit_task, items, shared=job, names=names, progress=_phase(progress, 0.0, 0.9, "fits"),
+                         task_progress=True, **where)
+        runs, failures = _method_runs(specs, params, fits, len(resamples), keep)
+        if not runs:
+            raise ValueError("No method could run on this data: "
+                             + " ".join(f"{label}: {msg}" for label, msg in failures.items()))
 
-    grid = k_grid(settings.max_k, ds.n_features)
-    rows = []
-    rng = np.random.default_rng(settings.seed)
-    # many tiny solver calls: oversubscribed BLAS threads made each fit >10x slower on a busy 2-core machine
-    with threadpool_limits(1):
-        for r in runs:
-            ticker.report(0.0, f"held-out accuracy: {r.label}")
-            for k in grid:
-                rows.append({"curve": r.label, "k": int(k), "accuracy": held_out_accuracy(train, test, r.order[:k])})
-            ticker.step(f"held-out accuracy: {r.label} done")
-        ticker.report(0.0, "held-out accuracy: random and all features")
-        for k in grid:
-            draws = [held_out_accuracy(train, test, rng.choice(ds.n_features, size=k, replace=False))
-                     for _ in range(N_RANDOM_DRAWS)]
-            rows.append({"curve": RANDOM, "k": int(k), "accuracy": float(np.mean(draws))})
-        all_features = held_out_accuracy(train, test, np.arange(ds.n_features))
+        grid = k_grid(settings.max_k, ds.n_features)
+        rng = np.random.default_rng(settings.seed)
+        draws = [[rng.choice(ds.n_features, size=k, replace=False) for _ in range(N_RANDOM_DRAWS)] for k in grid]
+        curves = [[r.order[:k] for k in grid] for r in runs] + draws + [[np.arange(ds.n_features)]]
+        curve_names = ([f"held-out accuracy: {r.label}" for r in runs]
+                       + [f"held-out accuracy: {RANDOM}, k={k}" for k in grid] + ["held-out accuracy: all features"])
+        accuracies = map_tasks(_accuracy_task, curves, shared=(train, test), names=curve_names,
+                               progress=_phase(progress, 0.9, 1.0, "accuracy"), **where)
+    except TasksCancelled as exc:
+        raise ComparisonCancelled("The comparison was cancelled.") from exc
+    rows = [{"curve": r.label, "k": int(k), "accuracy": a}
+            for r, values in zip(runs, accuracies) for k, a in zip(grid, values)]
+    rows += [{"curve": RANDOM, "k": int(k), "accuracy": float(np.mean(values))}
+             for k, values in zip(grid, accuracies[len(runs):-1])]
+    all_features = accuracies[-1][0]
     labels, counts = np.unique(train.y, return_counts=True)
     majority = float(np.mean(test.y == labels[np.argmax(counts)]))
-    ticker.done = ticker.total
-    ticker.report(0.0, "done")
+    if progress is not None:
+        progress(1.0, "done")
     return ComparisonResult(
         dataset=ds.name, feature_names=tuple(ds.feature_names), image_shape=ds.image_shape,
         truth=None if ds.truth is None else np.asarray(ds.truth, dtype=bool), classes=tuple(class_names(ds)),
