@@ -297,7 +297,9 @@ def _fit_task(job: _FitJob, item: tuple[int, np.ndarray | None], progress: Progr
     ``item[1]``; a ValueError of the method comes back as its message (a failure, not a crash)."""
     m, rows = item
     key, values = job.methods[m]
-    ds = job.train if rows is None else _subset(job.train, rows)
+    # always a fresh copy: arrays that arrive from another process can be aligned differently, and
+    # numpy's vectorised sums then round differently (1e-16 in BIA's scores on a Dask worker)
+    ds = _subset(job.train, np.arange(job.train.n_samples) if rows is None else rows)
     try:
         fit = fit_method(key, values, ds, progress)
     except ValueError as exc:
@@ -309,8 +311,9 @@ def _accuracy_task(parts: tuple[Dataset, Dataset], columns: list[np.ndarray]) ->
     """Held-out accuracy for each column set; one BLAS thread (many tiny solver calls: oversubscribed
     BLAS threads made each fit >10x slower on a busy 2-core machine, and one thread gives the same
     numbers in every worker)."""
+    train, test = (_subset(ds, np.arange(ds.n_samples)) for ds in parts)  # fresh copies, see _fit_task
     with threadpool_limits(1):
-        return [held_out_accuracy(parts[0], parts[1], cols) for cols in columns]
+        return [held_out_accuracy(train, test, cols) for cols in columns]
 
 
 def _phase(progress: Progress | None, lo: float, hi: float, what: str) -> Progress | None:

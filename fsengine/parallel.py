@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import traceback
 import uuid
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any
@@ -171,7 +172,9 @@ def _run_joblib(func, items, shared, use_shared, n_jobs, finished, check) -> Non
             finished(index, exc, value)
             check()
     finally:
-        outputs.close()  # stops the tasks not yet started and the workers running them
+        with warnings.catch_warnings():  # joblib warns that cancelled tasks were wasted: that is the point
+            warnings.simplefilter("ignore", UserWarning)
+            outputs.close()  # stops the tasks not yet started and the workers running them
 
 
 def connect(scheduler):
@@ -204,7 +207,7 @@ def _run_dask(func, items, names, shared, use_shared, scheduler, finished, check
         futures = [client.submit(_call, func, i, handle, item, use_shared, key=f"fsengine-{run}-{i}", pure=False)
                    for i, item in enumerate(items)]
         index_of = {f.key: i for i, f in enumerate(futures)}
-        for future in as_completed(futures):
+        for future in as_completed(futures, loop=client.loop):
             try:
                 finished(*future.result())
             except KilledWorker as exc:

@@ -1,0 +1,37 @@
+"""Task functions for tests/test_parallel.py, in a module that imports nothing heavy, so worker
+processes that unpickle them start fast."""
+
+import os
+import time
+from pathlib import Path
+
+
+def slow_square(x):
+    """Later items finish first, so completion order differs from submission order."""
+    time.sleep(0.05 * (4 - x % 5))
+    return x * x
+
+
+def fails_on_three(shared, x):
+    if x == 3:
+        raise ValueError(f"no {shared} three")
+    return x
+
+
+def touch_after(folder, x):
+    time.sleep(0.4)
+    Path(folder, f"{x}.done").touch()
+    return x
+
+
+def crash_once(folder, x):
+    """Kills its worker process the first time item 2 runs (a marker file remembers)."""
+    marker = Path(folder, "crashed")
+    if x == 2 and not marker.exists():
+        marker.touch()
+        os._exit(1)
+    return x + 100
+
+
+def always_crash(_):
+    os._exit(1)

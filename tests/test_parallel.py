@@ -1,0 +1,135 @@
+"""The task map on every backend (serial, joblib processes, a 2-worker loopback Dask cluster):
+submission order, named errors, cancellation, a worker killed mid-run; and comparisons whose
+tables are identical to the serial run's whatever runs them."""
+
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fsengine.compare import CompareSettings, ComparisonCancelled, run_comparison
+from fsengine.data import load_dataset
+from fsengine.parallel import TaskError, TasksCancelled, backend_for, map_tasks
+from tests.parallel_tasks import always_crash, crash_once, fails_on_three, slow_square, touch_after
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """2 worker processes, 1 thread each, on the loopback interface; a worker whose task crashes
+    it once is retried elsewhere, twice counts as a failure."""
+    import dask
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                      dashboard_address=None) as local:
+            yield local.scheduler_address
+
+
+# --- comparisons first: the workers import the engine once ---------------------------------------
+
+SETTINGS = CompareSettings(n_bootstrap=3, max_k=8, seed=5)
+METHODS = ["mi", ("l1", {"n_Cs": 6}), "variance", ("bia", {"n_steps": 20})]
+
+
+@pytest.fixture(scope="module")
+def glm():
+    return load_dataset("synthetic_glm", n=240, p=16, k=4, seed=7)
+
+
+@pytest.fixture(scope="module")
+def serial(glm):
+    return run_comparison(glm, METHODS, SETTINGS)
+
+
+def _tables(result):
+    tables = result.tables(5)
+    tables["runtime"] = tables["runtime"].drop(columns=[c for c in tables["runtime"] if "seconds" in c])
+    tables["summary"] = tables["summary"].drop(columns=[c for c in tables["summary"] if "seconds" in c])
+    return tables
+
+
+@pytest.mark.parametrize("backend", ["joblib", "dask"])
+def test_a_parallel_comparison_equals_the_serial_one(cluster, glm, serial, backend):
+    where = {"joblib": dict(n_jobs=2), "dask": dict(scheduler=cluster)}[backend]
+    seen = []
+    result = run_comparison(glm, METHODS, SETTINGS, progress=lambda f, m: seen.append(f), **where)
+    n_tasks = len(METHODS) * (1 + SETTINGS.n_bootstrap)
+    assert len(seen) > n_tasks and seen == sorted(seen) and seen[-1] == 1.0
+    expected, got = _tables(serial), _tables(result)
+    assert expected.keys() == got.keys()
+    for name in expected:
+        pd.testing.assert_frame_equal(got[name], expected[name], check_exact=True, obj=name)
+    for a, b in zip(serial.runs, result.runs):
+        np.testing.assert_array_equal(a.boot_top, b.boot_top)
+        np.testing.assert_array_equal(a.boot_top_scores, b.boot_top_scores)
+
+
+def test_a_cancelled_parallel_comparison_keeps_nothing(glm):
+    calls = []
+    with pytest.raises(ComparisonCancelled):
+        run_comparison(glm, METHODS, SETTINGS, n_jobs=2, cancel=lambda: calls.append(1) or len(calls) > 3)
+
+
+# --- the task map ----------------------------------------------------------------------------------
+
+def backends(cluster):
+    return {"serial": dict(), "joblib": dict(n_jobs=2), "dask": dict(scheduler=cluster)}
+
+
+@pytest.mark.parametrize("backend", ["serial", "joblib", "dask"])
+def test_results_come_back_in_submission_order_with_progress_per_task(cluster, backend):
+    seen = []
+    out = map_tasks(slow_square, range(10), progress=lambda f, m: seen.append(f), **backends(cluster)[backend])
+    assert out == [x * x for x in range(10)]
+    assert seen == [(i + 1) / 10 for i in range(10)]
+
+
+@pytest.mark.parametrize("backend", ["serial", "joblib", "dask"])
+def test_a_failing_task_is_named_and_its_error_kept(cluster, backend):
+    with pytest.raises(TaskError, match=r"task 'item 3' failed: ValueError: no shared three") as info:
+        map_tasks(fails_on_three, range(6), shared="shared", names=[f"item {i}" for i in range(6)],
+                  **backends(cluster)[backend])
+    assert isinstance(info.value.__cause__, ValueError) and info.value.task == "item 3"
+
+
+@pytest.mark.parametrize("backend", ["serial", "dask", "joblib"])
+def test_cancel_stops_the_remaining_tasks(cluster, backend, tmp_path):
+    state = {"calls": 0}
+
+    def cancel():
+        state["calls"] += 1
+        return state["calls"] > 1  # after the first finished task
+
+    with pytest.raises(TasksCancelled, match="Cancelled after 1 of 16 tasks"):
+        map_tasks(touch_after, range(16), shared=str(tmp_path), cancel=cancel, **backends(cluster)[backend])
+    time.sleep(2.0)  # tasks already running (or queued on a worker) may finish; the rest never start
+    assert 1 <= len(list(tmp_path.glob("*.done"))) <= 8
+
+
+def test_settings_are_checked_before_any_work():
+    assert backend_for() == backend_for(1) == "serial" and backend_for(2) == "joblib"
+    assert backend_for(scheduler="tcp://127.0.0.1:1") == "dask"
+    with pytest.raises(ValueError, match="either n_jobs .* or scheduler"):
+        backend_for(2, "tcp://127.0.0.1:1")
+    with pytest.raises(ValueError, match="n_jobs=0: use 1"):
+        backend_for(0)
+
+
+def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr("fsengine.parallel.CONNECT_TIMEOUT", 1)
+    with pytest.raises(ValueError, match=r"Could not reach the Dask scheduler at tcp://127.0.0.1:9 within 1 s"):
+        map_tasks(slow_square, [1], scheduler="tcp://127.0.0.1:9")
+
+
+def test_a_worker_killed_mid_run_is_replaced_and_the_results_are_complete(cluster, tmp_path):
+    out = map_tasks(crash_once, range(6), shared=str(tmp_path), scheduler=cluster)
+    assert (tmp_path / "crashed").exists()
+    assert out == [x + 100 for x in range(6)]
+
+
+def test_a_task_that_keeps_killing_workers_fails_with_a_clear_message(cluster):
+    with pytest.raises(TaskError, match=r"task 'poison' failed: the Dask workers running it died"):
+        map_tasks(always_crash, [0], names=["poison"], scheduler=cluster)
