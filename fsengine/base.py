@@ -27,6 +27,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from .chunked import is_dask_array
 from .validation import validate_X, validate_X_y
 
 
@@ -88,6 +89,8 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
         """
         self._progress = progress
         try:
+            if is_dask_array(X):
+                return self._chunked_fit(X, y)
             return self._validated_fit(X, y)
         finally:
             del self._progress
@@ -119,6 +122,20 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
             min_classes=self._min_classes,
         )
         self._fit(X, y)
+        self._check_contract()
+        return self
+
+    def _chunked_fit(self, X, y):
+        """Fit on a row-chunked ``dask.array`` X (see :mod:`fsengine.chunked`): subclasses whose
+        statistics are sums over rows override ``_fit_chunked``; the others say what to do."""
+        self._validate_params()
+        if not hasattr(self, "_fit_chunked"):
+            raise TypeError(f"{type(self).__name__} needs X in memory; a dask array is accepted by "
+                            "MutualInfoSelector and BIASelector. Load X with X.compute() if it fits.")
+        self.n_features_in_ = int(X.shape[1])
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self._fit_chunked(X, y)
         self._check_contract()
         return self
 

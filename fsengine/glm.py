@@ -301,3 +301,33 @@ def prior_mean_expansion(family, X, y, *, dispersion: float | None = None, with_
         intercept=matched_intercept(family, y), mean_y=mean_y, dispersion=phi,
         standardization=stdz, gram=gram,
     )
+
+
+def expansion_from_moments(family, mom, *, dispersion: float | None = None,
+                           feature_names=None) -> PriorMeanExpansion:
+    """The same expansion as :func:`prior_mean_expansion` from row sums alone
+    (:class:`fsengine.chunked.Moments` of a design too large for memory): with the population
+    std ``s_j = sqrt(M2_jj / n)``, ``G = M2 / (s s')`` and ``b = cxy / s / phi``, since
+    ``Z'(y - mean y) = sum_t (x_t - mean)(y_t - mean y) / s``.
+
+    The family's checks of y see y's extremes and integrality (what the moments keep)."""
+    family = get_family(family) if isinstance(family, str) else family
+    n = int(mom.n)
+    if n < 2:
+        raise ValueError(f"The {family.name} family needs at least 2 observations, got {n}.")
+    family.check_response(np.array([mom.y_min, mom.y_max] + ([] if mom.y_integer else [0.5])))
+    if family.name == "linear" and dispersion is None:
+        dispersion = mom.m2y / n  # Var[y], population
+    phi = resolve_dispersion(family, None, dispersion)
+    const = np.flatnonzero(mom.x_max == mom.x_min)
+    if const.size:
+        raise ConstantFeatureError(const, feature_names)
+    scale = np.sqrt(np.diag(mom.m2) / n)
+    gram = mom.m2 / scale[:, None]
+    gram /= scale[None, :]
+    return PriorMeanExpansion(
+        family=family.name, n=n, p=int(mom.mean.size), b=mom.cxy / scale / phi,
+        curvature=float(family.variance(mom.mean_y)) / phi, intercept=float(family.link(mom.mean_y)),
+        mean_y=float(mom.mean_y), dispersion=phi, standardization=Standardization(mean=mom.mean, scale=scale),
+        gram=np.ascontiguousarray(gram),
+    )

@@ -247,6 +247,14 @@ def build_bia_model(X, y, family: str = "logistic", *, dispersion: float | None 
         raise ValueError(f"lambda_ref_ratio must be positive, got {lambda_ref_ratio}")
     check_memory(n, p, max_memory_mb, sparse=sp.issparse(X))
     exp = prior_mean_expansion(family, X, y, dispersion=dispersion, feature_names=feature_names)
+    return model_from_expansion(exp, lambda_ref_ratio)
+
+
+def model_from_expansion(exp: PriorMeanExpansion, lambda_ref_ratio: float = 1.0) -> BIAModel:
+    """Fields and couplings (Eq. 9-11) from the expansion at the prior mean; takes over its Gram."""
+    if not lambda_ref_ratio > 0:
+        raise ValueError(f"lambda_ref_ratio must be positive, got {lambda_ref_ratio}")
+    n, p = exp.n, exp.p
     G = exp.gram
     exp.gram = None  # the Gram becomes the couplings below; do not expose it twice
     r = float(bia_kernels.rms_offdiag_correlation(G, float(n)))

@@ -11,9 +11,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..base import BaseFeatureSelector
-from ..glm import FAMILY_NAMES
+from ..chunked import classes_of, moments
+from ..glm import FAMILY_NAMES, expansion_from_moments
 from ..validation import as_binary_labels
-from .bia import DEFAULT_MAX_MEMORY_MB, DEFAULT_STEP, DEFAULT_STEPS, build_bia_model
+from .bia import DEFAULT_MAX_MEMORY_MB, DEFAULT_STEP, DEFAULT_STEPS, build_bia_model, check_memory, model_from_expansion
 
 
 class BIASelector(BaseFeatureSelector):
@@ -108,6 +109,24 @@ class BIASelector(BaseFeatureSelector):
         model = build_bia_model(X, y, self.family, dispersion=self.dispersion,
                                 lambda_ref_ratio=self.lambda_ratio, max_memory_mb=self.max_memory_mb,
                                 feature_names=names)
+        self._fit_model(model, names)
+
+    def _fit_chunked(self, X, y):
+        """A row-chunked dask X: the moments are reduced over row blocks (:mod:`fsengine.chunked`),
+        only p x p arrays come back; the rest is the in-memory fit."""
+        positive = None
+        if self.family == "logistic":
+            self.classes_ = classes_of(y)
+            as_binary_labels(self.classes_)  # exactly two classes, or its error
+            positive = self.classes_[1]
+        p = X.shape[1]
+        check_memory(X.shape[0], p, self.max_memory_mb, sparse=True)  # only p x p arrays are held
+        names = self._feature_names(p)
+        mom = moments(X, y, positive)
+        exp = expansion_from_moments(self.family, mom, dispersion=self.dispersion, feature_names=names)
+        self._fit_model(model_from_expansion(exp, self.lambda_ratio), names)
+
+    def _fit_model(self, model, names):
         path = model.path(self.step, self.n_steps)
         nearest = int(np.argmin(np.abs(np.log(path.lambda_ratio / self.lambda_ratio))))
         sol = model.solve(self.lambda_ratio, m0=path.m[nearest], damping=self.damping, tol=self.tol,

@@ -94,9 +94,18 @@ def mutual_information(X01: sp.csc_matrix, y) -> MutualInformation:
     K = classes.size
     ones = ones_per_class(X01.indptr.astype(np.int64), X01.indices.astype(np.int64), codes, K)
     class_sizes = np.bincount(codes, minlength=K).astype(np.float64)
+    return mutual_information_from_counts(ones, class_sizes, classes)
+
+
+def mutual_information_from_counts(ones: np.ndarray, class_sizes: np.ndarray, classes) -> MutualInformation:
+    """Eq. (2) from the counts alone: ``ones[j, c]`` rows of class c with feature j on, and the
+    class sizes (what a reduction over row blocks returns, :mod:`fsengine.chunked`)."""
+    ones = np.ascontiguousarray(ones, dtype=np.float64)
+    class_sizes = np.asarray(class_sizes, dtype=np.float64)
+    K = class_sizes.size
     h_x, h_x_given_y = entropies_from_counts(ones, class_sizes)
     mi = np.maximum(h_x - h_x_given_y, 0.0)
-    g = 2.0 * codes.size * mi
+    g = 2.0 * class_sizes.sum() * mi
     # chi-squared survival function; with one degree of freedom it is erfc(sqrt(G / 2)) (faster)
     p_value = erfc(np.sqrt(g / 2.0)) if K == 2 else chdtrc(K - 1, g)
     return MutualInformation(mi, h_x, h_x_given_y, ones, class_sizes, classes, g, p_value)

@@ -25,12 +25,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ...base import BaseFeatureSelector, order_from
+from ...chunked import class_counts, classes_of
 from ...validation import validate_X
 from .binary import binarize_matrix, binary_indicator
 from .boosting import adaboost_stumps
 from .l1_path import SOLVERS, l1_logistic_path, path_grid
 from .mdl import mdl_forward_selection
-from .mutual_info import mutual_information
+from .mutual_info import mutual_information, mutual_information_from_counts
 
 _BINARIZE = [None, StrOptions({"auto"}), Real]
 _BUDGET = [Interval(Integral, 1, None, closed="left"), None]
@@ -85,8 +86,27 @@ class MutualInfoSelector(_BinaryInputSelector):
         self.binarize = binarize
 
     def _fit(self, X, y):
-        result = mutual_information(self._binary_input(X), y)
-        p = X.shape[1]
+        self._fit_result(mutual_information(self._binary_input(X), y), X.shape[1])
+
+    def _fit_chunked(self, X, y):
+        """A row-chunked dask X: the per-class counts are reduced over row blocks
+        (:mod:`fsengine.chunked`); binary data, or a numeric ``binarize`` threshold (x > t)."""
+        if self.binarize == "auto":
+            raise ValueError("binarize='auto' needs the column medians of the whole array; for a dask array "
+                             "pass a threshold (e.g. binarize=0.5 for data in [0, 1]) or binary data.")
+        classes = classes_of(y)
+        threshold = None if self.binarize is None else float(self.binarize)
+        counts = class_counts(X, y, classes, threshold)
+        if threshold is None and not counts.binary:
+            raise ValueError(f"{type(self).__name__} needs binary features (0/1 or -1/1); the dask array holds "
+                             "other values. Pass binarize=<threshold> (x > threshold counts as on) or binarise "
+                             "the array first, e.g. (X > 0.5).astype('float32').")
+        self.binarization_ = None if counts.binary else f"features binarised as x > {threshold:g}"
+        ones = counts.ones if counts.binary else counts.above  # binary data is kept as it is, as in memory
+        self._fit_result(mutual_information_from_counts(ones, counts.class_sizes, classes), X.shape[1])
+
+    def _fit_result(self, result, p):
+        """Scores, support (Bonferroni-corrected independence test) and trace from Eq. (2)."""
         self.classes_ = result.classes
         self.scores_ = result.mi
         self.p_values_ = result.p_value
