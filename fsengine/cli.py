@@ -13,8 +13,10 @@ import sys
 from . import __version__
 from .commands import COMMAND_MODULES
 from .data.paths import DataNotFoundError
+from .parallel import TaskError
 
-USER_ERRORS = (ValueError, DataNotFoundError, FileNotFoundError, PermissionError, KeyError)
+#: reported as one line (a task that failed on a worker names itself and its error)
+USER_ERRORS = (ValueError, DataNotFoundError, FileNotFoundError, PermissionError, KeyError, TaskError)
 
 
 def build_parser() -> argparse.ArgumentParser:

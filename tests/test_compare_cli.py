@@ -70,6 +70,11 @@ def test_compare_writes_tables_and_report(tmp_path, capsys):
     (["compare", "--methods", "mi", "--data", "digits", "--param", "l1.n_Cs=4"], "method 'l1' is not among"),
     (["compare", "--methods", "mi", "--data", "digits", "--k", "0"], "--k 0: choose k between 1 and 50"),
     (["compare", "--methods", "mi", "--data", "synthetic_glm:family=linear"], "needs class labels"),
+    (["compare", "--methods", "mi", "--data", "digits", "--n-jobs", "2", "--scheduler", "tcp://127.0.0.1:9"],
+     "--n-jobs and --scheduler: choose local processes or a Dask cluster, not both"),
+    (["compare", "--methods", "mi", "--data", "digits", "--n-jobs", "0"], "n_jobs=0: use 1 (serial)"),
+    (["reproduce", "mdl-curve", "--n-jobs", "2"], "mdl-curve runs in one process; --n-jobs and --scheduler apply "
+                                                  "to: rtm-roc"),
 ])
 def test_user_mistakes_are_one_line_and_exit_2(argv, message, tmp_path, capsys):
     assert main(argv + ["--out", str(tmp_path / "out")]) == 2

@@ -1,6 +1,7 @@
 """The task map on every backend (serial, joblib processes, a 2-worker loopback Dask cluster):
-submission order, named errors, cancellation, a worker killed mid-run; and comparisons whose
-tables are identical to the serial run's whatever runs them."""
+submission order, named errors, cancellation, a worker killed mid-run; comparisons and the RTM
+experiments whose tables are identical to the serial run's whatever runs them. One file, in this
+order, so the worker processes import the engine once (cancelling stops the local workers: last)."""
 
 import time
 
@@ -10,7 +11,11 @@ import pytest
 
 from fsengine.compare import CompareSettings, ComparisonCancelled, run_comparison
 from fsengine.data import load_dataset
+from fsengine.data.corpora import read_sentence_polarity
+from fsengine.methods.rtm import experiments as rtm_exp
+from fsengine.methods.rtm.fit import RTMSettings
 from fsengine.parallel import TaskError, TasksCancelled, backend_for, map_tasks
+from tests.conftest import require_real
 from tests.parallel_tasks import always_crash, crash_once, fails_on_three, slow_square, touch_after
 
 distributed = pytest.importorskip("distributed")
@@ -67,10 +72,27 @@ def test_a_parallel_comparison_equals_the_serial_one(cluster, glm, serial, backe
         np.testing.assert_array_equal(a.boot_top_scores, b.boot_top_scores)
 
 
-def test_a_cancelled_parallel_comparison_keeps_nothing(glm):
-    calls = []
-    with pytest.raises(ComparisonCancelled):
-        run_comparison(glm, METHODS, SETTINGS, n_jobs=2, cancel=lambda: calls.append(1) or len(calls) > 3)
+# the RTM experiments: seeds and (fold, method) pairs as tasks
+SYNTH = dict(n_samples=200, n_tags=50, n_relevant=6, settings=RTMSettings(alpha0=5.0))
+
+
+def test_synthetic_roc_on_two_processes_equals_the_serial_run():
+    serial = rtm_exp.synthetic_roc((0, 1, 2), **SYNTH)
+    parallel = rtm_exp.synthetic_roc((0, 1, 2), **SYNTH, n_jobs=2)
+    pd.testing.assert_frame_equal(parallel.auc, serial.auc, check_exact=True)
+    pd.testing.assert_frame_equal(parallel.fits, serial.fits, check_exact=True)
+    for label, trace in serial.traces.items():  # the first seed's traces
+        pd.testing.assert_frame_equal(parallel.traces[label].drop(columns="seconds", errors="ignore"),
+                                      trace.drop(columns="seconds", errors="ignore"), check_exact=True)
+
+
+def test_cross_validation_on_two_processes_equals_the_serial_run():
+    require_real(read_sentence_polarity)
+    kw = dict(folds=2, max_docs=300)
+    serial = rtm_exp.cv_accuracy("sentence_polarity", **kw)
+    parallel = rtm_exp.cv_accuracy("sentence_polarity", **kw, n_jobs=2)
+    assert len(serial) == 2 * (len(rtm_exp.METHODS) + 2)
+    pd.testing.assert_frame_equal(parallel.drop(columns="seconds"), serial.drop(columns="seconds"), check_exact=True)
 
 
 # --- the task map ----------------------------------------------------------------------------------
@@ -133,3 +155,9 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_results_are_complete(cluste
 def test_a_task_that_keeps_killing_workers_fails_with_a_clear_message(cluster):
     with pytest.raises(TaskError, match=r"task 'poison' failed: the Dask workers running it died"):
         map_tasks(always_crash, [0], names=["poison"], scheduler=cluster)
+
+
+def test_a_cancelled_parallel_comparison_keeps_nothing(glm):
+    calls = []
+    with pytest.raises(ComparisonCancelled):
+        run_comparison(glm, METHODS, SETTINGS, n_jobs=2, cancel=lambda: calls.append(1) or len(calls) > 3)

@@ -10,6 +10,7 @@ from ..compare_settings import CompareSettings
 from ..methods.registry import get_method, method_keys
 from .method_args import methods_help, parse_classes
 from .progress import ProgressBar
+from .workers import add_worker_arguments, worker_options
 
 NAME = "compare"
 
@@ -24,7 +25,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "runtime table, ROC/AUC against the truth on synthetic data, as CSV files and a "
                     "self-contained report.html.", 100),
         epilog=methods_help() + "\n\nexample: fsengine compare --methods bia,mi,l1 --data synthetic_glm "
-                                "--param l1.n_Cs=30 --k 5 --out results/compare",
+                                "--param l1.n_Cs=30 --k 5 --out results/compare --n-jobs -1",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--methods", required=True, metavar="A,B,C", help="comma-separated: " + ", ".join(method_keys()))
     p.add_argument("--data", required=True, metavar="SPEC", help="dataset spec (see 'fsengine datasets list')")
@@ -40,6 +41,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help=f"held-out share (default {defaults.test_size})")
     p.add_argument("--seed", type=int, default=defaults.seed, help="split and resampling seed (default 0)")
     p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder (created)")
+    add_worker_arguments(p)
     return p
 
 
@@ -65,6 +67,7 @@ def run(args) -> int:
     if not keys:
         raise ValueError("--methods: name at least one method, e.g. --methods bia,mi")
     choices = method_params(keys, args.param)
+    where = worker_options(args)
     settings = CompareSettings(test_size=args.test_size, n_bootstrap=args.bootstrap, max_k=args.max_k,
                                seed=args.seed, classes=parse_classes(args.classes))
     ds = load_dataset(args.data)
@@ -73,7 +76,7 @@ def run(args) -> int:
         raise ValueError(f"--k {args.k}: choose k between 1 and {hi} (at most --max-k and below the "
                          f"{ds.n_features} features)")
     with ProgressBar(f"compare {','.join(keys)}") as bar:
-        result = run_comparison(ds, choices, settings, progress=bar.update)
+        result = run_comparison(ds, choices, settings, progress=bar.update, **where)
     out = args.out
     paths = write_tables(result, args.k, out)
     report = out / "report.html"

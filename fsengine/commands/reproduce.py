@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 from pathlib import Path
 
 from ..reproduce import TARGETS, get_target, target_names
 from .progress import ProgressBar
+from .workers import add_worker_arguments, worker_options
 
 NAME = "reproduce"
 
@@ -22,14 +24,26 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("target", help="one of: " + ", ".join(target_names()))
     p.add_argument("--quick", action="store_true", help="CI-sized run (minutes, not hours)")
     p.add_argument("--out", type=Path, default=None, help="output folder (default docs/results/TARGET)")
+    add_worker_arguments(p)
     return p
+
+
+def _parallel(func) -> bool:
+    """Whether a target runs its independent parts as tasks (takes ``n_jobs``)."""
+    return "n_jobs" in inspect.signature(func).parameters
 
 
 def run(args) -> int:
     func = get_target(args.target)
+    where = worker_options(args)
+    if not _parallel(func):
+        if where != {"n_jobs": 1, "scheduler": None}:
+            raise ValueError(f"{args.target} runs in one process; --n-jobs and --scheduler apply to: "
+                             + ", ".join(n for n in target_names() if _parallel(get_target(n))))
+        where = {}
     out = args.out or Path("docs/results") / args.target
     out.mkdir(parents=True, exist_ok=True)
     with ProgressBar(f"reproduce {args.target}") as bar:
-        report = func(out, args.quick, bar.update)
+        report = func(out, args.quick, bar.update, **where)
     print(f"report: {report}")
     return 0

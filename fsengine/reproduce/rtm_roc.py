@@ -47,13 +47,17 @@ def _write(fig, path: Path) -> None:
     fig.write_html(path, include_plotlyjs="cdn", full_html=True)
 
 
-def run(out_dir: Path, quick: bool, progress: Callable[[float, str], None]) -> Path:
+def run(out_dir: Path, quick: bool, progress: Callable[[float, str], None], *, n_jobs: int | None = None,
+        scheduler=None) -> Path:
+    """Seeds and (fold, method) pairs are tasks: ``n_jobs`` local processes or a Dask ``scheduler``
+    (:mod:`fsengine.parallel`); the tables do not depend on where they ran."""
+    where = dict(n_jobs=n_jobs, scheduler=scheduler)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     synth = SYNTHETIC_QUICK if quick else SYNTHETIC_FULL
     roc = rtm_exp.synthetic_roc(synth["seeds"], n_samples=synth["n_samples"], n_tags=synth["n_tags"],
                                 n_relevant=synth["n_relevant"], settings=RTMSettings(alpha0=5.0),
-                                progress=_scaled(progress, 0.0, 0.3))
+                                progress=_scaled(progress, 0.0, 0.3), **where)
     roc.auc.to_csv(out_dir / "synthetic_auc.csv")
     roc.fits.to_csv(out_dir / "synthetic_fits.csv", index=False)
     summary = roc.summary()
@@ -68,7 +72,7 @@ def run(out_dir: Path, quick: bool, progress: Callable[[float, str], None]) -> P
     for k, (key, kw) in enumerate(corpora.items()):
         try:
             results[key] = rtm_exp.cv_accuracy(key, progress=_scaled(progress, 0.3 + k * span, 0.3 + (k + 1) * span),
-                                               **kw)
+                                               **kw, **where)
         except DataNotFoundError as exc:
             missing.append(f"{key}: {str(exc).splitlines()[0]}")
     folds = pd.concat([df.assign(corpus=key) for key, df in results.items()]) if results else pd.DataFrame()

@@ -30,6 +30,7 @@ from ... import config
 from ...data import corpora
 from ...data.features import word_presence_tags
 from ...data.synthetic.rtm import make_rtm
+from ...parallel import map_tasks
 from ...selection_metrics import roc_auc, roc_curve
 from .ep import QUADRATURE
 from .fit import METHOD_LABELS, METHODS, RTMSettings, fit_rtm
@@ -133,25 +134,33 @@ def roc_curves(truth, scores: dict[str, np.ndarray]) -> tuple[dict, dict]:
     return curves, auc
 
 
+def _seed_task(setup: dict, seed: int) -> tuple:
+    """One seed of :func:`synthetic_roc` (a task): data, every method's scores, ROC curves, AUC."""
+    ds = make_rtm(setup["n_samples"], setup["n_tags"], setup["n_relevant"], tag_rate=setup["tag_rate"], seed=seed)
+    scores, traces, secs, outcomes = relevance_scores(ds.X, ds.y, setup["settings"], setup["methods"])
+    curves, auc = roc_curves(ds.truth, scores)
+    return curves, auc, traces, secs, outcomes
+
+
 def synthetic_roc(seeds=(0, 1, 2, 3, 4), *, n_samples=800, n_tags=400, n_relevant=30,
                   tag_rate=0.05, settings: RTMSettings | None = None, methods=METHODS,
-                  progress: Progress | None = None) -> RocResult:
+                  progress: Progress | None = None, n_jobs: int | None = None, scheduler=None) -> RocResult:
     """ROC of tag relevance against the truth on data from the RTM, for several seeds
-    (``settings``: default :class:`RTMSettings` when None)."""
+    (``settings``: default :class:`RTMSettings` when None). Each seed is a task
+    (:func:`fsengine.parallel.map_tasks`: ``n_jobs`` local processes or a Dask ``scheduler``);
+    the seed fixes its data, so the AUC table is the same whatever runs it."""
     settings = settings if settings is not None else RTMSettings()
-    rows, curves, traces, seconds, fits = [], {}, {}, {}, []
-    for k, seed in enumerate(seeds):
-        if progress:
-            progress(k / len(seeds), f"synthetic seed {seed}")
-        ds = make_rtm(n_samples, n_tags, n_relevant, tag_rate=tag_rate, seed=seed)
-        scores, tr, secs, outcomes = relevance_scores(ds.X, ds.y, settings, methods)
-        seed_curves, seed_auc = roc_curves(ds.truth, scores)
-        rows.append(seed_auc)
+    setup = dict(n_samples=n_samples, n_tags=n_tags, n_relevant=n_relevant, tag_rate=tag_rate, settings=settings,
+                 methods=methods)
+    outputs = map_tasks(_seed_task, list(seeds), shared=setup, names=[f"synthetic seed {s}" for s in seeds],
+                        progress=progress, n_jobs=n_jobs, scheduler=scheduler)
+    rows, fits, seconds = [], [], {}
+    for seed, (_, auc, _, secs, outcomes) in zip(seeds, outputs):
+        rows.append(auc)
         fits += [{"seed": seed, "method": label, **outcome} for label, outcome in outcomes.items()]
         for label, s in secs.items():
             seconds[label] = seconds.get(label, 0.0) + s / len(seeds)
-        if k == 0:
-            curves, traces = seed_curves, tr
+    curves, _, traces, _, _ = outputs[0]
     auc = pd.DataFrame(rows, index=pd.Index(list(seeds), name="seed"))
     return RocResult(auc=auc, curves=curves, traces=traces, seconds=seconds, fits=pd.DataFrame(fits))
 
@@ -188,13 +197,49 @@ def _l1_accuracy(Xtr, ytr, Xte, yte) -> float:
     return float(model.score(Xte, yte))
 
 
+@dataclass(frozen=True)
+class _Fold:
+    """One cross-validation fold: word-presence tags of its training and test documents."""
+
+    X_train: object
+    y_train: np.ndarray
+    X_test: object
+    y_test: np.ndarray
+    row: dict
+
+
+def _fold_task(shared: tuple, task: tuple[int, str | None]) -> list[dict]:
+    """Rows of one (fold, method) task of :func:`cv_accuracy`; method None: the two baselines."""
+    folds, settings = shared
+    number, method = task
+    f = folds[number]
+    if method is not None:
+        t0 = time.perf_counter()
+        fit = _quiet_fit(tags_from(f.X_train), f.y_train.astype(np.float64), replace(settings, method=method))
+        test = tags_from(f.X_test)
+        p1 = predict_positive(test.indptr, test.indices, fit.A, fit.B, QUADRATURE)
+        return [{**f.row, "method": RTM_LABELS[method], "accuracy": float(np.mean((p1 > 0.5) == (f.y_test == 1))),
+                 "seconds": time.perf_counter() - t0, **fit_outcome(fit)}]
+    rows = []
+    for label, score in ((NB_LABEL, lambda: BernoulliNB().fit(f.X_train, f.y_train).score(f.X_test, f.y_test)),
+                         (L1_LABEL, lambda: _l1_accuracy(f.X_train, f.y_train, f.X_test, f.y_test))):
+        t0 = time.perf_counter()
+        rows.append({**f.row, "method": label, "accuracy": float(score()), "seconds": time.perf_counter() - t0,
+                     "converged": True, "sweeps": np.nan, "skipped": np.nan, "log_evidence": np.nan})
+    return rows
+
+
 def cv_accuracy(key: str, *, folds: int = 5, methods=METHODS, max_docs: int | None = None,
                 settings: RTMSettings | None = None, seed: int = 0,
-                progress: Progress | None = None) -> pd.DataFrame:
+                progress: Progress | None = None, n_jobs: int | None = None, scheduler=None) -> pd.DataFrame:
     """Stratified k-fold test accuracy on a sentiment corpus: one row per (fold, method) with
     accuracy, seconds, vocabulary size and, for the RTM, how the fit ended
     (:func:`fit_outcome`: converged, sweeps, skipped factors, evidence). ``max_docs`` subsamples
-    (stratified, seeded) for quick runs."""
+    (stratified, seeded) for quick runs.
+
+    The tags of every fold are built here; each (fold, method) pair, and each fold's baselines,
+    is then a task (:func:`fsengine.parallel.map_tasks`: ``n_jobs`` local processes or a Dask
+    ``scheduler``), with rows in the serial order whatever runs them."""
     corpus = CORPORA[key]
     data = corpus.reader()
     texts = np.array(data.texts, dtype=object)
@@ -204,34 +249,18 @@ def cv_accuracy(key: str, *, folds: int = 5, methods=METHODS, max_docs: int | No
         keep = np.sort(keep)
         texts, y = texts[keep], y[keep]
     settings = settings or corpus.settings
-    rows = []
-    splits = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(texts, y))
-    steps = len(splits) * (len(methods) + 2)
-    done = 0
-    for fold, (tr, te) in enumerate(splits):
+    fold_data = []
+    for number, (tr, te) in enumerate(StratifiedKFold(folds, shuffle=True, random_state=seed).split(texts, y)):
         Xtr, vocab = word_presence_tags(texts[tr], min_df=corpus.min_df)
         Xte, _ = word_presence_tags(texts[te], vocabulary=vocab)
-        tags_tr, tags_te = tags_from(Xtr), tags_from(Xte)
-        base = {"fold": fold, "n_docs": y.size, "n_tags": len(vocab), "n_train": tr.size}
-        for m in methods:
-            if progress:
-                progress(done / steps, f"{corpus.label}: fold {fold + 1}/{folds}, {RTM_LABELS[m]}")
-            t0 = time.perf_counter()
-            fit = _quiet_fit(tags_tr, y[tr].astype(np.float64), replace(settings, method=m))
-            p1 = predict_positive(tags_te.indptr, tags_te.indices, fit.A, fit.B, QUADRATURE)
-            rows.append({**base, "method": RTM_LABELS[m], "accuracy": float(np.mean((p1 > 0.5) == (y[te] == 1))),
-                         "seconds": time.perf_counter() - t0, **fit_outcome(fit)})
-            done += 1
-        for label, score in ((NB_LABEL, lambda: BernoulliNB().fit(Xtr, y[tr]).score(Xte, y[te])),
-                             (L1_LABEL, lambda: _l1_accuracy(Xtr, y[tr], Xte, y[te]))):
-            if progress:
-                progress(done / steps, f"{corpus.label}: fold {fold + 1}/{folds}, {label}")
-            t0 = time.perf_counter()
-            rows.append({**base, "method": label, "accuracy": float(score()),
-                         "seconds": time.perf_counter() - t0, "converged": True, "sweeps": np.nan,
-                         "skipped": np.nan, "log_evidence": np.nan})
-            done += 1
-    return pd.DataFrame(rows)
+        fold_data.append(_Fold(Xtr, y[tr], Xte, y[te],
+                               {"fold": number, "n_docs": y.size, "n_tags": len(vocab), "n_train": tr.size}))
+    tasks = [(number, m) for number in range(folds) for m in [*methods, None]]
+    names = [f"{corpus.label}: fold {number + 1}/{folds}, " + ("baselines" if m is None else RTM_LABELS[m])
+             for number, m in tasks]
+    rows = map_tasks(_fold_task, tasks, shared=(tuple(fold_data), settings), names=names, progress=progress,
+                     n_jobs=n_jobs, scheduler=scheduler)
+    return pd.DataFrame([row for task_rows in rows for row in task_rows])
 
 
 def accuracy_table(results: dict[str, pd.DataFrame]) -> pd.DataFrame:
