@@ -20,7 +20,9 @@ Backends (:func:`backend_for`):
 
 from __future__ import annotations
 
+import importlib
 import os
+import threading
 import traceback
 import uuid
 import warnings
@@ -74,6 +76,38 @@ def describe(n_jobs: int | None = None, scheduler: Any = None) -> str:
     if backend == "joblib":
         return f"{available_cores() if n_jobs == -1 else n_jobs} local processes"
     return f"Dask cluster {scheduler}" if isinstance(scheduler, str) else "Dask cluster"
+
+
+_warming = threading.Lock()
+
+
+def _import(modules: tuple[str, ...]) -> int:
+    for name in modules:
+        importlib.import_module(name)
+    return os.getpid()
+
+
+def warm_up(n_jobs: int = -1, modules: tuple[str, ...] = ("fsengine.compare",)) -> threading.Thread | None:
+    """Start joblib's local worker processes in the background and import ``modules`` in them, so
+    the first parallel run does not wait for them (the app's Compare page calls this when it is
+    drawn). Returns the thread, or None when the settings are serial or a warm-up is under way."""
+    if backend_for(n_jobs) != "joblib" or not _warming.acquire(blocking=False):
+        return None
+
+    def run() -> None:
+        from joblib import Parallel, delayed
+
+        try:
+            n = available_cores() if n_jobs == -1 else n_jobs
+            Parallel(n_jobs=n_jobs)(delayed(_import)(modules) for _ in range(2 * n))
+        except Exception:  # a failed warm-up only means that the first run starts the workers itself
+            pass
+        finally:
+            _warming.release()
+
+    thread = threading.Thread(target=run, name="fsengine-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def _call(func: Callable, index: int, shared: Any, item: Any, use_shared: bool):

@@ -9,6 +9,7 @@ from fsengine.compare import CompareSettings, ComparisonResult, run_comparison
 from fsengine.compare_report import EXPLANATIONS, comparison_figures, html_report, tables_zip
 from fsengine.data.transforms import class_names
 from fsengine.methods.registry import METHODS
+from fsengine.parallel import available_cores, warm_up
 
 DEFAULT_METHODS = ("bia", "mi", "l1")
 #: session slots: the last finished run (config, result) and whether a run is under way
@@ -38,6 +39,16 @@ def render() -> None:
         st.markdown("Area under the ROC curve of scores $s$ against the known relevant set (ties count half):")
         st.latex(r"\mathrm{AUC} = P(s_{\text{relevant}} > s_{\text{irrelevant}}) + \tfrac12\,"
                  r"P(s_{\text{relevant}} = s_{\text{irrelevant}})")
+    with st.expander("How the work is spread over the cores", expanded=False):
+        st.markdown("A comparison of $M$ methods with $B$ bootstrap resamples is $M(1+B)$ independent fits, then "
+                    "one accuracy curve per method and per random-baseline size. They run as separate tasks on "
+                    "worker processes (every core by default); each task is deterministic (the resamples and "
+                    "random draws are made from the seed before any task starts) and the results are put back "
+                    "in their serial order, so the tables are identical whatever the number of workers. With "
+                    "$W$ workers and tasks of similar cost the fits take about")
+        st.latex(r"T_W \approx \lceil M(1+B)/W \rceil \; \bar t_{\text{fit}}")
+        st.markdown("The command line does the same with `--n-jobs N`, or on a Dask cluster with "
+                    "`--scheduler tcp://HOST:8786`.")
 
     ds = current_dataset()
     key, params = current_selection()
@@ -81,6 +92,15 @@ def render() -> None:
     seed = int(c4.number_input("Seed", min_value=0, value=0, step=1, key="compare_seed",
                                help="Train/test split, bootstrap resamples and the random baseline."))
     settings = CompareSettings(test_size=test_size, n_bootstrap=n_bootstrap, max_k=max_k, seed=seed)
+    cores = available_cores()
+    n_jobs = 1
+    if cores > 1:
+        every = st.toggle(f"Use every core ({cores} worker processes)", value=True, key="compare_every_core",
+                          help="The fits (methods x (1 + resamples)) and the accuracy curves are independent tasks; "
+                               "they run on worker processes started when this page opened. The results are "
+                               "identical to a run in one process.")
+        n_jobs = -1 if every else 1
+        warm_up(n_jobs)
     token = (key, tuple(sorted(params.items())), ds.name, ds.n_samples)
     config = (token, tuple((m, tuple(sorted(v.items()))) for m, v in choices), settings)
 
@@ -90,10 +110,11 @@ def render() -> None:
 
 
     @st.cache_data(show_spinner=False, max_entries=8)
-    def compared(token, methods, settings, _ds) -> ComparisonResult:
-        """One comparison per (dataset, methods with parameters, settings); ``token`` keys the dataset."""
+    def compared(token, methods, settings, _ds, _n_jobs) -> ComparisonResult:
+        """One comparison per (dataset, methods with parameters, settings); ``token`` keys the dataset
+        (the number of worker processes does not change the result, so it is not part of the key)."""
         bar = st.progress(0.0, text="Starting ...")
-        result = run_comparison(_ds, [(m, dict(v)) for m, v in methods], settings,
+        result = run_comparison(_ds, [(m, dict(v)) for m, v in methods], settings, n_jobs=_n_jobs,
                                 progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg))
         bar.empty()
         return result
@@ -116,7 +137,7 @@ def render() -> None:
     if run:
         st.session_state[RUNNING] = True
         with user_errors():
-            result = compared(config[0], config[1], settings, ds)
+            result = compared(config[0], config[1], settings, ds, n_jobs)
             st.session_state[LAST] = (config, result)
         st.session_state[RUNNING] = False
 
