@@ -15,25 +15,23 @@ Needs ``ipywidgets`` and, with plotly >= 6, ``anywidget`` (``pip install 'fsengi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.io.json import to_json_plotly
 
 
 def _pruned(value):
-    """A plotly JSON value without empty objects (a cleared ``marker`` stays as ``{}``)."""
+    """A JSON value without empty objects (a cleared ``marker`` stays behind as ``{}``)."""
     if isinstance(value, dict):
         kept = {k: _pruned(v) for k, v in value.items()}
         return {k: v for k, v in kept.items() if v != {}}
+    if isinstance(value, list):
+        return [_pruned(v) for v in value]
     return value
-
-
-def _trace_state(trace) -> dict:
-    state = _pruned(trace.to_plotly_json())
-    state.pop("uid", None)
-    return state
 
 
 def replace_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
@@ -50,15 +48,21 @@ def replace_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
     with widget.batch_update():
         if same:
             for old, new in zip(widget.data, figure.data):
-                fresh = _trace_state(new)
-                stale = {key: None for key in _trace_state(old) if key not in fresh and key != "type"}
+                fresh = new.to_plotly_json()
+                fresh.pop("uid", None)
+                stale = {key: None for key in old.to_plotly_json() if key not in fresh and key not in ("type", "uid")}
                 old.update({**stale, **fresh}, overwrite=True)
         widget.layout = figure.layout
 
 
 def figure_state(figure: go.Figure) -> dict[str, Any]:
-    """Traces (without plotly's random ``uid``) and layout: equal for figures that draw the same."""
-    return {"data": [_trace_state(t) for t in figure.data], "layout": figure.layout.to_plotly_json()}
+    """Traces (without plotly's random ``uid``) and layout as plain JSON values: equal for figures
+    that draw the same, whether ``go.Figure`` or ``go.FigureWidget``."""
+    state = json.loads(to_json_plotly({"data": [t.to_plotly_json() for t in figure.data],
+                                       "layout": figure.layout.to_plotly_json()}))
+    for trace in state["data"]:
+        trace.pop("uid", None)
+    return _pruned(state)
 
 
 def _label(value, fmt: str | Callable[[Any], str] | None) -> str:
