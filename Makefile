@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP_APP  := $(VENV)/.installed-app
 STAMP_TEST := $(VENV)/.installed-test
-STAMP_NB   := $(VENV)/.installed-notebooks
+STAMP_LAB  := $(VENV)/.installed-jupyter
 PORT   ?= 8501
 HOST   ?= 127.0.0.1
 NOTEBOOK_PORT ?= 8888
@@ -21,10 +21,10 @@ $(STAMP_APP): pyproject.toml | $(PY)
 
 $(STAMP_TEST): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e ".[test,notebooks]"
-	touch $@ $(STAMP_APP) $(STAMP_NB)
+	touch $@ $(STAMP_APP)
 
-$(STAMP_NB): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[notebooks]"
+$(STAMP_LAB): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[jupyter]"
 	touch $@ $(STAMP_APP)
 
 install: $(STAMP_APP)
@@ -37,7 +37,7 @@ test: $(STAMP_TEST)
 	$(PY) -m ruff check .
 	$(PY) -m pytest tests -q
 
-notebook: $(STAMP_NB)
+notebook: $(STAMP_LAB)
 	$(PY) -m fsengine warmup
 	$(VENV)/bin/jupyter-lab notebooks --ServerApp.ip=$(HOST) --ServerApp.port=$(NOTEBOOK_PORT)
 
