@@ -34,12 +34,32 @@ def _pruned(value):
     return value
 
 
+def _gaps_as_none(value):
+    """Non-finite numbers of multi-dimensional arrays (e.g. a heatmap's blank cells) as None.
+
+    A ``FigureWidget`` sends 1-D numeric arrays to the browser as binary buffers but larger ones
+    as JSON lists, where NaN is not valid JSON (jupyter_client warns and may drop it); plotly
+    draws None as the same gap.
+    """
+    if isinstance(value, dict):
+        return {k: _gaps_as_none(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray) and value.ndim > 1 and value.dtype.kind == "f" and not np.isfinite(value).all():
+        return np.where(np.isfinite(value), value, None).tolist()
+    return value
+
+
+def widget_ready(figure: go.Figure) -> go.Figure:
+    """``figure`` with the gaps of its multi-dimensional arrays as None (see :func:`_gaps_as_none`)."""
+    return go.Figure(data=[_gaps_as_none(t.to_plotly_json()) for t in figure.data], layout=figure.layout)
+
+
 def replace_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
     """Make ``widget`` show ``figure``: its traces and layout, in one update of the view.
 
     Traces of the same count and types are updated in place (properties the new trace lacks are
     cleared); otherwise every trace is replaced.
     """
+    figure = widget_ready(figure)
     same = len(widget.data) == len(figure.data) and all(
         old.type == new.type for old, new in zip(widget.data, figure.data))
     if not same:
@@ -57,8 +77,9 @@ def replace_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
 
 def figure_state(figure: go.Figure) -> dict[str, Any]:
     """Traces (without plotly's random ``uid``) and layout as plain JSON values: equal for figures
-    that draw the same, whether ``go.Figure`` or ``go.FigureWidget``."""
-    state = json.loads(to_json_plotly({"data": [t.to_plotly_json() for t in figure.data],
+    that draw the same, whether ``go.Figure`` or ``go.FigureWidget`` (gaps as None, as a widget
+    holds them)."""
+    state = json.loads(to_json_plotly({"data": [_gaps_as_none(t.to_plotly_json()) for t in figure.data],
                                        "layout": figure.layout.to_plotly_json()}))
     for trace in state["data"]:
         trace.pop("uid", None)
@@ -95,7 +116,7 @@ class SliderFigures:
             options=[(_label(v, fmt), v) for v in options], value=start, description=description,
             continuous_update=False, style={"description_width": "initial"},
             layout=widgets.Layout(width="95%"))
-        self.figures = [go.FigureWidget(draw(start)) for draw in self.draws]
+        self.figures = [go.FigureWidget(widget_ready(draw(start))) for draw in self.draws]
         self.box = widgets.VBox([self.slider, *self.figures])
         self.slider.observe(self._moved, names="value")
 

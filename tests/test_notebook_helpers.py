@@ -2,6 +2,7 @@
 
 import io
 
+import numpy as np
 import plotly.graph_objects as go
 import pytest
 
@@ -64,3 +65,12 @@ def test_slider_without_options_or_builders_says_what_is_missing():
         SliderFigures([], [lambda v: go.Figure()])
     with pytest.raises(ValueError, match="at least one figure builder"):
         SliderFigures([1], [])
+
+
+def test_gaps_of_heatmaps_reach_the_widget_as_none_not_nan():
+    # 2-D arrays travel to the browser as JSON lists, where NaN is invalid: blank cells become None
+    z = np.array([[0.1, np.nan], [np.inf, 0.4]])
+    view = SliderFigures([1, 2], [lambda k: go.Figure(go.Heatmap(z=z * k))])
+    assert [v for row in view.figures[0].data[0].z for v in row] == [0.1, None, None, 0.4]
+    view.slider.value = 2
+    assert [v for row in view.figures[0].data[0].z for v in row] == [0.2, None, None, 0.8]
