@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,6 +58,9 @@ class _CorpusFiles:
             raise CorpusFormatError(f"{self.path}: missing member {self.name}/{rel}") from exc
         except FileNotFoundError as exc:
             raise CorpusFormatError(f"{self.path}: missing file {rel}") from exc
+        except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+            raise CorpusFormatError(f"{self.path} is damaged ({type(exc).__name__}: {exc} in {rel}); delete it and "
+                                    "download it again (fsengine datasets fetch).") from exc
         return raw.decode(encoding, errors="replace")
 
     def __repr__(self):

@@ -1,0 +1,22 @@
+"""User-supplied text (column names, file names, values, messages quoting them) shown inside
+Streamlit markdown (``st.markdown``, ``st.error``, ``st.warning``, captions) without being
+interpreted: a column named ``[click me](https://example.invalid)`` or ``![px](http://host/p.png)``
+must show those characters, not become a live link or an image the browser fetches.
+
+CommonMark lets every ASCII punctuation character be escaped with a backslash, so escaping all of
+them disarms links, images, code spans, emphasis, HTML, autolinks (``https\\://``, ``www\\.``,
+``a\\@b``), Streamlit's ``:red[...]`` directives, ``:emoji:`` codes and ``$...$`` LaTeX alike.
+"""
+
+from __future__ import annotations
+
+import string
+
+_ESCAPES = str.maketrans({c: "\\" + c for c in string.punctuation})
+
+
+def md_escape(text, *, inline: bool = False) -> str:
+    """``text`` (any object, via ``str``) safe to embed in Streamlit markdown; ``inline=True`` also
+    folds line breaks into spaces (for list items and sentences)."""
+    out = str(text).translate(_ESCAPES)
+    return " ".join(out.splitlines()) if inline else out.replace("\n", "  \n")
