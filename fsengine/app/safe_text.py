@@ -3,16 +3,18 @@ Streamlit markdown (``st.markdown``, ``st.error``, ``st.warning``, captions) wit
 interpreted: a column named ``[click me](https://example.invalid)`` or ``![px](http://host/p.png)``
 must show those characters, not become a live link or an image the browser fetches.
 
-CommonMark lets every ASCII punctuation character be escaped with a backslash, so escaping all of
-them disarms links, images, code spans, emphasis, HTML, autolinks (``https\\://``, ``www\\.``,
-``a\\@b``), Streamlit's ``:red[...]`` directives, ``:emoji:`` codes and ``$...$`` LaTeX alike.
+CommonMark lets every ASCII punctuation character be escaped with a backslash; escaping each one
+that markdown gives a meaning disarms links, images, code spans, emphasis, headings, lists, tables,
+HTML and entities, autolinks (``https\\://``, ``www\\.``, ``a\\@b``), Streamlit's ``:red[...]``
+directives, ``:emoji:`` codes and ``$...$`` LaTeX alike (commas, quotes, ``;``, ``?``, ``%`` stay as
+they are: they mean nothing outside those constructs).
 """
 
 from __future__ import annotations
 
-import string
-
-_ESCAPES = str.maketrans({c: "\\" + c for c in string.punctuation})
+#: ASCII punctuation with a meaning in CommonMark, GFM or Streamlit's markdown
+SPECIAL = "\\`*_{}[]()<>#+-.!|~$:/@&=^"
+_ESCAPES = str.maketrans({c: "\\" + c for c in SPECIAL})
 
 
 def md_escape(text, *, inline: bool = False) -> str:
