@@ -61,6 +61,8 @@ def _upload_widgets(container) -> dict:
     try:
         limit_mb = config.max_upload_bytes() / (1024 * 1024)
     except ValueError as exc:  # FSENGINE_MAX_UPLOAD_MB set to something that is not a number
+        st.session_state[UPLOADED] = None
+        st.session_state[UPLOAD_ERROR] = str(exc)
         container.error(md_escape(exc))
         return {}
     uploaded = container.file_uploader(

@@ -36,7 +36,8 @@ class _CorpusFiles:
             try:
                 self._zip = zipfile.ZipFile(self.path)
             except zipfile.BadZipFile as exc:
-                raise CorpusFormatError(f"{self.path}: not a valid zip archive ({exc})") from exc
+                raise CorpusFormatError(f"{self.path}: not a valid zip archive ({exc}); delete it and download it "
+                                        "again (fsengine datasets fetch).") from exc
 
     def list(self, prefix: str) -> list[str]:
         """Relative file names (inside the corpus folder) under ``prefix``, sorted."""
