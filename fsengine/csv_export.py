@@ -49,13 +49,18 @@ def unescape_cell(value):
 def escape_frame(df: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``df`` with text cells, column names and index labels escaped."""
     out = df.copy()
-    for name in out.columns:
-        if out[name].dtype == object or pd.api.types.is_string_dtype(out[name]):
-            out[name] = out[name].map(escape_cell)
-    out.columns = out.columns.map(escape_cell) if not isinstance(out.columns, pd.MultiIndex) else out.columns
-    if out.index.dtype == object:
-        out.index = out.index.map(escape_cell)
+    for j in range(out.shape[1]):
+        if _may_hold_text(out.iloc[:, j]):
+            out.isetitem(j, out.iloc[:, j].map(escape_cell))
+    for axis in ("columns", "index"):
+        labels = getattr(out, axis)
+        if not isinstance(labels, pd.MultiIndex) and _may_hold_text(labels):
+            setattr(out, axis, labels.map(escape_cell))
     return out
+
+
+def _may_hold_text(values) -> bool:
+    return values.dtype == object or pd.api.types.is_string_dtype(values.dtype)
 
 
 def to_csv(df: pd.DataFrame, path: Path | None = None, **options) -> str | None:
