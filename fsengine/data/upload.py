@@ -19,6 +19,7 @@ import pandas as pd
 from .. import config
 from ..validation import MAX_ABS_VALUE
 from .dataset import Dataset, Provenance
+from .wide_csv import read_wide
 
 MIN_ROWS = 10
 MIN_ROWS_PER_CLASS = 2
@@ -96,18 +97,28 @@ def sniff_separator(text: str, default: str = ",") -> str:
     return best
 
 
+def _is_number_dtype(dtype) -> bool:
+    return pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype)
+
+
 def _numeric_columns(df: pd.DataFrame) -> int:
-    return sum(pd.api.types.is_numeric_dtype(df[c]) for c in df.columns)
+    return sum(map(_is_number_dtype, df.dtypes))
+
+
+def _parse(text: str, sep: str, decimal: str) -> pd.DataFrame:
+    """pandas' reader, or the linear-time one for wide tables (:mod:`fsengine.data.wide_csv`)."""
+    df = read_wide(text, sep, decimal)
+    return df if df is not None else pd.read_csv(io.StringIO(text), sep=sep, quotechar='"', decimal=decimal)
 
 
 def _read_text_table(text: str, filename: str, sep: str) -> tuple[pd.DataFrame, list[str], list[str]]:
     """Parse CSV text with separator ``sep``; with ``;``, tab or ``|`` a decimal comma is tried as well
     and kept when it turns more columns into numbers."""
     header = next(csv.reader([text.split("\n", 1)[0].rstrip("\r")], delimiter=sep, quotechar='"'), [])
-    df = pd.read_csv(io.StringIO(text), sep=sep, quotechar='"', skipinitialspace=False)
+    df = _parse(text, sep, ".")
     notes = [] if sep == "," else [f"separator {sep!r} detected" if sep != "\t" else "tab-separated"]
     if sep != "," and _numeric_columns(df) < df.shape[1]:
-        comma = pd.read_csv(io.StringIO(text), sep=sep, quotechar='"', decimal=",")
+        comma = _parse(text, sep, ",")
         if _numeric_columns(comma) > _numeric_columns(df):
             df = comma
             notes.append("decimal comma detected (1,5 read as 1.5)")
@@ -182,15 +193,16 @@ def _non_numeric_example(col: pd.Series) -> str:
 
 def _classify_features(df: pd.DataFrame, target: str):
     """Split feature columns into numeric ones and (column, reason) for non-numeric ones."""
-    numeric, non_numeric = [], []
-    for name in df.columns:
+    numeric, non_numeric = [], []  # positions and (name, reason)
+    dtypes = df.dtypes.tolist()
+    is_number = {dtype: _is_number_dtype(dtype) for dtype in set(dtypes)}
+    for j, (name, dtype) in enumerate(zip(df.columns.tolist(), dtypes)):
         if name == target:
             continue
-        col = df[name]
-        if pd.api.types.is_bool_dtype(col) or pd.api.types.is_numeric_dtype(col):
-            numeric.append(name)
+        if is_number[dtype]:
+            numeric.append(j)
         else:
-            non_numeric.append((name, f"non-numeric ({_non_numeric_example(col)})"))
+            non_numeric.append((name, f"non-numeric ({_non_numeric_example(df.iloc[:, j])})"))
     return numeric, non_numeric
 
 
@@ -260,18 +272,20 @@ def dataset_from_table(df: pd.DataFrame, target: str, *, name: str = "upload", t
     if len(df) < MIN_ROWS:
         raise UploadError(f"{name} has {len(df)} data row(s); at least {MIN_ROWS} are needed.")
     y, target_names, task = _target(df, target, task)
-    numeric, excluded = _classify_features(df, target)
+    positions, excluded = _classify_features(df, target)
+    names = df.columns.tolist()
+    numeric = [names[j] for j in positions]
     if excluded and not exclude_non_numeric:
         raise UploadError("Non-numeric column(s): " + "; ".join(f"{c!r} {why}" for c, why in excluded)
                           + ". Encode them as numbers or allow excluding them.")
-    X = df[numeric].to_numpy(dtype=np.float64) if numeric else np.empty((len(df), 0))
+    X = df.iloc[:, positions].to_numpy(dtype=np.float64) if positions else np.empty((len(df), 0))
     problems = []
-    for j, col in enumerate(numeric):
+    for j in np.flatnonzero(~np.isfinite(X).all(axis=0)):  # only the columns with a problem
         nan, inf = np.isnan(X[:, j]), np.isinf(X[:, j])
         if nan.any():
-            problems.append(f"{col!r}: {int(nan.sum())} missing (NaN) in data rows {_first_rows(nan)}")
+            problems.append(f"{numeric[j]!r}: {int(nan.sum())} missing (NaN) in data rows {_first_rows(nan)}")
         if inf.any():
-            problems.append(f"{col!r}: {int(inf.sum())} infinite in data rows {_first_rows(inf)}")
+            problems.append(f"{numeric[j]!r}: {int(inf.sum())} infinite in data rows {_first_rows(inf)}")
     if problems:
         raise UploadError("Missing or infinite values: " + "; ".join(problems)
                           + ". Fill or remove them (e.g. pandas fillna/dropna) and upload again.")
