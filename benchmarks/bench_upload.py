@@ -18,13 +18,14 @@ import numpy as np
 import pandas as pd
 from timing import timed
 
-from fsengine.data.upload import dataset_from_table, read_table
+from fsengine.data.upload import UploadError, dataset_from_table, load_upload, read_table
 
 
-def wide_csv(n_columns: int, n_rows: int = 10) -> bytes:
+def wide_csv(n_columns: int, n_rows: int = 10, informative: int = 5) -> bytes:
+    """``informative`` random columns, the rest constant (1.0), and a two-class target."""
     rng = np.random.default_rng(0)
     values = np.ones((n_rows, n_columns))
-    values[:, :5] = rng.normal(size=(n_rows, 5)).round(3)
+    values[:, :informative] = rng.normal(size=(n_rows, informative)).round(3)
     df = pd.DataFrame(values, columns=[f"c{j}" for j in range(n_columns)])
     df["label"] = ["a", "b"] * (n_rows // 2)
     return df.to_csv(index=False).encode()
@@ -44,6 +45,19 @@ def main() -> None:
         t_check, ds = timed(lambda: dataset_from_table(table, "label", name="wide.csv"))
         print(f"| {p:,} | {len(data) / 2**20:.1f} | {t_read:.2f} | {t_check:.2f} | {t_read + t_check:.2f} "
               f"| {ds.n_features} of {p:,} ({len(ds.extras['excluded_columns']):,} constant excluded) |")
+    if not args.quick:  # the issue's file: every column constant, so the upload is refused
+        data = wide_csv(100_000, informative=0)
+
+        def refused():
+            try:
+                load_upload(data, "constant.csv", "label")
+            except UploadError as exc:
+                return str(exc)[:60]
+            raise AssertionError("a table of constant columns was accepted")
+
+        seconds, message = timed(refused)
+        print(f"\n100,000 constant columns x 10 rows ({len(data) / 2**20:.1f} MB), load_upload until its "
+              f"error: {seconds:.2f} s ({message} ...)")
 
 
 if __name__ == "__main__":
