@@ -422,3 +422,23 @@ def test_app_uploads_show_one_escaped_error_or_work_everywhere(monkeypatch):
     at.run()
     assert not at.exception
     assert any(md_escape("FSENGINE_MAX_UPLOAD_MB='abc' is not a number") in e.value for e in at.sidebar.error)
+
+
+# ---------------------------------------------------------------- downloads into an unwritable folder
+def test_fetch_into_a_folder_that_cannot_be_written(fake_source, store, monkeypatch, tmp_path, capsys):
+    from fsengine.data.fetch import FetchError, fetch
+
+    (tmp_path / "blocker").write_text("a file where the datasets folder should be")
+    monkeypatch.setenv("FSENGINE_DATASETS", str(tmp_path / "blocker" / "datasets"))
+    with pytest.raises(FetchError, match=r"^Cannot write the download into .*blocker/datasets/fake "
+                                         r"\(Not a directory\); make that folder writable or set FSENGINE_DATASETS"):
+        fetch("fake")
+    code, err = _run(capsys, ["datasets", "fetch", "fake"])
+    assert code == 2 and len(err) == 1 and err[0].startswith("fsengine datasets: error: Cannot write the download")
+    # the Data page's button: an error box, no traceback
+    from tests.test_app_data import _data_page
+
+    at = _data_page("wine")
+    at.button(key="data_fetch_fake").click().run()
+    assert not at.exception
+    assert any("Cannot write the download into" in e.value for e in at.error)
