@@ -10,6 +10,7 @@ on values beyond 1e100, a comparison with a failing method, and uploads in the a
 from __future__ import annotations
 
 import io
+import json
 import re
 import zipfile
 from pathlib import Path
@@ -442,3 +443,17 @@ def test_fetch_into_a_folder_that_cannot_be_written(fake_source, store, monkeypa
     at.button(key="data_fetch_fake").click().run()
     assert not at.exception
     assert any("Cannot write the download into" in e.value for e in at.error)
+
+
+def test_cli_says_how_a_file_was_read_and_what_was_left_out(tmp_path, capsys):
+    (tmp_path / "t.csv").write_bytes(_csv(BASE, sep=";", decimal=","))
+    assert main(["select", "--method", "variance", "--data", str(tmp_path / "t.csv"), "--target", "label",
+                 "--out", str(tmp_path / "res")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "note: t.csv: separator ';' detected" in out
+    assert "note: t.csv: decimal comma detected (1,5 read as 1.5)" in out
+    city = BASE.city[0]
+    assert (f"note: t.csv: 2 column(s) left out: 'city' non-numeric (e.g. '{city}' in data row 1); 'ones' constant "
+            "(every value is 1)") in out
+    summary = json.loads((tmp_path / "res" / "summary.json").read_text())
+    assert set(summary["excluded_columns"]) == {"city", "ones"} and summary["n_features"] == 3

@@ -9,7 +9,7 @@ import textwrap
 from ..compare_settings import CompareSettings
 from ..methods.registry import get_method, method_keys
 from ..output import check_target, output_folder
-from .method_args import add_data_arguments, check_data_arguments, load_data, methods_help, parse_classes
+from .method_args import add_data_arguments, check_data_arguments, data_notes, load_data, methods_help, parse_classes
 from .progress import ProgressBar
 
 NAME = "compare"
@@ -78,7 +78,7 @@ def run(args) -> int:
     with output_folder(out, force=args.force, command=NAME) as stage:
         paths = write_tables(result, args.k, stage)
         (stage / "report.html").write_text(html_report(result, args.k), encoding="utf-8")
-    for note in list(result.notes) + [n for r in result.runs for n in r.notes]:
+    for note in data_notes(ds) + list(result.notes) + [n for r in result.runs for n in r.notes]:
         print(f"note: {note}")
     for label, message in result.failures.items():
         print(f"failed: {label}: {message}")

@@ -89,5 +89,23 @@ def load_data(args):
     return load_dataset(args.data)
 
 
+#: excluded columns named in a printed note (all of them go into summary.json)
+NAMED_EXCLUSIONS = 5
+
+
+def data_notes(ds) -> list[str]:
+    """How the user's table was read and which columns were left out, one printed line each
+    (empty for catalogue datasets)."""
+    excluded = ds.extras.get("excluded_columns") or {}
+    notes = [f"{ds.name}: {note}" for note in ds.provenance.notes
+             if not note.startswith(("excluded column ", "target column "))] if "target_column" in ds.extras else []
+    if excluded:
+        named = "; ".join(f"{name!r} {why}" for name, why in list(excluded.items())[:NAMED_EXCLUSIONS])
+        more = len(excluded) - NAMED_EXCLUSIONS
+        notes.append(f"{ds.name}: {len(excluded):,} column(s) left out: {named}"
+                     + (f"; and {more:,} more" if more > 0 else ""))
+    return notes
+
+
 def data_label(args) -> str:
     return f"{args.data} (target {args.target})" if args.target else args.data

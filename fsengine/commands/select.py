@@ -14,6 +14,7 @@ from .method_args import (
     add_data_arguments,
     check_data_arguments,
     data_label,
+    data_notes,
     load_data,
     methods_help,
     parse_classes,
@@ -92,7 +93,10 @@ def run(args) -> int:
     from ..methods.run import fit_method
 
     ds = load_data(args)
+    read_notes = data_notes(ds)
+    excluded = dict(ds.extras.get("excluded_columns") or {})
     ds, notes = restrict_classes(ds, [spec], classes)
+    notes = tuple(read_notes) + tuple(notes)
     with ProgressBar(f"select {spec.key}") as bar:
         fit = fit_method(spec, params, ds, progress=bar.update)
         bar.update(1.0, "writing files")
@@ -107,6 +111,7 @@ def run(args) -> int:
             "dataset": ds.name, "n_samples": ds.n_samples, "n_features": ds.n_features,
             "selected_by_method": int(fit.support.sum()), "fit_seconds": fit.seconds, "notes": list(notes),
             "top": top, "files": {name: path.name for name, path in files.items()},
+            **({"excluded_columns": excluded} if excluded else {}),
         }
         (stage / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     for note in notes:
