@@ -68,10 +68,10 @@ def check_target(out: Path, *, force: bool = False, option: str = "--out") -> Pa
         raise OutputError(f"{option} {out}: {blocker} is a file, not a folder; choose a folder path for {option}.")
     if out.exists() and not out.is_dir():
         raise OutputError(f"{option} {out} is an existing file; name a folder for the results (it is created).")
+    if out.is_dir() and _protected(out):  # replacing it would pull the folder away under the user's shell
+        raise OutputError(f"{option} {out} is the current, home or root folder; name a new subfolder for the "
+                          "results.")
     if out.is_dir() and any(out.iterdir()):
-        if _protected(out):
-            raise OutputError(f"{option} {out} is the current, home or root folder and is not empty; "
-                              "name a new subfolder for the results.")
         if not is_fsengine_folder(out) and not force:
             sample = sorted(p.name for p in out.iterdir())[:3]
             raise OutputError(f"{option} {out} already holds files fsengine did not write ({', '.join(sample)}); "

@@ -80,6 +80,12 @@ def test_force_replaces_a_foreign_folder_but_never_the_current_one(tmp_path, mon
     monkeypatch.chdir(foreign)
     with pytest.raises(OutputError, match="current, home or root folder"):
         check_target(Path("."), force=True)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    for target in (Path("."), Path(".."), Path("/")):
+        with pytest.raises(OutputError, match="current, home or root folder"):
+            check_target(target)
 
 
 def test_sigint_while_compare_writes_leaves_the_previous_complete_set(tmp_path):
