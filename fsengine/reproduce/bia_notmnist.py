@@ -16,6 +16,7 @@ import pandas as pd
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import cross_val_score
 
+from ..csv_export import to_csv
 from ..data import load_dataset
 from ..data.synthetic.glm import make_sparse_glm
 from ..methods.bia_dataset import run_bia_path, sample_rows
@@ -64,9 +65,9 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
     order = np.argsort(-post, kind="stable")
     rank = np.empty(ds.n_features, dtype=int)
     rank[order] = np.arange(1, ds.n_features + 1)
-    pd.DataFrame({"pixel": ds.feature_names, "row": rows, "col": cols, "posterior": post,
-                  "magnetization": 2 * post - 1, "rank": rank}).to_csv(
-        out_dir / "posteriors_lambda_star.csv", index=False, float_format="%.6f")
+    to_csv(pd.DataFrame({"pixel": ds.feature_names, "row": rows, "col": cols, "posterior": post,
+                         "magnetization": 2 * post - 1, "rank": rank}),
+           out_dir / "posteriors_lambda_star.csv", index=False, float_format="%.6f")
 
     progress(0.4, "classification check")
     rng = np.random.default_rng(0)

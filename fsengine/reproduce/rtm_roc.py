@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..csv_export import to_csv
 from ..data.paths import DataNotFoundError
 from ..methods.rtm import experiments as rtm_exp
 from ..methods.rtm.fit import RTMSettings
@@ -54,8 +55,8 @@ def run(out_dir: Path, quick: bool, progress: Callable[[float, str], None]) -> P
     roc = rtm_exp.synthetic_roc(synth["seeds"], n_samples=synth["n_samples"], n_tags=synth["n_tags"],
                                 n_relevant=synth["n_relevant"], settings=RTMSettings(alpha0=5.0),
                                 progress=_scaled(progress, 0.0, 0.3))
-    roc.auc.to_csv(out_dir / "synthetic_auc.csv")
-    roc.fits.to_csv(out_dir / "synthetic_fits.csv", index=False)
+    to_csv(roc.auc, out_dir / "synthetic_auc.csv")
+    to_csv(roc.fits, out_dir / "synthetic_fits.csv", index=False)
     summary = roc.summary()
     _write(rtm_plots.roc_figure(roc.curves, roc.auc.iloc[0].to_dict(),
                                 title=f"Tag relevance ROC, seed {roc.auc.index[0]}"), out_dir / "roc.html")
@@ -72,7 +73,7 @@ def run(out_dir: Path, quick: bool, progress: Callable[[float, str], None]) -> P
         except DataNotFoundError as exc:
             missing.append(f"{key}: {str(exc).splitlines()[0]}")
     folds = pd.concat([df.assign(corpus=key) for key, df in results.items()]) if results else pd.DataFrame()
-    folds.to_csv(out_dir / "accuracy_folds.csv", index=False)
+    to_csv(folds, out_dir / "accuracy_folds.csv", index=False)
     table = rtm_exp.accuracy_table(results) if results else pd.DataFrame()
     if results:
         _write(rtm_plots.accuracy_figure(table[[c for c in table.columns if not c.endswith(" sd")]]),
