@@ -36,20 +36,18 @@ def _silent(fraction: float, message: str) -> None:
     return None
 
 
-def evaluate(ds: Dataset, model: MaxentModel) -> dict:
+def evaluate(ds: Dataset, model: MaxentModel, decoders=("greedy",)) -> dict:
     """Test-set scores of a maxent model on a dataset from :mod:`fsengine.data.maxent_tasks` or
-    :mod:`fsengine.data.synthetic.maxent`: precision, recall, f1 (percent) and accuracy (percent)."""
+    :mod:`fsengine.data.synthetic.maxent`: precision, recall, f1 (percent) and accuracy (percent).
+    Sequence data are decoded by the first of ``decoders`` (``greedy`` or ``viterbi``); every
+    further decoder adds its scores with the suffix ``_DECODER`` (e.g. ``f1_viterbi``)."""
     extras = ds.extras
     if "featurizer" in extras:
-        feat, test = extras["featurizer"], extras["test"]
-        pred = feat.decode(model, test)
-        if extras.get("task") == "chunking":
-            gold = sentences_of(test, np.where(test.y >= 0, test.y, 0), feat.labels_)
-            gold = [[g if y >= 0 else "O" for g, y in zip(s, test.y[st:st + n])]
-                    for s, st, n in zip(gold, test.starts, test.lengths)]
-            return chunk_scores(gold, sentences_of(test, pred, feat.labels_)).as_dict()
-        acc = 100.0 * float(np.mean(pred == test.y))
-        return {"precision": acc, "recall": acc, "f1": acc, "accuracy": acc}
+        out = {}
+        for k, decoder in enumerate(decoders):
+            scores = _sequence_scores(extras, model, decoder)
+            out.update(scores if k == 0 else {f"{key}_{decoder}": v for key, v in scores.items()})
+        return out
     if "test_X" in extras:
         y_true = np.asarray(extras["test_y"])
         y_pred = model.predict(extras["test_X"])
@@ -57,6 +55,18 @@ def evaluate(ds: Dataset, model: MaxentModel) -> dict:
         return {"precision": 100 * p, "recall": 100 * r, "f1": 100 * f,
                 "accuracy": 100 * float(np.mean(y_true == y_pred))}
     raise ValueError(f"{ds.name} has no test data to evaluate on (needs a maxent task dataset)")
+
+
+def _sequence_scores(extras: dict, model: MaxentModel, decoder: str) -> dict:
+    feat, test = extras["featurizer"], extras["test"]
+    pred = feat.decode(model, test, decoder=decoder)
+    if extras.get("task") == "chunking":
+        gold = sentences_of(test, np.where(test.y >= 0, test.y, 0), feat.labels_)
+        gold = [[g if y >= 0 else "O" for g, y in zip(s, test.y[st:st + n])]
+                for s, st, n in zip(gold, test.starts, test.lengths)]
+        return chunk_scores(gold, sentences_of(test, pred, feat.labels_)).as_dict()
+    acc = 100.0 * float(np.mean(pred == test.y))
+    return {"precision": acc, "recall": acc, "f1": acc, "accuracy": acc}
 
 
 def checkpoints(budget: int, n: int = 8, first: int = 10) -> list[int]:
@@ -109,11 +119,12 @@ def _select_kwargs(name: str, lookahead: int) -> dict:
 def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, lookahead: int = 500,
                    cutoff: int = 2, prior_variance: float = 1.0, ifs_budget: int | None = None,
                    n_checkpoints: int = 8, extra_checkpoints=(), with_all_features: bool = True,
-                   progress: Progress = _silent) -> Comparison:
+                   decoders=("greedy",), progress: Progress = _silent) -> Comparison:
     """Select up to ``budget`` pairs with each method (IFS: ``ifs_budget``, default ``budget``),
     then evaluate MAP models (Gaussian prior variance ``prior_variance``) on the first k pairs at
-    log-spaced k (plus ``extra_checkpoints``, e.g. the paper's 1,160). ``progress(fraction,
-    message)`` is called often (it may raise to abort)."""
+    log-spaced k (plus ``extra_checkpoints``, e.g. the paper's 1,160). Sequence tasks are decoded
+    with each of ``decoders`` (the first gives the precision/recall/f1 columns, the others
+    ``f1_viterbi`` etc.). ``progress(fraction, message)`` is called often (it may raise to abort)."""
     unknown = [m for m in methods if m not in METHOD_NAMES]
     if unknown:
         raise ValueError(f"unknown method(s) {unknown}; choose from {', '.join(METHOD_NAMES)}")
@@ -147,7 +158,7 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
             start = time.perf_counter()
             w0 = np.concatenate([prev_w, np.zeros(k - prev_pairs)])
             fit = fit_map(data, pred, cls, prior_variance=prior_variance, w0=w0, tol=tol)
-            scores = evaluate(ds, fit.model)
+            scores = evaluate(ds, fit.model, decoders)
             rows.append({"method": m, "n_features": k, **_pick(scores),
                          "seconds_fit": time.perf_counter() - start})
             prev_pairs, prev_w = k, fit.model.weights
@@ -158,15 +169,20 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
         progress(min(1.0, done / total_work), f"training the all-features model ({n_cand:,} pairs)")
         pred, cls = data.candidate_pairs(cutoff)
         fit = fit_map(data, pred, cls, prior_variance=prior_variance, tol=tol)
-        all_scores = {**_pick(evaluate(ds, fit.model)), "n_features": n_cand}
+        all_scores = {**_pick(evaluate(ds, fit.model, decoders)), "n_features": n_cand}
     progress(1.0, "done")
-    curves = pd.DataFrame(rows, columns=["method", "n_features", "precision", "recall", "f1",
-                                         "accuracy", "seconds_fit"])
+    extra = [f"{k}_{d}" for d in decoders[1:] for k in SCORE_KEYS]
+    curves = pd.DataFrame(rows, columns=["method", "n_features", *SCORE_KEYS, *extra, "seconds_fit"])
     settings = dict(budget=budget, ifs_budget=ifs_budget or budget, lookahead=lookahead,
-                    cutoff=cutoff, prior_variance=prior_variance, methods=list(methods))
+                    cutoff=cutoff, prior_variance=prior_variance, methods=list(methods),
+                    decoders=list(decoders))
     return Comparison(ds.name, data.n, n_cand, selections, curves, all_scores,
                       tuple(ds.target_names), settings)
 
 
+SCORE_KEYS = ("precision", "recall", "f1", "accuracy")
+
+
 def _pick(scores: dict) -> dict:
-    return {k: float(scores[k]) for k in ("precision", "recall", "f1", "accuracy")}
+    """The score columns of a curve row (and those of further decoders when present)."""
+    return {k: float(v) for k, v in scores.items() if k.split("_", 1)[0] in SCORE_KEYS}
