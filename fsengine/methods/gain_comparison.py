@@ -36,18 +36,13 @@ def _silent(fraction: float, message: str) -> None:
     return None
 
 
-def evaluate(ds: Dataset, model: MaxentModel, decoders=("greedy",)) -> dict:
+def evaluate(ds: Dataset, model: MaxentModel, decoder: str = "greedy") -> dict:
     """Test-set scores of a maxent model on a dataset from :mod:`fsengine.data.maxent_tasks` or
     :mod:`fsengine.data.synthetic.maxent`: precision, recall, f1 (percent) and accuracy (percent).
-    Sequence data are decoded by the first of ``decoders`` (``greedy`` or ``viterbi``); every
-    further decoder adds its scores with the suffix ``_DECODER`` (e.g. ``f1_viterbi``)."""
+    Sequence data are decoded with ``decoder`` (``greedy`` or ``viterbi``)."""
     extras = ds.extras
     if "featurizer" in extras:
-        out = {}
-        for k, decoder in enumerate(decoders):
-            scores = _sequence_scores(extras, model, decoder)
-            out.update(scores if k == 0 else {f"{key}_{decoder}": v for key, v in scores.items()})
-        return out
+        return _sequence_scores(extras, model, decoder)
     if "test_X" in extras:
         y_true = np.asarray(extras["test_y"])
         y_pred = model.predict(extras["test_X"])
@@ -119,12 +114,11 @@ def _select_kwargs(name: str, lookahead: int) -> dict:
 def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, lookahead: int = 500,
                    cutoff: int = 2, prior_variance: float = 1.0, ifs_budget: int | None = None,
                    n_checkpoints: int = 8, extra_checkpoints=(), with_all_features: bool = True,
-                   decoders=("greedy",), progress: Progress = _silent) -> Comparison:
+                   progress: Progress = _silent) -> Comparison:
     """Select up to ``budget`` pairs with each method (IFS: ``ifs_budget``, default ``budget``),
     then evaluate MAP models (Gaussian prior variance ``prior_variance``) on the first k pairs at
-    log-spaced k (plus ``extra_checkpoints``, e.g. the paper's 1,160). Sequence tasks are decoded
-    with each of ``decoders`` (the first gives the precision/recall/f1 columns, the others
-    ``f1_viterbi`` etc.). ``progress(fraction, message)`` is called often (it may raise to abort)."""
+    log-spaced k (plus ``extra_checkpoints``, e.g. the paper's 1,160). ``progress(fraction,
+    message)`` is called often (it may raise to abort)."""
     unknown = [m for m in methods if m not in METHOD_NAMES]
     if unknown:
         raise ValueError(f"unknown method(s) {unknown}; choose from {', '.join(METHOD_NAMES)}")
@@ -158,7 +152,7 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
             start = time.perf_counter()
             w0 = np.concatenate([prev_w, np.zeros(k - prev_pairs)])
             fit = fit_map(data, pred, cls, prior_variance=prior_variance, w0=w0, tol=tol)
-            scores = evaluate(ds, fit.model, decoders)
+            scores = evaluate(ds, fit.model)
             rows.append({"method": m, "n_features": k, **_pick(scores),
                          "seconds_fit": time.perf_counter() - start})
             prev_pairs, prev_w = k, fit.model.weights
@@ -169,13 +163,11 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
         progress(min(1.0, done / total_work), f"training the all-features model ({n_cand:,} pairs)")
         pred, cls = data.candidate_pairs(cutoff)
         fit = fit_map(data, pred, cls, prior_variance=prior_variance, tol=tol)
-        all_scores = {**_pick(evaluate(ds, fit.model, decoders)), "n_features": n_cand}
+        all_scores = {**_pick(evaluate(ds, fit.model)), "n_features": n_cand}
     progress(1.0, "done")
-    extra = [f"{k}_{d}" for d in decoders[1:] for k in SCORE_KEYS]
-    curves = pd.DataFrame(rows, columns=["method", "n_features", *SCORE_KEYS, *extra, "seconds_fit"])
+    curves = pd.DataFrame(rows, columns=["method", "n_features", *SCORE_KEYS, "seconds_fit"])
     settings = dict(budget=budget, ifs_budget=ifs_budget or budget, lookahead=lookahead,
-                    cutoff=cutoff, prior_variance=prior_variance, methods=list(methods),
-                    decoders=list(decoders))
+                    cutoff=cutoff, prior_variance=prior_variance, methods=list(methods))
     return Comparison(ds.name, data.n, n_cand, selections, curves, all_scores,
                       tuple(ds.target_names), settings)
 
@@ -184,5 +176,15 @@ SCORE_KEYS = ("precision", "recall", "f1", "accuracy")
 
 
 def _pick(scores: dict) -> dict:
-    """The score columns of a curve row (and those of further decoders when present)."""
-    return {k: float(v) for k, v in scores.items() if k.split("_", 1)[0] in SCORE_KEYS}
+    return {k: float(scores[k]) for k in SCORE_KEYS}
+
+
+def decoder_scores(ds: Dataset, comp: Comparison, method: str, k: int, decoders=("greedy", "viterbi"),
+                   prior_variance: float = 1.0) -> dict:
+    """Scores of the MAP model on ``method``'s first ``k`` pairs (the fit of :func:`run_comparison`)
+    under each decoder: ``{decoder: {precision, recall, f1, accuracy}}``."""
+    y_idx = np.asarray(ds.y)
+    data = MaxentData(ds.X, y_idx, n_classes=max(len(ds.target_names), int(y_idx.max()) + 1))
+    pred, cls = comp.selections[method].selected_pairs(k)
+    fit = fit_map(data, pred, cls, prior_variance=prior_variance, tol=FIT_TOL * data.n * prior_variance)
+    return {d: _pick(evaluate(ds, fit.model, d)) for d in decoders}
