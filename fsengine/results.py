@@ -68,6 +68,15 @@ def rule(verdict: str) -> str:
     return verdict.split(":", 1)[1].strip()
 
 
+def public(text: str) -> str:
+    """``text`` with the machine's data folder (``FSENGINE_DATA``) written as ``$FSENGINE_DATA``:
+    reports name data by public source and relative layout, never by this machine's paths."""
+    from .config import data_root
+
+    root = data_root()
+    return text.replace(str(root.resolve()), "$FSENGINE_DATA").replace(str(root), "$FSENGINE_DATA") if root else text
+
+
 def write(out_dir: Path, target: str, quick: bool, inputs: dict, rows: list[Row]) -> Path:
     """Validate and write ``results.json``; returns its path."""
     data = {"target": target,
@@ -113,5 +122,8 @@ def markdown(rows: list[Row]) -> list[str]:
     def num(v):
         return "-" if v is None else f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}"
 
+    def cell(text):
+        return text.replace("|", "\\|")
+
     return ["| quantity | paper | ours | verdict (computed) |", "|---|---|---|---|",
-            *[f"| {r.quantity} | {num(r.paper)} | {num(r.ours)} | {r.verdict} |" for r in rows]]
+            *[f"| {cell(r.quantity)} | {num(r.paper)} | {num(r.ours)} | {cell(r.verdict)} |" for r in rows]]
