@@ -4,10 +4,12 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP_APP  := $(VENV)/.installed-app
 STAMP_TEST := $(VENV)/.installed-test
+STAMP_LAB  := $(VENV)/.installed-jupyter
 PORT   ?= 8501
 HOST   ?= 127.0.0.1
+NOTEBOOK_PORT ?= 8888
 
-.PHONY: app test test-quick bench install clean
+.PHONY: app test test-quick bench install notebook clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +20,11 @@ $(STAMP_APP): pyproject.toml | $(PY)
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet -e ".[test,notebooks]"
+	touch $@ $(STAMP_APP)
+
+$(STAMP_LAB): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[jupyter]"
 	touch $@ $(STAMP_APP)
 
 install: $(STAMP_APP)
@@ -30,6 +36,10 @@ app: $(STAMP_APP)
 test: $(STAMP_TEST)
 	$(PY) -m ruff check .
 	$(PY) -m pytest tests -q
+
+notebook: $(STAMP_LAB)
+	$(PY) -m fsengine warmup
+	$(VENV)/bin/jupyter-lab notebooks --ServerApp.ip=$(HOST) --ServerApp.port=$(NOTEBOOK_PORT)
 
 bench: $(STAMP_TEST)
 	$(PY) benchmarks/run_all.py

@@ -15,8 +15,9 @@ from .commands import COMMAND_MODULES
 from .data.paths import DataNotFoundError
 from .parallel import TaskError
 
-#: reported as one line (a task that failed on a worker names itself and its error)
-USER_ERRORS = (ValueError, DataNotFoundError, FileNotFoundError, PermissionError, KeyError, TaskError)
+#: user mistakes and environment problems (a missing or unreadable file, a full disk), and a task that
+#: failed on a worker (it names itself and its error): one line, exit 2
+USER_ERRORS = (ValueError, DataNotFoundError, OSError, KeyError, TaskError)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -51,6 +51,7 @@ from .methods.registry import get_method
 from .methods.run import fit_method
 from .parallel import TasksCancelled, backend_for, map_tasks
 from .selection_metrics import jaccard_matrix, kuncheva_stability, roc_auc, roc_curve
+from .validation import check_magnitude
 
 Progress = Callable[[float, str], None]
 #: random k-subsets averaged for the "random features" baseline
@@ -230,6 +231,12 @@ class ComparisonResult:
         return out
 
 
+def failure_message(exc: Exception) -> str:
+    """One line for a failed fit: a ValueError's own message, else the error's type and text."""
+    text = " ".join(str(exc).split())
+    return text if isinstance(exc, ValueError) and text else f"{type(exc).__name__}: {text}".rstrip(": ")
+
+
 def finite_scores(scores: np.ndarray) -> np.ndarray:
     """Scores for ROC: features a method gave no score (NaN, -inf) rank below every scored one
     (they become min - 1), +inf above every one (max + 1)."""
@@ -294,7 +301,7 @@ class _Fitted:
 
 def _fit_task(job: _FitJob, item: tuple[int, np.ndarray | None], progress: Progress | None = None) -> _Fitted | str:
     """Fit method ``item[0]`` on the training part (``item[1]`` None) or on the bootstrap rows
-    ``item[1]``; a ValueError of the method comes back as its message (a failure, not a crash)."""
+    ``item[1]``; an error of the method comes back as one line (a failure, not a crash)."""
     m, rows = item
     key, values = job.methods[m]
     # always a fresh copy: arrays that arrive from another process can be aligned differently, and
@@ -302,8 +309,8 @@ def _fit_task(job: _FitJob, item: tuple[int, np.ndarray | None], progress: Progr
     ds = _subset(job.train, np.arange(job.train.n_samples) if rows is None else rows)
     try:
         fit = fit_method(key, values, ds, progress)
-    except ValueError as exc:
-        return str(exc)
+    except Exception as exc:  # the method's failure; cancellation (BaseException here) passes through
+        return failure_message(exc)
     return _Fitted(scores=fit.scores, order=fit.order, support=fit.support, seconds=fit.seconds, notes=fit.notes)
 
 
@@ -351,8 +358,9 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
                    n_jobs: int | None = None, scheduler=None) -> ComparisonResult:
     """Run ``methods`` (keys, or (key, params) pairs) on ``ds`` as described in the module docstring.
 
-    A method whose fit raises a ValueError (e.g. too many features) is reported in ``failures``
-    and the others go on; the run fails only when no method succeeds.
+    A method whose fit raises (a ValueError such as too many features, or any other error of the
+    method) is reported in ``failures`` and the others go on; the run fails only when no method
+    succeeds. Cancellation and interrupts are never swallowed.
 
     The fits (methods x (1 + resamples)) and the accuracy curves are independent tasks run by
     :func:`fsengine.parallel.map_tasks`: ``n_jobs`` local processes (-1: every core) or the
@@ -372,6 +380,7 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     if ds.task != "classification":
         raise ValueError(f"{ds.name} has a {ds.task} target; the comparison scores held-out accuracy and "
                          "needs class labels. Pick a classification dataset.")
+    check_magnitude(ds.X, ds.name)
     ds, notes = restrict_classes(ds, specs, settings.classes)
     train, test = split(ds, test_size=settings.test_size, seed=settings.seed)
     resamples = stratified_bootstrap(train.y, settings.n_bootstrap, settings.seed)

@@ -40,6 +40,9 @@ Progress = Callable[[float, str], None]
 
 #: display label of each RTM training method (matches fsengine.plots.style.METHOD_COLORS)
 RTM_LABELS = {m: f"RTM {METHOD_LABELS[m]}" for m in METHODS}
+#: every training method with the fixed prior, then each with ARD: (method, ard) pairs, the unit of
+#: work of the reproduction (a variant is data, so a scheduler can hand pairs out as tasks)
+VARIANTS = tuple((m, False) for m in METHODS) + tuple((m, True) for m in METHODS)
 MI_LABEL, L1_LABEL, NB_LABEL = "MI", "L1", "BernoulliNB"
 
 #: the slides' test accuracies ("Sentiment analysis"); the datasets are not named there
@@ -52,6 +55,16 @@ REFERENCE_ANCHORS = {
     "synthetic AUC (800 objects, 400 tags, 30 relevant)": {"RTM Power EP": 0.82, "MI": 0.80},
     "subjectivity accuracy": {"RTM": 0.89, "BernoulliNB": 0.90},
 }
+
+
+def rtm_label(method: str, ard: bool = False) -> str:
+    """Display label of an RTM variant: ``RTM Power EP`` or ``RTM Power EP + ARD``."""
+    return RTM_LABELS[method] + (" + ARD" if ard else "")
+
+
+def as_variant(item, settings: RTMSettings) -> tuple[str, bool]:
+    """A (method, ard) pair from a method name (ARD as in ``settings``) or a pair."""
+    return (item, settings.ard) if isinstance(item, str) else (item[0], bool(item[1]))
 
 
 def _quiet_fit(tags, y01, settings: RTMSettings):
@@ -108,17 +121,19 @@ def fit_outcome(fit) -> dict:
 def relevance_scores(X, y, settings: RTMSettings, methods=METHODS,
                      baselines=True) -> tuple[dict, dict, dict, dict]:
     """Scores per method label, RTM traces per label, seconds per label and the RTM fits'
-    outcomes per label (:func:`fit_outcome`)."""
+    outcomes per label (:func:`fit_outcome`). ``methods``: method names or (method, ard) pairs."""
     tags = tags_from(X)
     y01 = np.asarray(y, dtype=np.float64)
     scores, traces, seconds, outcomes = {}, {}, {}, {}
-    for m in methods:
+    for item in methods:
+        m, ard = as_variant(item, settings)
+        label = rtm_label(m, ard)
         t0 = time.perf_counter()
-        fit = _quiet_fit(tags, y01, replace(settings, method=m))
-        seconds[RTM_LABELS[m]] = time.perf_counter() - t0
-        scores[RTM_LABELS[m]] = fit.relevance()
-        traces[RTM_LABELS[m]] = fit.trace
-        outcomes[RTM_LABELS[m]] = fit_outcome(fit)
+        fit = _quiet_fit(tags, y01, replace(settings, method=m, ard=ard))
+        seconds[label] = time.perf_counter() - t0
+        scores[label] = fit.relevance()
+        traces[label] = fit.trace
+        outcomes[label] = fit_outcome(fit)
     if baselines:
         for label, fn in ((MI_LABEL, mutual_information_scores), (L1_LABEL, l1_path_scores)):
             t0 = time.perf_counter()
@@ -208,17 +223,19 @@ class _Fold:
     row: dict
 
 
-def _fold_task(shared: tuple, task: tuple[int, str | None]) -> list[dict]:
-    """Rows of one (fold, method) task of :func:`cv_accuracy`; method None: the two baselines."""
+def _fold_task(shared: tuple, task: tuple[int, tuple[str, bool] | None]) -> list[dict]:
+    """Rows of one (fold, (method, ard)) task of :func:`cv_accuracy`; variant None: the two baselines."""
     folds, settings = shared
-    number, method = task
+    number, variant = task
     f = folds[number]
-    if method is not None:
+    if variant is not None:
+        method, ard = variant
         t0 = time.perf_counter()
-        fit = _quiet_fit(tags_from(f.X_train), f.y_train.astype(np.float64), replace(settings, method=method))
+        fit = _quiet_fit(tags_from(f.X_train), f.y_train.astype(np.float64),
+                         replace(settings, method=method, ard=ard))
         test = tags_from(f.X_test)
         p1 = predict_positive(test.indptr, test.indices, fit.A, fit.B, QUADRATURE)
-        return [{**f.row, "method": RTM_LABELS[method], "accuracy": float(np.mean((p1 > 0.5) == (f.y_test == 1))),
+        return [{**f.row, "method": rtm_label(method, ard), "accuracy": float(np.mean((p1 > 0.5) == (f.y_test == 1))),
                  "seconds": time.perf_counter() - t0, **fit_outcome(fit)}]
     rows = []
     for label, score in ((NB_LABEL, lambda: BernoulliNB().fit(f.X_train, f.y_train).score(f.X_test, f.y_test)),
@@ -234,8 +251,8 @@ def cv_accuracy(key: str, *, folds: int = 5, methods=METHODS, max_docs: int | No
                 progress: Progress | None = None, n_jobs: int | None = None, scheduler=None) -> pd.DataFrame:
     """Stratified k-fold test accuracy on a sentiment corpus: one row per (fold, method) with
     accuracy, seconds, vocabulary size and, for the RTM, how the fit ended
-    (:func:`fit_outcome`: converged, sweeps, skipped factors, evidence). ``max_docs`` subsamples
-    (stratified, seeded) for quick runs.
+    (:func:`fit_outcome`: converged, sweeps, skipped factors, evidence). ``methods``: method
+    names or (method, ard) pairs. ``max_docs`` subsamples (stratified, seeded) for quick runs.
 
     The tags of every fold are built here; each (fold, method) pair, and each fold's baselines,
     is then a task (:func:`fsengine.parallel.map_tasks`: ``n_jobs`` local processes or a Dask
@@ -255,9 +272,9 @@ def cv_accuracy(key: str, *, folds: int = 5, methods=METHODS, max_docs: int | No
         Xte, _ = word_presence_tags(texts[te], vocabulary=vocab)
         fold_data.append(_Fold(Xtr, y[tr], Xte, y[te],
                                {"fold": number, "n_docs": y.size, "n_tags": len(vocab), "n_train": tr.size}))
-    tasks = [(number, m) for number in range(folds) for m in [*methods, None]]
-    names = [f"{corpus.label}: fold {number + 1}/{folds}, " + ("baselines" if m is None else RTM_LABELS[m])
-             for number, m in tasks]
+    tasks = [(number, v) for number in range(folds) for v in [*(as_variant(m, settings) for m in methods), None]]
+    names = [f"{corpus.label}: fold {number + 1}/{folds}, " + ("baselines" if v is None else rtm_label(*v))
+             for number, v in tasks]
     rows = map_tasks(_fold_task, tasks, shared=(tuple(fold_data), settings), names=names, progress=progress,
                      n_jobs=n_jobs, scheduler=scheduler)
     return pd.DataFrame([row for task_rows in rows for row in task_rows])
