@@ -7,7 +7,14 @@ STAMP_TEST := $(VENV)/.installed-test
 PORT   ?= 8501
 HOST   ?= 127.0.0.1
 
-.PHONY: app test test-quick bench install clean
+# The lowest-versions run: every floor pyproject.toml declares, installed exactly (see .ci/min_constraints.py)
+VENV_MIN  := .venv-min
+PY_MIN    := $(VENV_MIN)/bin/python
+STAMP_MIN := $(VENV_MIN)/.installed-min
+# skipped there: real browsers, the wheel build, long runs (each also runs in `make test`)
+MIN_SKIP  := not browser and not slow
+
+.PHONY: app test test-min test-quick bench install clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +38,19 @@ test: $(STAMP_TEST)
 	$(PY) -m ruff check .
 	$(PY) -m pytest tests -q
 
+$(STAMP_MIN): pyproject.toml .ci/min_constraints.py
+	$(PYTHON) -m venv $(VENV_MIN)
+	$(PY_MIN) -m pip install --quiet --upgrade pip
+	$(PYTHON) .ci/min_constraints.py > $(VENV_MIN)/constraints.txt
+	$(PY_MIN) -m pip install --quiet -c $(VENV_MIN)/constraints.txt -e ".[test]"
+	touch $@
+
+test-min: $(STAMP_MIN)
+	$(PY_MIN) -m ruff check .
+	$(PY_MIN) -m pytest tests -q -m "$(MIN_SKIP)"
+
 bench: $(STAMP_TEST)
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) datasets/cache test-artifacts .pytest_cache
+	rm -rf $(VENV) $(VENV_MIN) datasets/cache test-artifacts .pytest_cache
