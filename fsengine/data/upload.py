@@ -67,7 +67,9 @@ def read_table(data: bytes, filename: str, *, max_bytes: int | None = None) -> p
         try:
             header = pd.read_csv(io.BytesIO(data), sep=sep, header=None, nrows=1, dtype=str,
                                  keep_default_na=False).iloc[0].tolist()
-            df = pd.read_csv(io.BytesIO(data), sep=sep)
+            # round_trip: every number reads back exactly as written (pandas' default "high" parser
+            # can be one unit in the last place off on the pandas versions the floor allows)
+            df = pd.read_csv(io.BytesIO(data), sep=sep, float_precision="round_trip")
         except UnicodeDecodeError as exc:
             raise UploadError(f"{filename} is not UTF-8 text ({exc.reason}); save it as UTF-8 CSV.") from exc
         except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
