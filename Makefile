@@ -41,13 +41,14 @@ test: $(STAMP_TEST)
 $(STAMP_MIN): pyproject.toml .ci/min_constraints.py
 	$(PYTHON) -m venv $(VENV_MIN)
 	$(PY_MIN) -m pip install --quiet --upgrade pip
-	$(PYTHON) .ci/min_constraints.py > $(VENV_MIN)/constraints.txt
+	$(PY_MIN) .ci/min_constraints.py > $(VENV_MIN)/constraints.txt
 	$(PY_MIN) -m pip install --quiet -c $(VENV_MIN)/constraints.txt -e ".[test]"
 	touch $@
 
+# own numba cache: kernels compiled by another numba version are not mixed with .venv's
 test-min: $(STAMP_MIN)
 	$(PY_MIN) -m ruff check .
-	$(PY_MIN) -m pytest tests -q -m "$(MIN_SKIP)"
+	NUMBA_CACHE_DIR=$(VENV_MIN)/numba-cache $(PY_MIN) -m pytest tests -q -m "$(MIN_SKIP)"
 
 bench: $(STAMP_TEST)
 	$(PY) benchmarks/run_all.py
