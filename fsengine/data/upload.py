@@ -108,7 +108,10 @@ def _numeric_columns(df: pd.DataFrame) -> int:
 def _parse(text: str, sep: str, decimal: str) -> pd.DataFrame:
     """pandas' reader, or the linear-time one for wide tables (:mod:`fsengine.data.wide_csv`)."""
     df = read_wide(text, sep, decimal)
-    return df if df is not None else pd.read_csv(io.StringIO(text), sep=sep, quotechar='"', decimal=decimal)
+    # round_trip: every number reads back exactly as written (pandas' default "high" parser can be
+    # one unit in the last place off on the older pandas versions the floor allows)
+    return df if df is not None else pd.read_csv(io.StringIO(text), sep=sep, quotechar='"', decimal=decimal,
+                                                 float_precision="round_trip")
 
 
 def _read_text_table(text: str, filename: str, sep: str) -> tuple[pd.DataFrame, list[str], list[str]]:

@@ -55,7 +55,8 @@ def read_wide(text: str, sep: str, decimal: str = ".", *, min_columns: int = WID
              pd.DataFrame(values[:, integer].astype(np.int64), columns=pd.Index(names[integer], dtype=object))]
     other = np.flatnonzero(~plain)
     if other.size:
-        parts.append(pd.read_csv(io.StringIO(text), sep=sep, quotechar='"', decimal=decimal, usecols=other.tolist()))
+        parts.append(pd.read_csv(io.StringIO(text), sep=sep, quotechar='"', decimal=decimal, usecols=other.tolist(),
+                                 float_precision="round_trip"))
     order = np.concatenate([np.flatnonzero(floats), np.flatnonzero(integer), other])
     df = pd.concat(parts, axis=1)
     df = df.iloc[:, np.argsort(order, kind="stable")]

@@ -156,10 +156,11 @@ def render() -> None:
     with tabs[1]:
         st.plotly_chart(rtm_plots.convergence_figure({k: r["trace"] for k, r in results.items()}, tol=settings.tol),
                         width="stretch", key="rtm_conv_chart")
-        st.dataframe(pd.DataFrame({k: {"sweeps": len(r["trace"]), "converged": r["converged"],
-                                       "seconds": round(r["seconds"], 2),
-                                       "final log evidence": r["trace"]["log_evidence"].iloc[-1]}
-                                   for k, r in results.items()}).T, width="stretch")
+        # rows from a list of dicts keep the methods' and the columns' order on every pandas version
+        st.dataframe(pd.DataFrame([{"sweeps": len(r["trace"]), "converged": r["converged"],
+                                    "seconds": round(r["seconds"], 2),
+                                    "final log evidence": r["trace"]["log_evidence"].iloc[-1]}
+                                   for r in results.values()], index=list(results)), width="stretch")
 
     with tabs[2]:
         if binary.truth is None:
@@ -180,7 +181,8 @@ def render() -> None:
                        "on 800 objects, 400 tags, 30 relevant.")
 
     with tabs[3]:
-        table = pd.DataFrame({"test accuracy": {**{k: r["accuracy"] for k, r in results.items()}, **base_acc}})
+        table = pd.Series({**{k: r["accuracy"] for k, r in results.items()}, **base_acc},
+                          name="test accuracy").to_frame()  # RTM methods first, then the baselines
         st.plotly_chart(rtm_plots.accuracy_figure(table), width="stretch", key="rtm_acc_chart")
         st.caption("Held-out 25% stratified split of the picked dataset (seed 0).")
         c_ours, c_slides = st.columns(2)
