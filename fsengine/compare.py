@@ -308,7 +308,7 @@ def _fit_task(job: _FitJob, item: tuple[int, np.ndarray | None], progress: Progr
     # numpy's vectorised sums then round differently (1e-16 in BIA's scores on a Dask worker)
     ds = _subset(job.train, np.arange(job.train.n_samples) if rows is None else rows)
     try:
-        fit = fit_method(key, values, ds, progress)
+        fit = fit_method(get_method(key), values, ds, progress)
     except Exception as exc:  # the method's failure; cancellation (BaseException here) passes through
         return failure_message(exc)
     return _Fitted(scores=fit.scores, order=fit.order, support=fit.support, seconds=fit.seconds, notes=fit.notes)
