@@ -158,6 +158,6 @@ def test_a_task_that_keeps_killing_workers_fails_with_a_clear_message(cluster):
 
 
 def test_a_cancelled_parallel_comparison_keeps_nothing(glm):
-    calls = []
+    """Cancelled before any task started (mid-run cancellation of the pool: the task-map tests)."""
     with pytest.raises(ComparisonCancelled):
-        run_comparison(glm, METHODS, SETTINGS, n_jobs=2, cancel=lambda: calls.append(1) or len(calls) > 3)
+        run_comparison(glm, METHODS, SETTINGS, n_jobs=2, cancel=lambda: True)
