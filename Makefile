@@ -39,7 +39,8 @@ test: $(STAMP_TEST)
 
 notebook: $(STAMP_LAB)
 	$(PY) -m fsengine warmup
-	$(VENV)/bin/jupyter-lab notebooks --ServerApp.ip=$(HOST) --ServerApp.port=$(NOTEBOOK_PORT)
+	$(VENV)/bin/jupyter-lab notebooks --ServerApp.ip=$(HOST) --ServerApp.port=$(NOTEBOOK_PORT) \
+		$(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench: $(STAMP_TEST)
 	$(PY) benchmarks/run_all.py
