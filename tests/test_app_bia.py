@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 
+from fsengine.app.safe_text import md_escape
 from fsengine.data import load_dataset
 from tests.conftest import app_test, require_real
 
@@ -101,7 +102,7 @@ def test_constant_pixels_are_named_excluded_and_can_be_kept():
     at = app_test()
     at.sidebar.selectbox(key="picker_key").set_value("digits").run()
     at.switch_page("pages/bia.py").run()
-    assert "constant" in at.warning[0].value and "px(0,0)" in at.warning[0].value
+    assert "constant" in at.warning[0].value and md_escape("px(0,0)") in at.warning[0].value
     assert at.checkbox(key="bia_exclude").value  # excluded by default, and said so
     assert not at.error and not at.exception
     heat = json.loads(at.get("plotly_chart")[1].proto.spec)
@@ -109,7 +110,7 @@ def test_constant_pixels_are_named_excluded_and_can_be_kept():
     n_constant = int(at.warning[0].value.split()[0])
     assert z.shape == (8, 8) and np.isnan(z[0, 0]) and np.isfinite(z).sum() == 64 - n_constant
     at.checkbox(key="bia_exclude").uncheck().run()
-    assert at.error and "constant feature(s)" in at.error[0].value and not at.exception
+    assert at.error and md_escape("constant feature(s)") in at.error[0].value and not at.exception
 
 
 @pytest.mark.parametrize("pair", [("A", "J")])

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import results as results_file
+from ..csv_export import to_csv
 from ..data.maxent_tasks import load_conll2000_maxent
 from ..methods.bayes_factor_study import gain_selector_curves, heldout_task, run_bayes_factor
 from ..plots.bayes_factor import accuracy_figure
@@ -132,8 +133,8 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
 def _write(out_dir: Path, quick: bool, cfg: dict, task, runs: dict, summaries: dict, gain: pd.DataFrame) -> None:
     rounds = pd.concat([r.trace[["round", "n_selected", "train_accuracy", "heldout_accuracy", "seconds"]]
                         .assign(sign=k[0], model_prior=k[1]) for k, r in runs.items()], ignore_index=True)
-    rounds.to_csv(out_dir / "rounds.csv", index=False, float_format="%.6f")
-    gain.to_csv(out_dir / "gain_selectors.csv", index=False, float_format="%.6f")
+    to_csv(rounds, out_dir / "rounds.csv", index=False, float_format="%.6f")
+    to_csv(gain, out_dir / "gain_selectors.csv", index=False, float_format="%.6f")
     done = len(runs) == len(CONFIGS)
     choice = recommend(summaries) if done else None
     rows = result_rows(summaries, gain, choice)

@@ -20,6 +20,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import cross_val_score
 
 from .. import results as results_file
+from ..csv_export import to_csv
 from ..data import load_dataset
 from ..data.synthetic.glm import make_sparse_glm
 from ..methods import bia_baselines as bl
@@ -78,9 +79,9 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
     order = np.argsort(-post, kind="stable")
     rank = np.empty(ds.n_features, dtype=int)
     rank[order] = np.arange(1, ds.n_features + 1)
-    pd.DataFrame({"pixel": ds.feature_names, "row": rows, "col": cols, "posterior": post,
-                  "magnetization": 2 * post - 1, "rank": rank}).to_csv(
-        out_dir / "posteriors_lambda_star.csv", index=False, float_format="%.6f")
+    to_csv(pd.DataFrame({"pixel": ds.feature_names, "row": rows, "col": cols, "posterior": post,
+                         "magnetization": 2 * post - 1, "rank": rank}),
+           out_dir / "posteriors_lambda_star.csv", index=False, float_format="%.6f")
 
     progress(0.4, "classification check")
     rng = np.random.default_rng(0)
@@ -96,7 +97,7 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
     progress(0.45, "baselines: correlation screening, L1 entry order, logistic |coef|")
     baselines = bl.baseline_orders(ds.X, ds.y)
     agreement = bl.path_agreement(path_posteriors(result, ds.n_features), baselines, TOP_K, AGREEMENT_RATIOS)
-    agreement.to_csv(out_dir / "baselines_along_path.csv", index=False, float_format="%.4f")
+    to_csv(agreement, out_dir / "baselines_along_path.csv", index=False, float_format="%.4f")
     departure = bl.departure_ratio(agreement)
     _write(agreement_figure(agreement, TOP_K, departure, title=f"BIA top {TOP_K} vs simpler rankings along the path"),
            out_dir / "bia_baselines.html")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import results as results_file
+from ..csv_export import to_csv
 from ..data.paths import DataNotFoundError
 from ..methods.rtm import experiments as rtm_exp
 from ..methods.rtm.fit import RTMSettings
@@ -56,8 +57,8 @@ def run(out_dir: Path, quick: bool, progress: Callable[[float, str], None]) -> P
     roc = rtm_exp.synthetic_roc(synth["seeds"], n_samples=synth["n_samples"], n_tags=synth["n_tags"],
                                 n_relevant=synth["n_relevant"], settings=RTMSettings(alpha0=5.0),
                                 methods=rtm_exp.VARIANTS, progress=_scaled(progress, 0.0, 0.2))
-    roc.auc.to_csv(out_dir / "synthetic_auc.csv")
-    roc.fits.to_csv(out_dir / "synthetic_fits.csv", index=False)
+    to_csv(roc.auc, out_dir / "synthetic_auc.csv")
+    to_csv(roc.fits, out_dir / "synthetic_fits.csv", index=False)
     _write(rtm_plots.roc_figure(roc.curves, roc.auc.iloc[0].to_dict(),
                                 title=f"Tag relevance ROC, seed {roc.auc.index[0]}"), out_dir / "roc.html")
     _write(rtm_plots.auc_figure(roc.auc, reference={"RTM Power EP": 0.82, "MI": 0.80}), out_dir / "auc.html")
@@ -95,7 +96,7 @@ def _write_outputs(out_dir: Path, quick: bool, synth: dict, roc, results: dict, 
                    note: str = "") -> None:
     """Fold table, accuracy figure, ``results.json`` and ``report.md`` from what has run so far."""
     folds = pd.concat([df.assign(corpus=key) for key, df in results.items()]) if results else pd.DataFrame()
-    folds.to_csv(out_dir / "accuracy_folds.csv", index=False)
+    to_csv(folds, out_dir / "accuracy_folds.csv", index=False)
     table = rtm_exp.accuracy_table(results) if results else pd.DataFrame()
     if results:
         _write(rtm_plots.accuracy_figure(table[[c for c in table.columns if not c.endswith(" sd")]]),

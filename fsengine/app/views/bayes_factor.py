@@ -5,6 +5,8 @@ import streamlit as st
 
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
+from fsengine.app.safe_text import md_escape
+from fsengine.csv_export import csv_bytes
 from fsengine.methods.bayes_factor_study import (
     DEFAULT_MODEL_PRIOR,
     DEFAULT_SIGN,
@@ -142,7 +144,7 @@ def render() -> None:
         task = task_of(ds, token, n_train, n_heldout)
         task_token = (token, n_train, n_heldout)
         run = bayes_run(task, task_token, per_round, variance, sign, model_prior, budget, past)
-    st.caption(f"{ds.name}: {task.description}. {task.n_classes} classes, "
+    st.caption(f"{md_escape(ds.name)}: {task.description}. {task.n_classes} classes, "
                f"{len(task.predicate_names):,} predicates (input columns).")
 
     trace = run.trace
@@ -197,7 +199,7 @@ def render() -> None:
                                 "beta_g": st.column_config.NumberColumn(format="%.2f"),
                                 "mu_g": st.column_config.NumberColumn(format="%.3f"),
                                 "MAP weight": st.column_config.NumberColumn(format="%.3f")})
-    st.download_button("Download the selected pairs (CSV)", table.to_csv(index=False).encode(),
+    st.download_button("Download the selected pairs (CSV)", csv_bytes(table, index=False),
                        file_name="bayes_factor_pairs.csv", mime="text/csv", key="bf_csv")
 
     st.subheader("What the sign of the Occam term changes")

@@ -6,7 +6,9 @@ import streamlit as st
 
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
+from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair
+from fsengine.csv_export import csv_bytes
 from fsengine.methods import bia_baselines
 from fsengine.methods.bia_dataset import run_bia_path, sample_rows
 from fsengine.methods.bia_validation import (
@@ -109,7 +111,8 @@ def render() -> None:
     constant = constant_columns(ds.X)
     exclude = False
     if constant.size:
-        shown = ", ".join(ds.feature_names[j] for j in constant[:15]) + (" ..." if constant.size > 15 else "")
+        names = ", ".join(ds.feature_names[j] for j in constant[:15]) + (" ..." if constant.size > 15 else "")
+        shown = md_escape(names, inline=True)
         st.warning(f"{constant.size} feature(s) are constant in this sample and cannot be standardised: {shown}. "
                    "They carry no information about the class, so they are left out of the fit and shown "
                    "blank in the heatmap.")
@@ -179,7 +182,7 @@ def render() -> None:
         if ds.truth is not None:
             st.caption("Red bars are the truly relevant features of the synthetic model.")
 
-    st.download_button("Download the path (CSV)", result.path.to_csv().encode(),
+    st.download_button("Download the path (CSV)", csv_bytes(result.path),
                        file_name=f"bia_path_{family}.csv", mime="text/csv", key="bia_csv")
 
     _screening_section(ds, result, top_k)
