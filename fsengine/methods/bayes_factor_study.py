@@ -43,7 +43,7 @@ PAGE_MAP_TOL = 1e-5
 #: the page's default sign and model prior: the configuration ``reproduce bayes-factor`` recommends
 #: (docs/results/bayes-factor/report.md: it stops by itself with the best held-out accuracy at its
 #: stop; tests/test_bayes_factor_reproduce.py keeps the two equal)
-DEFAULT_SIGN, DEFAULT_MODEL_PRIOR = "printed", "multiplicity"
+DEFAULT_SIGN, DEFAULT_MODEL_PRIOR = "laplace", "multiplicity"
 
 
 @dataclass(frozen=True)

@@ -101,7 +101,8 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
     departure = bl.departure_ratio(agreement)
     _write(agreement_figure(agreement, TOP_K, departure, title=f"BIA top {TOP_K} vs simpler rankings along the path"),
            out_dir / "bia_baselines.html")
-    rankings = {f"BIA at Λ/Λ* = {ratio:g}": result.full_scores(result.nearest_position(ratio)) for ratio in (1, 0.1)}
+    rankings = {"BIA at Λ*": result.full_scores(star),
+                "BIA at the path's end": result.full_scores(result.nearest_position(min(AGREEMENT_RATIOS)))}
     rankings.update(baselines)
     acc_rank = bl.top_k_accuracy(ds.X, ds.y, rankings, TOP_K)
     at_star = agreement.iloc[int(np.argmin(np.abs(np.log(agreement.lambda_ratio))))]
@@ -124,7 +125,7 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
                 if departure is not None else f"Its top {TOP_K} never departs from screening's on the path")
              + f"; at Λ/Λ* = {at_deep.lambda_ratio:g} the overlap is {at_deep[overlap_col]:.0%}. The couplings "
              "matter only below Λ*, i.e. lower down the path.")
-    bia_star = acc_rank["BIA at Λ/Λ* = 1"]
+    bia_star = acc_rank["BIA at Λ*"]
     best_base = max(acc_rank[name] for name in baselines)
     ising10 = [c.max_error[int(np.argmin(np.abs(np.asarray(c.ratios) - 10)))] for _, c in checks]
     headline = [
