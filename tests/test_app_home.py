@@ -7,6 +7,7 @@ import pytest
 import streamlit
 
 from fsengine.app.registry import PAGES as APP_PAGES
+from fsengine.app.safe_text import md_escape
 from fsengine.data.notmnist import real_notmnist_available
 from tests.conftest import PROJECT_ROOT, app_test
 
@@ -74,12 +75,12 @@ def test_upload_choice_validates_and_is_shared_across_pages():
     metrics = {m.label: m.value for m in at.metric}
     assert metrics == {"Samples": "12", "Features": "2", "Classes": "2", "Storage": "dense"}
     warning = " ".join(w.value for w in at.sidebar.warning)
-    assert "`note`: non-numeric" in warning
+    assert f"- note: {md_escape('non-numeric')}" in warning
     at.switch_page("pages/data.py").run()
     assert not at.exception
     assert {m.label: m.value for m in at.metric}["Samples"] == "12"
-    assert any("excluded column 'note': non-numeric" in md.value for md in at.markdown)
+    assert any(md_escape("excluded column 'note': non-numeric") in md.value for md in at.markdown)
     # a target with one class: the specific error is shown on the page, no traceback
     at.sidebar.selectbox(key="upload_target").set_value("note").run()
     assert not at.exception
-    assert any("single class ('a')" in e.value for e in at.error)
+    assert any(md_escape("single class ('a')") in e.value for e in at.error)

@@ -6,7 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from fsengine.app.errors import user_errors
-from fsengine.app.picker import current_dataset, current_selection, load_cached
+from fsengine.app.picker import current_dataset, current_selection
+from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair
 from fsengine.data.transforms import binarize_features, split, two_classes
 from fsengine.methods.rtm import METHOD_LABELS, METHODS, RTMSettings, suggested_settings
@@ -49,14 +50,15 @@ def render() -> None:
 
     ds = current_dataset()
     if ds.task != "classification":
-        st.error(f"{ds.name} is a regression dataset; the RTM needs two classes. Pick a classification dataset.")
+        st.error(f"{md_escape(ds.name)} is a regression dataset; the RTM needs two classes. Pick a classification "
+                 "dataset.")
         st.stop()
     key, params = current_selection()
     with user_errors():
         pair = class_pair(ds, key="rtm_pair")
         binary = binarize_features(pair)
     if binary is not pair:
-        st.info(f"The RTM needs binary tags: {binary.provenance.notes[-1]} "
+        st.info(f"The RTM needs binary tags: {md_escape(binary.provenance.notes[-1])} "
                 f"({binary.X.nnz if binary.is_sparse else int(binary.X.sum()):,} tags on).")
 
     tags_per_object = (binary.X.nnz if binary.is_sparse else float(binary.X.sum())) / max(binary.n_samples, 1)
@@ -91,17 +93,18 @@ def render() -> None:
     classes = tuple(pair.target_names)
 
 
-    def _prepared(key: str, frozen: tuple, classes: tuple):
-        """The picked dataset, reduced to the chosen class pair, binarised and split (train, test)."""
-        data = load_cached(key, dict(frozen))
+    def _prepared(data, classes: tuple):
+        """The picked dataset (catalogue or upload), reduced to the chosen class pair, binarised and split
+        (train, test)."""
         if len(data.classes) > 2:
             data = two_classes(data, *classes)
         return split(binarize_features(data), test_size=0.25, seed=0)
 
 
+    # (key, frozen) identify the data, the upload too (its params hold the file id and options); _data is not hashed
     @st.cache_data(show_spinner=False, max_entries=64)
-    def _fit_method(key: str, frozen: tuple, classes: tuple, settings: RTMSettings, method: str):
-        train, test = _prepared(key, frozen, classes)
+    def _fit_method(key: str, frozen: tuple, classes: tuple, settings: RTMSettings, method: str, _data):
+        train, test = _prepared(_data, classes)
         fit, acc, secs = rtm_exp.fit_and_score(train.X, train.y, test.X, test.y, settings, method)
         return {"A": fit.A, "B": fit.B, "alpha": fit.alpha, "trace": fit.trace, "converged": fit.converged,
                 "message": fit.message, "relevance": fit.relevance(), "theta": fit.theta_mean,
@@ -110,8 +113,8 @@ def render() -> None:
 
 
     @st.cache_data(show_spinner=False, max_entries=16)
-    def _baselines(key: str, frozen: tuple, classes: tuple):
-        train, test = _prepared(key, frozen, classes)
+    def _baselines(key: str, frozen: tuple, classes: tuple, _data):
+        train, test = _prepared(_data, classes)
         acc = rtm_exp.baseline_accuracy(train.X, train.y, test.X, test.y)
         scores = {rtm_exp.MI_LABEL: rtm_exp.mutual_information_scores(train.X, train.y),
                   rtm_exp.L1_LABEL: rtm_exp.l1_path_scores(train.X, train.y)}
@@ -124,9 +127,9 @@ def render() -> None:
     with user_errors():
         for k, m in enumerate(methods):
             bar.progress(k / (len(methods) + 1), text=f"Training RTM by {METHOD_LABELS[m]} ...")
-            results[rtm_exp.RTM_LABELS[m]] = _fit_method(key, frozen, classes, settings, m)
+            results[rtm_exp.RTM_LABELS[m]] = _fit_method(key, frozen, classes, settings, m, ds)
         bar.progress(len(methods) / (len(methods) + 1), text="Baselines (Naive Bayes, L1-logistic, MI) ...")
-        base_acc, base_scores = _baselines(key, frozen, classes)
+        base_acc, base_scores = _baselines(key, frozen, classes, ds)
     bar.empty()
 
     for res in results.values():
