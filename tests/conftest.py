@@ -30,6 +30,16 @@ def require_real(fn, *args, **kwargs):
         pytest.skip(f"real data not available (set FSENGINE_DATA): {exc}")
 
 
+def require_file_uploader(at) -> None:
+    """Skip when this Streamlit's AppTest cannot drive ``st.file_uploader`` (it can from 1.56 on;
+    the lowest-versions run, ``make test-min``, has an older one). The parsing of uploads is
+    tested without AppTest (tests/test_data_upload.py, tests/test_bad_inputs.py)."""
+    if not hasattr(at.sidebar, "file_uploader"):
+        import streamlit
+
+        pytest.skip(f"AppTest drives st.file_uploader from streamlit 1.56 on; this is {streamlit.__version__}")
+
+
 @pytest.fixture(scope="session")
 def quick_reproduction(tmp_path_factory):
     """``run(name) -> (report path, progress fractions)``: ``reproduce NAME --quick`` on the real

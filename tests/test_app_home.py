@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import pandas as pd
-import pytest
-import streamlit
 
 from fsengine.app.registry import PAGES as APP_PAGES
 from fsengine.app.safe_text import md_escape
 from fsengine.data.notmnist import real_notmnist_available
-from tests.conftest import PROJECT_ROOT, app_test
+from tests.conftest import PROJECT_ROOT, app_test, require_file_uploader
 
 
 def test_home_shows_picked_dataset_and_picker_drives_it():
@@ -66,9 +64,7 @@ def test_upload_choice_validates_and_is_shared_across_pages():
     at = app_test()
     at.sidebar.selectbox(key="picker_key").set_value("upload").run()
     assert [i.value for i in at.info if "Choose a CSV or Parquet file" in i.value]
-    if not hasattr(at.sidebar, "file_uploader"):  # the lowest-versions run (make test-min)
-        pytest.skip(f"AppTest drives st.file_uploader from streamlit 1.56 on; this is {streamlit.__version__} "
-                    "(the upload parsing itself is tests/test_data_upload.py)")
+    require_file_uploader(at)
     at.sidebar.file_uploader[0].set_value(("mine.csv", table.to_csv(index=False).encode(), "text/csv")).run()
     assert not at.exception
     assert at.sidebar.selectbox(key="upload_target").value == "y"

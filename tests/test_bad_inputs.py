@@ -26,7 +26,7 @@ from fsengine.cli import main
 from fsengine.data.dataset import Dataset, Provenance
 from fsengine.data.upload import UploadError, dataset_from_table, load_file, load_upload, read_table
 from fsengine.output import MARKER
-from tests.conftest import app_test
+from tests.conftest import app_test, require_file_uploader
 from tests.test_output_folder import write_table
 
 SHARED_CORPORA = Path("nltk_data") / "corpora"
@@ -390,6 +390,7 @@ def test_random_bytes_and_tables_give_a_dataset_or_an_upload_error(data, name):
 
 # --------------------------------------------------------------------------- uploads in the app
 def _upload(at, name: str, data: bytes):
+    require_file_uploader(at)
     at.sidebar.file_uploader[0].set_value((name, data, "text/csv")).run()
     assert not at.exception, at.exception
     return at

@@ -6,6 +6,7 @@ import gzip
 import shutil
 import struct
 import zipfile
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -238,7 +239,8 @@ def _presence_by_hand(texts, min_df):
     import re
 
     docs = [set(re.findall(r"[a-z0-9][a-z0-9'\-]*", t.lower())) for t in texts]
-    vocab = sorted(w for w in set().union(*docs) if sum(w in d for d in docs) >= min_df)
+    frequency = Counter(w for d in docs for w in d)  # in how many documents each word occurs
+    vocab = sorted(w for w, n in frequency.items() if n >= min_df)
     return np.array([[w in d for w in vocab] for d in docs], dtype=float), tuple(vocab)
 
 
