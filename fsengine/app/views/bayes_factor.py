@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.methods.bayes_factor_study import (
@@ -147,7 +148,7 @@ def render() -> None:
                   (f"; the automatic stop was in round {run.stop_round}, the rounds after it are "
                    "traced for comparison only" if len(trace) - 1 > run.stop_round else "")))
 
-    st.plotly_chart(beta_rounds_figure(trace, run.stop_round, title="Bayes factors per round"),
+    show_figure(st, beta_rounds_figure(trace, run.stop_round, title="Bayes factors per round"),
                     key="bf_beta_chart")
     st.caption("What to look for: the first rounds add features worth tens to thousands of nats; the "
                "best margin then shrinks towards 0. Grey crosses are the best candidates left after a "
@@ -162,7 +163,7 @@ def render() -> None:
                                  (run.n_at_stop,))
         curves = pd.concat([curves, others], ignore_index=True)
     show_train = st.checkbox("Show training accuracy", value=True, key="bf_show_train")
-    st.plotly_chart(accuracy_figure(curves, run.n_at_stop, show_train=show_train,
+    show_figure(st, accuracy_figure(curves, run.n_at_stop, show_train=show_train,
                                     title="Accuracy vs number of selected pairs"),
                     key="bf_accuracy_chart")
     st.caption("Solid: held-out accuracy; dotted: training accuracy. Bayes-factor points are the MAP "
@@ -172,7 +173,7 @@ def render() -> None:
 
     pixels = selected_pixels(task, run)
     if pixels is not None:
-        st.plotly_chart(pixel_pairs_figure(pixels.class_means, pixels.rows, pixels.cols, pixels.classes,
+        show_figure(st, pixel_pairs_figure(pixels.class_means, pixels.rows, pixels.cols, pixels.classes,
                                            task.class_names, pixels.order,
                                            title="Selected pixels (numbered in selection order) on the "
                                                  "mean images"),
@@ -203,7 +204,7 @@ def render() -> None:
     st.dataframe(cmp.summary, hide_index=True, key="bf_sign_table",
                  column_config={"train accuracy": st.column_config.NumberColumn(format="%.4f"),
                                 "held-out accuracy": st.column_config.NumberColumn(format="%.4f")})
-    st.plotly_chart(sign_figure(bayes_factor_curve(laplace_run), bayes_factor_curve(printed_run),
+    show_figure(st, sign_figure(bayes_factor_curve(laplace_run), bayes_factor_curve(printed_run),
                                 laplace_run.n_at_stop, printed_run.n_at_stop,
                                 title="Held-out accuracy per round under each sign"),
                     key="bf_sign_chart")
@@ -249,7 +250,7 @@ def render() -> None:
         with user_errors():
             check = exact_check(task, run, (task_token, per_round, variance, sign, model_prior, budget,
                                             past), check_round, n_check, variance)
-        st.plotly_chart(approximation_figure(check, title=f"Round {check_round}: approximate vs full "
+        show_figure(st, approximation_figure(check, title=f"Round {check_round}: approximate vs full "
                                                           "Laplace Bayes factors"),
                         key="bf_check_chart")
         st.dataframe(check.drop(columns="candidate"), hide_index=True, key="bf_check_table",

@@ -4,6 +4,7 @@
 import numpy as np
 import streamlit as st
 
+from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.widgets import class_pair
@@ -109,7 +110,7 @@ def render() -> None:
     scores = result.full_scores(position)
     analysed = result.scores_at(position)
 
-    st.plotly_chart(path_figure(result.path, top_k=top_k, current_ratio=current, quantity=quantity,
+    show_figure(st, path_figure(result.path, top_k=top_k, current_ratio=current, quantity=quantity,
                                 image_shape=ds.image_shape if not result.excluded.size else None,
                                 title="Feature-selection path (Fig. 2A)", max_lines=MAX_PATH_LINES),
                     key="bia_path_chart")
@@ -127,19 +128,19 @@ def render() -> None:
     top = result.features[top_features(analysed, top_k)]
     if ds.image_shape is not None:
         left, right = st.columns([1, 1.4])
-        left.plotly_chart(posterior_heatmap(scores, ds.image_shape,
+        show_figure(left, posterior_heatmap(scores, ds.image_shape,
                                             title=f"Posterior at Λ/Λ* = {current:.3g} (Fig. 2B)"),
                           key="bia_heatmap")
         rows = sample_rows(ds.y, per_class=3, seed=0)
         images = ds.X[rows].toarray() if ds.is_sparse else ds.X[rows]
-        right.plotly_chart(samples_with_top_pixels(images, ds.y[rows], ds.target_names or
+        show_figure(right, samples_with_top_pixels(images, ds.y[rows], ds.target_names or
                                                    [str(c) for c in np.unique(ds.y)], top, ds.image_shape,
                                                    title=f"Top {top.size} pixels on sample images (Fig. 2C)"),
                            key="bia_samples")
         st.caption("Red squares mark the top pixels: for B vs D they gather where the letters differ, "
                    "the notch on B's right side and B's middle bar.")
     else:
-        st.plotly_chart(posterior_bars(scores, ds.feature_names, top_n=min(40, ds.n_features),
+        show_figure(st, posterior_bars(scores, ds.feature_names, top_n=min(40, ds.n_features),
                                        truth=ds.truth, title=f"Posteriors at Λ/Λ* = {current:.3g}"),
                         key="bia_bars")
         if ds.truth is not None:
@@ -185,7 +186,7 @@ def render() -> None:
         pool = result.features[top_features(at_star, 40)] if pool_choice.startswith("the 40") else result.features
         features = tuple(int(j) for j in pick_features(ds.X, n_check, seed, candidates=pool))
         check = exact_check(ds, token, family, features)
-    st.plotly_chart(validation_figure(check.ratios, check.bia, check.exact, check.feature_names,
+    show_figure(st, validation_figure(check.ratios, check.bia, check.exact, check.feature_names,
                                       ising=check.ising, current_ratio=current, exact_label=check.exact_label),
                     key="bia_check_chart")
     err_now = check.max_error[int(np.argmin(np.abs(np.log(check.ratios / current))))]

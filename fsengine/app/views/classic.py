@@ -7,6 +7,7 @@ import contextlib
 import numpy as np
 import streamlit as st
 
+from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.widgets import class_pair
@@ -146,11 +147,11 @@ def render() -> None:
         bars = figs.mi_bars(selector.scores_, names, top=shown, selected=selector.support_)
         if ds.image_shape is not None:
             left, right = st.columns([1, 1])
-            left.plotly_chart(bars, key="classic_mi_bars")
-            right.plotly_chart(figs.feature_image(selector.scores_, ds.image_shape, title="I(X; Y) per pixel",
+            show_figure(left, bars, key="classic_mi_bars")
+            show_figure(right, figs.feature_image(selector.scores_, ds.image_shape, title="I(X; Y) per pixel",
                                                   colorbar="I [nats]"), key="classic_mi_image")
         else:
-            st.plotly_chart(bars, key="classic_mi_bars")
+            show_figure(st, bars, key="classic_mi_bars")
 
     elif view == "MDL":
         st.latex(r"\mathrm{DL}(J) = \underbrace{\sum_t -\log \hat P(y_t\mid x_t, J)}_{\text{DL-data (Eq. 10)}}"
@@ -180,16 +181,16 @@ def render() -> None:
         curve = figs.mdl_curve(trace, best)
         if ds.image_shape is not None:
             left, right = st.columns([3, 2])
-            left.plotly_chart(curve, key="classic_mdl_curve")
+            show_figure(left, curve, key="classic_mdl_curve")
             entered = np.full(ds.n_features, np.nan)
             entered[selector.forward_sequence_[:best]] = np.arange(1, best + 1)
-            right.plotly_chart(figs.feature_image(entered, ds.image_shape, title="Chosen pixels (order added)",
+            show_figure(right, figs.feature_image(entered, ds.image_shape, title="Chosen pixels (order added)",
                                                   colorbar="added at step", colorscale="Plasma_r",
                                                   text=ordinal_labels(selector.forward_sequence_[:best], ds.n_features),
                                                   background=mean_image(ds)),
                                key="classic_mdl_image")
         else:
-            st.plotly_chart(curve, key="classic_mdl_curve")
+            show_figure(st, curve, key="classic_mdl_curve")
         table = trace.loc[trace["size"] > 0, ["size", "feature", "dl_data", "gain", "dl_model", "dl_total"]].copy()
         table.insert(2, "name", [names[j] for j in table["feature"]])
         st.dataframe(table, hide_index=True, key="classic_mdl_table")
@@ -236,11 +237,11 @@ def render() -> None:
                            chosen_C=selector.C_ if use_cv else None, ylabel=ylabel)
         if ds.image_shape is not None:
             left, right = st.columns([3, 2])
-            left.plotly_chart(fig, key="classic_l1_path")
+            show_figure(left, fig, key="classic_l1_path")
             step = right.select_slider("C for the coefficient image", options=list(range(len(selector.Cs_))),
                                        value=len(selector.Cs_) // 2, key="classic_l1_step",
                                        format_func=lambda i: f"{selector.Cs_[i]:.3g}")
-            right.plotly_chart(figs.feature_image(selector.path_.iloc[step].to_numpy(), ds.image_shape,
+            show_figure(right, figs.feature_image(selector.path_.iloc[step].to_numpy(), ds.image_shape,
                                                   title=f"{ylabel} at C = {selector.Cs_[step]:.3g}",
                                                   colorbar=ylabel.split()[0],
                                                   colorscale="RdBu" if selector.coefs_.shape[1] == 1 else "Viridis",
@@ -248,7 +249,7 @@ def render() -> None:
                                                   background=mean_image(ds), blank_zero=True),
                                key="classic_l1_image")
         else:
-            st.plotly_chart(fig, key="classic_l1_path")
+            show_figure(st, fig, key="classic_l1_path")
 
     else:
         st.latex(r"h(x;\theta) = \mathrm{sign}\big(s(x_k-\theta_0)\big)\ \text{(Eq. 21)},\quad "
@@ -276,14 +277,14 @@ def render() -> None:
             fig = figs.boosting_rounds(trace, names)
             if ds.image_shape is not None:
                 left, right = st.columns([3, 2])
-                left.plotly_chart(fig, key="classic_boost_rounds_fig")
-                right.plotly_chart(figs.feature_image(
+                show_figure(left, fig, key="classic_boost_rounds_fig")
+                show_figure(right, figs.feature_image(
                     selector.scores_, ds.image_shape, blank_zero=True,
                     title="Chosen pixels (total alpha, first-use order)", colorbar="total alpha",
                     text=ordinal_labels(selector.first_use_, ds.n_features), background=mean_image(ds)),
                     key="classic_boost_image")
             else:
-                st.plotly_chart(fig, key="classic_boost_rounds_fig")
+                show_figure(st, fig, key="classic_boost_rounds_fig")
         if st.checkbox("Compare with scikit-learn's Gini stumps (same weights each round)", key="classic_boost_gini"):
             with user_errors():
                 table = gini_table(ds_id, rounds, ds, selector)

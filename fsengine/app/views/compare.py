@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.widgets import class_pair, param_widget
@@ -148,27 +149,27 @@ def render() -> None:
     st.dataframe(result.summary(k), hide_index=True, key="compare_summary")
 
     st.subheader("Held-out accuracy")
-    st.plotly_chart(figures["accuracy"], key="compare_accuracy")
+    show_figure(st, figures["accuracy"], key="compare_accuracy")
     st.caption(EXPLANATIONS["accuracy"])
 
     left, right = st.columns(2)
     left.subheader("Overlap")
-    left.plotly_chart(figures["jaccard"], key="compare_jaccard")
+    show_figure(left, figures["jaccard"], key="compare_jaccard")
     left.caption(EXPLANATIONS["jaccard"])
     right.subheader("Stability")
     if "stability" in figures:
-        right.plotly_chart(figures["stability"], key="compare_stability")
+        show_figure(right, figures["stability"], key="compare_stability")
         right.caption(EXPLANATIONS["stability"])
     else:
         right.info("Stability needs at least two bootstrap resamples.")
 
     if "roc" in figures:
         st.subheader("ROC against the known truth")
-        st.plotly_chart(figures["roc"], key="compare_roc")
+        show_figure(st, figures["roc"], key="compare_roc")
         st.caption(EXPLANATIONS["roc"])
     if "relevance" in figures:
         st.subheader("Relevance heatmaps")
-        st.plotly_chart(figures["relevance"], key="compare_relevance")
+        show_figure(st, figures["relevance"], key="compare_relevance")
         st.caption(EXPLANATIONS["relevance"])
 
     st.subheader("Runtime")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection, load_cached
 from fsengine.app.widgets import class_pair
@@ -138,25 +139,25 @@ def render() -> None:
     with tabs[0]:
         shown = st.selectbox("Method", list(results), key="rtm_tags_method")
         top = results[shown]["top"].head(st.slider("Tags shown", 5, 25, 15, key="rtm_tags_k"))
-        st.plotly_chart(rtm_plots.relevant_tags_figure(top, class_names=classes), width="stretch",
+        show_figure(st, rtm_plots.relevant_tags_figure(top, class_names=classes),
                         key="rtm_tags_chart")
         if binary.image_shape is not None:
-            st.plotly_chart(rtm_plots.theta_image_figure(results[shown]["theta"], binary.image_shape,
+            show_figure(st, rtm_plots.theta_image_figure(results[shown]["theta"], binary.image_shape,
                                                          class_names=classes),
                             width="stretch", key="rtm_image_chart")
         st.caption(f"{results[shown]['active']:,} of {binary.n_features:,} tags deemed relevant "
                    f"({'not pinned by the ARD' if ard else 'log Bayes factor > 0'}). "
                    "Score: log Bayes factor of theta_j against theta_j = 0.5 (Savage-Dickey).")
         st.dataframe(top.style.format({"mean": "{:.3f}", "lower": "{:.3f}", "upper": "{:.3f}", "log_bf": "{:.2f}",
-                                       "alpha": "{:.3g}"}), hide_index=True, width="stretch")
+                                       "alpha": "{:.3g}"}), hide_index=True)
 
     with tabs[1]:
-        st.plotly_chart(rtm_plots.convergence_figure({k: r["trace"] for k, r in results.items()}, tol=settings.tol),
+        show_figure(st, rtm_plots.convergence_figure({k: r["trace"] for k, r in results.items()}, tol=settings.tol),
                         width="stretch", key="rtm_conv_chart")
         st.dataframe(pd.DataFrame({k: {"sweeps": len(r["trace"]), "converged": r["converged"],
                                        "seconds": round(r["seconds"], 2),
                                        "final log evidence": r["trace"]["log_evidence"].iloc[-1]}
-                                   for k, r in results.items()}).T, width="stretch")
+                                   for k, r in results.items()}).T)
 
     with tabs[2]:
         if binary.truth is None:
@@ -165,20 +166,20 @@ def render() -> None:
                     "'Relevance Tagging Machine model (synthetic tags)' in the sidebar"
                     + ("; below is the recorded synthetic experiment." if recorded_auc is not None else "."))
             if recorded_auc is not None:
-                st.plotly_chart(rtm_plots.auc_figure(recorded_auc, reference={"RTM Power EP": 0.82, "MI": 0.80}),
+                show_figure(st, rtm_plots.auc_figure(recorded_auc, reference={"RTM Power EP": 0.82, "MI": 0.80}),
                                 width="stretch", key="rtm_auc_chart")
                 st.caption("`python -m fsengine reproduce rtm-roc`: 800 objects, 400 tags, 30 relevant, one dot "
                            "per seed; diamonds: the issue's reference run.")
         else:
             scores = {**{k: r["relevance"] for k, r in results.items()}, **base_scores}
             curves, auc = rtm_exp.roc_curves(binary.truth, scores)
-            st.plotly_chart(rtm_plots.roc_figure(curves, auc), width="stretch", key="rtm_roc_chart")
+            show_figure(st, rtm_plots.roc_figure(curves, auc), key="rtm_roc_chart")
             st.caption("Scores from the training split. Reference run (issue): Power EP 0.82 vs MI 0.80 "
                        "on 800 objects, 400 tags, 30 relevant.")
 
     with tabs[3]:
         table = pd.DataFrame({"test accuracy": {**{k: r["accuracy"] for k, r in results.items()}, **base_acc}})
-        st.plotly_chart(rtm_plots.accuracy_figure(table), width="stretch", key="rtm_acc_chart")
+        show_figure(st, rtm_plots.accuracy_figure(table), key="rtm_acc_chart")
         st.caption("Held-out 25% stratified split of the picked dataset (seed 0).")
         c_ours, c_slides = st.columns(2)
         recorded = rtm_exp.recorded_accuracy()
@@ -186,6 +187,6 @@ def render() -> None:
         if recorded is None:
             c_ours.info("No recorded run found (`fsengine reproduce rtm-roc` records one).")
         else:
-            c_ours.dataframe(recorded.style.format("{:.4f}"), width="stretch")
+            c_ours.dataframe(recorded.style.format("{:.4f}"))
         c_slides.markdown("**The slides' table** (their two datasets are not named)")
-        c_slides.dataframe(rtm_exp.SLIDES_ACCURACY.style.format("{:.4f}"), width="stretch")
+        c_slides.dataframe(rtm_exp.SLIDES_ACCURACY.style.format("{:.4f}"))

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_selection, load_cached
 from fsengine.data.features.templates import GROUPS
@@ -116,17 +117,17 @@ def render() -> None:
         cols[3].metric("IFS / SGC time", f"{speed:,.1f}x")
 
     left, right = st.columns(2)
-    left.plotly_chart(plots.gain_per_stage(traces), width="stretch", key="sgc_fig_gain")
-    right.plotly_chart(plots.gain_computations(traces), width="stretch", key="sgc_fig_comp")
+    show_figure(left, plots.gain_per_stage(traces), key="sgc_fig_gain")
+    show_figure(right, plots.gain_computations(traces), key="sgc_fig_comp")
     left, right = st.columns(2)
-    left.plotly_chart(plots.cumulative_time(traces), width="stretch", key="sgc_fig_time")
-    right.plotly_chart(plots.scores_vs_features(comp.curves, comp.all_features), width="stretch",
+    show_figure(left, plots.cumulative_time(traces), key="sgc_fig_time")
+    show_figure(right, plots.scores_vs_features(comp.curves, comp.all_features),
                        key="sgc_fig_scores")
     st.caption("Fig. 5 here re-trains a MAP model (Gaussian prior, variance 1) on the first k selected "
                "features of each method and decodes the test sentences left to right with the predicted "
                "previous tags; chunking is scored with conlleval, tagging by token accuracy, the planted "
                "task by macro precision / F1.")
     left, right = st.columns([2, 3])
-    left.plotly_chart(plots.overlap_heatmap(comp.overlap()), width="stretch", key="sgc_fig_overlap")
+    show_figure(left, plots.overlap_heatmap(comp.overlap()), key="sgc_fig_overlap")
     shown = right.selectbox("Selected features of", list(comp.selections), key="sgc_table_method")
     right.dataframe(comp.selected_table(shown), hide_index=True, height=360, key="sgc_table")
