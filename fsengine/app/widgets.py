@@ -47,3 +47,16 @@ def class_pair(ds: Dataset, key: str, default=("B", "D"), container=None) -> Dat
     first = cols[0].selectbox("Class 0", names, index=names.index(first_default), key=f"{key}_c0")
     second = cols[1].selectbox("Class 1", names, index=names.index(second_default), key=f"{key}_c1")
     return two_classes(ds, first, second)
+
+
+def follow_data(slot: str, token, defaults: dict) -> None:
+    """Reset data-dependent widget values (``key -> default``) when the data ``token`` changes.
+
+    Call before drawing the widgets. The first call of a session only records the token, so
+    values restored from a link (URL query parameters) are kept.
+    """
+    memo = f"_follows_{slot}"
+    previous = st.session_state.get(memo)
+    st.session_state[memo] = token
+    if previous is not None and previous != token:
+        st.session_state.update(defaults)
