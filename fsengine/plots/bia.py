@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 from plotly.subplots import make_subplots
 
 from .style import FOREGROUND, HIGHLIGHT, MUTED, apply_style
@@ -151,7 +152,7 @@ def path_figure(path: pd.DataFrame, *, top_k: int = 20, current_ratio: float = 1
                  "name": "current Λ/Λ*", "hoverinfo": "skip",
                  "line": {"color": FOREGROUND, "dash": "dot", "width": 1}})
     layout = {
-        "template": "plotly_white", "height": 460, "title": {"text": title},
+        "template": pio.templates["plotly_white"].to_plotly_json(), "height": 460, "title": {"text": title},
         "margin": {"l": 60, "r": 20, "t": 50 if title else 20, "b": 50}, "font": {"size": 13},
         "legend": {"orientation": "v", "yanchor": "top", "y": 1.0, "xanchor": "left", "x": 1.02},
         "xaxis": {"type": "log", "title": {"text": "Λ / Λ*  (prior strength)"}},

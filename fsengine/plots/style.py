@@ -113,6 +113,7 @@ def restyle(fig, style: Style | None = None) -> go.Figure:
     """The figure (``go.Figure`` or plain dict) adapted to ``style``; a dict is wrapped without
     re-validation, and figures are changed in place."""
     import plotly.graph_objects as go
+    import plotly.io as pio
 
     style = style or Style()
     if isinstance(fig, dict):
@@ -120,7 +121,8 @@ def restyle(fig, style: Style | None = None) -> go.Figure:
     _decade_ticks(fig)
     font = dict(size=style.font_size)
     if style.dark:
-        fig.update_layout(template="plotly_dark", paper_bgcolor=DARK_BACKGROUND, plot_bgcolor=DARK_BACKGROUND)
+        fig.update_layout(template=pio.templates["plotly_dark"].to_plotly_json(), paper_bgcolor=DARK_BACKGROUND,
+                          plot_bgcolor=DARK_BACKGROUND)
         font["color"] = DARK_FOREGROUND
     fig.update_layout(font=font)
     fig.update_xaxes(tickfont=dict(size=style.tick_size))
