@@ -3,8 +3,9 @@
 
 Both settings live in the URL (``?lecture=true&theme=dark``), so a link carries them. The dark
 choice switches the whole page, not only the figures: Streamlit reads the page theme from the
-URL's ``embed_options=dark_theme`` when the page loads, so the sidebar's choice sets that option
-and reloads once when the page shows the other theme. Figures are drawn with ``theme=None``
+URL's ``embed_options=dark_theme`` (or ``light_theme``) when the page loads, so the sidebar's
+choice sets that option and reloads once when the page shows the other theme (the config sets no
+``theme.base``, which would override it). Figures are drawn with ``theme=None``
 (the style is applied by :func:`fsengine.plots.style.restyle`, identical in every browser).
 """
 
@@ -29,8 +30,8 @@ _THEME_SCRIPT = """
   const isDark = (0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]) < 128;
   if ((want === "dark") === isDark) return;
   const url = new URL(window.location.href);
-  if (want === "dark") url.searchParams.set("embed_options", "dark_theme");
-  else url.searchParams.delete("embed_options");
+  if (url.searchParams.get("embed_options") === want + "_theme") return;  // already asked: never loop
+  url.searchParams.set("embed_options", want + "_theme");
   window.location.replace(url.toString());
 })();
 </script>

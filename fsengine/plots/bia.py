@@ -151,10 +151,7 @@ def path_figure(path: pd.DataFrame, *, top_k: int = 20, current_ratio: float = 1
     data.append({"type": "scatter", "x": [x_all[now], x_all[now]], "y": [lo, hi], "mode": "lines",
                  "name": "current Λ/Λ*", "hoverinfo": "skip",
                  "line": {"color": FOREGROUND, "dash": "dot", "width": 1}})
-    layout = {
-        "template": pio.templates["plotly_white"].to_plotly_json(), "height": 460, "title": {"text": title},
-        "margin": {"l": 60, "r": 20, "t": 50 if title else 20, "b": 50}, "font": {"size": 13},
-        "legend": {"orientation": "v", "yanchor": "top", "y": 1.0, "xanchor": "left", "x": 1.02},
+    layout = _layout(title, 460) | {
         "xaxis": {"type": "log", "title": {"text": "Λ / Λ*  (prior strength)"}},
         "yaxis": {"title": {"text": "posterior p(s_j = 1 | y)" if quantity == "posterior" else "magnetization m_j"},
                   "range": [lo, hi]},
@@ -163,20 +160,30 @@ def path_figure(path: pd.DataFrame, *, top_k: int = 20, current_ratio: float = 1
 
 
 def posterior_heatmap(scores, image_shape, *, title: str | None = None, zmin=None, zmax=None) -> go.Figure:
-    """Fig. 2B: posterior of every pixel as an image (row 0 at the top)."""
+    """Fig. 2B: posterior of every pixel as an image (row 0 at the top). Built without validation
+    (it is redrawn on every slider move)."""
     rows, cols = image_shape
-    Z = np.asarray(scores, dtype=np.float64).reshape(rows, cols)
-    fig = go.Figure(go.Heatmap(
-        z=Z, colorscale="Viridis", zmin=zmin, zmax=zmax, colorbar=dict(title="p(s=1|y)"),
-        hovertemplate="pixel (%{y}, %{x})<br>posterior = %{z:.3f}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", scaleanchor="x", constrain="domain", showgrid=False)
-    fig.update_xaxes(constrain="domain", showgrid=False)
-    return apply_style(fig, title=title, height=420)
+    Z = np.asarray(scores, dtype=np.float64).reshape(rows, cols).astype(np.float32)
+    data = [{"type": "heatmap", "z": Z, "colorscale": "Viridis", "zmin": zmin, "zmax": zmax,
+             "colorbar": {"title": {"text": "p(s=1|y)"}},
+             "hovertemplate": "pixel (%{y}, %{x})<br>posterior = %{z:.3f}<extra></extra>"}]
+    layout = _layout(title, 420)
+    layout["yaxis"] = {"autorange": "reversed", "scaleanchor": "x", "constrain": "domain", "showgrid": False}
+    layout["xaxis"] = {"constrain": "domain", "showgrid": False}
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
 
 
-def samples_with_top_pixels(images, labels, class_names, top, image_shape, *,
-                            title: str | None = None) -> go.Figure:
-    """Fig. 2C: sample images (one row per class) with the top pixels marked in red.
+def _layout(title: str | None, height: int) -> dict:
+    """:func:`apply_style`'s layout as a plain dict (for figures built without validation)."""
+    return {"template": pio.templates["plotly_white"].to_plotly_json(), "height": height,
+            "title": {"text": title}, "margin": {"l": 60, "r": 20, "t": 50 if title else 20, "b": 50},
+            "font": {"size": 13},
+            "legend": {"orientation": "v", "yanchor": "top", "y": 1.0, "xanchor": "left", "x": 1.02}}
+
+
+def samples_base(images, labels, class_names, image_shape) -> dict:
+    """Fig. 2C without marks: sample images (one row per class), as a plain figure dict; mark
+    the top pixels with :func:`mark_top_pixels` (cheap, for every slider move).
 
     ``images`` (k, rows*cols) in [0, 1] with ``labels`` (k,) indexing ``class_names``.
     """
@@ -188,13 +195,12 @@ def samples_with_top_pixels(images, labels, class_names, top, image_shape, *,
     fig = make_subplots(rows=len(classes), cols=per_class, horizontal_spacing=0.01,
                         vertical_spacing=0.04,
                         row_titles=[str(class_names[c]) for c in classes])
-    ty, tx = np.divmod(np.asarray(top, dtype=np.intp), cols)
     for r, c in enumerate(classes):
         for k, img in enumerate(images[labels == c]):
-            fig.add_trace(go.Heatmap(z=img.reshape(rows, cols), colorscale="gray_r", zmin=0, zmax=1,
-                                     showscale=False, hoverinfo="skip"), row=r + 1, col=k + 1)
+            fig.add_trace(go.Heatmap(z=img.reshape(rows, cols).astype(np.float32), colorscale="gray_r", zmin=0,
+                                     zmax=1, showscale=False, hoverinfo="skip"), row=r + 1, col=k + 1)
             fig.add_trace(go.Scatter(
-                x=tx, y=ty, mode="markers", showlegend=False,
+                x=[], y=[], mode="markers", showlegend=False,
                 marker=dict(symbol="square-open", color=HIGHLIGHT, size=7, line=dict(width=2)),
                 hovertemplate="pixel (%{y}, %{x})<extra></extra>"), row=r + 1, col=k + 1)
     fig.update_yaxes(autorange="reversed", showticklabels=False, showgrid=False, zeroline=False)
@@ -202,9 +208,23 @@ def samples_with_top_pixels(images, labels, class_names, top, image_shape, *,
     for i in range(1, len(classes) * per_class + 1):
         suffix = "" if i == 1 else str(i)
         fig.update_layout({f"yaxis{suffix}": dict(scaleanchor=f"x{suffix}")})
-    fig = apply_style(fig, title=title, height=170 * len(classes) + 60)
-    fig.update_layout(margin=dict(l=10, r=40, t=50 if title else 10, b=10))
-    return fig
+    fig = apply_style(fig, height=170 * len(classes) + 60)
+    fig.update_layout(margin=dict(l=10, r=40, t=50, b=10))
+    return fig.to_plotly_json()
+
+
+def mark_top_pixels(base: dict, top, image_shape, *, title: str | None = None) -> go.Figure:
+    """The figure of :func:`samples_base` with the pixels ``top`` marked in red on every image."""
+    ty, tx = np.divmod(np.asarray(top, dtype=np.intp), image_shape[1])
+    data = [dict(t, x=tx, y=ty) if t["type"] == "scatter" else t for t in base["data"]]
+    layout = dict(base["layout"], title={"text": title})
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
+
+
+def samples_with_top_pixels(images, labels, class_names, top, image_shape, *,
+                            title: str | None = None) -> go.Figure:
+    """Fig. 2C: sample images (one row per class) with the top pixels marked in red."""
+    return mark_top_pixels(samples_base(images, labels, class_names, image_shape), top, image_shape, title=title)
 
 
 def posterior_bars(scores, feature_names, *, top_n: int = 40, truth=None,

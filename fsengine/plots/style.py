@@ -5,7 +5,7 @@ The builders draw for the normal light style; :func:`restyle` adapts any figure 
 app calls it once per figure), so no builder needs a style argument:
 
 - lecture mode: fonts of at least 18 px (tick labels 18 px), lines 1.8x as thick;
-- dark: the ``plotly_dark`` template on Streamlit's dark background, black strokes become light;
+- dark: the ``plotly_dark`` template on a transparent background, black strokes become light;
 - always: log axes label decades only (``0.1, 1, 10``) when the data span a decade or more, in
   plain numbers ("100μ" and minor labels such as "2" meaning 20 never appear).
 """
@@ -29,8 +29,8 @@ METHOD_COLORS = {
     "Boosting": "#bcbd22", "RTM": "#17becf", "RTM Power EP": "#17becf", "RTM EP": "#aec7e8", "RTM EM": "#ffbb78",
     "Count cutoff": "#c49c94", "Variance": "#c7c7c7",
 }
-#: Streamlit's own page backgrounds, so a dark figure sits on the dark page without a frame
-DARK_BACKGROUND = "#0e1117"
+#: transparent: a dark figure sits on Streamlit's dark page without a frame
+DARK_BACKGROUND = "rgba(0, 0, 0, 0)"
 DARK_FOREGROUND = "#e6e6e6"
 
 

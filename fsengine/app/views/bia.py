@@ -17,10 +17,11 @@ from fsengine.methods.bia_validation import (
     pick_features,
 )
 from fsengine.plots.bia import (
+    mark_top_pixels,
     path_figure,
     posterior_bars,
     posterior_heatmap,
-    samples_with_top_pixels,
+    samples_base,
     top_features,
     validation_figure,
 )
@@ -151,6 +152,22 @@ def exact_check(ds, token, family, features):
     return store[cache_key]
 
 
+@st.cache_data(show_spinner=False, max_entries=8)
+def sample_images(_ds, token) -> dict:
+    """Fig. 2C's images (three per class) without marks, once per dataset: a move only marks pixels."""
+    rows = sample_rows(_ds.y, per_class=3, seed=0)
+    images = _ds.X[rows].toarray() if _ds.is_sparse else _ds.X[rows]
+    return samples_base(images, _ds.y[rows], _ds.target_names or [str(c) for c in np.unique(_ds.y)],
+                        _ds.image_shape)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def check_figure(_check, check_key, now: int) -> dict:
+    """The exact-check figure at checked ratio ``now``, once per check and ratio (a dozen per check)."""
+    return validation_figure(_check.ratios, _check.bia, _check.exact, _check.feature_names, ising=_check.ising,
+                             current_ratio=float(_check.ratios[now]), exact_label=_check.exact_label).to_plotly_json()
+
+
 def ratio_labels(ratios) -> dict[float, str]:
     """Slider labels (and URL values) for the ratios: 3 significant digits, more where needed to
     keep every label distinct."""
@@ -232,11 +249,8 @@ def position_views(ds, result, token, family: str, top_k: int, quantity: str) ->
         show_figure(left, posterior_heatmap(scores, ds.image_shape,
                                             title=f"Posterior at Λ/Λ* = {current:.3g} (Fig. 2B)"),
                     key="bia_heatmap")
-        rows = sample_rows(ds.y, per_class=3, seed=0)
-        images = ds.X[rows].toarray() if ds.is_sparse else ds.X[rows]
-        show_figure(right, samples_with_top_pixels(images, ds.y[rows], ds.target_names or
-                                                   [str(c) for c in np.unique(ds.y)], top, ds.image_shape,
-                                                   title=f"Top {top.size} pixels on sample images (Fig. 2C)"),
+        show_figure(right, mark_top_pixels(sample_images(ds, token), top, ds.image_shape,
+                                           title=f"Top {top.size} pixels on sample images (Fig. 2C)"),
                     key="bia_samples")
         if ds.task == "classification" and np.unique(ds.y).size == 2:
             st.caption(_pixels_caption(ds, top, current))
@@ -276,9 +290,8 @@ def _exact_check_section(ds, result, token, family: str, current: float) -> None
         pool = result.features[top_features(at_star, 40)] if pool_choice.startswith("the 40") else result.features
         features = tuple(int(j) for j in pick_features(ds.X, min(n_check, pool.size), seed, candidates=pool))
         check = exact_check(ds, token, family, features)
-    show_figure(st, validation_figure(check.ratios, check.bia, check.exact, check.feature_names,
-                                      ising=check.ising, current_ratio=current, exact_label=check.exact_label),
-                key="bia_check_chart")
-    err_now = check.max_error[int(np.argmin(np.abs(np.log(check.ratios / current))))]
+    now = int(np.argmin(np.abs(np.log(check.ratios / current))))
+    show_figure(st, check_figure(check, (token, family, features), now), key="bia_check_chart")
+    err_now = check.max_error[now]
     st.caption(f"Subproblem Λ* = {check.lambda_star:,.0f}. Largest |p_BIA − p_exact| at the nearest checked "
                f"Λ/Λ*: {err_now:.2g}; at Λ/Λ* = 10: {check.max_error[-1]:.2g}.")
