@@ -10,6 +10,7 @@ from fsengine.compare import CompareSettings, ComparisonResult, run_comparison
 from fsengine.compare_report import EXPLANATIONS, comparison_figures, html_report, tables_zip
 from fsengine.data.transforms import class_names
 from fsengine.methods.registry import METHODS
+from fsengine.plots.compare import roc_curves
 
 DEFAULT_METHODS = ("bia", "mi", "l1")
 #: session slots: the last finished run (config, result) and whether a run is under way
@@ -142,11 +143,42 @@ def render() -> None:
     for label, message in result.failures.items():
         st.warning(f"{label} could not run: {message}")
 
+    if result.truth is not None:  # does not depend on k: drawn outside the fragment
+        st.subheader("ROC against the known truth")
+        show_figure(st, roc_curves(result.roc(), result.auc()), key="compare_roc")
+        st.caption(EXPLANATIONS["roc"])
+    st.subheader("Runtime")
+    st.dataframe(readable(result.runtime()), hide_index=True, key="compare_runtime")
+    st.caption(EXPLANATIONS["runtime"] + " The first call of each method runs untimed on a few rows before "
+               "the timed fit (compiling or loading its numba kernels); its time is listed separately.")
+    top_k_views(result, last_config, downloads)
+
+
+#: the summary's and runtime table's columns as a reader names them
+COLUMN_NAMES = {
+    "method": "Method", "k": "k", "fit_seconds": "Fit time (s)",
+    "warmup_seconds": "First call, untimed warm-up incl. compilation (s)",
+    "bootstrap_mean_seconds": "Bootstrap fit time, mean (s)", "bootstrap_std_seconds": "Bootstrap fit time, std (s)",
+    "selected_by_method": "Selected by the method itself", "parameters": "Parameters", "notes": "Notes",
+    "kuncheva_at_k": "Stability at k (Kuncheva)", "grid_k": "k of the accuracy grid point",
+    "accuracy_at_grid_k": "Held-out accuracy there", "best_accuracy": "Best held-out accuracy",
+    "best_k": "k of the best", "auc": "AUC (truth known)",
+}
+
+
+def readable(table):
+    """The table with its columns named for a reader (the CSV downloads keep the short names)."""
+    return table.rename(columns=COLUMN_NAMES)
+
+
+@st.fragment
+def top_k_views(result, last_config, downloads) -> None:
+    """The top-k slider and every view that depends on it (a fragment: a move re-sends only these)."""
     lo, hi = result.k_range()
-    k = st.slider("Top-k size for overlap, stability and heatmaps", lo, hi, min(10, hi), key="compare_k") \
-        if hi > lo else hi
+    k = st.slider("Top-k size for overlap, stability and heatmaps", lo, hi, min(10, hi), key="compare_k",
+                  bind="query-params") if hi > lo else hi
     figures = comparison_figures(result, k)
-    st.dataframe(result.summary(k), hide_index=True, key="compare_summary")
+    st.dataframe(readable(result.summary(k)), hide_index=True, key="compare_summary")
 
     st.subheader("Held-out accuracy")
     show_figure(st, figures["accuracy"], key="compare_accuracy")
@@ -162,19 +194,10 @@ def render() -> None:
         right.caption(EXPLANATIONS["stability"])
     else:
         right.info("Stability needs at least two bootstrap resamples.")
-
-    if "roc" in figures:
-        st.subheader("ROC against the known truth")
-        show_figure(st, figures["roc"], key="compare_roc")
-        st.caption(EXPLANATIONS["roc"])
     if "relevance" in figures:
         st.subheader("Relevance heatmaps")
         show_figure(st, figures["relevance"], key="compare_relevance")
         st.caption(EXPLANATIONS["relevance"])
-
-    st.subheader("Runtime")
-    st.dataframe(result.runtime(), hide_index=True, key="compare_runtime")
-    st.caption(EXPLANATIONS["runtime"])
 
     archive, summary_csv, report = downloads(last_config, k, result)
     d1, d2, d3 = st.columns(3)
