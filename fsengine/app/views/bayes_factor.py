@@ -153,8 +153,10 @@ def render() -> None:
     st.caption("What to look for: the first rounds add features worth tens to thousands of nats; the "
                "best margin then shrinks towards 0. Grey crosses are the best candidates left after a "
                "round's additions: Eq. (14)'s re-scoring pushes near-duplicates of what was just "
-               "added below the purple circles. The run stops in the first round whose best candidate "
-               "is below 0 (the red line).")
+               "added below the purple circles. Selection stops by itself in the first round whose best "
+               "candidate is below 0"
+               + (f": here round {run.stop_round} (the red dashed line)." if run.stop_round is not None else
+                  f"; this run never got there and ended by {run.stop_reason} (so no stop line is drawn)."))
 
     curves = bayes_factor_curve(run).assign(method="Bayes factor")
     if compare:
@@ -164,12 +166,14 @@ def render() -> None:
         curves = pd.concat([curves, others], ignore_index=True)
     show_train = st.checkbox("Show training accuracy", value=True, key="bf_show_train")
     show_figure(st, accuracy_figure(curves, run.n_at_stop, show_train=show_train,
-                                    title="Accuracy vs number of selected pairs"),
+                                    title="Accuracy vs number of selected pairs",
+                                    stopped=run.stop_round is not None),
                     key="bf_accuracy_chart")
     st.caption("Solid: held-out accuracy; dotted: training accuracy. Bayes-factor points are the MAP "
                "models of its rounds; IFS and SGC (greedy likelihood gain, no stopping rule) are their "
                "first k pairs re-fitted with the same prior and bias. The Bayes factor needs no "
-               "held-out data to choose where to stop: compare the red line with the held-out peak.")
+               "held-out data to choose where to stop: compare the red dashed line with the held-out peak"
+               + ("." if run.stop_round is not None else " (here it marks the end of the run, not a stop)."))
 
     pixels = selected_pixels(task, run)
     if pixels is not None:
