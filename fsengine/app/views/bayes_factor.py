@@ -6,6 +6,7 @@ import streamlit as st
 from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
+from fsengine.app.presets import Preset, preset_buttons
 from fsengine.methods.bayes_factor_study import (
     approximation_check,
     bayes_factor_curve,
@@ -62,42 +63,45 @@ def render() -> None:
         st.markdown("After adding $g'$, every remaining candidate sharing rows with it is re-scored at "
                     "its fixed $\\mu_g$ on the grown model (Eq. 14), so near-duplicates fall back.")
 
+    preset_buttons(PRESETS)
     ds = current_dataset()
     key, params = current_selection()
     large = ds.is_sparse and ds.n_samples > 20000  # CoNLL-2000 / treebank: start on a subset
 
     c1, c2, c3, c4 = st.columns(4)
     per_round = int(c1.number_input("S: features per round", min_value=1, max_value=200,
-                                    value=20 if large else 10, key=f"bf_S_{key}",
+                                    value=20 if large else 10, key=f"bf_S_{key}", bind="query-params",
                                     help="Section 3.5: at most S pairs per round, one MAP fit per round; "
                                          "larger S = fewer, cheaper rounds."))
     variance = c2.select_slider("Prior variance σ²", options=[0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0],
-                                value=1.0, key="bf_var",
+                                value=1.0, key="bf_var", bind="query-params",
                                 help="Gaussian prior N(0, σ²) on every candidate weight (the bias is "
                                      "unpenalised).")
     sign_label = c3.radio("Occam term of Eq. (12)", ["Laplace: −½ log a_g", "printed: +½ log a_g"],
-                          key="bf_sign", help="The Laplace formula Eq. (7) gives −½ log det A; the "
+                          key="bf_sign",
+                          bind="query-params", help="The Laplace formula Eq. (7) gives −½ log det A; the "
                                               "paper's Eq. (12) prints +½ log a_g.")
     sign = "laplace" if sign_label.startswith("Laplace") else "printed"
     prior_label = c4.radio("Model prior", ["uniform (Eq. 13)", "multiplicity: −log(F−G)"],
-                           key="bf_prior")
+                           key="bf_prior", bind="query-params")
     model_prior = "uniform" if prior_label.startswith("uniform") else "multiplicity"
 
     d1, d2, d3, d4, d5 = st.columns(5)
     n_train = int(d1.number_input("Training rows (0 = all)", min_value=0, value=10000 if large else 0,
-                                  step=1000, key=f"bf_ntrain_{key}",
+                                  step=1000, key=f"bf_ntrain_{key}", bind="query-params",
                                   help="The first rows of the training data; a subset keeps the page "
                                        "interactive on CoNLL-2000 (212k tokens)."))
     n_heldout = int(d2.number_input("Held-out rows (0 = all)", min_value=0, value=5000 if large else 0,
-                                    step=1000, key=f"bf_nheld_{key}"))
+                                    step=1000, key=f"bf_nheld_{key}", bind="query-params"))
     budget = int(d3.number_input("Most pairs selected", min_value=5, max_value=5000,
-                                 value=200 if large else 300, step=50, key=f"bf_budget_{key}",
+                                 value=200 if large else 300, step=50, key=f"bf_budget_{key}", bind="query-params",
                                  help="A cap: the printed sign often never stops by itself."))
     past = int(d4.number_input("Rounds traced past the stop", min_value=0, max_value=50, value=3,
-                               key="bf_past", help="After β₀ beats every candidate, keep adding the S "
+                               key="bf_past",
+                               bind="query-params", help="After β₀ beats every candidate, keep adding the S "
                                                    "best anyway for this many rounds, to see the "
                                                    "held-out accuracy beyond the stopping point."))
-    compare = d5.checkbox("Compare with IFS and SGC", value=True, key="bf_compare",
+    compare = d5.checkbox("Compare with IFS and SGC", value=True, key="bf_compare", bind="query-params",
                           help="Zhou et al.'s gain selectors on the same rows; every prefix re-fitted by "
                                "the same MAP as the Bayes-factor rounds.")
 
@@ -232,7 +236,7 @@ def render() -> None:
     e1, e2, e3 = st.columns([2, 1, 1])
     check_rounds = [int(r) for r in trace["round"] if run.stop_round is None or r <= run.stop_round]
     check_round = e1.select_slider("Round to check", options=check_rounds, value=check_rounds[-1],
-                                   key="bf_check_round",
+                                   key="bf_check_round", bind="query-params",
                                    help="Default: the stopping round, where the margins are near 0 and "
                                         "the approximations decide whether selection goes on.")
     n_check = int(e2.number_input("Candidates", min_value=2, max_value=8, value=5, key="bf_check_n"))
@@ -264,3 +268,14 @@ def render() -> None:
                    f"{check['difference'].abs().max():.3f} nats. Re-fitting the other weights (above "
                    "all the bias) can only add likelihood, so the mean-field margin is usually the "
                    "cautious one; the gap is largest in early rounds.")
+
+
+#: the note has no experiment of its own: its two readings of Eq. (12) on the picked data
+PRESETS = [
+    Preset("As derived in the paper: Laplace, Eq. (7)",
+           "Daume III: the Laplace Occam term −½ log a_g, uniform model prior (Eq. 13), σ² = 1.",
+           None, widgets={"bf_sign": "Laplace: −½ log a_g", "bf_prior": "uniform (Eq. 13)", "bf_var": 1.0}),
+    Preset("As printed in the paper: Eq. (12)",
+           "Daume III's Eq. (12) as printed (+½ log a_g), uniform model prior (Eq. 13), σ² = 1.",
+           None, widgets={"bf_sign": "printed: +½ log a_g", "bf_prior": "uniform (Eq. 13)", "bf_var": 1.0}),
+]

@@ -281,10 +281,11 @@ def _exact_check_section(ds, result, token, family: str, current: float) -> None
     if st.session_state.get("bia_check_p", 0) > limit:
         st.session_state["bia_check_p"] = limit
     n_check = int(v1.slider("Features in the subproblem", 2, limit, min(6, limit), key="bia_check_p",
+                            bind="query-params",
                             help="2^p subsets are enumerated (Laplace: one optimisation per subset and Λ)."))
     pool_choice = v2.selectbox("Draw them from", ["all features", "the 40 highest posteriors at Λ*"],
-                               key="bia_check_pool")
-    seed = int(v3.number_input("Draw seed", min_value=0, value=0, step=1, key="bia_check_seed"))
+                               key="bia_check_pool", bind="query-params")
+    seed = int(v3.number_input("Draw seed", min_value=0, value=0, step=1, key="bia_check_seed", bind="query-params"))
     with user_errors():
         at_star = result.scores_at(result.nearest_position(1.0))
         pool = result.features[top_features(at_star, 40)] if pool_choice.startswith("the 40") else result.features

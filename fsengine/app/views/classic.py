@@ -67,12 +67,12 @@ def binary_version(ds):
         return ds, "binary"
     cols = st.columns([2, 1])
     mode = cols[0].radio("Binarise the features as", ("auto", "x > threshold"), horizontal=True,
-                         key="classic_bin_mode",
+                         key="classic_bin_mode", bind="query-params",
                          help="auto: x > 0.5 for data in [0, 1] (images), else x > column median; "
                               "sparse data: x > 0")
     threshold = "auto"
     if mode != "auto":
-        threshold = float(cols[1].number_input("threshold", value=0.5, key="classic_bin_threshold",
+        threshold = float(cols[1].number_input("threshold", value=0.5, key="classic_bin_threshold", bind="query-params",
                                                format="%g"))
     binary = binarize_features(ds, threshold=threshold)
     st.info(f"Eq. (2) and the Naive Bayes model need binary features: {binary.provenance.notes[-1]} "
@@ -84,7 +84,7 @@ def count_slider(label: str, low: int, high: int, default: int, key: str) -> int
     """A slider over counts that degrades to the only possible value for tiny feature sets."""
     if high <= low:
         return high
-    return st.slider(label, low, high, min(max(default, low), high), key=key)
+    return st.slider(label, low, high, min(max(default, low), high), key=key, bind="query-params")
 
 
 def mean_image(ds) -> np.ndarray:
@@ -116,7 +116,7 @@ def render() -> None:
         st.stop()
 
     top = st.columns([3, 2])
-    view = top[0].radio("Criterion", VIEWS, horizontal=True, key="classic_view")
+    view = top[0].radio("Criterion", VIEWS, horizontal=True, key="classic_view", bind="query-params")
     with user_errors():
         if len(class_names(ds)) > 2 and top[1].toggle("Only two classes", key="classic_two_classes",
                                                       help="Every criterion also handles all classes."):
@@ -210,7 +210,7 @@ def render() -> None:
             "class coefficients."
         )
         c = st.columns(4)
-        n_Cs = c[0].slider("Values of C", 8, 40, 20, key="classic_l1_nCs")
+        n_Cs = c[0].slider("Values of C", 8, 40, 20, key="classic_l1_nCs", bind="query-params")
         span_exp = c[1].select_slider("C range (max / min)", options=[1, 2, 3, 4], value=3,
                                       format_func=lambda e: f"10^{e}", key="classic_l1_span")
         test_size = c[2].select_slider("Held-out share", options=[0.2, 0.25, 0.3, 0.4], value=0.25,
@@ -239,7 +239,7 @@ def render() -> None:
             left, right = st.columns([3, 2])
             show_figure(left, fig, key="classic_l1_path")
             step = right.select_slider("C for the coefficient image", options=list(range(len(selector.Cs_))),
-                                       value=len(selector.Cs_) // 2, key="classic_l1_step",
+                                       value=len(selector.Cs_) // 2, key="classic_l1_step", bind="query-params",
                                        format_func=lambda i: f"{selector.Cs_[i]:.3g}")
             show_figure(right, figs.feature_image(selector.path_.iloc[step].to_numpy(), ds.image_shape,
                                                   title=f"{ylabel} at C = {selector.Cs_[step]:.3g}",
@@ -263,7 +263,7 @@ def render() -> None:
             "an earlier cut. With more than two classes the stumps vote for one class on each side and "
             "alpha follows the multi-class (SAMME) form, which is Eq. (33) for two classes."
         )
-        rounds = st.slider("Boosting rounds", 5, 200, 40, step=5, key="classic_boost_rounds")
+        rounds = st.slider("Boosting rounds", 5, 200, 40, step=5, key="classic_boost_rounds", bind="query-params")
         with user_errors():
             selector = fit_boosting(ds_id, rounds, ds)
         trace = selector.trace_

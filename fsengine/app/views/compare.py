@@ -73,10 +73,11 @@ def render() -> None:
 
     c1, c2, c3, c4 = st.columns(4)
     n_bootstrap = c1.select_slider("Bootstrap resamples", options=[0, 2, 3, 5, 8, 10, 15, 20], value=5,
-                                   key="compare_bootstrap",
+                                   key="compare_bootstrap", bind="query-params",
                                    help="Each method is refitted on this many resamples for the stability view "
                                         "(0: off). The run costs (1 + resamples) fits per method.")
-    test_size = c2.select_slider("Held-out share", options=[0.2, 0.25, 0.3, 0.4], value=0.25, key="compare_test")
+    test_size = c2.select_slider("Held-out share", options=[0.2, 0.25, 0.3, 0.4], value=0.25, key="compare_test",
+                                 bind="query-params")
     max_k = int(c3.number_input("Largest k", min_value=2, max_value=max(2, min(200, ds.n_features)),
                                 value=min(50, ds.n_features), key="compare_max_k",
                                 help="Largest number of features in the accuracy curve and the top-k views."))

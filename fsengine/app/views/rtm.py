@@ -8,6 +8,7 @@ import streamlit as st
 from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection, load_cached
+from fsengine.app.presets import Preset, preset_buttons
 from fsengine.app.widgets import class_pair
 from fsengine.data.transforms import binarize_features, split, two_classes
 from fsengine.methods.rtm import METHOD_LABELS, METHODS, RTMSettings, suggested_settings
@@ -48,6 +49,7 @@ def render() -> None:
         "interval stays clear of 0.5 are the relevant ones."
     )
 
+    preset_buttons([SLIDES_PRESET])
     ds = current_dataset()
     if ds.task != "classification":
         st.error(f"{ds.name} is a regression dataset; the RTM needs two classes. Pick a classification dataset.")
@@ -73,16 +75,20 @@ def render() -> None:
                    "(long objects need both, or most eta = -1 cavities become undefined).")
         c1, c2, c3 = st.columns(3)
         methods = c1.multiselect("Methods", list(METHODS), default=["power_ep", "em"], format_func=METHOD_LABELS.get,
-                                 key="rtm_methods", help="EP integrates each tag numerically: about 10x slower")
+                                 key="rtm_methods",
+                                 bind="query-params", help="EP integrates each tag numerically: about 10x slower")
         alpha0 = c1.slider("Prior strength alpha0 (fixed prior factor)", 1.0, 100.0, step=0.5, key="rtm_alpha0",
+                           bind="query-params",
                            help="Beta(alpha0, alpha0) prior on every theta_j")
-        damping = c2.slider("Damping gamma (after each sweep)", 0.0, 0.95, 0.5, 0.05, key="rtm_damping")
-        inner = c2.slider("Inner damping rho (within a sweep)", 0.0, 0.95, step=0.05, key="rtm_inner")
-        ard = c3.checkbox("ARD (evidence-tuned alpha_j)", value=False, key="rtm_ard")
-        sequential = c3.checkbox("Sequential factor updates", value=True, key="rtm_sequential")
+        damping = c2.slider("Damping gamma (after each sweep)", 0.0, 0.95, 0.5, 0.05, key="rtm_damping",
+                            bind="query-params")
+        inner = c2.slider("Inner damping rho (within a sweep)", 0.0, 0.95, step=0.05, key="rtm_inner",
+                          bind="query-params")
+        ard = c3.checkbox("ARD (evidence-tuned alpha_j)", value=False, key="rtm_ard", bind="query-params")
+        sequential = c3.checkbox("Sequential factor updates", value=True, key="rtm_sequential", bind="query-params")
         tol = c3.select_slider("Tolerance (max change of a posterior mean)", [1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5],
-                               value=1e-3, key="rtm_tol")
-        max_iter = int(c3.number_input("Max sweeps", 10, 2000, 200, 10, key="rtm_max_iter"))
+                               value=1e-3, key="rtm_tol", bind="query-params")
+        max_iter = int(c3.number_input("Max sweeps", 10, 2000, 200, 10, key="rtm_max_iter", bind="query-params"))
     if not methods:
         st.warning("Choose at least one training method.")
         st.stop()
@@ -137,8 +143,8 @@ def render() -> None:
     tabs = st.tabs(["Relevant tags", "Convergence", "ROC", "Accuracy"])
 
     with tabs[0]:
-        shown = st.selectbox("Method", list(results), key="rtm_tags_method")
-        top = results[shown]["top"].head(st.slider("Tags shown", 5, 25, 15, key="rtm_tags_k"))
+        shown = st.selectbox("Method", list(results), key="rtm_tags_method", bind="query-params")
+        top = results[shown]["top"].head(st.slider("Tags shown", 5, 25, 15, key="rtm_tags_k", bind="query-params"))
         show_figure(st, rtm_plots.relevant_tags_figure(top, class_names=classes),
                         key="rtm_tags_chart")
         if binary.image_shape is not None:
@@ -190,6 +196,14 @@ def render() -> None:
             c_ours.dataframe(recorded.style.format("{:.4f}"))
         c_slides.markdown("**The slides' table** (their two datasets are not named)")
         c_slides.dataframe(rtm_exp.SLIDES_ACCURACY.style.format("{:.4f}"))
+
+
+SLIDES_PRESET = Preset(
+    "As in the slides: synthetic tags (ROC)",
+    "Molchanov, Kondrashkin & Vetrov's synthetic experiment: 800 objects, 400 tags of which 30 relevant; "
+    "Power EP, EP and EM trained side by side.",
+    "synthetic_rtm", {"n_samples": 800, "n_tags": 400, "n_relevant": 30},
+    {"rtm_methods": ["power_ep", "ep", "em"]})
 
 
 @st.fragment
