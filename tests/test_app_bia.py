@@ -159,3 +159,20 @@ def test_data_dependent_defaults_and_captions_follow_the_dataset():
     assert at.slider(key="bia_check_p").value == 3  # clamped to the 3 features, no red error
     path = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert _n_lines(_named(path, "top 3")) == 3
+
+
+def test_paper_preset_restores_fig_2_settings():
+    require_real(load_dataset, "notmnist")
+    at = app_test()
+    at.sidebar.selectbox(key="picker_key").set_value("digits").run()
+    at.switch_page("pages/bia.py").run()
+    at.number_input(key="bia_topk").set_value(3).run()
+    at.radio(key="bia_quantity").set_value("magnetization").run()
+    next(b for b in at.button if b.label.startswith("As in the paper")).click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.sidebar.selectbox(key="picker_key").value == "notmnist"
+    assert at.sidebar.multiselect(key="ds_notmnist_letters").value == ["B", "D"]
+    assert at.number_input(key="ds_notmnist_n_per_class").value == 500
+    assert at.number_input(key="bia_topk").value == 20 and at.radio(key="bia_quantity").value == "posterior"
+    assert at.selectbox(key="bia_family").value == "logistic"
+    assert {m.label: m.value for m in at.metric}["Samples n"] == "1,000"

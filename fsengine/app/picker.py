@@ -12,7 +12,6 @@ import streamlit as st
 from .. import config
 from ..data import Dataset, dataset_specs, get_spec, load_dataset
 from ..data.registry import DatasetSpec
-from ..data.upload import TASKS, UploadError, dataset_from_table, read_table
 from .errors import user_errors
 from .guard import require_shell
 from .widgets import param_widget
@@ -55,6 +54,8 @@ def default_key() -> str:
 
 def _upload_widgets(container) -> dict:
     """File, target column and options; validates and stores the dataset in the session."""
+    from ..data.upload import TASKS, UploadError, dataset_from_table, read_table  # pandas, when needed
+
     limit_mb = config.max_upload_bytes() / (1024 * 1024)
     uploaded = container.file_uploader(
         "CSV or Parquet file", type=["csv", "tsv", "parquet", "pq"], key="upload_file",

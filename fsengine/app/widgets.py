@@ -6,7 +6,6 @@ import streamlit as st
 
 from ..data import Dataset
 from ..data.registry import Param
-from ..data.transforms import class_names, two_classes
 
 
 def param_widget(p: Param, key: str, container=None, bind: str | None = None):
@@ -38,6 +37,8 @@ def param_widget(p: Param, key: str, container=None, bind: str | None = None):
 def class_pair(ds: Dataset, key: str, default=("B", "D"), container=None) -> Dataset:
     """For multi-class data, two selectboxes choosing the positive/negative class; returns the
     two-class dataset (label 0 = first, 1 = second). Binary data is returned as is."""
+    from ..data.transforms import class_names, two_classes  # scikit-learn: not needed by the sidebar
+
     container = container or st
     names = class_names(ds)
     if len(names) == 2:

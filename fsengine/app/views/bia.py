@@ -64,10 +64,11 @@ def render() -> None:
         if ds.task == "classification":
             ds = class_pair(ds, key="bia_pair")
     token = (key, tuple(sorted(params.items())), ds.name, ds.n_samples)
-    follow_data("bia", (token, ds.n_features), {"bia_topk": default_top_k(ds.n_features),
-                                                "bia_check_p": min(6, ds.n_features)})
-
     families = ["logistic", "linear", "poisson"]
+    follow_data("bia", (token, ds.n_features), {"bia_topk": default_top_k(ds.n_features),
+                                                "bia_check_p": min(6, ds.n_features),
+                                                "bia_family": families[0 if ds.task == "classification" else 1]})
+
     c1, c2, c3, c4 = st.columns(4)
     family = c1.selectbox("Model (GLM family)", families,
                           index=0 if ds.task == "classification" else 1, key="bia_family", bind="query-params",
