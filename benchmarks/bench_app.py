@@ -8,6 +8,7 @@
 
     python benchmarks/bench_app.py            # BIA, SGC vs IFS, RTM, Classic (L1), Compare; 8 moves each
     python benchmarks/bench_app.py --quick    # BIA only, 4 moves
+    python benchmarks/bench_app.py --pages bia,classic   # chosen pages (URL paths), 8 moves each
 
 Needs ``/usr/bin/chromium`` (never downloads a browser). Timings depend on the machine's load:
 the table header records the load average.
@@ -112,11 +113,14 @@ def moves(url: str, pw, path: str, label: str, button: str | None, n_moves: int)
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="BIA only, 4 moves")
+    parser.add_argument("--pages", default="", help="comma-separated URL paths (default: all)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
     n_moves = 4 if args.quick else 8
     sliders = SLIDERS[:1] if args.quick else SLIDERS
+    if args.pages:
+        sliders = [s for s in sliders if s[1].split("?")[0] in args.pages.split(",")]
     env = dict(os.environ)
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         log = Path(tmp) / "streamlit.log"

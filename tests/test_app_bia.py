@@ -41,7 +41,7 @@ def test_default_notmnist_b_vs_d_path_heatmap_samples_and_slider():
     assert metrics["Samples n"] == "1,000" and metrics["Features p"] == "784"
     path, heat, samples, check = (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
     fill, grey, red = (_named(path, name) for name in ("breakdown", "next 180 of 764", "top 20"))
-    assert grey["type"] == red["type"] == "scattergl"
+    assert grey["type"] == red["type"] == "scatter"
     assert _n_lines(grey) == 180 and _n_lines(red) == 20  # 200 lines drawn, top 20 in red
     assert _named(path, "all 784 features")["fill"] == "tonexty"  # the band summarises every feature
     assert path["layout"]["xaxis"]["type"] == "log" and max(fill["x"]) == 1.0

@@ -43,7 +43,7 @@ def test_path_figure_packs_lines_and_marks_top_and_breakdown():
     fig = path_figure(path, top_k=3, current_ratio=1.0, image_shape=(3, 4))
     grey, red = _trace(fig, "other features"), _trace(fig, "top 3")
     fill, now = _trace(fig, "breakdown"), _trace(fig, "current")
-    assert grey.type == red.type == "scattergl"
+    assert grey.type == red.type == "scatter"
     assert len(_lines(grey)) == 9 and len(_lines(red)) == 3
     assert red.line.color == HIGHLIGHT
     # red lines are the three strongest features; hover shows their pixel (row, col)

@@ -1,9 +1,10 @@
 """Figures of the Bayesian Ising Approximation (Fisher & Mehta Fig. 2 and the validation panel).
 
 Pure builders: arrays and DataFrames in, ``go.Figure`` out. The path figure draws a few hundred
-WebGL lines (packed into two ``Scattergl`` traces, grey and the red top-k, with NaN separators)
-over a grey band that summarises every feature: it is redrawn on every move of the Λ/Λ* slider,
-so its size is what a move costs.
+lines (packed into two SVG ``Scatter`` traces, grey and the red top-k, with NaN separators; two
+SVG paths draw faster than WebGL contexts, which browsers without a GPU emulate) over a grey band
+that summarises every feature: it is redrawn on every move of the Λ/Λ* slider, so its size is
+what a move costs.
 """
 
 from __future__ import annotations
@@ -141,11 +142,11 @@ def path_figure(path: pd.DataFrame, *, top_k: int = 20, current_ratio: float = 1
         data.append({"type": "scatter", "x": xf, "y": q[2], "mode": "lines", "name": "median of all",
                      "line": {"color": "rgba(90, 90, 90, 0.9)", "width": 1, "dash": "dash"}, "hoverinfo": "skip"})
     fx, fy = _packed_lines(x, Y, rest)
-    data.append({"type": "scattergl", "x": fx, "y": fy, "mode": "lines", "name": other_label,
+    data.append({"type": "scatter", "x": fx, "y": fy, "mode": "lines", "name": other_label,
                  "line": {"color": MUTED, "width": 1}, "hoverinfo": "skip", "connectgaps": False})
     fx, fy = _packed_lines(x, Y, top)
     ids, template = _hover(image_shape, names, label, top, x.size)
-    data.append({"type": "scattergl", "x": fx, "y": fy, "customdata": ids, "mode": "lines",
+    data.append({"type": "scatter", "x": fx, "y": fy, "customdata": ids, "mode": "lines",
                  "name": f"top {top.size} at Λ/Λ* = {x_all[now]:.3g}", "hovertemplate": template,
                  "line": {"color": HIGHLIGHT, "width": 2}, "connectgaps": False})
     data.append({"type": "scatter", "x": [x_all[now], x_all[now]], "y": [lo, hi], "mode": "lines",
