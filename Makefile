@@ -4,10 +4,19 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP_APP  := $(VENV)/.installed-app
 STAMP_TEST := $(VENV)/.installed-test
+STAMP_LAB  := $(VENV)/.installed-jupyter
 PORT   ?= 8501
 HOST   ?= 127.0.0.1
+NOTEBOOK_PORT ?= 8888
 
-.PHONY: app test test-quick bench install clean
+# The lowest-versions run: every floor pyproject.toml declares, installed exactly (see .ci/min_constraints.py)
+VENV_MIN  := .venv-min
+PY_MIN    := $(VENV_MIN)/bin/python
+STAMP_MIN := $(VENV_MIN)/.installed-min
+# skipped there: real browsers, the wheel build, long runs (each also runs in `make test`)
+MIN_SKIP  := not browser and not slow
+
+.PHONY: app test test-min test-quick bench install notebook clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +27,11 @@ $(STAMP_APP): pyproject.toml | $(PY)
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet -e ".[test,notebooks]"
+	touch $@ $(STAMP_APP)
+
+$(STAMP_LAB): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[jupyter]"
 	touch $@ $(STAMP_APP)
 
 install: $(STAMP_APP)
@@ -31,8 +44,24 @@ test: $(STAMP_TEST)
 	$(PY) -m ruff check .
 	$(PY) -m pytest tests -q
 
+notebook: $(STAMP_LAB)
+	$(PY) -m fsengine warmup
+	$(VENV)/bin/jupyter-lab notebooks --ServerApp.ip=$(HOST) --ServerApp.port=$(NOTEBOOK_PORT)
+
+$(STAMP_MIN): pyproject.toml .ci/min_constraints.py
+	$(PYTHON) -m venv $(VENV_MIN)
+	$(PY_MIN) -m pip install --quiet --upgrade pip
+	$(PY_MIN) .ci/min_constraints.py > $(VENV_MIN)/constraints.txt
+	$(PY_MIN) -m pip install --quiet -c $(VENV_MIN)/constraints.txt -e ".[test,notebooks]"
+	touch $@
+
+# own numba cache: kernels compiled by another numba version are not mixed with .venv's
+test-min: $(STAMP_MIN)
+	$(PY_MIN) -m ruff check .
+	NUMBA_CACHE_DIR=$(VENV_MIN)/numba-cache $(PY_MIN) -m pytest tests -q -m "$(MIN_SKIP)"
+
 bench: $(STAMP_TEST)
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) datasets/cache test-artifacts .pytest_cache
+	rm -rf $(VENV) $(VENV_MIN) datasets/cache test-artifacts .pytest_cache

@@ -14,7 +14,8 @@ from . import __version__
 from .commands import COMMAND_MODULES
 from .data.paths import DataNotFoundError
 
-USER_ERRORS = (ValueError, DataNotFoundError, FileNotFoundError, PermissionError, KeyError)
+#: user mistakes and environment problems (a missing or unreadable file, a full disk): one line, exit 2
+USER_ERRORS = (ValueError, DataNotFoundError, OSError, KeyError)
 
 
 def build_parser() -> argparse.ArgumentParser:

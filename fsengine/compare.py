@@ -46,6 +46,7 @@ from .methods.adapt import restrict_classes
 from .methods.registry import get_method
 from .methods.run import fit_method
 from .selection_metrics import jaccard_matrix, kuncheva_stability, roc_auc, roc_curve
+from .validation import check_magnitude
 
 Progress = Callable[[float, str], None]
 #: random k-subsets averaged for the "random features" baseline
@@ -229,6 +230,12 @@ class ComparisonResult:
         return out
 
 
+def failure_message(exc: Exception) -> str:
+    """One line for a failed fit: a ValueError's own message, else the error's type and text."""
+    text = " ".join(str(exc).split())
+    return text if isinstance(exc, ValueError) and text else f"{type(exc).__name__}: {text}".rstrip(": ")
+
+
 def finite_scores(scores: np.ndarray) -> np.ndarray:
     """Scores for ROC: features a method gave no score (NaN, -inf) rank below every scored one
     (they become min - 1), +inf above every one (max + 1)."""
@@ -317,8 +324,9 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
                    progress: Progress | None = None, cancel: Callable[[], bool] | None = None) -> ComparisonResult:
     """Run ``methods`` (keys, or (key, params) pairs) on ``ds`` as described in the module docstring.
 
-    A method whose fit raises a ValueError (e.g. too many features) is reported in ``failures``
-    and the others go on; the run fails only when no method succeeds.
+    A method whose fit raises (a ValueError such as too many features, or any other error of the
+    method) is reported in ``failures`` and the others go on; the run fails only when no method
+    succeeds. Cancellation and interrupts are never swallowed.
     """
     started = time.perf_counter()
     choices = [(m, {}) if isinstance(m, str) else (m[0], dict(m[1])) for m in methods]
@@ -331,6 +339,7 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     if ds.task != "classification":
         raise ValueError(f"{ds.name} has a {ds.task} target; the comparison scores held-out accuracy and "
                          "needs class labels. Pick a classification dataset.")
+    check_magnitude(ds.X, ds.name)
     ds, notes = restrict_classes(ds, specs, settings.classes)
     train, test = split(ds, test_size=settings.test_size, seed=settings.seed)
     resamples = stratified_bootstrap(train.y, settings.n_bootstrap, settings.seed)
@@ -343,8 +352,10 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
         warmup = _warm_up(spec, values, train)
         try:
             fit = fit_method(spec, values, train, ticker.scoped(spec.label))
-        except ValueError as exc:
-            failures[spec.label] = str(exc)
+        except ComparisonCancelled:
+            raise
+        except Exception as exc:
+            failures[spec.label] = failure_message(exc)
             ticker.done += 2 + len(resamples)
             continue
         ticker.step(f"{spec.label}: fitted")
@@ -353,8 +364,10 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
             ticker.report(0.0, f"{spec.label}: bootstrap {b + 1} of {len(resamples)}")
             try:
                 boot = fit_method(spec, values, _subset(train, rows), ticker.scoped(f"{spec.label} bootstrap {b + 1}"))
-            except ValueError as exc:
-                boot_error = f"bootstrap fit failed: {exc}"
+            except ComparisonCancelled:
+                raise
+            except Exception as exc:
+                boot_error = f"bootstrap fit failed: {failure_message(exc)}"
                 ticker.done += len(resamples) - b
                 break
             tops.append(boot.order[:keep])

@@ -11,6 +11,7 @@ from pathlib import Path
 import plotly.graph_objects as go
 
 from .compare import RANDOM, ComparisonResult
+from .csv_export import to_csv
 from .plots.compare import accuracy_curves, jaccard_heatmap, relevance_grid, roc_curves, stability_bars
 
 #: what each view tells (shown under the figures on the page and in the report)
@@ -57,13 +58,14 @@ def comparison_figures(result: ComparisonResult, k: int) -> dict[str, go.Figure]
 
 
 def write_tables(result: ComparisonResult, k: int, out_dir: Path) -> list[Path]:
-    """Each table of :meth:`ComparisonResult.tables` as ``out_dir/<name>.csv``."""
+    """Each table of :meth:`ComparisonResult.tables` as ``out_dir/<name>.csv`` (formula-like text escaped,
+    :mod:`fsengine.csv_export`)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, table in result.tables(k).items():
         path = out_dir / f"{name}.csv"
-        table.to_csv(path, index=False)
+        to_csv(table, path, index=False)
         paths.append(path)
     return paths
 
@@ -73,7 +75,7 @@ def tables_zip(result: ComparisonResult, k: int) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, table in result.tables(k).items():
-            archive.writestr(f"{name}.csv", table.to_csv(index=False))
+            archive.writestr(f"{name}.csv", to_csv(table, index=False))
     return buffer.getvalue()
 
 

@@ -33,6 +33,30 @@ def _nonfinite_message(X, what: str = "X") -> str | None:
     )
 
 
+#: finite values beyond this magnitude are refused: sums of their squares overflow float64 to inf
+MAX_ABS_VALUE = 1e100
+
+
+def check_magnitude(X, what: str = "X") -> None:
+    """Raise ValueError when a finite entry of X exceeds :data:`MAX_ABS_VALUE` in magnitude (variances,
+    Gram matrices and log-likelihoods would become inf or NaN), naming the first one."""
+    values = X.data if sp.issparse(X) else np.asarray(X)
+    if values.dtype.kind not in "fc" or not values.size:
+        return
+    big = np.abs(values) > MAX_ABS_VALUE
+    if not big.any():
+        return
+    where = ""
+    if not sp.issparse(X) and values.ndim == 2:
+        row, col = np.argwhere(big)[0]
+        where = f" (first at row {row}, column {col})"
+    raise ValueError(
+        f"Input {what} has values as large as {float(np.max(np.abs(values[big]))):.3g}{where}; beyond "
+        f"{MAX_ABS_VALUE:.0e} in magnitude sums of squares overflow. Rescale the features first, e.g. with "
+        "sklearn.preprocessing.StandardScaler or MaxAbsScaler."
+    )
+
+
 def check_finite(X, what: str = "X") -> None:
     """Raise ValueError naming how many NaN/inf entries X holds and where the first one is."""
     msg = _nonfinite_message(X, what)
@@ -75,6 +99,7 @@ def validate_X_y(
     )
     if sp.issparse(X):
         check_finite(X)
+    check_magnitude(X)
     if classification:
         classes = np.unique(y)
         if classes.size < min_classes:
@@ -98,6 +123,7 @@ def validate_X(estimator, X, *, accept_sparse=("csr", "csc"), dtype=np.float64, 
     )
     if sp.issparse(X):
         check_finite(X)
+    check_magnitude(X)
     return X
 
 

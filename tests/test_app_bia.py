@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 
+from fsengine.app.safe_text import md_escape
 from fsengine.data import load_dataset
 from tests.conftest import app_test, require_real
 
@@ -39,7 +40,7 @@ def test_default_notmnist_b_vs_d_path_heatmap_samples_and_slider():
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Samples n"] == "1,000" and metrics["Features p"] == "784"
-    path, heat, samples, check = (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
+    path, heat, samples, check, screening = (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
     fill, grey, red = (_named(path, name) for name in ("breakdown", "next 180 of 764", "top 20"))
     assert grey["type"] == red["type"] == "scatter"
     assert _n_lines(grey) == 180 and _n_lines(red) == 20  # 200 lines drawn, top 20 in red
@@ -51,6 +52,13 @@ def test_default_notmnist_b_vs_d_path_heatmap_samples_and_slider():
     assert sum(t["type"] == "heatmap" for t in samples["data"]) == 6
     marks = [t for t in samples["data"] if t["type"] == "scatter"]
     assert len(marks) == 6 and all(len(_array(t["x"])) == 20 for t in marks)
+    # the BIA's top 20 against correlation screening: identical at Lambda*, departing lower down
+    # (recorded report: first at Lambda/Lambda* = 0.5), said in words under the figure
+    overlap = {t["name"]: t for t in screening["data"]}["overlap with correlation screening"]
+    x, y = _array(overlap["x"]).astype(float), _array(overlap["y"]).astype(float)
+    assert y[np.argmin(np.abs(np.log(x)))] == 1.0 and y.min() < 1.0
+    said = " ".join(m.value for m in at.markdown)
+    assert "shares **100%** of its features with the top 20 by |corr(x, y)|" in said
     # the exact check ran on 6 features with a Laplace reference
     assert [t["name"] for t in check["data"] if t["type"] == "bar"][0] == "exact (Laplace evidence)"
     assert len(check["data"][0]["x"]) == 6
@@ -88,7 +96,7 @@ def test_synthetic_non_image_bars_linear_family_and_bad_input():
     assert red == {"x3", "x7", "x13", "x18", "x22"} and names[-1] in red
     # switching the model to the linear family works on 0/1 labels too
     at.selectbox(key="bia_family").set_value("linear").run()
-    check = json.loads(at.get("plotly_chart")[-1].proto.spec)
+    check = json.loads(at.get("plotly_chart")[-2].proto.spec)
     assert check["data"][0]["name"] == "exact (closed-form evidence)"
     # a real-valued target with the logistic family gets a clear error, not a traceback
     at.sidebar.selectbox(key="ds_synthetic_glm_family").set_value("linear").run()
@@ -101,7 +109,7 @@ def test_constant_pixels_are_named_excluded_and_can_be_kept():
     at = app_test()
     at.sidebar.selectbox(key="picker_key").set_value("digits").run()
     at.switch_page("pages/bia.py").run()
-    assert "constant" in at.warning[0].value and "px(0,0)" in at.warning[0].value
+    assert "constant" in at.warning[0].value and md_escape("px(0,0)") in at.warning[0].value
     assert at.checkbox(key="bia_exclude").value  # excluded by default, and said so
     assert not at.error and not at.exception
     heat = json.loads(at.get("plotly_chart")[1].proto.spec)
@@ -109,7 +117,7 @@ def test_constant_pixels_are_named_excluded_and_can_be_kept():
     n_constant = int(at.warning[0].value.split()[0])
     assert z.shape == (8, 8) and np.isnan(z[0, 0]) and np.isfinite(z).sum() == 64 - n_constant
     at.checkbox(key="bia_exclude").uncheck().run()
-    assert at.error and "constant feature(s)" in at.error[0].value and not at.exception
+    assert at.error and md_escape("constant feature(s)") in at.error[0].value and not at.exception
 
 
 @pytest.mark.parametrize("pair", [("A", "J")])

@@ -7,9 +7,16 @@ import numpy as np
 import pytest
 
 from fsengine import config
+from fsengine.app.views.bayes_factor import PRIOR_OPTIONS, PRIOR_VALUES, SIGN_OPTIONS, SIGN_VALUES
 from fsengine.data import load_dataset
 from fsengine.data.notmnist import real_notmnist_available
-from fsengine.methods.bayes_factor_study import approximation_check, heldout_task, run_bayes_factor
+from fsengine.methods.bayes_factor_study import (
+    DEFAULT_MODEL_PRIOR,
+    DEFAULT_SIGN,
+    approximation_check,
+    heldout_task,
+    run_bayes_factor,
+)
 from tests.conftest import app_test
 
 PLANTED = dict(n_samples=600, n_predicates=40, n_classes=3, seed=0)
@@ -55,6 +62,12 @@ def _open_on(dataset, params):
 @pytest.fixture(scope="module")
 def page():
     at = _open_on("planted_maxent", PLANTED)
+    # the page opens on the recommended configuration (tests/test_bayes_factor_reproduce.py) ...
+    assert at.radio(key="bf_sign").value == SIGN_OPTIONS[SIGN_VALUES.index(DEFAULT_SIGN)]
+    assert at.radio(key="bf_prior").value == PRIOR_OPTIONS[PRIOR_VALUES.index(DEFAULT_MODEL_PRIOR)]
+    # ... the checks below are written for the paper's: Laplace sign, uniform prior (Eq. 13)
+    at.radio(key="bf_sign").set_value(SIGN_OPTIONS[0])
+    at.radio(key="bf_prior").set_value(PRIOR_OPTIONS[0])
     at.number_input(key="bf_budget_planted_maxent").set_value(40)
     at.number_input(key="bf_past").set_value(2)
     at.run()

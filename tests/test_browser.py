@@ -216,3 +216,32 @@ def test_first_visit_after_a_server_start_shows_the_apps_navigation(tmp_path_fac
             assert page.locator(STREAMLIT_NAV).count() == 0
         finally:
             chromium.close()
+
+
+def test_uploaded_names_show_as_text_never_as_links_or_images(app_url, browser, tmp_path):
+    """Column names written as markdown (a link, an image on a local address) are shown literally in
+    the sidebar's excluded-columns box; the browser never fetches the image."""
+    import pandas as pd
+
+    hostile = ["x` [click me](https://example.invalid) `y", "![px](http://127.0.0.1:8765/p.png)"]
+    table = tmp_path / "hostile.csv"
+    pd.DataFrame({hostile[0]: ["t"] * 12, hostile[1]: [1.0] * 12, "f": range(12), "y": ["a", "b"] * 6}).to_csv(
+        table, index=False)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    requested = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.goto(app_url)
+    wait_for_run(page)
+    page.locator(".st-key-picker_key").click()
+    page.get_by_role("option", name="Upload a CSV or Parquet file").click()
+    wait_for_run(page)
+    page.locator('.st-key-upload_file input[type="file"]').set_input_files(str(table))
+    wait_for_run(page)
+    box = page.locator('[data-testid="stSidebar"] [data-testid="stAlertContentWarning"]')
+    text = box.inner_text().replace("\u200b", "")  # zero-width spaces break autolinks
+    assert hostile[0] in text and hostile[1] in text, text
+    assert page.locator('a[href*="example.invalid"]').count() == 0
+    assert page.locator('img[src*="8765"]').count() == 0
+    assert not [url for url in requested if ":8765" in url]
+    full_page_screenshot(page, SCREENSHOTS / "upload_hostile_names.png")
+    page.close()

@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.feature_selection import mutual_info_classif
 
+from fsengine.app.safe_text import md_escape
 from fsengine.data import registry
 from fsengine.data.bundled import load_bundled
 from fsengine.data.dataset import Dataset, Provenance
@@ -65,7 +66,7 @@ def test_mi_and_mdl_on_images_with_two_class_restriction():
     assert np.nanmax(np.array(heat["z"], dtype=float)) == pytest.approx(reference.max(), rel=1e-12)
     at.slider(key="classic_mi_top").set_value(10).run()
     assert len(traces(at, 0)[0]["x"]) == 10
-    assert any("binarised as x > 0.5" in info.value for info in at.info)
+    assert any(md_escape("binarised as x > 0.5") in info.value for info in at.info)
 
     at.radio(key="classic_view").set_value("MDL").run()
     check_clean(at)

@@ -47,6 +47,10 @@ def test_project_dependencies_alone_give_at_least_20_distinct_faces():
     ("LastResortHE-Regular.ttf", "symbol or placeholder glyphs"),  # one box for every char
 ])
 def test_fonts_without_real_letters_are_dropped_with_reason(font, reason):
+    if not _mpl_font(font).is_file():
+        import matplotlib
+
+        pytest.skip(f"matplotlib {matplotlib.__version__} does not ship {font}")
     inventory = discover_faces([_mpl_font(font)])
     assert inventory.faces == ()
     assert len(inventory.dropped) == 1 and inventory.dropped[0][1].startswith(reason)

@@ -126,6 +126,11 @@ def test_selector_maps_pairs_onto_predicate_columns(planted):
     assert sel.transform(ds.X).shape == (ds.n_samples, len(first))
     pipe = Pipeline([("sel", IFSSelector(n_features_to_select=20)), ("clf", LogisticRegression())])
     Xt, yt = ds.extras["test_X"], ds.extras["test_y"]
-    assert pipe.fit(ds.X, ds.y).score(Xt, yt) > 0.5
+    # IFS finds the planted predicates: the pipeline scores as the same classifier on the true
+    # predicate columns (the attainable accuracy, about 0.50 with 4 classes), far above chance
+    truth = sorted(set(ds.extras["true_pairs"]["predicate"]))
+    oracle = LogisticRegression().fit(ds.X[:, truth], ds.y).score(Xt[:, truth], yt)
+    assert oracle > np.bincount(yt).max() / yt.size + 0.2
+    assert pipe.fit(ds.X, ds.y).score(Xt, yt) == pytest.approx(oracle, abs=0.005)
     with pytest.raises(ValueError, match="predicate names"):
         SGCSelector().fit(ds.X, ds.y, predicate_names=["a"])

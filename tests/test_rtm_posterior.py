@@ -9,7 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import roc_auc_score
 
 from fsengine.data.synthetic.rtm import make_rtm
-from fsengine.methods.rtm import RTMSettings, fit_rtm, tags_from
+from fsengine.methods.rtm import RTMSettings, fit_rtm, quadrature, tags_from
 from fsengine.methods.rtm.quadrature import exact_posterior
 
 TIGHT = dict(alpha0=5.0, tol=1e-8, max_iter=3000)
@@ -41,10 +41,21 @@ def test_single_tag_objects_are_exact(method):
     assert fit.trace.log_evidence.iloc[-1] == pytest.approx(ref["log_evidence"], abs=1e-5)
 
 
+#: log Z(method) - log Z(exact) on the tiny problems, measured at tol 1e-8: the methods' own
+#: approximation error (EP closest, EM's bound lowest). The reference's quadrature error is
+#: below 1e-10 (doubling the fine nodes changes log Z by less, checked below), so these gaps are
+#: pinned to EVIDENCE_TOL = 0.005 nats: a wrong evidence formula moves them by far more.
+EVIDENCE_GAPS = {(2, 30): {"power_ep": -0.0944, "ep": -0.0806, "em": -0.1045},
+                 (3, 40): {"power_ep": -0.2044, "ep": -0.1723, "em": -0.2701}}
+EVIDENCE_TOL = 0.005
+
+
 @pytest.mark.parametrize("d, n", [(2, 30), (3, 40)])
-def test_tiny_posteriors_against_quadrature(d, n):
+def test_tiny_posteriors_against_quadrature(d, n, monkeypatch):
     X, y = _tiny(d, n, seed=1)
     ref = exact_posterior(X, y, 5.0)
+    monkeypatch.setitem(quadrature.FINE, d, 2 * quadrature.FINE[d])
+    assert exact_posterior(X, y, 5.0)["log_evidence"] == pytest.approx(ref["log_evidence"], abs=1e-10)
     for method, mean_tol in (("power_ep", 0.01), ("ep", 0.01), ("em", 0.02)):
         fit = fit_rtm(tags_from(X), y, RTMSettings(method=method, **TIGHT))
         assert fit.converged, method
@@ -55,7 +66,8 @@ def test_tiny_posteriors_against_quadrature(d, n):
         log_z = fit.trace.log_evidence.iloc[-1]
         if method == "em":  # a lower bound
             assert log_z <= ref["log_evidence"] + 1e-9
-        assert log_z == pytest.approx(ref["log_evidence"], abs=0.5), method
+        gap = log_z - ref["log_evidence"]
+        assert gap == pytest.approx(EVIDENCE_GAPS[(d, n)][method], abs=EVIDENCE_TOL), method
 
 
 def test_em_bound_never_decreases():

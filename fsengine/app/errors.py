@@ -1,4 +1,5 @@
-"""Show user mistakes and failures as ``st.error`` boxes, never as tracebacks."""
+"""Show user mistakes and failures as ``st.error`` boxes, never as tracebacks (their text escaped:
+messages quote user-supplied names, :mod:`fsengine.app.safe_text`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import logging
 import streamlit as st
 
 from ..data.paths import DataNotFoundError
+from .safe_text import md_escape
 
 log = logging.getLogger("fsengine.app")
 
@@ -26,13 +28,13 @@ def user_errors(stop: bool = True):
     except st.runtime.scriptrunner.StopException:  # pragma: no cover - streamlit control flow
         raise
     except USER_ERRORS as exc:
-        st.error(str(exc).strip() or type(exc).__name__)
+        st.error(md_escape(str(exc).strip() or type(exc).__name__))
         if stop:
             st.stop()
     except Exception as exc:
         if type(exc).__name__ in ("StopException", "RerunException"):
             raise
         log.exception("unexpected error in page")
-        st.error(f"Something went wrong: {type(exc).__name__}: {exc}")
+        st.error(md_escape(f"Something went wrong: {type(exc).__name__}: {exc}"))
         if stop:
             st.stop()

@@ -14,6 +14,7 @@ from ..data import Dataset, dataset_specs, get_spec, load_dataset
 from ..data.registry import DatasetSpec
 from .errors import user_errors
 from .guard import require_shell
+from .safe_text import md_escape
 from .widgets import param_widget
 
 KEY = "dataset_key"
@@ -24,6 +25,8 @@ UPLOAD_KEY = "upload"
 UPLOADED = "uploaded_dataset"
 UPLOAD_ERROR = "upload_error"
 _UPLOAD_MEMO = "_upload_memo"
+#: excluded columns listed in the sidebar (a 100k-column upload would flood it)
+MAX_LISTED = 30
 
 
 @st.cache_resource(show_spinner="Loading dataset ...", max_entries=8)
@@ -56,7 +59,13 @@ def _upload_widgets(container) -> dict:
     """File, target column and options; validates and stores the dataset in the session."""
     from ..data.upload import TASKS, UploadError, dataset_from_table, read_table  # pandas, when needed
 
-    limit_mb = config.max_upload_bytes() / (1024 * 1024)
+    try:
+        limit_mb = config.max_upload_bytes() / (1024 * 1024)
+    except ValueError as exc:  # FSENGINE_MAX_UPLOAD_MB set to something that is not a number
+        st.session_state[UPLOADED] = None
+        st.session_state[UPLOAD_ERROR] = str(exc)
+        container.error(md_escape(exc))
+        return {}
     uploaded = container.file_uploader(
         "CSV or Parquet file", type=["csv", "tsv", "parquet", "pq"], key="upload_file",
         help=f"One row per sample, one column per feature, plus a target column. Limit {limit_mb:g} MB "
@@ -75,7 +84,7 @@ def _upload_widgets(container) -> dict:
         st.session_state[_UPLOAD_MEMO] = None
         st.session_state[UPLOADED] = None
         st.session_state[UPLOAD_ERROR] = str(exc)
-        container.error(str(exc))
+        container.error(md_escape(exc))
         return {"file": uploaded.name}
     columns = [str(c) for c in table.columns]
     target = container.selectbox("Target column", columns, index=len(columns) - 1, key="upload_target",
@@ -92,14 +101,18 @@ def _upload_widgets(container) -> dict:
     except UploadError as exc:
         st.session_state[UPLOADED] = None
         st.session_state[UPLOAD_ERROR] = str(exc)
-        container.error(str(exc))
+        container.error(md_escape(exc))
         return options
     st.session_state[UPLOADED] = ds
     st.session_state[UPLOAD_ERROR] = None
     excluded = ds.extras["excluded_columns"]
     container.caption(f"{ds.n_samples:,} rows, {ds.n_features} features, {ds.task}.")
     if excluded:
-        container.warning("Excluded columns:\n" + "\n".join(f"- `{c}`: {why}" for c, why in excluded.items()))
+        shown = [f"- {md_escape(c, inline=True)}: {md_escape(why, inline=True)}"
+                 for c, why in list(excluded.items())[:MAX_LISTED]]
+        container.warning("Excluded columns:\n" + "\n".join(shown)
+                          + (f"\n\n... and {len(excluded) - MAX_LISTED:,} more (listed on the Data page)."
+                             if len(excluded) > MAX_LISTED else ""))
     return options
 
 
@@ -149,7 +162,7 @@ def current_dataset() -> Dataset:
         if ds is None:
             error = st.session_state.get(UPLOAD_ERROR)
             if error:
-                st.error(f"The uploaded file cannot be used: {error}")
+                st.error(f"The uploaded file cannot be used: {md_escape(error)}")
             else:
                 st.info("Choose a CSV or Parquet file in the sidebar (Dataset: upload) to explore your own data.")
             st.stop()

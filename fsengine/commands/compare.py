@@ -1,14 +1,15 @@
-"""``fsengine compare --methods a,b,c --data SPEC --out DIR``: the Compare page, headless."""
+"""``fsengine compare --methods a,b,c --data SPEC|FILE [--target COL] --out DIR [--force]``: the Compare page,
+headless (output folder rules: :mod:`fsengine.output`)."""
 
 from __future__ import annotations
 
 import argparse
 import textwrap
-from pathlib import Path
 
 from ..compare_settings import CompareSettings
 from ..methods.registry import get_method, method_keys
-from .method_args import methods_help, parse_classes
+from ..output import check_target, output_folder
+from .method_args import add_data_arguments, check_data_arguments, data_notes, load_data, methods_help, parse_classes
 from .progress import ProgressBar
 
 NAME = "compare"
@@ -27,7 +28,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                                 "--param l1.n_Cs=30 --k 5 --out results/compare",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--methods", required=True, metavar="A,B,C", help="comma-separated: " + ", ".join(method_keys()))
-    p.add_argument("--data", required=True, metavar="SPEC", help="dataset spec (see 'fsengine datasets list')")
     p.add_argument("--param", action="append", default=[], metavar="METHOD.K=V",
                    help="a method parameter (repeatable), e.g. --param bia.n_steps=100")
     p.add_argument("--classes", metavar="A,B", help="keep two classes (display names), e.g. B,D")
@@ -39,7 +39,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--test-size", type=float, default=defaults.test_size,
                    help=f"held-out share (default {defaults.test_size})")
     p.add_argument("--seed", type=int, default=defaults.seed, help="split and resampling seed (default 0)")
-    p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder (created)")
+    add_data_arguments(p)
     return p
 
 
@@ -59,7 +59,6 @@ def method_params(keys: list[str], items: list[str]) -> list[tuple[str, dict]]:
 def run(args) -> int:
     from ..compare import run_comparison
     from ..compare_report import html_report, write_tables
-    from ..data import load_dataset
 
     keys = [k.strip() for k in args.methods.split(",") if k.strip()]
     if not keys:
@@ -67,18 +66,19 @@ def run(args) -> int:
     choices = method_params(keys, args.param)
     settings = CompareSettings(test_size=args.test_size, n_bootstrap=args.bootstrap, max_k=args.max_k,
                                seed=args.seed, classes=parse_classes(args.classes))
-    ds = load_dataset(args.data)
+    check_data_arguments(args)
+    out = check_target(args.out, force=args.force)  # before any computation
+    ds = load_data(args)
     hi = max(1, min(args.max_k, ds.n_features - 1))
     if not 1 <= args.k <= hi:
         raise ValueError(f"--k {args.k}: choose k between 1 and {hi} (at most --max-k and below the "
                          f"{ds.n_features} features)")
     with ProgressBar(f"compare {','.join(keys)}") as bar:
         result = run_comparison(ds, choices, settings, progress=bar.update)
-    out = args.out
-    paths = write_tables(result, args.k, out)
-    report = out / "report.html"
-    report.write_text(html_report(result, args.k), encoding="utf-8")
-    for note in list(result.notes) + [n for r in result.runs for n in r.notes]:
+    with output_folder(out, force=args.force, command=NAME) as stage:
+        paths = write_tables(result, args.k, stage)
+        (stage / "report.html").write_text(html_report(result, args.k), encoding="utf-8")
+    for note in data_notes(ds) + list(result.notes) + [n for r in result.runs for n in r.notes]:
         print(f"note: {note}")
     for label, message in result.failures.items():
         print(f"failed: {label}: {message}")

@@ -1,8 +1,10 @@
 """Argument helpers shared by ``fsengine select`` and ``fsengine compare``: the method catalogue
-for ``--help``, ``--classes`` parsing, and writing figures next to one copy of plotly.js."""
+for ``--help``, ``--data``/``--target`` (a catalogue spec or the user's own table), ``--out``/``--force``,
+``--classes`` parsing, and writing figures next to one copy of plotly.js."""
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from ..methods.registry import METHODS
@@ -38,3 +40,72 @@ def write_figure(fig, path: Path) -> Path:
     the folder opens offline and each file stays small."""
     fig.write_html(path, include_plotlyjs="directory", full_html=True)
     return path
+
+
+#: ``--data`` values ending like this are the user's own table, not a catalogue spec
+TABLE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
+
+
+def add_data_arguments(p: argparse.ArgumentParser) -> None:
+    """``--data SPEC|FILE``, ``--target COLUMN``, ``--out DIR`` and ``--force``."""
+    p.add_argument("--data", required=True, metavar="SPEC|FILE",
+                   help="a dataset spec, e.g. digits or notmnist:letters=BD,n_per_class=500 (see 'fsengine "
+                        "datasets list'), or your own .csv/.tsv/.parquet file with --target")
+    p.add_argument("--target", metavar="COLUMN",
+                   help="with --data FILE: the column to predict (every other column is a candidate feature; "
+                        "checked like an upload in the app)")
+    p.add_argument("--out", required=True, type=Path, metavar="DIR",
+                   help="output folder: created; a folder fsengine wrote before is replaced whole")
+    p.add_argument("--force", action="store_true",
+                   help="replace --out even when it holds files fsengine did not write")
+
+
+def is_table_file(data: str) -> bool:
+    return Path(data).suffix.lower() in TABLE_SUFFIXES
+
+
+def check_data_arguments(args) -> None:
+    """``--target`` goes with a file and only with a file (checked before the engine is imported)."""
+    if is_table_file(args.data):
+        if not args.target:
+            raise ValueError(f"--data {args.data}: name the column to predict with --target COLUMN")
+        if not Path(args.data).is_file():
+            raise FileNotFoundError(f"--data {args.data}: no such file" if not Path(args.data).exists()
+                                    else f"--data {args.data} is a folder, not a table file")
+    elif args.target:
+        raise ValueError(f"--target goes with --data FILE.csv|FILE.parquet; {args.data!r} is a catalogue "
+                         "dataset with its own target")
+
+
+def load_data(args):
+    """The Dataset of ``--data`` (and ``--target``): the catalogue's, or the user's file validated as
+    an upload in the app is (:func:`fsengine.data.upload.load_file`)."""
+    if is_table_file(args.data):
+        from ..data.upload import load_file
+
+        return load_file(Path(args.data), args.target)
+    from ..data import load_dataset
+
+    return load_dataset(args.data)
+
+
+#: excluded columns named in a printed note (all of them go into summary.json)
+NAMED_EXCLUSIONS = 5
+
+
+def data_notes(ds) -> list[str]:
+    """How the user's table was read and which columns were left out, one printed line each
+    (empty for catalogue datasets)."""
+    excluded = ds.extras.get("excluded_columns") or {}
+    notes = [f"{ds.name}: {note}" for note in ds.provenance.notes
+             if not note.startswith(("excluded column ", "target column "))] if "target_column" in ds.extras else []
+    if excluded:
+        named = "; ".join(f"{name!r} {why}" for name, why in list(excluded.items())[:NAMED_EXCLUSIONS])
+        more = len(excluded) - NAMED_EXCLUSIONS
+        notes.append(f"{ds.name}: {len(excluded):,} column(s) left out: {named}"
+                     + (f"; and {more:,} more" if more > 0 else ""))
+    return notes
+
+
+def data_label(args) -> str:
+    return f"{args.data} (target {args.target})" if args.target else args.data

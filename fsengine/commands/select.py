@@ -1,4 +1,5 @@
-"""``fsengine select --method NAME --data SPEC [--param k=v ...] --out DIR``: run one selector."""
+"""``fsengine select --method NAME --data SPEC|FILE [--target COL] [--param k=v ...] --out DIR [--force]``:
+run one selector (output folder rules: :mod:`fsengine.output`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,17 @@ import textwrap
 from pathlib import Path
 
 from ..methods.registry import get_method, method_keys
-from .method_args import methods_help, parse_classes, write_figure
+from ..output import check_target, output_folder
+from .method_args import (
+    add_data_arguments,
+    check_data_arguments,
+    data_label,
+    data_notes,
+    load_data,
+    methods_help,
+    parse_classes,
+    write_figure,
+)
 from .progress import ProgressBar
 
 NAME = "select"
@@ -26,13 +37,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                                 "--param lambda_ratio=2 --out results/bia",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--method", required=True, metavar="NAME", help="one of: " + ", ".join(method_keys()))
-    p.add_argument("--data", required=True, metavar="SPEC",
-                   help="dataset spec, e.g. digits or notmnist:letters=BD,n_per_class=500 "
-                        "(see 'fsengine datasets list')")
     p.add_argument("--param", action="append", default=[], metavar="K=V",
                    help="a method parameter (repeatable), e.g. --param n_steps=100")
     p.add_argument("--classes", metavar="A,B", help="keep two classes (display names), e.g. B,D")
-    p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder (created)")
+    add_data_arguments(p)
     return p
 
 
@@ -43,6 +51,7 @@ def write_selection(fit, ds, out: Path) -> dict[str, Path]:
     import pandas as pd
 
     from ..base import ranks_from_order
+    from ..csv_export import to_csv
 
     p = ds.n_features
     scores = pd.DataFrame({"feature": np.arange(p), "name": list(ds.feature_names), "score": fit.scores,
@@ -50,14 +59,14 @@ def write_selection(fit, ds, out: Path) -> dict[str, Path]:
     if ds.truth is not None:
         scores["relevant"] = np.asarray(ds.truth, dtype=bool)
     files = {"scores": out / "scores.csv", "order": out / "order.csv", "trace": out / "trace.csv"}
-    scores.to_csv(files["scores"], index=False)
-    scores.iloc[fit.order].to_csv(files["order"], index=False, columns=["rank", "feature", "name", "score", "selected"])
-    fit.trace.to_csv(files["trace"], index=False)
+    to_csv(scores, files["scores"], index=False)
+    to_csv(scores.iloc[fit.order][["rank", "feature", "name", "score", "selected"]], files["order"], index=False)
+    to_csv(fit.trace, files["trace"], index=False)
     if fit.path is not None:
         path = fit.path.copy()
         path.columns = list(fit.data.ds.feature_names)
         files["path"] = out / "path.csv"
-        path.to_csv(files["path"])
+        to_csv(path, files["path"])
     return files
 
 
@@ -78,29 +87,33 @@ def run(args) -> int:
     spec = get_method(args.method)  # argument mistakes fail before the engine is imported
     params = spec.parse(args.param)
     classes = parse_classes(args.classes)
-    from ..data import load_dataset
+    check_data_arguments(args)
+    out = check_target(args.out, force=args.force)  # before any computation
     from ..methods.adapt import restrict_classes
     from ..methods.run import fit_method
 
-    ds = load_dataset(args.data)
+    ds = load_data(args)
+    read_notes = data_notes(ds)
+    excluded = dict(ds.extras.get("excluded_columns") or {})
     ds, notes = restrict_classes(ds, [spec], classes)
-    out = args.out
-    out.mkdir(parents=True, exist_ok=True)
+    notes = tuple(read_notes) + tuple(notes)
     with ProgressBar(f"select {spec.key}") as bar:
         fit = fit_method(spec, params, ds, progress=bar.update)
         bar.update(1.0, "writing files")
-    files = write_selection(fit, ds, out)
-    files.update(write_figures(fit, ds, out))
     notes = notes + fit.notes
     top = [{"rank": i + 1, "feature": int(j), "name": ds.feature_names[j], "score": float(fit.scores[j])}
            for i, j in enumerate(fit.order[:TOP_SHOWN])]
-    summary = {
-        "method": spec.key, "label": spec.label, "parameters": params, "data": args.data, "dataset": ds.name,
-        "n_samples": ds.n_samples, "n_features": ds.n_features, "selected_by_method": int(fit.support.sum()),
-        "fit_seconds": fit.seconds, "notes": list(notes), "top": top,
-        "files": {name: path.name for name, path in files.items()},
-    }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    with output_folder(out, force=args.force, command=NAME) as stage:
+        files = write_selection(fit, ds, stage)
+        files.update(write_figures(fit, ds, stage))
+        summary = {
+            "method": spec.key, "label": spec.label, "parameters": params, "data": data_label(args),
+            "dataset": ds.name, "n_samples": ds.n_samples, "n_features": ds.n_features,
+            "selected_by_method": int(fit.support.sum()), "fit_seconds": fit.seconds, "notes": list(notes),
+            "top": top, "files": {name: path.name for name, path in files.items()},
+            **({"excluded_columns": excluded} if excluded else {}),
+        }
+        (stage / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     for note in notes:
         print(f"note: {note}")
     print(f"{spec.label} on {ds.name}: {int(fit.support.sum()):,} of {ds.n_features:,} features selected "

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,7 +36,8 @@ class _CorpusFiles:
             try:
                 self._zip = zipfile.ZipFile(self.path)
             except zipfile.BadZipFile as exc:
-                raise CorpusFormatError(f"{self.path}: not a valid zip archive ({exc})") from exc
+                raise CorpusFormatError(f"{self.path}: not a valid zip archive ({exc}); delete it and download it "
+                                        "again (fsengine datasets fetch).") from exc
 
     def list(self, prefix: str) -> list[str]:
         """Relative file names (inside the corpus folder) under ``prefix``, sorted."""
@@ -57,6 +59,9 @@ class _CorpusFiles:
             raise CorpusFormatError(f"{self.path}: missing member {self.name}/{rel}") from exc
         except FileNotFoundError as exc:
             raise CorpusFormatError(f"{self.path}: missing file {rel}") from exc
+        except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+            raise CorpusFormatError(f"{self.path} is damaged ({type(exc).__name__}: {exc} in {rel}); delete it and "
+                                    "download it again (fsengine datasets fetch).") from exc
         return raw.decode(encoding, errors="replace")
 
     def __repr__(self):

@@ -129,8 +129,12 @@ def manual_hint(file: RemoteFile, dest: Path) -> str:
 def _download(file: RemoteFile, dest: Path, *, timeout: float, on_bytes: Callable[[int], None]) -> None:
     """Stream ``file`` to a temporary file beside ``dest``, check its sha256, rename into place."""
     url = file.address()
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    except OSError as exc:
+        raise FetchError(f"Cannot write the download into {dest.parent} ({exc.strerror}); make that folder "
+                         "writable or set FSENGINE_DATASETS to a folder you can write to.") from exc
     try:
         digest = hashlib.sha256()
         request = urllib.request.Request(url, headers={"User-Agent": "fsengine-fetch"})
@@ -157,6 +161,11 @@ def _download(file: RemoteFile, dest: Path, *, timeout: float, on_bytes: Callabl
         reason = getattr(exc, "reason", None) or exc
         raise FetchError(f"Could not download {url} ({type(exc).__name__}: {reason}); are you "
                          f"offline?\n{manual_hint(file, dest)}") from exc
+    except FetchError:
+        raise
+    except OSError as exc:  # disk full, folder made read-only meanwhile: the .part file is removed below
+        raise FetchError(f"Cannot write {dest} ({exc.strerror}); free space or make {dest.parent} writable, "
+                         "or set FSENGINE_DATASETS to another folder.") from exc
     finally:
         Path(tmp).unlink(missing_ok=True)
 

@@ -9,6 +9,7 @@ its reason in the provenance notes (and on screen). Nothing is dropped silently.
 
 from __future__ import annotations
 
+import csv
 import io
 from pathlib import Path
 
@@ -16,7 +17,9 @@ import numpy as np
 import pandas as pd
 
 from .. import config
+from ..validation import MAX_ABS_VALUE
 from .dataset import Dataset, Provenance
+from .wide_csv import read_wide
 
 MIN_ROWS = 10
 MIN_ROWS_PER_CLASS = 2
@@ -45,8 +48,90 @@ def _duplicate(names) -> str | None:
     return None
 
 
+#: separators tried on text files, in order of preference when several fit
+SEPARATORS = (",", ";", "\t", "|")
+#: lines of a text file looked at to find its separator
+SNIFF_LINES = 50
+
+
+def _decode(data: bytes, filename: str) -> tuple[str, str | None]:
+    """Text of an uploaded file and a note when it was not UTF-8 (BOMs are removed)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16"), "read as UTF-16 (byte-order mark)"
+        except UnicodeDecodeError as exc:
+            raise UploadError(f"{filename} starts with a UTF-16 byte-order mark but is not UTF-16 text; save it "
+                              "as UTF-8 CSV.") from exc
+    if b"\x00" in data[:65536]:
+        raise UploadError(f"{filename} holds binary data (NUL bytes), not text; upload a CSV text file or a "
+                          ".parquet file.")
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1252"), "not UTF-8: read as Windows-1252 (Western European); check accented names"
+    except UnicodeDecodeError as exc:
+        raise UploadError(f"{filename} is not UTF-8 text (byte {data[exc.start]:#04x} at position {exc.start}); "
+                          "save it as UTF-8 CSV.") from exc
+
+
+def _field_counts(lines: list[str], sep: str) -> list[int]:
+    try:
+        return [len(row) for row in csv.reader(lines, delimiter=sep, quotechar='"') if row]
+    except csv.Error:
+        return []
+
+
+def sniff_separator(text: str, default: str = ",") -> str:
+    """The separator of ``text``: among :data:`SEPARATORS`, the one that splits the first lines into the
+    same number (> 1) of fields, the most fields winning; ``default`` when none does."""
+    lines = text.splitlines()[:SNIFF_LINES]
+    if len(text.splitlines()) > SNIFF_LINES:
+        lines = lines[:-1]  # the last sampled line may be cut inside a quoted field
+    best, best_fields = default, 1
+    for sep in SEPARATORS:
+        counts = _field_counts(lines, sep)
+        if counts and len(set(counts)) == 1 and counts[0] > best_fields:
+            best, best_fields = sep, counts[0]
+    return best
+
+
+def _is_number_dtype(dtype) -> bool:
+    return pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype)
+
+
+def _numeric_columns(df: pd.DataFrame) -> int:
+    return sum(map(_is_number_dtype, df.dtypes))
+
+
+def _parse(text: str, sep: str, decimal: str) -> pd.DataFrame:
+    """pandas' reader, or the linear-time one for wide tables (:mod:`fsengine.data.wide_csv`)."""
+    df = read_wide(text, sep, decimal)
+    # round_trip: every number reads back exactly as written (pandas' default "high" parser can be
+    # one unit in the last place off on the older pandas versions the floor allows)
+    return df if df is not None else pd.read_csv(io.StringIO(text), sep=sep, quotechar='"', decimal=decimal,
+                                                 float_precision="round_trip")
+
+
+def _read_text_table(text: str, filename: str, sep: str) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """Parse CSV text with separator ``sep``; with ``;``, tab or ``|`` a decimal comma is tried as well
+    and kept when it turns more columns into numbers."""
+    header = next(csv.reader([text.split("\n", 1)[0].rstrip("\r")], delimiter=sep, quotechar='"'), [])
+    df = _parse(text, sep, ".")
+    notes = [] if sep == "," else [f"separator {sep!r} detected" if sep != "\t" else "tab-separated"]
+    if sep != "," and _numeric_columns(df) < df.shape[1]:
+        comma = _parse(text, sep, ",")
+        if _numeric_columns(comma) > _numeric_columns(df):
+            df = comma
+            notes.append("decimal comma detected (1,5 read as 1.5)")
+    return df, header, notes
+
+
 def read_table(data: bytes, filename: str, *, max_bytes: int | None = None) -> pd.DataFrame:
-    """Parse an uploaded CSV (comma; ``.tsv`` tab-separated) or Parquet file into a DataFrame."""
+    """Parse an uploaded CSV (separator and decimal comma detected; UTF-8 with or without BOM,
+    UTF-16, else Windows-1252) or Parquet file into a DataFrame. How it was read is listed in
+    ``df.attrs["read_notes"]``."""
     limit = config.max_upload_bytes() if max_bytes is None else max_bytes
     if len(data) > limit:
         raise UploadError(
@@ -55,23 +140,29 @@ def read_table(data: bytes, filename: str, *, max_bytes: int | None = None) -> p
     if not data.strip():
         raise UploadError(f"{filename} is empty.")
     suffix = Path(filename).suffix.lower()
+    notes: list[str] = []
     if suffix in PARQUET_SUFFIXES:
         try:
             df = pd.read_parquet(io.BytesIO(data))
         except Exception as exc:
-            raise UploadError(f"{filename} is not a readable Parquet file ({type(exc).__name__}: {exc}).") from exc
+            raise UploadError(f"{filename} is not a readable Parquet file ({type(exc).__name__}: "
+                              f"{_one_line(exc)}).") from exc
         df.columns = [str(c) for c in df.columns]
         header = list(df.columns)
     elif suffix in CSV_SUFFIXES:
-        sep = "\t" if suffix == ".tsv" else ","
+        text, encoding_note = _decode(data, filename)
+        notes += [encoding_note] if encoding_note else []
+        if not text.strip():
+            raise UploadError(f"{filename} is empty.")
+        sep = sniff_separator(text, default="\t" if suffix == ".tsv" else ",")
         try:
-            header = pd.read_csv(io.BytesIO(data), sep=sep, header=None, nrows=1, dtype=str,
-                                 keep_default_na=False).iloc[0].tolist()
-            df = pd.read_csv(io.BytesIO(data), sep=sep)
-        except UnicodeDecodeError as exc:
-            raise UploadError(f"{filename} is not UTF-8 text ({exc.reason}); save it as UTF-8 CSV.") from exc
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
-            raise UploadError(f"{filename} is not a readable CSV file: {exc}".strip()) from exc
+            df, header, sep_notes = _read_text_table(text, filename, sep)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv.Error) as exc:
+            raise UploadError(f"{filename} is not a readable CSV file (separator {sep!r}): {_one_line(exc)}") from exc
+        notes += sep_notes
+        if df.shape[1] == 1:
+            raise UploadError(f"{filename}: found a single column; fsengine reads text separated by commas, "
+                              "semicolons, tabs or |, with one header line. Check the separator and the header.")
     else:
         raise UploadError(f"{filename}: unsupported file type {suffix or '(none)'}; upload a .csv or "
                           ".parquet file.")
@@ -81,7 +172,12 @@ def read_table(data: bytes, filename: str, *, max_bytes: int | None = None) -> p
                           "every column has its own name.")
     if df.shape[1] == 0:
         raise UploadError(f"{filename} has no columns.")
+    df.attrs["read_notes"] = notes
     return df
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:300]
 
 
 def _first_rows(mask: np.ndarray, k: int = 3) -> str:
@@ -100,16 +196,29 @@ def _non_numeric_example(col: pd.Series) -> str:
 
 def _classify_features(df: pd.DataFrame, target: str):
     """Split feature columns into numeric ones and (column, reason) for non-numeric ones."""
-    numeric, non_numeric = [], []
-    for name in df.columns:
+    numeric, non_numeric = [], []  # positions and (name, reason)
+    dtypes = df.dtypes.tolist()
+    is_number = {dtype: _is_number_dtype(dtype) for dtype in set(dtypes)}
+    for j, (name, dtype) in enumerate(zip(df.columns.tolist(), dtypes)):
         if name == target:
             continue
-        col = df[name]
-        if pd.api.types.is_bool_dtype(col) or pd.api.types.is_numeric_dtype(col):
-            numeric.append(name)
+        if is_number[dtype]:
+            numeric.append(j)
         else:
-            non_numeric.append((name, f"non-numeric ({_non_numeric_example(col)})"))
+            non_numeric.append((name, f"non-numeric ({_non_numeric_example(df.iloc[:, j])})"))
     return numeric, non_numeric
+
+
+def _check_magnitude(X: np.ndarray, names) -> None:
+    """Refuse finite values beyond :data:`MAX_ABS_VALUE` (sums of squares would overflow to inf)."""
+    if not X.size:
+        return
+    big = np.abs(X) > MAX_ABS_VALUE
+    if big.any():
+        row, col = np.argwhere(big)[0]
+        raise UploadError(f"Column {names[col]!r} has a value of {X[row, col]:.3g} (data row {row + 1}); values "
+                          f"beyond {MAX_ABS_VALUE:.0e} in magnitude overflow the computations. Rescale the column "
+                          "(e.g. divide it by a power of ten) and upload again.")
 
 
 def _target(df: pd.DataFrame, target: str, task: str):
@@ -133,6 +242,7 @@ def _target(df: pd.DataFrame, target: str, task: str):
             raise UploadError(f"Target column {target!r} is not numeric ({_non_numeric_example(col)}); "
                               "a regression target must be a number. Choose 'classification'.")
         y = col.to_numpy(dtype=np.float64)
+        _check_magnitude(y[:, None], [target])
         if np.ptp(y) == 0:
             raise UploadError(f"Target column {target!r} is constant ({y[0]:g}); nothing to predict.")
         return y, (), task
@@ -165,35 +275,39 @@ def dataset_from_table(df: pd.DataFrame, target: str, *, name: str = "upload", t
     if len(df) < MIN_ROWS:
         raise UploadError(f"{name} has {len(df)} data row(s); at least {MIN_ROWS} are needed.")
     y, target_names, task = _target(df, target, task)
-    numeric, excluded = _classify_features(df, target)
+    positions, excluded = _classify_features(df, target)
+    names = df.columns.tolist()
+    numeric = [names[j] for j in positions]
     if excluded and not exclude_non_numeric:
         raise UploadError("Non-numeric column(s): " + "; ".join(f"{c!r} {why}" for c, why in excluded)
                           + ". Encode them as numbers or allow excluding them.")
-    X = df[numeric].to_numpy(dtype=np.float64) if numeric else np.empty((len(df), 0))
+    X = df.iloc[:, positions].to_numpy(dtype=np.float64) if positions else np.empty((len(df), 0))
     problems = []
-    for j, col in enumerate(numeric):
+    for j in np.flatnonzero(~np.isfinite(X).all(axis=0)):  # only the columns with a problem
         nan, inf = np.isnan(X[:, j]), np.isinf(X[:, j])
         if nan.any():
-            problems.append(f"{col!r}: {int(nan.sum())} missing (NaN) in data rows {_first_rows(nan)}")
+            problems.append(f"{numeric[j]!r}: {int(nan.sum())} missing (NaN) in data rows {_first_rows(nan)}")
         if inf.any():
-            problems.append(f"{col!r}: {int(inf.sum())} infinite in data rows {_first_rows(inf)}")
+            problems.append(f"{numeric[j]!r}: {int(inf.sum())} infinite in data rows {_first_rows(inf)}")
     if problems:
         raise UploadError("Missing or infinite values: " + "; ".join(problems)
                           + ". Fill or remove them (e.g. pandas fillna/dropna) and upload again.")
-    constant = [j for j in range(X.shape[1]) if np.ptp(X[:, j]) == 0]
-    if constant and not exclude_constant:
+    _check_magnitude(X, numeric)
+    is_constant = np.ptp(X, axis=0) == 0 if X.shape[1] else np.zeros(0, dtype=bool)
+    constant = np.flatnonzero(is_constant)
+    if constant.size and not exclude_constant:
         raise UploadError("Constant column(s) carry no information: "
-                          + ", ".join(repr(numeric[j]) for j in constant)
+                          + ", ".join(repr(numeric[j]) for j in constant[:20]) + (", ..." if constant.size > 20 else "")
                           + ". Remove them or allow excluding them.")
     excluded += [(numeric[j], f"constant (every value is {X[0, j]:g})") for j in constant]
-    keep = [j for j in range(X.shape[1]) if j not in set(constant)]
-    if not keep:
-        raise UploadError("No usable feature column: "
-                          + ("; ".join(f"{c!r} {why}" for c, why in excluded) or "the table has only the target")
-                          + ".")
+    keep = np.flatnonzero(~is_constant)
+    if not keep.size:
+        shown = "; ".join(f"{c!r} {why}" for c, why in excluded[:10]) + ("; ..." if len(excluded) > 10 else "")
+        raise UploadError("No usable feature column: " + (shown or "the table has only the target") + ".")
     features = tuple(str(numeric[j]) for j in keep)
     notes = [f"target column {target!r} ({task}"
              + (f", {len(target_names)} classes)" if task == "classification" else ")")]
+    notes += list(df.attrs.get("read_notes", ()))
     notes += [f"excluded column {c!r}: {why}" for c, why in excluded]
     return Dataset(
         X=np.ascontiguousarray(X[:, keep]), y=y, feature_names=features, target_names=target_names,
@@ -208,3 +322,14 @@ def dataset_from_table(df: pd.DataFrame, target: str, *, name: str = "upload", t
 def load_upload(data: bytes, filename: str, target: str, **options) -> Dataset:
     """Read and validate in one step (``options`` go to :func:`dataset_from_table`)."""
     return dataset_from_table(read_table(data, filename), target, name=filename, **options)
+
+
+def load_file(path: Path, target: str, **options) -> Dataset:
+    """A table file on disk (``fsengine select|compare --data FILE --target COLUMN``), read and
+    validated exactly like an upload; no size limit (the limit protects the app's server)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UploadError(f"{path}: cannot read the file ({exc.strerror}).") from exc
+    return dataset_from_table(read_table(data, path.name, max_bytes=len(data)), target, name=path.name, **options)

@@ -40,6 +40,10 @@ Progress = Callable[[float, str], None]
 GAIN_METHODS = {"IFS": "ifs", "SGC": "sgc"}
 #: L-BFGS gradient tolerance of the page's MAP fits
 PAGE_MAP_TOL = 1e-5
+#: the page's default sign and model prior: the configuration ``reproduce bayes-factor`` recommends
+#: (docs/results/bayes-factor/report.md: it stops by itself with the best held-out accuracy at its
+#: stop; tests/test_bayes_factor_reproduce.py keeps the two equal)
+DEFAULT_SIGN, DEFAULT_MODEL_PRIOR = "printed", "multiplicity"
 
 
 @dataclass(frozen=True)

@@ -36,20 +36,13 @@ def _silent(fraction: float, message: str) -> None:
     return None
 
 
-def evaluate(ds: Dataset, model: MaxentModel) -> dict:
+def evaluate(ds: Dataset, model: MaxentModel, decoder: str = "greedy") -> dict:
     """Test-set scores of a maxent model on a dataset from :mod:`fsengine.data.maxent_tasks` or
-    :mod:`fsengine.data.synthetic.maxent`: precision, recall, f1 (percent) and accuracy (percent)."""
+    :mod:`fsengine.data.synthetic.maxent`: precision, recall, f1 (percent) and accuracy (percent).
+    Sequence data are decoded with ``decoder`` (``greedy`` or ``viterbi``)."""
     extras = ds.extras
     if "featurizer" in extras:
-        feat, test = extras["featurizer"], extras["test"]
-        pred = feat.decode(model, test)
-        if extras.get("task") == "chunking":
-            gold = sentences_of(test, np.where(test.y >= 0, test.y, 0), feat.labels_)
-            gold = [[g if y >= 0 else "O" for g, y in zip(s, test.y[st:st + n])]
-                    for s, st, n in zip(gold, test.starts, test.lengths)]
-            return chunk_scores(gold, sentences_of(test, pred, feat.labels_)).as_dict()
-        acc = 100.0 * float(np.mean(pred == test.y))
-        return {"precision": acc, "recall": acc, "f1": acc, "accuracy": acc}
+        return _sequence_scores(extras, model, decoder)
     if "test_X" in extras:
         y_true = np.asarray(extras["test_y"])
         y_pred = model.predict(extras["test_X"])
@@ -57,6 +50,18 @@ def evaluate(ds: Dataset, model: MaxentModel) -> dict:
         return {"precision": 100 * p, "recall": 100 * r, "f1": 100 * f,
                 "accuracy": 100 * float(np.mean(y_true == y_pred))}
     raise ValueError(f"{ds.name} has no test data to evaluate on (needs a maxent task dataset)")
+
+
+def _sequence_scores(extras: dict, model: MaxentModel, decoder: str) -> dict:
+    feat, test = extras["featurizer"], extras["test"]
+    pred = feat.decode(model, test, decoder=decoder)
+    if extras.get("task") == "chunking":
+        gold = sentences_of(test, np.where(test.y >= 0, test.y, 0), feat.labels_)
+        gold = [[g if y >= 0 else "O" for g, y in zip(s, test.y[st:st + n])]
+                for s, st, n in zip(gold, test.starts, test.lengths)]
+        return chunk_scores(gold, sentences_of(test, pred, feat.labels_)).as_dict()
+    acc = 100.0 * float(np.mean(pred == test.y))
+    return {"precision": acc, "recall": acc, "f1": acc, "accuracy": acc}
 
 
 def checkpoints(budget: int, n: int = 8, first: int = 10) -> list[int]:
@@ -160,13 +165,26 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
         fit = fit_map(data, pred, cls, prior_variance=prior_variance, tol=tol)
         all_scores = {**_pick(evaluate(ds, fit.model)), "n_features": n_cand}
     progress(1.0, "done")
-    curves = pd.DataFrame(rows, columns=["method", "n_features", "precision", "recall", "f1",
-                                         "accuracy", "seconds_fit"])
+    curves = pd.DataFrame(rows, columns=["method", "n_features", *SCORE_KEYS, "seconds_fit"])
     settings = dict(budget=budget, ifs_budget=ifs_budget or budget, lookahead=lookahead,
                     cutoff=cutoff, prior_variance=prior_variance, methods=list(methods))
     return Comparison(ds.name, data.n, n_cand, selections, curves, all_scores,
                       tuple(ds.target_names), settings)
 
 
+SCORE_KEYS = ("precision", "recall", "f1", "accuracy")
+
+
 def _pick(scores: dict) -> dict:
-    return {k: float(scores[k]) for k in ("precision", "recall", "f1", "accuracy")}
+    return {k: float(scores[k]) for k in SCORE_KEYS}
+
+
+def decoder_scores(ds: Dataset, comp: Comparison, method: str, k: int, decoders=("greedy", "viterbi"),
+                   prior_variance: float = 1.0) -> dict:
+    """Scores of the MAP model on ``method``'s first ``k`` pairs (the fit of :func:`run_comparison`)
+    under each decoder: ``{decoder: {precision, recall, f1, accuracy}}``."""
+    y_idx = np.asarray(ds.y)
+    data = MaxentData(ds.X, y_idx, n_classes=max(len(ds.target_names), int(y_idx.max()) + 1))
+    pred, cls = comp.selections[method].selected_pairs(k)
+    fit = fit_map(data, pred, cls, prior_variance=prior_variance, tol=FIT_TOL * data.n * prior_variance)
+    return {d: _pick(evaluate(ds, fit.model, d)) for d in decoders}

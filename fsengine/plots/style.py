@@ -27,6 +27,7 @@ METHOD_COLORS = {
     "BIA": "#1f77b4", "IFS": "#ff7f0e", "SGC": "#2ca02c", "SGC-LA": "#98df8a",
     "Bayes factor": "#9467bd", "MI": "#8c564b", "MDL": "#e377c2", "L1": "#7f7f7f",
     "Boosting": "#bcbd22", "RTM": "#17becf", "RTM Power EP": "#17becf", "RTM EP": "#aec7e8", "RTM EM": "#ffbb78",
+    "RTM Power EP + ARD": "#0e7c8a", "RTM EP + ARD": "#5b8fc7", "RTM EM + ARD": "#e08a2c",
     "Count cutoff": "#c49c94", "Variance": "#c7c7c7",
 }
 #: transparent: a dark figure sits on Streamlit's dark page without a frame

@@ -1,8 +1,9 @@
 """Paper reproductions: ``python -m fsengine reproduce TARGET [--quick] [--out DIR]``.
 
 Each target is a function ``run(out_dir: Path, quick: bool, progress: Callable[[float, str], None])
--> Path`` that writes its figures (HTML) and a short markdown report with our numbers next to the
-paper's, and returns the report's path. Targets are imported lazily.
+-> Path`` that writes its figures (HTML), a short markdown report with our numbers next to the
+paper's and ``results.json`` (:mod:`fsengine.results`), and returns the report's path. Targets are
+imported lazily.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ TARGETS: dict[str, tuple[str, str, str]] = {
     "mdl-curve": ("fsengine.reproduce.mdl_curve", "run", "Jaakkola lecture 12: MDL curve vs MI ranking"),
     "sgc-vs-ifs": ("fsengine.reproduce.sgc_vs_ifs", "run", "Zhou et al. Figs. 3-5: IFS vs SGC on CoNLL-2000"),
     "rtm-roc": ("fsengine.reproduce.rtm_roc", "run", "Molchanov et al.: RTM tag-relevance ROC and sentiment accuracy"),
+    "bayes-factor": ("fsengine.reproduce.bayes_factor", "run",
+                     "Daume III: Bayes-factor selection on CoNLL-2000 Base-NP, both priors and signs, vs IFS/SGC"),
 }
 
 

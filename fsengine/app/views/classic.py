@@ -10,6 +10,7 @@ import streamlit as st
 from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
+from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair
 from fsengine.data.transforms import binarize_features, class_names, is_binary_matrix, split
 from fsengine.methods.classic.adaboost_vs_sklearn import same_weights
@@ -75,7 +76,7 @@ def binary_version(ds):
         threshold = float(cols[1].number_input("threshold", value=0.5, key="classic_bin_threshold", bind="query-params",
                                                format="%g"))
     binary = binarize_features(ds, threshold=threshold)
-    st.info(f"Eq. (2) and the Naive Bayes model need binary features: {binary.provenance.notes[-1]} "
+    st.info(f"Eq. (2) and the Naive Bayes model need binary features: {md_escape(binary.provenance.notes[-1])} "
             "(`fsengine.data.transforms.binarize_features`).")
     return binary, str(threshold)
 
@@ -111,7 +112,7 @@ def render() -> None:
     ds = current_dataset()
     key, params = current_selection()
     if ds.task != "classification":
-        st.error(f"{ds.name} has a regression target; these criteria need class labels. "
+        st.error(f"{md_escape(ds.name)} has a regression target; these criteria need class labels. "
                  "Pick a classification dataset in the sidebar.")
         st.stop()
 

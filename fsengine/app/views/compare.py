@@ -5,9 +5,11 @@ import streamlit as st
 from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
+from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair, param_widget
 from fsengine.compare import CompareSettings, ComparisonResult, run_comparison
 from fsengine.compare_report import EXPLANATIONS, comparison_figures, html_report, tables_zip
+from fsengine.csv_export import csv_bytes
 from fsengine.data.transforms import class_names
 from fsengine.methods.registry import METHODS
 from fsengine.plots.compare import roc_curves
@@ -44,8 +46,8 @@ def render() -> None:
     ds = current_dataset()
     key, params = current_selection()
     if ds.task != "classification":
-        st.error(f"{ds.name} has a regression target; the comparison scores held-out accuracy and needs class "
-                 "labels. Pick a classification dataset in the sidebar.")
+        st.error(f"{md_escape(ds.name)} has a regression target; the comparison scores held-out accuracy and needs "
+                 "class labels. Pick a classification dataset in the sidebar.")
         st.stop()
 
     chosen = st.multiselect("Methods", list(METHODS), default=[m for m in DEFAULT_METHODS if m in METHODS],
@@ -105,7 +107,7 @@ def render() -> None:
     @st.cache_data(show_spinner="Writing the report ...", max_entries=8)
     def downloads(config, k, _result) -> tuple[bytes, bytes, bytes]:
         """(zip of CSV tables, summary CSV, HTML report) of a run at top-k size ``k``."""
-        return (tables_zip(_result, k), _result.summary(k).to_csv(index=False).encode(),
+        return (tables_zip(_result, k), csv_bytes(_result.summary(k), index=False),
                 html_report(_result, k).encode())
 
 
@@ -133,16 +135,16 @@ def render() -> None:
         st.warning("The settings above changed since these results were computed; press **Run comparison** "
                    "to update them.")
 
-    st.markdown(f"**{result.dataset}**, classes {', '.join(result.classes)}; methods "
+    st.markdown(f"**{md_escape(result.dataset)}**, classes {md_escape(', '.join(result.classes))}; methods "
                 f"{', '.join(result.labels)}; {result.settings.n_bootstrap} bootstrap resamples.")
     m1, m2, m3 = st.columns(3)
     m1.metric("Training / held-out rows", f"{result.n_train:,} / {result.n_test:,}")
     m2.metric("Features", f"{result.n_features:,}")
     m3.metric("Run time", f"{result.seconds:.1f} s")
     for note in list(result.notes) + [n for r in result.runs for n in r.notes]:
-        st.caption(f"Note: {note}")
+        st.caption(f"Note: {md_escape(note)}")
     for label, message in result.failures.items():
-        st.warning(f"{label} could not run: {message}")
+        st.warning(f"{label} could not run: {md_escape(message)}")
 
     if result.truth is not None:  # does not depend on k: drawn outside the fragment
         st.subheader("ROC against the known truth")

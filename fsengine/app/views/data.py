@@ -4,11 +4,14 @@ import streamlit as st
 
 from fsengine.app.display import show_figure
 from fsengine.app.picker import current_dataset, current_selection
+from fsengine.app.safe_text import md_escape
 from fsengine.data.fetch import SOURCES, FetchError, fetch, is_present
 from fsengine.data.summary import class_means, feature_table, relevance_preview
 from fsengine.plots import data as plots
 
 FETCH_DONE = "data_fetch_done"
+#: provenance notes listed as text; more go into a table
+MAX_NOTES = 30
 
 
 def render() -> None:
@@ -110,11 +113,16 @@ def render() -> None:
 
     # --------------------------------------------------------------------------------- provenance
     st.header("Provenance")
-    st.markdown(f"**Source:** {ds.provenance.source}  \n**Licence:** {ds.provenance.licence}")
+    st.markdown(f"**Source:** {md_escape(ds.provenance.source, inline=True)}  \n"
+                f"**Licence:** {md_escape(ds.provenance.licence, inline=True)}")
     st.dataframe({"count": list(ds.provenance.counts), "value": list(ds.provenance.counts.values())},
                  hide_index=True)
-    for note in ds.provenance.notes:
-        st.markdown(f"- {note}")
+    notes = ds.provenance.notes
+    if notes:  # user-supplied names inside: escaped; a long list (wide uploads) as a table
+        st.markdown("\n".join(f"- {md_escape(note, inline=True)}" for note in notes[:MAX_NOTES]))
+    if len(notes) > MAX_NOTES:
+        st.caption(f"All {len(notes):,} notes:")
+        st.dataframe({"note": list(notes)}, hide_index=True)
 
     # ---------------------------------------------------------------------------------- downloads
     st.header("Downloads")

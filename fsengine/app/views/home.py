@@ -4,6 +4,7 @@ import streamlit as st
 
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.registry import PAGES
+from fsengine.app.safe_text import md_escape
 from fsengine.app.shell import page_link
 
 
@@ -48,7 +49,7 @@ def render() -> None:
     cols[1].metric("Features", f"{ds.n_features:,}")
     cols[2].metric("Classes", len(ds.classes) if ds.task == "classification" else "-")
     cols[3].metric("Storage", "sparse" if ds.is_sparse else "dense")
-    st.caption(f"Source: {ds.provenance.source}. Licence: {ds.provenance.licence}.")
+    st.caption(f"Source: {md_escape(ds.provenance.source)}. Licence: {md_escape(ds.provenance.licence)}.")
     if key == "letters":
         st.info("Real notMNIST was not found, so these letters are rendered from the fonts on this machine "
                 f"({ds.provenance.counts.get('faces', 0)} faces). Download the real sample on the Data page.")

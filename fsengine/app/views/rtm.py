@@ -7,8 +7,9 @@ import streamlit as st
 
 from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
-from fsengine.app.picker import current_dataset, current_selection, load_cached
+from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.presets import Preset, preset_buttons
+from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair
 from fsengine.data.transforms import binarize_features, split, two_classes
 from fsengine.methods.rtm import METHOD_LABELS, METHODS, RTMSettings, suggested_settings
@@ -52,14 +53,15 @@ def render() -> None:
     preset_buttons([SLIDES_PRESET])
     ds = current_dataset()
     if ds.task != "classification":
-        st.error(f"{ds.name} is a regression dataset; the RTM needs two classes. Pick a classification dataset.")
+        st.error(f"{md_escape(ds.name)} is a regression dataset; the RTM needs two classes. Pick a classification "
+                 "dataset.")
         st.stop()
     key, params = current_selection()
     with user_errors():
         pair = class_pair(ds, key="rtm_pair")
         binary = binarize_features(pair)
     if binary is not pair:
-        st.info(f"The RTM needs binary tags: {binary.provenance.notes[-1]} "
+        st.info(f"The RTM needs binary tags: {md_escape(binary.provenance.notes[-1])} "
                 f"({binary.X.nnz if binary.is_sparse else int(binary.X.sum()):,} tags on).")
 
     tags_per_object = (binary.X.nnz if binary.is_sparse else float(binary.X.sum())) / max(binary.n_samples, 1)
@@ -98,17 +100,18 @@ def render() -> None:
     classes = tuple(pair.target_names)
 
 
-    def _prepared(key: str, frozen: tuple, classes: tuple):
-        """The picked dataset, reduced to the chosen class pair, binarised and split (train, test)."""
-        data = load_cached(key, dict(frozen))
+    def _prepared(data, classes: tuple):
+        """The picked dataset (catalogue or upload), reduced to the chosen class pair, binarised and split
+        (train, test)."""
         if len(data.classes) > 2:
             data = two_classes(data, *classes)
         return split(binarize_features(data), test_size=0.25, seed=0)
 
 
+    # (key, frozen) identify the data, the upload too (its params hold the file id and options); _data is not hashed
     @st.cache_data(show_spinner=False, max_entries=64)
-    def _fit_method(key: str, frozen: tuple, classes: tuple, settings: RTMSettings, method: str):
-        train, test = _prepared(key, frozen, classes)
+    def _fit_method(key: str, frozen: tuple, classes: tuple, settings: RTMSettings, method: str, _data):
+        train, test = _prepared(_data, classes)
         fit, acc, secs = rtm_exp.fit_and_score(train.X, train.y, test.X, test.y, settings, method)
         return {"A": fit.A, "B": fit.B, "alpha": fit.alpha, "trace": fit.trace, "converged": fit.converged,
                 "message": fit.message, "relevance": fit.relevance(), "theta": fit.theta_mean,
@@ -117,8 +120,8 @@ def render() -> None:
 
 
     @st.cache_data(show_spinner=False, max_entries=16)
-    def _baselines(key: str, frozen: tuple, classes: tuple):
-        train, test = _prepared(key, frozen, classes)
+    def _baselines(key: str, frozen: tuple, classes: tuple, _data):
+        train, test = _prepared(_data, classes)
         acc = rtm_exp.baseline_accuracy(train.X, train.y, test.X, test.y)
         scores = {rtm_exp.MI_LABEL: rtm_exp.mutual_information_scores(train.X, train.y),
                   rtm_exp.L1_LABEL: rtm_exp.l1_path_scores(train.X, train.y)}
@@ -131,9 +134,9 @@ def render() -> None:
     with user_errors():
         for k, m in enumerate(methods):
             bar.progress(k / (len(methods) + 1), text=f"Training RTM by {METHOD_LABELS[m]} ...")
-            results[rtm_exp.RTM_LABELS[m]] = _fit_method(key, frozen, classes, settings, m)
+            results[rtm_exp.RTM_LABELS[m]] = _fit_method(key, frozen, classes, settings, m, ds)
         bar.progress(len(methods) / (len(methods) + 1), text="Baselines (Naive Bayes, L1-logistic, MI) ...")
-        base_acc, base_scores = _baselines(key, frozen, classes)
+        base_acc, base_scores = _baselines(key, frozen, classes, ds)
     bar.empty()
 
     for res in results.values():
@@ -159,10 +162,11 @@ def render() -> None:
     with tabs[1]:
         show_figure(st, rtm_plots.convergence_figure({k: r["trace"] for k, r in results.items()}, tol=settings.tol),
                         width="stretch", key="rtm_conv_chart")
-        st.dataframe(pd.DataFrame({k: {"sweeps": len(r["trace"]), "converged": r["converged"],
-                                       "seconds": round(r["seconds"], 2),
-                                       "final log evidence": r["trace"]["log_evidence"].iloc[-1]}
-                                   for k, r in results.items()}).T)
+        # rows from a list of dicts keep the methods' and the columns' order on every pandas version
+        st.dataframe(pd.DataFrame([{"sweeps": len(r["trace"]), "converged": r["converged"],
+                                    "seconds": round(r["seconds"], 2),
+                                    "final log evidence": r["trace"]["log_evidence"].iloc[-1]}
+                                   for r in results.values()], index=list(results)))
 
     with tabs[2]:
         if binary.truth is None:
@@ -184,7 +188,8 @@ def render() -> None:
                        "experiment (800 objects, 400 tags, 30 relevant) gave AUC 0.82 for Power EP and 0.80 for MI.")
 
     with tabs[3]:
-        table = pd.DataFrame({"test accuracy": {**{k: r["accuracy"] for k, r in results.items()}, **base_acc}})
+        table = pd.Series({**{k: r["accuracy"] for k, r in results.items()}, **base_acc},
+                          name="test accuracy").to_frame()  # RTM methods first, then the baselines
         show_figure(st, rtm_plots.accuracy_figure(table), key="rtm_acc_chart")
         st.caption("Held-out 25% stratified split of the picked dataset (seed 0).")
         c_ours, c_slides = st.columns(2)

@@ -5,7 +5,7 @@ import streamlit as st
 
 from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
-from fsengine.app.picker import current_selection, load_cached
+from fsengine.app.picker import UPLOAD_KEY, current_selection, load_cached
 from fsengine.app.presets import Preset, preset_buttons
 from fsengine.data.features.templates import GROUPS
 from fsengine.data.registry import get_spec
@@ -42,6 +42,10 @@ def render() -> None:
 
     picked = current_selection()[0]
     default_task = next((i for i, key in enumerate(available.values()) if key == picked), 0)
+    if picked == UPLOAD_KEY:
+        st.info("This page compares IFS and SGC on its own sequence-labelling tasks below (tokens described "
+                "by feature templates); your uploaded table is not used here. To run IFS and SGC on your "
+                "table, choose them on **Compare methods**.")
     with st.form("sgc_form"):
         cols = st.columns(3)
         task = cols[0].selectbox("Task", list(available), index=default_task, key="sgc_task", bind="query-params",

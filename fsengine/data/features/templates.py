@@ -326,34 +326,112 @@ class TemplateFeaturizer:
         return X
 
     # ------------------------------------------------------------------ decoding
-    def decode(self, model, encoded: Encoded) -> np.ndarray:
-        """Greedy left-to-right decoding: label ids, each token's tag features read the tags
-        *predicted* for the previous tokens. ``model`` is a MaxentModel over these predicates."""
+    @property
+    def tag_order(self) -> int:
+        """How many previous output tags the templates read (2 for T-2)."""
+        return max((-o for t in self.templates for a, o in t.parts if a == "T"), default=0)
+
+    def _dynamic(self):
+        return [(t, kept, off) for t, kept, off in zip(self.templates, self.keys_, self.offsets_) if t.dynamic]
+
+    def _dynamic_weights(self, W) -> list[np.ndarray]:
+        """Dense weight rows (predicates x classes) of each dynamic template's predicates."""
+        return [W[off:off + kept.size].toarray() for _, kept, off in self._dynamic()]
+
+    def _dynamic_rows(self, weights, encoded: Encoded, idx, tag_at):
+        """Per dynamic template, (hit mask, weight rows) of the predicates firing at tokens ``idx``
+        when the previous tags are ``tag_at(offset)`` (reserved-shifted tag ids, shape of the keys);
+        ``weights`` from :meth:`_dynamic_weights`."""
+        for (t, kept, off), static_key, Wt in zip(self._dynamic(), encoded.dyn_static_key, weights):
+            key = static_key[idx]
+            for attr, o, radix in self._canonical_parts(t):
+                if attr == "T":
+                    key = key * radix + tag_at(o)
+            col = self._lookup(key, kept, off)
+            hit = col >= 0
+            if hit.any():
+                yield hit, Wt[col[hit] - off]
+
+    def _check_model(self, model):
         if model.n_predicates != self.n_predicates_:
             raise ValueError(f"model reads {model.n_predicates} predicates, featurizer has "
                              f"{self.n_predicates_}")
+
+    def decode(self, model, encoded: Encoded, decoder: str = "greedy") -> np.ndarray:
+        """Label ids of the encoded sentences under ``model`` (a MaxentModel over these predicates).
+
+        ``greedy``: left to right, each token's tag features read the tags *predicted* for the
+        previous tokens. ``viterbi``: the sequence maximising sum_i log p(t_i | x_i, previous tags)
+        exactly (:mod:`fsengine.maxent.decode`)."""
+        self._check_model(model)
+        if decoder == "viterbi":
+            return self._viterbi(model, encoded)
+        if decoder != "greedy":
+            raise ValueError(f"decoder={decoder!r}: choose 'greedy' or 'viterbi'")
         W = model.weight_matrix().tocsr()
         scores = np.asarray((encoded.static_X @ W).todense())
-        dyn = [(t, kept, off) for t, kept, off in zip(self.templates, self.keys_, self.offsets_)
-               if t.dynamic]
+        weights = self._dynamic_weights(W)
         pred = np.full(scores.shape[0], -1, dtype=np.int64)
         starts, lengths = encoded.starts, encoded.lengths
         for position in range(int(lengths.max())):
             live = lengths > position
             idx = starts[live] + position
+
+            def tag_at(o, idx=idx, position=position):
+                prev = np.full(idx.size, BOS, dtype=np.int64)
+                if position + o >= 0:
+                    prev[:] = pred[idx + o] + len(_RESERVED)
+                return prev
+
             total = scores[idx].copy()
-            for (t, kept, off), static_key in zip(dyn, encoded.dyn_static_key):
-                key = static_key[idx]
-                for attr, o, radix in self._canonical_parts(t):
-                    if attr != "T":
-                        continue
-                    prev = np.full(idx.size, BOS, dtype=np.int64)
-                    ok = position + o >= 0
-                    prev[ok] = pred[idx[ok] + o] + len(_RESERVED)
-                    key = key * radix + prev
-                col = self._lookup(key, kept, off)
-                hit = col >= 0
-                if hit.any():
-                    total[hit] += W[col[hit]].toarray()
+            for hit, rows in self._dynamic_rows(weights, encoded, idx, tag_at):
+                total[hit] += rows
             pred[idx] = np.argmax(total, axis=1)
+        return pred
+
+    def context_log_probs(self, weights, static_scores, encoded: Encoded, first: int, stop: int) -> np.ndarray:
+        """(stop - first, n_contexts, Y) log p(y | token, previous tags) of tokens first..stop-1 for
+        every context of :func:`fsengine.maxent.decode.contexts` (the Viterbi table); ``weights``
+        from :meth:`_dynamic_weights`, ``static_scores`` = static_X W."""
+        from ...maxent.decode import contexts, log_softmax
+
+        n_tags, order = len(self.labels_), self.tag_order
+        ctx = contexts(n_tags, order)
+        # digit n_tags (BOS) -> reserved BOS id, label l -> l + len(_RESERVED)
+        ids = np.where(ctx == n_tags, BOS, ctx + len(_RESERVED))
+        n = stop - first
+        idx = np.repeat(np.arange(first, stop), ctx.shape[0])
+
+        def tag_at(o):
+            return np.tile(ids[:, order + o], n)
+
+        total = np.repeat(static_scores[first:stop], ctx.shape[0], axis=0)
+        for hit, rows in self._dynamic_rows(weights, encoded, idx, tag_at):
+            total[hit] += rows
+        return log_softmax(total.reshape(n, ctx.shape[0], n_tags))
+
+    def _viterbi(self, model, encoded: Encoded, block_tokens: int = 200_000) -> np.ndarray:
+        """Exact decoding, sentence by sentence, the log-probability tables built for blocks of
+        whole sentences of about ``block_tokens`` token-context pairs."""
+        from ...maxent.decode import viterbi_path
+
+        W = model.weight_matrix().tocsr()
+        scores = np.asarray((encoded.static_X @ W).todense())
+        weights = self._dynamic_weights(W)
+        pred = np.empty(scores.shape[0], dtype=np.int64)
+        n_ctx = (len(self.labels_) + 1) ** self.tag_order
+        starts, lengths = encoded.starts.tolist(), encoded.lengths.tolist()
+        s = 0
+        while s < len(starts):
+            e, tokens = s, 0
+            while e < len(starts) and (e == s or (tokens + lengths[e]) * n_ctx <= block_tokens):
+                tokens += lengths[e]
+                e += 1
+            first = starts[s]
+            table = self.context_log_probs(weights, scores, encoded, first, first + tokens)
+            for start, length in zip(starts[s:e], lengths[s:e]):
+                path, _ = viterbi_path(table[start - first:start - first + length], len(self.labels_),
+                                       self.tag_order)
+                pred[start:start + length] = path
+            s = e
         return pred

@@ -161,7 +161,7 @@ class Stump:
     error: float
 
     def predict_codes(self, X) -> np.ndarray:
-        column = X[:, self.feature]
+        column = X[:, [self.feature]]  # a list index: the sparse arrays of scipy 1.11 (the floor) have no 1-D slices
         column = column.toarray().ravel() if sp.issparse(column) else np.asarray(column).ravel()
         return np.where(column <= self.threshold, self.left_class, self.right_class)
 

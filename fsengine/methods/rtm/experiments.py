@@ -39,6 +39,9 @@ Progress = Callable[[float, str], None]
 
 #: display label of each RTM training method (matches fsengine.plots.style.METHOD_COLORS)
 RTM_LABELS = {m: f"RTM {METHOD_LABELS[m]}" for m in METHODS}
+#: every training method with the fixed prior, then each with ARD: (method, ard) pairs, the unit of
+#: work of the reproduction (a variant is data, so a scheduler can hand pairs out as tasks)
+VARIANTS = tuple((m, False) for m in METHODS) + tuple((m, True) for m in METHODS)
 MI_LABEL, L1_LABEL, NB_LABEL = "MI", "L1", "BernoulliNB"
 
 #: the slides' test accuracies ("Sentiment analysis"); the datasets are not named there
@@ -51,6 +54,16 @@ REFERENCE_ANCHORS = {
     "synthetic AUC (800 objects, 400 tags, 30 relevant)": {"RTM Power EP": 0.82, "MI": 0.80},
     "subjectivity accuracy": {"RTM": 0.89, "BernoulliNB": 0.90},
 }
+
+
+def rtm_label(method: str, ard: bool = False) -> str:
+    """Display label of an RTM variant: ``RTM Power EP`` or ``RTM Power EP + ARD``."""
+    return RTM_LABELS[method] + (" + ARD" if ard else "")
+
+
+def as_variant(item, settings: RTMSettings) -> tuple[str, bool]:
+    """A (method, ard) pair from a method name (ARD as in ``settings``) or a pair."""
+    return (item, settings.ard) if isinstance(item, str) else (item[0], bool(item[1]))
 
 
 def _quiet_fit(tags, y01, settings: RTMSettings):
@@ -107,17 +120,19 @@ def fit_outcome(fit) -> dict:
 def relevance_scores(X, y, settings: RTMSettings, methods=METHODS,
                      baselines=True) -> tuple[dict, dict, dict, dict]:
     """Scores per method label, RTM traces per label, seconds per label and the RTM fits'
-    outcomes per label (:func:`fit_outcome`)."""
+    outcomes per label (:func:`fit_outcome`). ``methods``: method names or (method, ard) pairs."""
     tags = tags_from(X)
     y01 = np.asarray(y, dtype=np.float64)
     scores, traces, seconds, outcomes = {}, {}, {}, {}
-    for m in methods:
+    for item in methods:
+        m, ard = as_variant(item, settings)
+        label = rtm_label(m, ard)
         t0 = time.perf_counter()
-        fit = _quiet_fit(tags, y01, replace(settings, method=m))
-        seconds[RTM_LABELS[m]] = time.perf_counter() - t0
-        scores[RTM_LABELS[m]] = fit.relevance()
-        traces[RTM_LABELS[m]] = fit.trace
-        outcomes[RTM_LABELS[m]] = fit_outcome(fit)
+        fit = _quiet_fit(tags, y01, replace(settings, method=m, ard=ard))
+        seconds[label] = time.perf_counter() - t0
+        scores[label] = fit.relevance()
+        traces[label] = fit.trace
+        outcomes[label] = fit_outcome(fit)
     if baselines:
         for label, fn in ((MI_LABEL, mutual_information_scores), (L1_LABEL, l1_path_scores)):
             t0 = time.perf_counter()
@@ -193,8 +208,8 @@ def cv_accuracy(key: str, *, folds: int = 5, methods=METHODS, max_docs: int | No
                 progress: Progress | None = None) -> pd.DataFrame:
     """Stratified k-fold test accuracy on a sentiment corpus: one row per (fold, method) with
     accuracy, seconds, vocabulary size and, for the RTM, how the fit ended
-    (:func:`fit_outcome`: converged, sweeps, skipped factors, evidence). ``max_docs`` subsamples
-    (stratified, seeded) for quick runs."""
+    (:func:`fit_outcome`: converged, sweeps, skipped factors, evidence). ``methods``: method
+    names or (method, ard) pairs. ``max_docs`` subsamples (stratified, seeded) for quick runs."""
     corpus = CORPORA[key]
     data = corpus.reader()
     texts = np.array(data.texts, dtype=object)
@@ -213,13 +228,14 @@ def cv_accuracy(key: str, *, folds: int = 5, methods=METHODS, max_docs: int | No
         Xte, _ = word_presence_tags(texts[te], vocabulary=vocab)
         tags_tr, tags_te = tags_from(Xtr), tags_from(Xte)
         base = {"fold": fold, "n_docs": y.size, "n_tags": len(vocab), "n_train": tr.size}
-        for m in methods:
+        for item in methods:
+            m, ard = as_variant(item, settings)
             if progress:
-                progress(done / steps, f"{corpus.label}: fold {fold + 1}/{folds}, {RTM_LABELS[m]}")
+                progress(done / steps, f"{corpus.label}: fold {fold + 1}/{folds}, {rtm_label(m, ard)}")
             t0 = time.perf_counter()
-            fit = _quiet_fit(tags_tr, y[tr].astype(np.float64), replace(settings, method=m))
+            fit = _quiet_fit(tags_tr, y[tr].astype(np.float64), replace(settings, method=m, ard=ard))
             p1 = predict_positive(tags_te.indptr, tags_te.indices, fit.A, fit.B, QUADRATURE)
-            rows.append({**base, "method": RTM_LABELS[m], "accuracy": float(np.mean((p1 > 0.5) == (y[te] == 1))),
+            rows.append({**base, "method": rtm_label(m, ard), "accuracy": float(np.mean((p1 > 0.5) == (y[te] == 1))),
                          "seconds": time.perf_counter() - t0, **fit_outcome(fit)})
             done += 1
         for label, score in ((NB_LABEL, lambda: BernoulliNB().fit(Xtr, y[tr]).score(Xte, y[te])),

@@ -1,0 +1,139 @@
+"""Interactive figures for Jupyter: a slider over stored results that redraws plotly ``FigureWidget``s.
+
+The teaching notebooks (``notebooks/``) fit a method once and then let the reader move along
+what the fit already holds (Lambda/Lambda* on the BIA path, k on a ranking, C on an L1 path).
+:class:`SliderFigures` ties an ``ipywidgets.SelectionSlider`` to one or more figures; each figure
+is rebuilt by a pure builder of :mod:`fsengine.plots` from stored arrays and copied into its
+widget in place, so moving the slider never refits anything::
+
+    view = SliderFigures(ratios, [lambda r: path_figure(sel.path_, current_ratio=r)],
+                         description="Λ/Λ*", value=1.0)
+    view          # the last expression of a cell: slider above the figures
+
+Needs ``ipywidgets`` and, with plotly >= 6, ``anywidget`` (``pip install 'fsengine[notebooks]'``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.io.json import to_json_plotly
+
+
+def _pruned(value):
+    """A JSON value without empty objects (a cleared ``marker`` stays behind as ``{}``)."""
+    if isinstance(value, dict):
+        kept = {k: _pruned(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if v != {}}
+    if isinstance(value, list):
+        return [_pruned(v) for v in value]
+    return value
+
+
+def _gaps_as_none(value):
+    """Non-finite numbers of multi-dimensional arrays (e.g. a heatmap's blank cells) as None.
+
+    A ``FigureWidget`` sends 1-D numeric arrays to the browser as binary buffers but larger ones
+    as JSON lists, where NaN is not valid JSON (jupyter_client warns and may drop it); plotly
+    draws None as the same gap.
+    """
+    if isinstance(value, dict):
+        return {k: _gaps_as_none(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray) and value.ndim > 1 and value.dtype.kind == "f" and not np.isfinite(value).all():
+        return np.where(np.isfinite(value), value, None).tolist()
+    return value
+
+
+def widget_ready(figure: go.Figure) -> go.Figure:
+    """``figure`` with the gaps of its multi-dimensional arrays as None (see :func:`_gaps_as_none`)."""
+    return go.Figure(data=[_gaps_as_none(t.to_plotly_json()) for t in figure.data], layout=figure.layout)
+
+
+def replace_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
+    """Make ``widget`` show ``figure``: its traces and layout, in one update of the view.
+
+    Traces of the same count and types are updated in place (properties the new trace lacks are
+    cleared); otherwise every trace is replaced.
+    """
+    figure = widget_ready(figure)
+    same = len(widget.data) == len(figure.data) and all(
+        old.type == new.type for old, new in zip(widget.data, figure.data))
+    if not same:
+        widget.data = ()
+        widget.add_traces(list(figure.data))
+    with widget.batch_update():
+        if same:
+            for old, new in zip(widget.data, figure.data):
+                fresh = new.to_plotly_json()
+                fresh.pop("uid", None)
+                stale = {key: None for key in old.to_plotly_json() if key not in fresh and key not in ("type", "uid")}
+                old.update({**stale, **fresh}, overwrite=True)
+        widget.layout = figure.layout
+
+
+def figure_state(figure: go.Figure) -> dict[str, Any]:
+    """Traces (without plotly's random ``uid``) and layout as plain JSON values: equal for figures
+    that draw the same, whether ``go.Figure`` or ``go.FigureWidget`` (gaps as None, as a widget
+    holds them)."""
+    state = json.loads(to_json_plotly({"data": [_gaps_as_none(t.to_plotly_json()) for t in figure.data],
+                                       "layout": figure.layout.to_plotly_json()}))
+    for trace in state["data"]:
+        trace.pop("uid", None)
+    return _pruned(state)
+
+
+def _label(value, fmt: str | Callable[[Any], str] | None) -> str:
+    if fmt is None:
+        return f"{value:.3g}" if isinstance(value, float | np.floating) else str(value)
+    return fmt(value) if callable(fmt) else format(value, fmt)
+
+
+class SliderFigures:
+    """A selection slider over ``options`` and one ``FigureWidget`` per builder in ``draws``.
+
+    ``draws``: functions ``value -> go.Figure`` that only draw (from results computed before).
+    ``value``: the starting option, or the option nearest it (default: the first option).
+    Attributes ``slider`` and ``figures`` (the widgets); ``box`` lays them out; the object
+    displays as ``box``.
+    """
+
+    def __init__(self, options: Sequence, draws: Sequence[Callable[[Any], go.Figure]], *,
+                 value=None, description: str = "", fmt: str | Callable[[Any], str] | None = None):
+        import ipywidgets as widgets
+
+        options = list(options)
+        if not options:
+            raise ValueError("SliderFigures needs at least one option to slide over")
+        if not draws:
+            raise ValueError("SliderFigures needs at least one figure builder in draws")
+        start = options[0] if value is None else self._nearest(options, value)
+        self.draws = list(draws)
+        self.slider = widgets.SelectionSlider(
+            options=[(_label(v, fmt), v) for v in options], value=start, description=description,
+            continuous_update=False, style={"description_width": "initial"},
+            layout=widgets.Layout(width="95%"))
+        self.figures = [go.FigureWidget(widget_ready(draw(start))) for draw in self.draws]
+        self.box = widgets.VBox([self.slider, *self.figures])
+        self.slider.observe(self._moved, names="value")
+
+    @staticmethod
+    def _nearest(options: list, value):
+        if value in options:
+            return value
+        numeric = np.asarray(options, dtype=np.float64)
+        return options[int(np.argmin(np.abs(numeric - float(value))))]
+
+    def _moved(self, change) -> None:
+        self.show(change["new"])
+
+    def show(self, value) -> None:
+        """Redraw every figure at ``value`` (the slider calls this when it moves)."""
+        for widget, draw in zip(self.figures, self.draws):
+            replace_figure(widget, draw(value))
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.box._repr_mimebundle_(**kwargs)
