@@ -57,3 +57,11 @@ def test_plain_dict_figures_are_styled_without_validation():
          "layout": {"xaxis": {"type": "log"}}}
     fig = restyle(d, Style(lecture=True))
     assert fig.layout.xaxis.dtick == 1 and fig.data[0].line.width == 2 * 1.8
+
+
+def test_typed_arrays_of_a_figure_dict_count_for_the_decades():
+    fig = go.Figure(go.Scatter(x=np.geomspace(0.1, 10, 12), y=np.geomspace(1e-6, 1e-1, 12)))
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    styled = restyle(fig.to_plotly_json())  # arrays become {"dtype", "bdata"} here
+    assert styled.layout.xaxis.dtick == 1 and styled.layout.yaxis.dtick == 1

@@ -71,10 +71,14 @@ def apply_style(fig: go.Figure, *, title: str | None = None, height: int = 420) 
 
 def _positive_span(values) -> float:
     """Decades spanned by the positive finite values (0 when there are none)."""
+    import base64
+
     import numpy as np
 
     if values is None:
         return 0.0
+    if isinstance(values, dict) and "bdata" in values:  # a typed array of a figure dict (plotly >= 6)
+        values = np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"]))
     try:
         arr = np.asarray(values, dtype=np.float64).ravel()
     except (TypeError, ValueError):
