@@ -46,7 +46,8 @@ test: $(STAMP_TEST)
 
 notebook: $(STAMP_LAB)
 	$(PY) -m fsengine warmup
-	$(VENV)/bin/jupyter-lab notebooks --ServerApp.ip=$(HOST) --ServerApp.port=$(NOTEBOOK_PORT)
+	$(VENV)/bin/jupyter-lab notebooks --ServerApp.ip=$(HOST) --ServerApp.port=$(NOTEBOOK_PORT) \
+		$(if $(filter 0,$(shell id -u)),--allow-root)
 
 $(STAMP_MIN): pyproject.toml .ci/min_constraints.py
 	$(PYTHON) -m venv $(VENV_MIN)

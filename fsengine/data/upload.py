@@ -19,7 +19,7 @@ import pandas as pd
 from .. import config
 from ..validation import MAX_ABS_VALUE
 from .dataset import Dataset, Provenance
-from .wide_csv import read_wide
+from .wide_csv import EXACT_FLOATS, read_wide
 
 MIN_ROWS = 10
 MIN_ROWS_PER_CLASS = 2
@@ -108,10 +108,8 @@ def _numeric_columns(df: pd.DataFrame) -> int:
 def _parse(text: str, sep: str, decimal: str) -> pd.DataFrame:
     """pandas' reader, or the linear-time one for wide tables (:mod:`fsengine.data.wide_csv`)."""
     df = read_wide(text, sep, decimal)
-    # round_trip: every number reads back exactly as written (pandas' default "high" parser can be
-    # one unit in the last place off on the older pandas versions the floor allows)
     return df if df is not None else pd.read_csv(io.StringIO(text), sep=sep, quotechar='"', decimal=decimal,
-                                                 float_precision="round_trip")
+                                                 **EXACT_FLOATS)
 
 
 def _read_text_table(text: str, filename: str, sep: str) -> tuple[pd.DataFrame, list[str], list[str]]:

@@ -19,9 +19,15 @@ import re
 import numpy as np
 import pandas as pd
 
+#: pandas < 3.1 parses floats with its "high" parser by default, which can be one unit in the last
+#: place off; "round_trip" reads every number back exactly as written (3.1 does so by default and
+#: deprecates the option)
+EXACT_FLOATS = ({} if tuple(int(part) for part in pd.__version__.split(".")[:2]) >= (3, 1)
+                else {"float_precision": "round_trip"})
+
 #: tables with fewer columns than this go to pandas directly (it is fast there)
 WIDE_COLUMNS = 1000
-#: integers beyond this are not all exact as float64; such columns go to pandas
+#: integers beyond this are not all exact as float64; columns holding such magnitudes go to pandas
 _EXACT_INT = 2**53
 #: a character that cannot occur in cells pandas reads as int64 (digits, signs, spaces)
 _NOT_AN_INTEGER_LITERAL = re.compile(r"[^0-9+\- ]")
@@ -29,7 +35,9 @@ _NOT_AN_INTEGER_LITERAL = re.compile(r"[^0-9+\- ]")
 
 def read_wide(text: str, sep: str, decimal: str = ".", *, min_columns: int = WIDE_COLUMNS) -> pd.DataFrame | None:
     """``text`` parsed like ``pd.read_csv(io.StringIO(text), sep=sep, decimal=decimal)``, or None."""
-    rows = [row for row in csv.reader(io.StringIO(text), delimiter=sep, quotechar='"') if row]
+    # pandas skips blank lines, also one holding only spaces
+    rows = [row for row in csv.reader(io.StringIO(text), delimiter=sep, quotechar='"')
+            if row and not (len(row) == 1 and not row[0].strip())]
     if len(rows) < 2 or len(rows[0]) < min_columns:
         return None
     header, body = rows[0], rows[1:]
@@ -47,7 +55,9 @@ def read_wide(text: str, sep: str, decimal: str = ".", *, min_columns: int = WID
     for j in np.flatnonzero(integer):  # integral values written as 1.0 or 1e3 stay float64, as in pandas
         integer[j] = _NOT_AN_INTEGER_LITERAL.search("".join(columns[j])) is None
     exact = (np.abs(values) < _EXACT_INT).all(axis=0)
-    plain &= exact | ~integer  # integer literals beyond 2**53: pandas keeps them exact as int64
+    # integer literals beyond 2**53: pandas keeps them exact as int64, or reads the column as text
+    # beyond 2**64 (even next to 0.0): every column holding such magnitudes goes to pandas
+    plain &= exact
     integer &= plain
     floats = plain & ~integer
     names = np.array(header, dtype=object)
@@ -56,7 +66,7 @@ def read_wide(text: str, sep: str, decimal: str = ".", *, min_columns: int = WID
     other = np.flatnonzero(~plain)
     if other.size:
         parts.append(pd.read_csv(io.StringIO(text), sep=sep, quotechar='"', decimal=decimal, usecols=other.tolist(),
-                                 float_precision="round_trip"))
+                                 **EXACT_FLOATS))
     order = np.concatenate([np.flatnonzero(floats), np.flatnonzero(integer), other])
     df = pd.concat(parts, axis=1)
     df = df.iloc[:, np.argsort(order, kind="stable")]
