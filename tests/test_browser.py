@@ -184,25 +184,21 @@ def test_a_view_is_a_link(app_url, browser):
         assert page.locator('[data-testid="stNumberInput"]', has_text="Top features in red").locator(
             "input").input_value() == "7"
         assert page.locator('[data-testid="stSidebar"] [role="switch"]').first.is_checked()
-        titles = page.locator(".gtitle").all_inner_texts()
+        titles = page.evaluate("() => [...document.querySelectorAll('.gtitle')].map(e => e.textContent)")
         assert f"Posterior at Λ/Λ* = {ratio} (Fig. 2B)" in titles
         assert "Top 7 pixels on sample images (Fig. 2C)" in titles
     finally:
         fresh.close()
 
 
-def test_first_visit_after_a_server_start_shows_the_apps_navigation(tmp_path_factory):
+def test_first_visit_after_a_server_start_shows_the_apps_navigation(tmp_path_factory, browser):
     """Polled from the first moment the server answers: never Streamlit's pages/ list, and the
     home page's title with the app's own links as soon as anything is drawn."""
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
     log = tmp_path_factory.mktemp("first_visit") / "streamlit.log"
-    with streamlit_server(log, _env(tmp_path_factory)) as (url, proc), sync_playwright() as pw:
-        chromium = launch_chromium(pw)
+    with streamlit_server(log, _env(tmp_path_factory)) as (url, proc):
+        wait_healthy(url, proc, log, poll_s=0.05)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
-            wait_healthy(url, proc, log, poll_s=0.05)
-            page = chromium.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(url)
             streamlit_list, deadline = 0, time.monotonic() + 120
             while time.monotonic() < deadline:
@@ -215,7 +211,7 @@ def test_first_visit_after_a_server_start_shows_the_apps_navigation(tmp_path_fac
             assert page.locator('[data-testid="stMain"] h1').first.inner_text() == "Feature Selection Explorer"
             assert page.locator(STREAMLIT_NAV).count() == 0
         finally:
-            chromium.close()
+            page.close()
 
 
 def test_uploaded_names_show_as_text_never_as_links_or_images(app_url, browser, tmp_path):
