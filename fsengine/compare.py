@@ -30,6 +30,7 @@ the user stops the script).
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -87,6 +88,9 @@ class MethodRun:
     boot_top_scores: np.ndarray
     boot_seconds: np.ndarray
     boot_error: str | None = None
+    #: the untimed first fit on a few rows before the timed one (numba compilation or loading
+    #: compiled kernels happens there, so ``seconds`` measures the method, not the compiler)
+    warmup_seconds: float = 0.0
 
 
 @dataclass
@@ -174,6 +178,7 @@ class ComparisonResult:
         return pd.DataFrame([{
             "method": r.label,
             "fit_seconds": r.seconds,
+            "warmup_seconds": r.warmup_seconds,
             "bootstrap_mean_seconds": float(np.mean(r.boot_seconds)) if r.boot_seconds.size else np.nan,
             "bootstrap_std_seconds": float(np.std(r.boot_seconds)) if r.boot_seconds.size else np.nan,
             "selected_by_method": int(r.support.sum()),
@@ -297,6 +302,7 @@ class _Fitted:
     support: np.ndarray
     seconds: float
     notes: tuple[str, ...]
+    warmup_seconds: float = 0.0
 
 
 def _fit_task(job: _FitJob, item: tuple[int, np.ndarray | None], progress: Progress | None = None) -> _Fitted | str:
@@ -307,11 +313,15 @@ def _fit_task(job: _FitJob, item: tuple[int, np.ndarray | None], progress: Progr
     # always a fresh copy: arrays that arrive from another process can be aligned differently, and
     # numpy's vectorised sums then round differently (1e-16 in BIA's scores on a Dask worker)
     ds = _subset(job.train, np.arange(job.train.n_samples) if rows is None else rows)
+    spec = get_method(key)
+    # the full fit first compiles (or loads) the method's kernels untimed, in the process that fits
+    warmup = _warm_up(spec, values, ds) if rows is None else 0.0
     try:
-        fit = fit_method(get_method(key), values, ds, progress)
+        fit = fit_method(spec, values, ds, progress)
     except Exception as exc:  # the method's failure; cancellation (BaseException here) passes through
         return failure_message(exc)
-    return _Fitted(scores=fit.scores, order=fit.order, support=fit.support, seconds=fit.seconds, notes=fit.notes)
+    return _Fitted(scores=fit.scores, order=fit.order, support=fit.support, seconds=fit.seconds, notes=fit.notes,
+                   warmup_seconds=warmup)
 
 
 def _accuracy_task(parts: tuple[Dataset, Dataset], columns: list[np.ndarray]) -> list[float]:
@@ -349,8 +359,29 @@ def _method_runs(specs, params, fits: list, n_resamples: int, keep: int) -> tupl
             boot_top=np.array([b.order[:keep] for b in boots], dtype=np.intp).reshape(len(boots), keep),
             boot_top_scores=np.array([b.scores[b.order[:keep]] for b in boots],
                                      dtype=np.float64).reshape(len(boots), keep),
-            boot_seconds=np.array([b.seconds for b in boots]), boot_error=boot_error))
+            boot_seconds=np.array([b.seconds for b in boots]), boot_error=boot_error,
+            warmup_seconds=fit.warmup_seconds))
     return runs, failures
+
+
+#: rows per class of the untimed warm-up fit
+WARMUP_ROWS_PER_CLASS = 20
+
+
+def _warm_up(spec, values, train: Dataset) -> float:
+    """Fit once, untimed, on the first rows of each class: compiles (or loads) the method's numba
+    kernels so that the timed fit measures the method. Returns the warm-up's duration; a
+    warm-up that fails on so few rows is skipped (the real fit reports its own errors)."""
+    rows = np.sort(np.concatenate([np.flatnonzero(train.y == c)[:WARMUP_ROWS_PER_CLASS]
+                                   for c in np.unique(train.y)]))
+    started = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # convergence on 40 rows is not the point
+            fit_method(spec, values, _subset(train, rows), None)
+    except (ValueError, ArithmeticError):
+        pass  # too few rows for this method: the timed fit then includes compilation, as before
+    return time.perf_counter() - started
 
 
 def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSettings(), *,

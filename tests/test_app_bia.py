@@ -24,8 +24,14 @@ def _array(value):
 
 
 def _n_lines(trace):
-    y = _array(trace["y"]).astype(float)
-    return int(np.isnan(y).sum())
+    x = _array(trace["x"]).astype(float)  # one NaN after each line (y is NaN where not converged too)
+    return int(np.isnan(x).sum())
+
+
+def _named(fig, prefix):
+    found = [t for t in fig["data"] if t.get("name", "").startswith(prefix)]
+    assert len(found) == 1, [t.get("name") for t in fig["data"]]
+    return found[0]
 
 
 def test_default_notmnist_b_vs_d_path_heatmap_samples_and_slider():
@@ -34,10 +40,11 @@ def test_default_notmnist_b_vs_d_path_heatmap_samples_and_slider():
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Samples n"] == "1,000" and metrics["Features p"] == "784"
-    path, heat, samples, screening, check = (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
-    fill, grey, red, _ = path["data"]
-    assert grey["type"] == red["type"] == "scattergl"
-    assert _n_lines(grey) == 764 and _n_lines(red) == 20  # 784 lines, top 20 in red
+    path, heat, samples, check, screening = (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
+    fill, grey, red = (_named(path, name) for name in ("breakdown", "next 180 of 764", "top 20"))
+    assert grey["type"] == red["type"] == "scatter"
+    assert _n_lines(grey) == 180 and _n_lines(red) == 20  # 200 lines drawn, top 20 in red
+    assert _named(path, "all 784 features")["fill"] == "tonexty"  # the band summarises every feature
     assert path["layout"]["xaxis"]["type"] == "log" and max(fill["x"]) == 1.0
     z_at_star = _array(heat["data"][0]["z"]).astype(float)
     assert z_at_star.shape == (28, 28) and z_at_star.max() > 0.55
@@ -67,7 +74,7 @@ def test_default_notmnist_b_vs_d_path_heatmap_samples_and_slider():
     at.number_input(key="bia_topk").set_value(5).run()
     at.radio(key="bia_quantity").set_value("magnetization").run()
     path = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert _n_lines(path["data"][2]) == 5
+    assert _n_lines(_named(path, "top 5")) == 5
     assert path["layout"]["yaxis"]["title"]["text"] == "magnetization m_j"
     assert not at.exception and not at.error
 
@@ -81,7 +88,7 @@ def test_synthetic_non_image_bars_linear_family_and_bad_input():
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     bars = charts[1]["data"][0]
     assert bars["type"] == "bar" and len(bars["y"]) == 30
-    assert _n_lines(charts[0]["data"][2]) == 3  # top-k defaults to a tenth of p (at least 3)
+    assert _n_lines(_named(charts[0], "top 3")) == 3  # top-k defaults to a tenth of p (at least 3)
     # truly relevant features (x3, x7, x13, x18, x22 for the default seed) are red; the best
     # bar (drawn last) is one of them
     names, colors = list(bars["y"]), list(bars["marker"]["color"])
@@ -89,7 +96,7 @@ def test_synthetic_non_image_bars_linear_family_and_bad_input():
     assert red == {"x3", "x7", "x13", "x18", "x22"} and names[-1] in red
     # switching the model to the linear family works on 0/1 labels too
     at.selectbox(key="bia_family").set_value("linear").run()
-    check = json.loads(at.get("plotly_chart")[-1].proto.spec)
+    check = json.loads(at.get("plotly_chart")[-2].proto.spec)
     assert check["data"][0]["name"] == "exact (closed-form evidence)"
     # a real-valued target with the logistic family gets a clear error, not a traceback
     at.sidebar.selectbox(key="ds_synthetic_glm_family").set_value("linear").run()
@@ -139,3 +146,41 @@ def test_default_page_on_a_fresh_install_uses_generated_letters(tmp_path, monkey
     z = _array(heat["data"][0]["z"]).astype(float)
     constant = int(at.warning[0].value.split()[0]) if at.warning else 0
     assert z.shape == (28, 28) and np.isfinite(z).sum() == 784 - constant
+
+
+def test_data_dependent_defaults_and_captions_follow_the_dataset():
+    """Top-k and the exact check's size follow the data; captions describe the data shown."""
+    at = app_test("pages/bia.py", timeout=120)  # the default 28 x 28 letters: top 20
+    assert at.number_input(key="bia_topk").value == 20
+    at.sidebar.selectbox(key="picker_key").set_value("digits").run()
+    assert at.number_input(key="bia_topk").value == 6  # 8 x 8 digits: a tenth of 64, not the stale 20
+    captions = " ".join(c.value for c in at.caption)
+    assert "B's middle bar" not in captions and "mean images of 0 and 1" in captions
+    assert "does not converge" in captions  # digits 0 vs 1 oscillates below Lambda*: said, and not drawn
+    path = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert "mean field not converged" in _named(path, "mean field not converged")["name"]
+    at.sidebar.selectbox(key="picker_key").set_value("synthetic_glm").run()
+    at.sidebar.number_input(key="ds_synthetic_glm_k").set_value(2).run()
+    at.sidebar.number_input(key="ds_synthetic_glm_p").set_value(3).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.number_input(key="bia_topk").value == 3
+    assert at.slider(key="bia_check_p").value == 3  # clamped to the 3 features, no red error
+    path = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert _n_lines(_named(path, "top 3")) == 3
+
+
+def test_paper_preset_restores_fig_2_settings():
+    require_real(load_dataset, "notmnist")
+    at = app_test()
+    at.sidebar.selectbox(key="picker_key").set_value("digits").run()
+    at.switch_page("pages/bia.py").run()
+    at.number_input(key="bia_topk").set_value(3).run()
+    at.radio(key="bia_quantity").set_value("magnetization").run()
+    next(b for b in at.button if b.label.startswith("As in the paper")).click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.sidebar.selectbox(key="picker_key").value == "notmnist"
+    assert at.sidebar.multiselect(key="ds_notmnist_letters").value == ["B", "D"]
+    assert at.number_input(key="ds_notmnist_n_per_class").value == 500
+    assert at.number_input(key="bia_topk").value == 20 and at.radio(key="bia_quantity").value == "posterior"
+    assert at.selectbox(key="bia_family").value == "logistic"
+    assert {m.label: m.value for m in at.metric}["Samples n"] == "1,000"

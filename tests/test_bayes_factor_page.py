@@ -115,8 +115,20 @@ def test_sign_panel_and_controls(page):
     assert n_both + n_only_printed == printed.n_at_stop
 
     # the sign radio switches the main run; S changes the number of rounds; IFS/SGC can be hidden
+    stops = summary["automatic stop (β₀ wins)"].tolist()
+    assert stops[0] == f"round {lap.stop_round}"
+    assert stops[1] == (f"round {printed.stop_round}" if printed.stop_round is not None
+                        else f"none in {len(printed.trace)} rounds")
     at.radio(key="bf_sign").set_value("printed: +½ log a_g").run()
     assert at.metric[0].value == str(printed.n_at_stop)
+    # table, figure and captions agree on whether the run stopped by itself
+    labels = [a["text"] for a in _chart(at, "bf_accuracy_chart")["layout"]["annotations"]]
+    captions = " ".join(c.value for c in at.caption)
+    if printed.stop_round is None:
+        assert labels[0] == f"end of run, no automatic stop: {printed.n_at_stop} pairs"
+        assert "never got there" in captions and "(the red dashed line)" not in captions
+    else:
+        assert labels[0] == f"Bayes-factor stop: {printed.n_at_stop} pairs"
     at.radio(key="bf_sign").set_value("Laplace: −½ log a_g").run()
     at.number_input(key="bf_S_planted_maxent").set_value(2).run()
     _, small_steps = _reference(per_round=2)

@@ -7,6 +7,10 @@ with exactly the listed pages, the shared dataset picker) and saves a full-page 
 ``test-artifacts/screenshots/``. Non-home pages are opened first, as deep links into a fresh
 server, because that is where Streamlit's legacy ``pages/`` mode would show up.
 
+Interaction: moves of the BIA slider by keyboard stay under the byte budget and land in the URL;
+a URL made in one browser restores the same view in a fresh one; the first visit after a server
+start shows the app's own navigation, polled from the moment the server answers.
+
 Without ``/usr/bin/chromium`` the tests skip, except under CI (``CI=true``), where they fail.
 A browser is never downloaded.
 """
@@ -14,75 +18,55 @@ A browser is never downloaded.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 from fsengine.app.registry import PAGES as APP_PAGES
+from tests import browser_tools
+from tests.browser_tools import (
+    NAV_LINKS,
+    STREAMLIT_NAV,
+    FrameCounter,
+    full_page_screenshot,
+    launch_chromium,
+    problems_on,
+    require_chromium,
+    sidebar_navigation,
+    slider_thumb,
+    slider_value,
+    streamlit_server,
+    wait_for_run,
+    wait_healthy,
+)
 from tests.conftest import PROJECT_ROOT
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SCREENSHOTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
 PAGES = sorted(APP_PAGES, key=lambda p: p.default)      # deep links first, home last
-RUN_TIMEOUT_S = 240
+#: the issue's budget for one move of the BIA slider to a new value (default notMNIST B vs D)
+MOVE_BUDGET_BYTES = 300_000
 
 
-def _require_chromium():
-    if CHROMIUM.exists():
-        return
-    reason = f"{CHROMIUM} is missing (install Debian's chromium; no browser is downloaded)"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI=true but {reason}")
-    pytest.skip(reason)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def _env(tmp_path_factory) -> dict:
+    env = dict(os.environ)
+    env.setdefault("FSENGINE_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
+    return env
 
 
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
     """A fresh ``streamlit run app.py`` on a free loopback port; stopped after the module."""
-    _require_chromium()
-    port = _free_port()
-    env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    env.setdefault("FSENGINE_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
+    require_chromium()
     log = tmp_path_factory.mktemp("server") / "streamlit.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass  # not listening yet: poll again until the deadline
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start:\n{log.read_text()[-3000:]}")
-            time.sleep(0.3)
-        yield url
-    finally:
-        proc.terminate()
+    with streamlit_server(log, _env(tmp_path_factory)) as (url, proc):
         try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+            wait_healthy(url, proc, log)
+        except RuntimeError as exc:
+            pytest.fail(str(exc))
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -90,53 +74,9 @@ def browser(app_url):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        chromium = launch_chromium(pw)
         yield chromium
         chromium.close()
-
-
-def wait_for_run(page, timeout_s: float = RUN_TIMEOUT_S) -> None:
-    """Until the script has stopped running for a while (reruns included) and every plotly
-    chart has drawn its SVG."""
-    app = page.locator('[data-testid="stApp"]')
-    app.wait_for(timeout=60_000)
-    deadline, quiet = time.monotonic() + timeout_s, 0
-    while quiet < 4:
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{page.url}: the script run did not finish in {timeout_s:.0f} s")
-        state = app.get_attribute("data-test-script-state")
-        quiet = quiet + 1 if state == "notRunning" else 0
-        time.sleep(0.4)
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
-        ".every(e => e.querySelector('.main-svg'))", timeout=60_000)
-
-
-def full_page_screenshot(page, path: Path) -> None:
-    """Streamlit scrolls inside its main container: grow the viewport to the content first."""
-    height = page.evaluate(
-        "() => Math.max(...['stMain', 'stMainBlockContainer', 'stSidebarContent'].map("
-        "id => document.querySelector(`[data-testid=${id}]`)?.scrollHeight || 0))")
-    width = page.viewport_size["width"]
-    page.set_viewport_size({"width": width, "height": min(int(height) + 80, 16_000)})
-    time.sleep(1.0)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(path), full_page=True)
-
-
-NAV_LINKS = '.st-key-app_navigation a[data-testid="stPageLink-NavLink"]'
-
-
-def sidebar_navigation(page) -> list[str]:
-    """The labels of the app's own page links in the sidebar, in order."""
-    return [a.inner_text().strip().splitlines()[-1].strip() for a in page.locator(NAV_LINKS).all()]
-
-
-def problems_on(page) -> list[str]:
-    """Exception elements and error boxes on the page, as text."""
-    found = [f"exception: {e.inner_text()[:500]}" for e in page.locator('[data-testid="stException"]').all()]
-    found += [f"error box: {e.inner_text()[:500]}" for e in page.locator('[data-testid="stAlertContentError"]').all()]
-    return found
 
 
 @pytest.mark.parametrize("entry", PAGES, ids=[p.url_path or "home" for p in PAGES])
@@ -174,13 +114,104 @@ def test_sidebar_links_reach_every_page(app_url, browser):
 
 
 def test_missing_chromium_skips_here_and_fails_under_ci(monkeypatch, tmp_path):
-    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", tmp_path / "no-chromium")
+    monkeypatch.setattr(browser_tools, "CHROMIUM", tmp_path / "no-chromium")
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="CI=true but .*no-chromium is missing"):
-        _require_chromium()
+        require_chromium()
     monkeypatch.delenv("CI")
     with pytest.raises(pytest.skip.Exception, match="no-chromium is missing"):
-        _require_chromium()
+        require_chromium()
+
+
+def _move(page, counter: FrameCounter, label: str, key: str = "ArrowRight") -> int:
+    """Press ``key`` on the slider ``label``; bytes the server sent until the page is idle again."""
+    before = counter.received
+    slider_thumb(page, label).focus()
+    page.keyboard.press(key)
+    wait_for_run(page, quiet_polls=3, poll_s=0.3)
+    return counter.received - before
+
+
+def test_bia_slider_moves_send_little_and_land_in_the_url(app_url, browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    counter = FrameCounter(page)
+    try:
+        page.goto(f"{app_url}/bia")
+        wait_for_run(page)
+        label = "Current Λ/Λ*"
+        seen = [slider_value(page, label)]
+        for key in ("ArrowRight", "ArrowRight", "ArrowLeft", "ArrowLeft", "ArrowLeft"):
+            sent = _move(page, counter, label, key)
+            seen.append(slider_value(page, label))
+            assert sent <= MOVE_BUDGET_BYTES, f"a move to {seen[-1]} sent {sent:,} bytes"
+            assert sent > 1000, "the move did not reach the server"
+            # the URL holds the value, except the default (1), which Streamlit leaves out
+            assert parse_qs(urlparse(page.url).query).get("bia_ratio") == (None if seen[-1] == "1" else [seen[-1]])
+            assert problems_on(page) == []
+        assert len(set(seen)) == 4, seen  # four different values: two new to the right, one to the left
+    finally:
+        context.close()
+
+
+def test_a_view_is_a_link(app_url, browser):
+    """Settings made in one browser come back from the URL alone in a fresh one."""
+    first = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = first.new_page()
+    counter = FrameCounter(page)
+    try:
+        page.goto(f"{app_url}/bia")
+        wait_for_run(page)
+        top_k = page.locator('[data-testid="stNumberInput"]', has_text="Top features in red").locator("input")
+        top_k.fill("7")
+        top_k.press("Enter")
+        wait_for_run(page)
+        for _ in range(3):
+            _move(page, counter, "Current Λ/Λ*", "ArrowLeft")
+        page.locator('[data-testid="stSidebar"] label', has_text="Lecture mode").click()
+        wait_for_run(page)
+        shared, ratio = page.url, slider_value(page, "Current Λ/Λ*")
+    finally:
+        first.close()
+    query = parse_qs(urlparse(shared).query)
+    assert query["bia_topk"] == ["7"] and query["bia_ratio"] == [ratio] and query["lecture"] == ["true"]
+    fresh = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = fresh.new_page()
+    try:
+        page.goto(shared)
+        wait_for_run(page)
+        assert slider_value(page, "Current Λ/Λ*") == ratio
+        assert page.locator('[data-testid="stNumberInput"]', has_text="Top features in red").locator(
+            "input").input_value() == "7"
+        assert page.locator('[data-testid="stSidebar"] [role="switch"]').first.is_checked()
+        titles = page.evaluate("() => [...document.querySelectorAll('.gtitle')].map(e => e.textContent)")
+        assert f"Posterior at Λ/Λ* = {ratio} (Fig. 2B)" in titles
+        assert "Top 7 pixels on sample images (Fig. 2C)" in titles
+    finally:
+        fresh.close()
+
+
+def test_first_visit_after_a_server_start_shows_the_apps_navigation(tmp_path_factory, browser):
+    """Polled from the first moment the server answers: never Streamlit's pages/ list, and the
+    home page's title with the app's own links as soon as anything is drawn."""
+    log = tmp_path_factory.mktemp("first_visit") / "streamlit.log"
+    with streamlit_server(log, _env(tmp_path_factory)) as (url, proc):
+        wait_healthy(url, proc, log, poll_s=0.05)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        try:
+            page.goto(url)
+            streamlit_list, deadline = 0, time.monotonic() + 120
+            while time.monotonic() < deadline:
+                streamlit_list += page.locator(STREAMLIT_NAV).count()
+                if page.locator('[data-testid="stMain"] h1').count() and page.locator(NAV_LINKS).count():
+                    break
+                time.sleep(0.05)
+            assert streamlit_list == 0, "Streamlit's pages/ list was shown"
+            assert sidebar_navigation(page) == [p.title for p in APP_PAGES]
+            assert page.locator('[data-testid="stMain"] h1').first.inner_text() == "Feature Selection Explorer"
+            assert page.locator(STREAMLIT_NAV).count() == 0
+        finally:
+            page.close()
 
 
 def test_uploaded_names_show_as_text_never_as_links_or_images(app_url, browser, tmp_path):
@@ -198,7 +229,7 @@ def test_uploaded_names_show_as_text_never_as_links_or_images(app_url, browser, 
     page.goto(app_url)
     wait_for_run(page)
     page.locator(".st-key-picker_key").click()
-    page.get_by_role("option", name="Your data: upload a CSV or Parquet file").click()
+    page.get_by_role("option", name="Upload a CSV or Parquet file").click()
     wait_for_run(page)
     page.locator('.st-key-upload_file input[type="file"]').set_input_files(str(table))
     wait_for_run(page)

@@ -67,3 +67,14 @@ def test_warmup_fits_every_method_and_records_a_warm_cache(capsys):
     assert is_warm()
     assert main(["warmup"]) == 0
     assert "already compiled" in capsys.readouterr().out
+
+
+def test_make_app_takes_the_port_and_host_from_the_command_line():
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    out = subprocess.run(["make", "-n", "app", "PORT=8600", "HOST=0.0.0.0"], cwd=PROJECT_ROOT,
+                         capture_output=True, text=True, check=True).stdout
+    assert "fsengine app --entry app.py --port 8600 --host 0.0.0.0" in out

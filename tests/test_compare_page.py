@@ -52,8 +52,16 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
     roc = charts["Recovering the truly relevant features (ROC)"]["data"]
     auc = expected.auc()
     assert [t["name"] for t in roc[1:]] == [f"{m} (AUC {auc[m]:.3f})" for m in ("BIA", "MI", "Variance")]
-    summary = at.dataframe[0].value
-    assert summary["method"].tolist() == ["BIA", "MI", "Variance"]
+    runtime, summary = (at.dataframe[0].value, at.dataframe[1].value)
+    assert summary["Method"].tolist() == ["BIA", "MI", "Variance"]
+    assert not [c for c in list(summary.columns) + list(runtime.columns) if "_" in c]  # named for a reader
+    assert (runtime["First call, untimed warm-up incl. compilation (s)"] > 0).all()
+    # the accuracy marker sits on the grid point whose accuracy the summary reports
+    grid_k = int(summary["k of the accuracy grid point"].iloc[0])
+    marker = [s for s in accuracy["layout"]["shapes"] if s.get("line", {}).get("color") == "#d62728"][0]
+    assert marker["x0"] == grid_k and grid_k in set(bia["k"])
+    label = [a["text"] for a in accuracy["layout"]["annotations"] if "k =" in a["text"]][0]
+    assert label == ("k = 10" if grid_k == 10 else f"grid k = {grid_k} (nearest to k = 10)")
     assert [b.label for b in at.get("download_button")] == [
         "All tables (CSV, zip)", "Summary (CSV)", "Report (HTML, self-contained)"]
 

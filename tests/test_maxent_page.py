@@ -29,7 +29,7 @@ def test_sgc_ifs_page_runs_and_figures_follow_the_controls():
     at.slider(key="sgc_lookahead").set_value(20)
     at.number_input(key="sgc_sentences").set_value(80)
     at.multiselect(key="sgc_methods").set_value(["IFS", "SGC", "SGC-LA", "Count cutoff"])
-    at.button[0].click()  # the form's "Run comparison"
+    next(b for b in at.button if b.label == "Run comparison").click()  # the form's submit button
     at.run(timeout=120)
     assert not at.exception, at.exception
     assert any("planted synthetic" in i.value for i in at.info)
@@ -51,6 +51,13 @@ def test_sgc_ifs_page_runs_and_figures_follow_the_controls():
     assert z.shape == (4, 4) and np.allclose(np.diag(z), 1.0) and np.allclose(z, z.T)
     table = at.dataframe[0].value
     assert len(table) == 30 and list(table["stage"])[:3] == [1, 2, 3]
+    # the stage slider: the feature each method added at that stage, and its cumulative work
+    at.slider(key="sgc_stage").set_value(3).run()
+    stage = at.dataframe[1].value.set_index("Method")  # after the selected-features table
+    ifs = at.dataframe[0].value  # the selected-features table shows IFS first
+    assert stage.loc["IFS", "Feature added"] == f"{ifs['predicate'].iloc[2]} → {ifs['class'].iloc[2]}"
+    assert stage.loc["IFS", "Gains computed up to this stage"] == ifs["gain computations"].iloc[:3].sum()
+    assert stage.loc["SGC", "Gains computed up to this stage"] < stage.loc["IFS", "Gains computed up to this stage"]
     # switching the table's method re-renders from the cache
     at.selectbox(key="sgc_table_method").set_value("Count cutoff").run()
     assert not at.exception

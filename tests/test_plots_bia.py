@@ -2,16 +2,18 @@
 
 import numpy as np
 import pandas as pd
+import plotly.io as pio
 
 from fsengine.plots.bia import (
     path_figure,
     posterior_bars,
     posterior_heatmap,
     samples_with_top_pixels,
+    thinned_rows,
     top_features,
     validation_figure,
 )
-from fsengine.plots.style import HIGHLIGHT
+from fsengine.plots.style import HIGHLIGHT, Style, restyle
 
 
 def _toy_path(p=12, steps=40):
@@ -25,15 +27,23 @@ def _toy_path(p=12, steps=40):
 def _lines(trace):
     """Split a NaN-separated trace into its lines."""
     y = np.asarray(trace.y, dtype=float)
-    cuts = np.flatnonzero(np.isnan(y))
+    x = np.asarray(trace.x, dtype=float)
+    cuts = np.flatnonzero(np.isnan(x))
     return np.split(np.arange(y.size), cuts + 1)[:-1]
+
+
+def _trace(fig, prefix):
+    found = [t for t in fig.data if (t.name or "").startswith(prefix)]
+    assert len(found) == 1, [t.name for t in fig.data]
+    return found[0]
 
 
 def test_path_figure_packs_lines_and_marks_top_and_breakdown():
     path = _toy_path()
     fig = path_figure(path, top_k=3, current_ratio=1.0, image_shape=(3, 4))
-    fill, grey, red, now = fig.data
-    assert grey.type == red.type == "scattergl"
+    grey, red = _trace(fig, "other features"), _trace(fig, "top 3")
+    fill, now = _trace(fig, "breakdown"), _trace(fig, "current")
+    assert grey.type == red.type == "scatter"
     assert len(_lines(grey)) == 9 and len(_lines(red)) == 3
     assert red.line.color == HIGHLIGHT
     # red lines are the three strongest features; hover shows their pixel (row, col)
@@ -44,10 +54,12 @@ def test_path_figure_packs_lines_and_marks_top_and_breakdown():
     assert fig.layout.xaxis.type == "log"
     assert now.x[0] == 1.0
     capped = path_figure(path, top_k=3, current_ratio=1.0, max_lines=5)
-    assert len(_lines(capped.data[1])) == 2 and "2 highest of 9 shown" in capped.data[1].name
+    assert len(_lines(_trace(capped, "next 2 of 9"))) == 2
     mag = path_figure(path, top_k=3, current_ratio=1.0, quantity="magnetization")
-    np.testing.assert_allclose(np.nanmax(mag.data[2].y), 2 * path.to_numpy().max() - 1)
-    assert mag.data[2].customdata[0][0] == "px(2,3)"  # no image shape: hover shows the name
+    red_mag = _trace(mag, "top 3")
+    np.testing.assert_allclose(np.nanmax(np.asarray(red_mag.y, dtype=float)), 2 * path.to_numpy().max() - 1,
+                               rtol=1e-6)
+    assert red_mag.customdata[0][0] == "px(2,3)"  # no image shape: hover shows the name
 
 
 def test_top_k_follows_the_current_ratio():
@@ -55,8 +67,59 @@ def test_top_k_follows_the_current_ratio():
     path.iloc[:, 0] = np.where(path.index > 5, 0.99, 0.5)  # feature 0 leads only at large Lambda
     big = path_figure(path, top_k=1, current_ratio=20.0)
     small = path_figure(path, top_k=1, current_ratio=1.0)
-    assert big.data[2].customdata[0][0] == "px(0,0)"
-    assert small.data[2].customdata[0][0] == "px(2,3)"
+    assert _trace(big, "top 1").customdata[0][0] == "px(0,0)"
+    assert _trace(small, "top 1").customdata[0][0] == "px(2,3)"
+
+
+def test_thinned_steps_are_log_spaced_and_keep_the_current_one():
+    x = np.sort(1.0 / (np.arange(1, 201) * 0.05))
+    plain = thinned_rows(x)
+    assert np.diff(np.log10(x[plain]))[:-1].min() >= 0.03 - 1e-12  # the last gap may be shorter
+    assert 40 <= plain.size <= 80  # 200 steps over 2.3 decades
+    rows = thinned_rows(x, keep=[57])
+    assert 57 not in plain and 57 in rows and rows[0] == 0 and rows[-1] == 199
+    fig = path_figure(_toy_path(steps=200), top_k=2, current_ratio=x[57])
+    assert len(_lines(_trace(fig, "top 2"))[0]) == rows.size + 1  # those steps and the NaN separator
+
+
+def test_band_summarises_every_feature_beyond_the_drawn_lines():
+    rng = np.random.default_rng(1)
+    ratios = 1.0 / (np.arange(1, 41) * 0.05)
+    path = pd.DataFrame(rng.random((40, 50)), index=pd.Index(ratios, name="lambda_ratio"))
+    fig = path_figure(path, top_k=3, current_ratio=1.0, max_lines=10)
+    band = [t for t in fig.data if t.fill == "tonexty"]
+    assert [t.name for t in band] == ["all 50 features: 5-95 %", "25-75 %"]
+    x = np.asarray(band[0].x, dtype=float)
+    rows = np.searchsorted(np.sort(ratios), x.astype(np.float32).astype(float) - 1e-5)
+    P = path.to_numpy()[np.argsort(ratios)][rows]
+    np.testing.assert_allclose(np.asarray(band[0].y, dtype=float), np.percentile(P, 95, axis=1), rtol=1e-5)
+    lower = [t for t in fig.data if t.legendgroup == band[0].name and t.fill != "tonexty"][0]
+    np.testing.assert_allclose(np.asarray(lower.y, dtype=float), np.percentile(P, 5, axis=1), rtol=1e-5)
+
+
+def test_non_converged_steps_are_not_drawn_and_named():
+    path = _toy_path(steps=40)
+    ok = path.index.to_numpy() > 2.0  # the recursion oscillates below Lambda/Lambda* = 2
+    fig = path_figure(path, top_k=3, current_ratio=5.0, converged=ok)
+    red = _trace(fig, "top 3")
+    x, y = np.asarray(red.x, dtype=float), np.asarray(red.y, dtype=float)
+    drawn = np.isfinite(y)
+    assert drawn.any() and (x[drawn] > 2.0).all() and (~drawn[np.isfinite(x) & (x <= 2.0)]).all()
+    shade = _trace(fig, "mean field not converged")
+    assert max(shade.x) == path.index[~ok].max() and min(shade.x) == path.index.min()
+    assert "not drawn" in shade.name
+
+
+def test_path_figure_payload_for_784_features_and_200_steps():
+    """What one slider move costs on the default page: the path figure's JSON (deterministic)."""
+    rng = np.random.default_rng(0)
+    ratios = 1.0 / (np.arange(1, 201) * 0.05)
+    P = 0.5 + 0.5 * np.tanh(rng.normal(size=784)[None, :] / ratios[:, None])
+    path = pd.DataFrame(P, index=pd.Index(ratios, name="lambda_ratio"))
+    fig = path_figure(path, top_k=20, current_ratio=1.0, image_shape=(28, 28), max_lines=200)
+    size = len(pio.to_json(restyle(fig, Style(lecture=True)), validate=False))
+    assert size < 200_000, size
+    assert len(_lines(_trace(fig, "top 20"))) == 20 and len(_lines(_trace(fig, "next 180"))) == 180
 
 
 def test_heatmap_samples_bars_and_validation():

@@ -65,6 +65,23 @@ def test_rtm_page_on_synthetic_tags():
     acc = _by_title(at, "Test accuracy")
     assert [t["name"] for t in acc["data"]] == ["RTM Power EP", "RTM EM", "BernoulliNB", "L1"]
 
+    # the relevance threshold: counts against the truth; the shown top tags' log BF bound the count
+    def counts():
+        metrics = {m.label: m.value for m in at.metric}
+        return (int(metrics["Tags above the threshold"].split(" of ")[0]),
+                int(metrics["Truly relevant among them"].split(" of ")[0]), metrics["Truly relevant among them"])
+
+    n0, true0, label0 = counts()
+    log_bf = at.dataframe[0].value["log_bf"]
+    assert label0.endswith("of 8") and n0 >= int((log_bf > 0).sum())
+    at.slider(key="rtm_threshold").set_value(float(np.clip(np.floor(log_bf.min() * 2) / 2, -5, 5))).run()
+    n_at_shown, _, _ = counts()
+    assert n_at_shown >= len(log_bf)  # every shown tag is above a threshold below its log BF
+    at.slider(key="rtm_threshold").set_value(5.0).run()
+    n_high, true_high, _ = counts()
+    assert n_high <= n0 and true_high <= true0
+    assert not any("(issue)" in c.value or "issue's" in c.value for c in at.caption)
+
     # adding EP and removing the damping changes what is trained and traced
     at.multiselect(key="rtm_methods").set_value(["power_ep", "ep"]).run()
     at.slider(key="rtm_damping").set_value(0.0).run()

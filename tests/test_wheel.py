@@ -19,8 +19,10 @@ from pathlib import Path
 import pytest
 
 from fsengine import __version__
+from tests.browser_tools import CHROMIUM, CHROMIUM_ARGS, problems_on, wait_for_run
+from tests.browser_tools import free_port as _free_port
+from tests.browser_tools import require_chromium as _require_chromium
 from tests.conftest import PROJECT_ROOT
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port, _require_chromium, problems_on, wait_for_run
 
 pytestmark = pytest.mark.browser
 

@@ -12,7 +12,6 @@ import streamlit as st
 from .. import config
 from ..data import Dataset, dataset_specs, get_spec, load_dataset
 from ..data.registry import DatasetSpec
-from ..data.upload import TASKS, UploadError, dataset_from_table, read_table
 from .errors import user_errors
 from .guard import require_shell
 from .safe_text import md_escape
@@ -58,6 +57,8 @@ def default_key() -> str:
 
 def _upload_widgets(container) -> dict:
     """File, target column and options; validates and stores the dataset in the session."""
+    from ..data.upload import TASKS, UploadError, dataset_from_table, read_table  # pandas, when needed
+
     try:
         limit_mb = config.max_upload_bytes() / (1024 * 1024)
     except ValueError as exc:  # FSENGINE_MAX_UPLOAD_MB set to something that is not a number
@@ -120,18 +121,19 @@ def dataset_picker(container=None) -> tuple[str, dict]:
     container = container or st.sidebar
     specs = available_specs()
     keys = [s.key for s in specs] + [UPLOAD_KEY]
-    labels = {s.key: f"{s.group}: {s.label}" for s in specs}
-    labels[UPLOAD_KEY] = "Your data: upload a CSV or Parquet file"
-    if st.session_state.get("picker_key") not in keys:
-        st.session_state["picker_key"] = default_key()
-    key = container.selectbox("Dataset", keys, format_func=labels.get, key="picker_key",
+    labels = {s.key: s.label for s in specs}  # short: the sidebar cuts long labels; the caption has the rest
+    labels[UPLOAD_KEY] = "Upload a CSV or Parquet file"
+    if st.session_state.get("picker_key") not in keys and st.query_params.get("picker_key") not in keys:
+        st.session_state["picker_key"] = default_key()  # (a link's choice is left to the widget)
+    key = container.selectbox("Dataset", keys, format_func=labels.get, key="picker_key", bind="query-params",
                               help="Shared by every page.")
     if key == UPLOAD_KEY:
         params = _upload_widgets(container)
     else:
         spec = get_spec(key)
-        container.caption(spec.description)
-        params = {p.name: param_widget(p, f"ds_{spec.key}_{p.name}", container) for p in spec.params}
+        container.caption(f"**{spec.group}: {spec.label}.** {spec.description}")
+        params = {p.name: param_widget(p, f"ds_{spec.key}_{p.name}", container, bind="query-params")
+                  for p in spec.params}
     missing = [s for s in dataset_specs() if not s.available()]
     if missing:
         container.caption("Not found here: " + ", ".join(s.label for s in missing)

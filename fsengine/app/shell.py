@@ -16,6 +16,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from .display import display_controls
 from .guard import require_shell
 from .registry import PAGES, PageSpec, get_page
 
@@ -59,6 +60,8 @@ def run_app(page_dir: Path | None = None) -> None:
         nav_box = st.container(key="app_navigation")
         for spec in PAGES:
             page_link(spec.key, container=nav_box)
+        st.divider()
+        display_controls(st.sidebar)
         st.divider()
         st.subheader("Dataset")
         from .picker import dataset_picker  # after the links: the picker imports the engine

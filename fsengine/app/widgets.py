@@ -6,36 +6,39 @@ import streamlit as st
 
 from ..data import Dataset
 from ..data.registry import Param
-from ..data.transforms import class_names, two_classes
 
 
-def param_widget(p: Param, key: str, container=None):
+def param_widget(p: Param, key: str, container=None, bind: str | None = None):
     """The widget of one :class:`~fsengine.data.registry.Param` (dataset or method parameter):
     number inputs bounded by its range, a selectbox for choices, a checkbox for booleans, a
-    multiselect of A-J for letters; returns the value in the parameter's type."""
+    multiselect of A-J for letters; returns the value in the parameter's type. ``bind``: as for
+    Streamlit widgets (``"query-params"`` keeps the value in the URL)."""
     container = container or st
     if p.kind == "letters":
         letters = list("ABCDEFGHIJ")
-        chosen = container.multiselect(p.label, letters, default=list(p.default), key=key, help=p.help)
+        chosen = container.multiselect(p.label, letters, default=list(p.default), key=key, bind=bind, help=p.help)
         return "".join(sorted(chosen, key=letters.index))
     if p.kind == "choice":
-        return container.selectbox(p.label, p.choices, index=p.choices.index(p.default), key=key, help=p.help)
+        return container.selectbox(p.label, p.choices, index=p.choices.index(p.default), key=key,
+                                   bind=bind, help=p.help)
     if p.kind == "bool":
-        return container.checkbox(p.label, value=p.default, key=key, help=p.help)
+        return container.checkbox(p.label, value=p.default, key=key, bind=bind, help=p.help)
     if p.kind == "float":
-        return container.number_input(p.label, value=float(p.default), key=key, help=p.help,
+        return container.number_input(p.label, value=float(p.default), key=key, bind=bind, help=p.help,
                                       min_value=None if p.min is None else float(p.min),
                                       max_value=None if p.max is None else float(p.max), format="%g")
     if p.kind == "int":
-        return int(container.number_input(p.label, value=int(p.default), step=1, key=key, help=p.help,
+        return int(container.number_input(p.label, value=int(p.default), step=1, key=key, bind=bind, help=p.help,
                                           min_value=None if p.min is None else int(p.min),
                                           max_value=None if p.max is None else int(p.max)))
-    return container.text_input(p.label, value=str(p.default), key=key, help=p.help)
+    return container.text_input(p.label, value=str(p.default), key=key, bind=bind, help=p.help)
 
 
 def class_pair(ds: Dataset, key: str, default=("B", "D"), container=None) -> Dataset:
     """For multi-class data, two selectboxes choosing the positive/negative class; returns the
     two-class dataset (label 0 = first, 1 = second). Binary data is returned as is."""
+    from ..data.transforms import class_names, two_classes  # scikit-learn: not needed by the sidebar
+
     container = container or st
     names = class_names(ds)
     if len(names) == 2:
@@ -47,3 +50,16 @@ def class_pair(ds: Dataset, key: str, default=("B", "D"), container=None) -> Dat
     first = cols[0].selectbox("Class 0", names, index=names.index(first_default), key=f"{key}_c0")
     second = cols[1].selectbox("Class 1", names, index=names.index(second_default), key=f"{key}_c1")
     return two_classes(ds, first, second)
+
+
+def follow_data(slot: str, token, defaults: dict) -> None:
+    """Reset data-dependent widget values (``key -> default``) when the data ``token`` changes.
+
+    Call before drawing the widgets. The first call of a session only records the token, so
+    values restored from a link (URL query parameters) are kept.
+    """
+    memo = f"_follows_{slot}"
+    previous = st.session_state.get(memo)
+    st.session_state[memo] = token
+    if previous is not None and previous != token:
+        st.session_state.update(defaults)

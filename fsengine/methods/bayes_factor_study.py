@@ -248,7 +248,8 @@ def sign_comparison(task: HeldOutTask, laplace: BayesFactorRun, printed: BayesFa
     for label, run in (("Laplace: -1/2 log a_g", laplace), ("printed: +1/2 log a_g", printed)):
         row = _at_stop(run)
         rows.append({"sign": label, "pairs selected": run.n_at_stop,
-                     "stopped in round": "never" if run.stop_round is None else str(run.stop_round),
+                     "automatic stop (β₀ wins)": f"round {run.stop_round}" if run.stop_round is not None
+                     else f"none in {int(run.trace['round'].max()) + 1} rounds",
                      "why it stopped": run.stop_reason,
                      "train accuracy": row["train_accuracy"],
                      "held-out accuracy": row["heldout_accuracy"]})

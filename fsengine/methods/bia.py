@@ -210,6 +210,16 @@ class BIAModel:
                                                 self.epsilon_ref, eps)
         return MeanFieldPath(lambda_ratio=ratio, epsilon=eps, m=M, max_dm=max_dm)
 
+    def fixed_point_residual(self, lambda_ratio, M) -> np.ndarray:
+        """Per row of ``M`` (magnetizations at ``lambda_ratio``): max_i |m_i - tanh(h_i + sum_j J_ij m_j)|,
+        how far the row is from solving the mean-field equations (Fisher & Mehta Eq. 13)."""
+        ratio = np.atleast_1d(np.asarray(lambda_ratio, dtype=np.float64))
+        M = np.atleast_2d(np.asarray(M, dtype=np.float64))
+        eps = np.asarray(self.epsilon(ratio), dtype=np.float64)
+        H = eps[:, None] * self.alpha[None, :] + (eps * eps)[:, None] * self.beta[None, :]
+        coupled = (M @ self.couplings.T) * ((eps / self.epsilon_ref) ** 2)[:, None]
+        return np.abs(M - np.tanh(H + coupled)).max(axis=1)
+
     def solve(self, lambda_ratio: float, m0=None, damping: float = 0.5, tol: float = 1e-10,
               max_iter: int = 2000) -> MeanFieldSolution:
         """Damped self-consistent mean field at one Lambda (warm start ``m0``, default zeros)."""

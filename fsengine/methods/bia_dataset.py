@@ -17,6 +17,10 @@ from ..validation import constant_columns
 from .bia import DEFAULT_MAX_MEMORY_MB, DEFAULT_STEP, DEFAULT_STEPS
 from .bia_selector import BIASelector
 
+#: a path step whose magnetizations (m in [-1, 1]) miss the mean-field equations by more than
+#: this is not converged (on the converged part of the paper's paths the residual stays below 0.04)
+RESIDUAL_TOL = 0.1
+
 
 @dataclass
 class BIAPathResult:
@@ -41,6 +45,17 @@ class BIAPathResult:
         out = np.full(self.n_features_total, np.nan)
         out[self.features] = self.scores_at(position)
         return out
+
+    @property
+    def converged(self) -> np.ndarray:
+        """Per path row: False from the first step (largest Lambda first) whose fixed-point residual
+        exceeds :data:`RESIDUAL_TOL` on, down to the smallest Lambda: there the recursion oscillates
+        and the posteriors are not a solution of the mean-field equations."""
+        jumps = self.trace["fixed_point_residual"].to_numpy() > RESIDUAL_TOL
+        ratios = self.trace["lambda_ratio"].to_numpy()
+        if not jumps.any():
+            return np.ones(ratios.size, dtype=bool)
+        return ratios > ratios[jumps].max()
 
     def slider_ratios(self, n: int = 60) -> list[float]:
         """About ``n`` path values of Lambda/Lambda*, evenly spaced on a log scale, ascending, with

@@ -54,7 +54,9 @@ class BIASelector(BaseFeatureSelector):
     path_ : DataFrame, index ``Lambda/Lambda*`` (name ``lambda_ratio``, decreasing), one column
         of posteriors per feature.
     trace_ : DataFrame, one row per path step: ``lambda_ratio``, ``epsilon``, ``max_abs_dm``,
-        ``mean_m``, ``n_selected`` (posterior > 0.5), ``breakdown`` (Lambda < Lambda*).
+        ``mean_m``, ``n_selected`` (posterior > 0.5), ``breakdown`` (Lambda < Lambda*),
+        ``fixed_point_residual`` (max |m - tanh(h + J m)| of the step: near 0 where the path
+        follows the mean-field solution, up to 2 where the recursion oscillates).
     lambda_star_, rms_correlation_ : the breakdown scale and the RMS off-diagonal correlation.
     fields_, couplings_ : Ising fields and couplings at ``lambda_ratio``
         (``log p(s|y) = fields_.s + sum_{i<j} couplings_ij s_i s_j + const``).
@@ -155,6 +157,7 @@ class BIASelector(BaseFeatureSelector):
             "mean_m": path.m.mean(axis=1),
             "n_selected": (path.m > 0).sum(axis=1),
             "breakdown": path.breakdown,
+            "fixed_point_residual": model.fixed_point_residual(path.lambda_ratio, path.m),
         })
         self._rank_and_support(self.scores_ > 0.5)
         return self

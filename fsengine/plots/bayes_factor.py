@@ -116,10 +116,11 @@ def beta_rounds_figure(trace: pd.DataFrame, stop_round: int | None, *, title: st
 
 
 def accuracy_figure(curves: pd.DataFrame, n_at_stop: int, *, show_train: bool = True,
-                    title: str | None = None) -> go.Figure:
+                    title: str | None = None, stopped: bool = True) -> go.Figure:
     """Accuracy against the number of selected (predicate, class) pairs; ``curves`` has columns
     method, n_features, train_accuracy, heldout_accuracy (method "Bayes factor" first). The
-    Bayes-factor stopping point is marked."""
+    Bayes-factor stopping point is marked; with ``stopped=False`` (β₀ never won: the run ended
+    on its budget or another limit) the line says "end of run" instead."""
     fig = go.Figure()
     for method, part in curves.groupby("method", sort=False):
         part = part.sort_values("n_features")
@@ -135,7 +136,8 @@ def accuracy_figure(curves: pd.DataFrame, n_at_stop: int, *, show_train: bool = 
                                      line=dict(color=color, dash="dot", width=1.5),
                                      hovertemplate=f"{method}<br>%{{x}} pairs<br>train %{{y:.4f}}"
                                                    "<extra></extra>"))
-    _stop_line(fig, n_at_stop, f"Bayes-factor stop: {n_at_stop} pairs")
+    _stop_line(fig, n_at_stop, f"Bayes-factor stop: {n_at_stop} pairs" if stopped else
+               f"end of run, no automatic stop: {n_at_stop} pairs")
     fig.update_xaxes(title_text="selected (predicate, class) pairs")
     fig.update_yaxes(title_text="accuracy", tickformat=".1%")
     _focus_accuracy_axis(fig, [curves], ["heldout_accuracy"] + (["train_accuracy"] if show_train else []))

@@ -1,8 +1,10 @@
 """Figures of the Bayesian Ising Approximation (Fisher & Mehta Fig. 2 and the validation panel).
 
-Pure builders: arrays and DataFrames in, ``go.Figure`` out. The path figure draws every feature
-as one WebGL line; the lines are packed into two ``Scattergl`` traces (grey and the red top-k)
-with NaN separators, so 784 or more lines stay responsive.
+Pure builders: arrays and DataFrames in, ``go.Figure`` out. The path figure draws a few hundred
+lines (packed into two SVG ``Scatter`` traces, grey and the red top-k, with NaN separators; two
+SVG paths draw faster than WebGL contexts, which browsers without a GPU emulate) over a grey band
+that summarises every feature: it is redrawn on every move of the Λ/Λ* slider, so its size is
+what a move costs.
 """
 
 from __future__ import annotations
@@ -10,15 +12,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 from plotly.subplots import make_subplots
 
-from .style import HIGHLIGHT, MUTED, apply_style
+from .style import FOREGROUND, HIGHLIGHT, MUTED, apply_style
 
 BREAKDOWN_FILL = "rgba(255, 160, 0, 0.13)"
 EXACT_COLOR = "#1f77b4"
 ISING_COLOR = "#9467bd"
-#: above this many line points, hover labels use feature numbers instead of names
-_MAX_NAMED_POINTS = 100_000
 
 
 def top_features(scores, k: int) -> np.ndarray:
@@ -28,8 +29,25 @@ def top_features(scores, k: int) -> np.ndarray:
     return order[: max(0, min(int(k), scores.size))]
 
 
-def _packed_lines(x, Y, columns, hover_ids):
-    """x (S,), Y (S, F) -> flat x, y, ids with a NaN after each feature's line."""
+#: path steps drawn at least this far apart on the log10(Lambda/Lambda*) axis (a smooth line)
+MIN_STEP_DECADES = 0.03
+NOT_CONVERGED_FILL = "rgba(120, 120, 120, 0.18)"
+BAND_FILL = "rgba(120, 120, 120, 0.22)"
+
+
+def thinned_rows(x, keep=(), min_decades: float = MIN_STEP_DECADES) -> np.ndarray:
+    """Indices into ascending positive ``x`` at least ``min_decades`` apart on a log10 scale, with
+    the first and last point and every index in ``keep``."""
+    lx = np.log10(np.asarray(x, dtype=np.float64))
+    picked = [0]
+    for i in range(1, lx.size):
+        if lx[i] - lx[picked[-1]] >= min_decades:
+            picked.append(i)
+    return np.union1d(np.array(picked + [lx.size - 1]), np.asarray(keep, dtype=np.intp))
+
+
+def _packed_lines(x, Y, columns):
+    """x (S,), Y (S, F) -> flat float32 x, y with a NaN after each feature's line."""
     cols = np.asarray(columns, dtype=np.intp)
     S = x.size
     xs = np.empty((cols.size, S + 1), dtype=np.float32)  # float32 halves the payload; ample for a plot
@@ -38,96 +56,135 @@ def _packed_lines(x, Y, columns, hover_ids):
     ys = np.empty((cols.size, S + 1), dtype=np.float32)
     ys[:, :S] = Y[:, cols].T
     ys[:, S] = np.nan
-    ids = np.repeat(hover_ids[cols], S + 1, axis=0)
-    return xs.ravel(), ys.ravel(), ids
+    return xs.ravel(), ys.ravel()
 
 
-def _hover(image_shape, names, quantity_label, n_points):
-    """customdata per feature and a matching hover template."""
-    p = len(names)
+def _hover(image_shape, names, quantity_label, columns, n_points):
+    """customdata for the lines of ``columns`` (one row per drawn point) and a hover template."""
+    cols = np.asarray(columns, dtype=np.intp)
     if image_shape is not None:
-        rows, cols = np.divmod(np.arange(p), image_shape[1])
-        data = np.stack([rows, cols], axis=1).astype(np.int16)
+        rows, cc = np.divmod(cols, image_shape[1])
+        data = np.stack([rows, cc], axis=1).astype(np.int16)
         template = "pixel (%{customdata[0]}, %{customdata[1]})"
-    elif n_points <= _MAX_NAMED_POINTS:
-        data = np.asarray(names, dtype=object)[:, None]
-        template = "%{customdata[0]}"
     else:
-        data = np.arange(p)[:, None]
-        template = "feature #%{customdata[0]}"
-    return data, template + "<br>Λ/Λ* = %{x:.3g}<br>" + quantity_label + " = %{y:.3f}<extra></extra>"
+        data = np.asarray(names, dtype=object)[cols][:, None]
+        template = "%{customdata[0]}"
+    return (np.repeat(data, n_points + 1, axis=0),
+            template + "<br>Λ/Λ* = %{x:.3g}<br>" + quantity_label + " = %{y:.3f}<extra></extra>")
 
 
 def _value_range(Y, neutral: float, bounds: tuple[float, float]) -> tuple[float, float]:
     """Data range including the neutral value, padded by 5% and clipped to the bounds."""
-    lo = min(float(np.nanmin(Y)), neutral)
-    hi = max(float(np.nanmax(Y)), neutral)
+    finite = Y[np.isfinite(Y)] if np.size(Y) else np.array([neutral])
+    lo = min(float(finite.min()) if finite.size else neutral, neutral)
+    hi = max(float(finite.max()) if finite.size else neutral, neutral)
     pad = 0.05 * (hi - lo) or 0.01
     return max(bounds[0], lo - pad), min(bounds[1], hi + pad)
 
 
+def _region(x0, x1, lo, hi, color, name):
+    return {"type": "scatter", "x": [x0, x1, x1, x0, x0], "y": [lo, lo, hi, hi, lo], "fill": "toself",
+            "fillcolor": color, "line": {"width": 0}, "mode": "lines", "name": name, "hoverinfo": "skip"}
+
+
 def path_figure(path: pd.DataFrame, *, top_k: int = 20, current_ratio: float = 1.0,
                 quantity: str = "posterior", image_shape=None, title: str | None = None,
-                max_lines: int | None = None) -> go.Figure:
-    """Fig. 2A: posterior (or magnetization m = 2p - 1) of every feature vs Lambda/Lambda* (log axis).
+                max_lines: int | None = 200, converged=None) -> go.Figure:
+    """Fig. 2A: posterior (or magnetization m = 2p - 1) of the features vs Lambda/Lambda* (log axis).
 
-    ``path``: index Lambda/Lambda*, one column of posteriors per feature. The top-k features at
-    ``current_ratio`` (nearest path point) are drawn in red; Lambda < Lambda* is shaded. With
-    ``max_lines``, only that many lines are drawn (the highest posteriors at ``current_ratio``)
-    and the legend says how many of how many are shown.
+    ``path``: index Lambda/Lambda*, one column of posteriors per feature. Drawn: the top-k
+    features at ``current_ratio`` (nearest path point) in red, the next highest up to
+    ``max_lines`` lines in grey, and for all features a grey band (5-95 % and 25-75 % of the
+    features at each step) with the median; Lambda < Lambda* is shaded. Steps are thinned to
+    :data:`MIN_STEP_DECADES` apart on the log axis (the current step is always kept).
+    ``converged`` (bool per path row): rows where the mean-field recursion oscillates are not
+    drawn; their range is shaded grey and named in the legend.
+
+    Built as a plain figure dict wrapped without validation (``go.Figure(..., _validate=False)``):
+    a slider move rebuilds it, and validating hundreds of lines costs more than drawing them.
     """
     if quantity not in ("posterior", "magnetization"):
         raise ValueError("quantity must be 'posterior' or 'magnetization'")
     order = np.argsort(path.index.to_numpy())
-    x = path.index.to_numpy(dtype=np.float64)[order]
-    P = path.to_numpy(dtype=np.float64)[order]
+    x_all = path.index.to_numpy(dtype=np.float64)[order]
+    P_all = path.to_numpy(dtype=np.float64)[order]
+    ok = np.ones(x_all.size, dtype=bool) if converged is None else np.asarray(converged, dtype=bool)[order]
+    now = int(np.argmin(np.abs(np.log(x_all / current_ratio))))
+    rows = thinned_rows(x_all, keep=[now])
+    x, P, ok_rows = x_all[rows], P_all[rows], ok[rows]
     Y = P if quantity == "posterior" else 2.0 * P - 1.0
+    Y = np.where(ok_rows[:, None], Y, np.nan)
     label = "p(s=1|y)" if quantity == "posterior" else "m"
-    lo, hi = _value_range(Y, neutral=0.5 if quantity == "posterior" else 0.0,
-                          bounds=(0.0, 1.0) if quantity == "posterior" else (-1.0, 1.0))
+    neutral = 0.5 if quantity == "posterior" else 0.0
+    lo, hi = _value_range(Y, neutral=neutral, bounds=(0.0, 1.0) if quantity == "posterior" else (-1.0, 1.0))
     names = [str(c) for c in path.columns]
-    now = int(np.argmin(np.abs(np.log(x / current_ratio))))
-    top = top_features(P[now], top_k)
-    p = P.shape[1]
-    shown = top_features(P[now], max_lines) if max_lines is not None and max_lines < p else np.arange(p)
+    top = top_features(P_all[now], top_k)
+    p = P_all.shape[1]
+    shown = top_features(P_all[now], max_lines) if max_lines is not None and max_lines < p else np.arange(p)
     rest = np.setdiff1d(shown, top)
     other_label = f"other features ({rest.size})" if shown.size == p else \
-        f"other features ({rest.size} highest of {p - top.size} shown)"
-    ids, template = _hover(image_shape, names, label, P.size)
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(
-        x=[x.min(), min(1.0, x.max()), min(1.0, x.max()), x.min(), x.min()], y=[lo, lo, hi, hi, lo],
-        fill="toself", fillcolor=BREAKDOWN_FILL, line=dict(width=0), mode="lines",
-        name="breakdown (Λ < Λ*)", hoverinfo="skip"))
-    for cols, color, width, name in ((rest, MUTED, 1, other_label),
-                                     (top, HIGHLIGHT, 2, f"top {top.size} at Λ/Λ* = {x[now]:.3g}")):
-        fx, fy, fid = _packed_lines(x, Y, cols, ids)
-        fig.add_trace(go.Scattergl(x=fx, y=fy, customdata=fid, mode="lines", name=name,
-                                   line=dict(color=color, width=width), hovertemplate=template,
-                                   connectgaps=False))
-    fig.add_trace(go.Scatter(x=[x[now], x[now]], y=[lo, hi], mode="lines", name="current Λ/Λ*",
-                             line=dict(color="black", dash="dot", width=1), hoverinfo="skip"))
-    fig.update_xaxes(type="log", title="Λ / Λ*  (prior strength)")
-    fig.update_yaxes(title="posterior p(s_j = 1 | y)" if quantity == "posterior" else "magnetization m_j",
-                     range=[lo, hi])
-    return apply_style(fig, title=title, height=460)
+        f"next {rest.size} of {p - top.size} other features"
+    data = [_region(x_all.min(), min(1.0, x_all.max()), lo, hi, BREAKDOWN_FILL, "breakdown (Λ < Λ*)")]
+    if not ok.all():
+        bad = x_all[~ok]
+        data.append(_region(bad.min(), bad.max(), lo, hi, NOT_CONVERGED_FILL,
+                            f"mean field not converged (Λ/Λ* ≤ {bad.max():.3g}): not drawn"))
+    if p > shown.size:
+        q = np.nanpercentile(Y, [5, 25, 50, 75, 95], axis=1).astype(np.float32) if ok_rows.any() else \
+            np.full((5, x.size), np.nan, dtype=np.float32)
+        xf = x.astype(np.float32)
+        for low, high, name in ((q[0], q[4], f"all {p} features: 5-95 %"), (q[1], q[3], "25-75 %")):
+            data.append({"type": "scatter", "x": xf, "y": low, "mode": "lines", "line": {"width": 0},
+                         "showlegend": False, "hoverinfo": "skip", "legendgroup": name})
+            data.append({"type": "scatter", "x": xf, "y": high, "mode": "lines", "line": {"width": 0},
+                         "fill": "tonexty", "fillcolor": BAND_FILL, "name": name, "hoverinfo": "skip",
+                         "legendgroup": name})
+        data.append({"type": "scatter", "x": xf, "y": q[2], "mode": "lines", "name": "median of all",
+                     "line": {"color": "rgba(90, 90, 90, 0.9)", "width": 1, "dash": "dash"}, "hoverinfo": "skip"})
+    fx, fy = _packed_lines(x, Y, rest)
+    data.append({"type": "scatter", "x": fx, "y": fy, "mode": "lines", "name": other_label,
+                 "line": {"color": MUTED, "width": 1}, "hoverinfo": "skip", "connectgaps": False})
+    fx, fy = _packed_lines(x, Y, top)
+    ids, template = _hover(image_shape, names, label, top, x.size)
+    data.append({"type": "scatter", "x": fx, "y": fy, "customdata": ids, "mode": "lines",
+                 "name": f"top {top.size} at Λ/Λ* = {x_all[now]:.3g}", "hovertemplate": template,
+                 "line": {"color": HIGHLIGHT, "width": 2}, "connectgaps": False})
+    data.append({"type": "scatter", "x": [x_all[now], x_all[now]], "y": [lo, hi], "mode": "lines",
+                 "name": "current Λ/Λ*", "hoverinfo": "skip",
+                 "line": {"color": FOREGROUND, "dash": "dot", "width": 1}})
+    layout = _layout(title, 460) | {
+        "xaxis": {"type": "log", "title": {"text": "Λ / Λ*  (prior strength)"}},
+        "yaxis": {"title": {"text": "posterior p(s_j = 1 | y)" if quantity == "posterior" else "magnetization m_j"},
+                  "range": [lo, hi]},
+    }
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
 
 
 def posterior_heatmap(scores, image_shape, *, title: str | None = None, zmin=None, zmax=None) -> go.Figure:
-    """Fig. 2B: posterior of every pixel as an image (row 0 at the top)."""
+    """Fig. 2B: posterior of every pixel as an image (row 0 at the top). Built without validation
+    (it is redrawn on every slider move)."""
     rows, cols = image_shape
-    Z = np.asarray(scores, dtype=np.float64).reshape(rows, cols)
-    fig = go.Figure(go.Heatmap(
-        z=Z, colorscale="Viridis", zmin=zmin, zmax=zmax, colorbar=dict(title="p(s=1|y)"),
-        hovertemplate="pixel (%{y}, %{x})<br>posterior = %{z:.3f}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", scaleanchor="x", constrain="domain", showgrid=False)
-    fig.update_xaxes(constrain="domain", showgrid=False)
-    return apply_style(fig, title=title, height=420)
+    Z = np.asarray(scores, dtype=np.float64).reshape(rows, cols).astype(np.float32)
+    data = [{"type": "heatmap", "z": Z, "colorscale": "Viridis", "zmin": zmin, "zmax": zmax,
+             "colorbar": {"title": {"text": "p(s=1|y)"}},
+             "hovertemplate": "pixel (%{y}, %{x})<br>posterior = %{z:.3f}<extra></extra>"}]
+    layout = _layout(title, 420)
+    layout["yaxis"] = {"autorange": "reversed", "scaleanchor": "x", "constrain": "domain", "showgrid": False}
+    layout["xaxis"] = {"constrain": "domain", "showgrid": False}
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
 
 
-def samples_with_top_pixels(images, labels, class_names, top, image_shape, *,
-                            title: str | None = None) -> go.Figure:
-    """Fig. 2C: sample images (one row per class) with the top pixels marked in red.
+def _layout(title: str | None, height: int) -> dict:
+    """:func:`apply_style`'s layout as a plain dict (for figures built without validation)."""
+    return {"template": pio.templates["plotly_white"].to_plotly_json(), "height": height,
+            "title": {"text": title}, "margin": {"l": 60, "r": 20, "t": 50 if title else 20, "b": 50},
+            "font": {"size": 13},
+            "legend": {"orientation": "v", "yanchor": "top", "y": 1.0, "xanchor": "left", "x": 1.02}}
+
+
+def samples_base(images, labels, class_names, image_shape) -> dict:
+    """Fig. 2C without marks: sample images (one row per class), as a plain figure dict; mark
+    the top pixels with :func:`mark_top_pixels` (cheap, for every slider move).
 
     ``images`` (k, rows*cols) in [0, 1] with ``labels`` (k,) indexing ``class_names``.
     """
@@ -139,13 +196,12 @@ def samples_with_top_pixels(images, labels, class_names, top, image_shape, *,
     fig = make_subplots(rows=len(classes), cols=per_class, horizontal_spacing=0.01,
                         vertical_spacing=0.04,
                         row_titles=[str(class_names[c]) for c in classes])
-    ty, tx = np.divmod(np.asarray(top, dtype=np.intp), cols)
     for r, c in enumerate(classes):
         for k, img in enumerate(images[labels == c]):
-            fig.add_trace(go.Heatmap(z=img.reshape(rows, cols), colorscale="gray_r", zmin=0, zmax=1,
-                                     showscale=False, hoverinfo="skip"), row=r + 1, col=k + 1)
+            fig.add_trace(go.Heatmap(z=img.reshape(rows, cols).astype(np.float32), colorscale="gray_r", zmin=0,
+                                     zmax=1, showscale=False, hoverinfo="skip"), row=r + 1, col=k + 1)
             fig.add_trace(go.Scatter(
-                x=tx, y=ty, mode="markers", showlegend=False,
+                x=[], y=[], mode="markers", showlegend=False,
                 marker=dict(symbol="square-open", color=HIGHLIGHT, size=7, line=dict(width=2)),
                 hovertemplate="pixel (%{y}, %{x})<extra></extra>"), row=r + 1, col=k + 1)
     fig.update_yaxes(autorange="reversed", showticklabels=False, showgrid=False, zeroline=False)
@@ -153,9 +209,23 @@ def samples_with_top_pixels(images, labels, class_names, top, image_shape, *,
     for i in range(1, len(classes) * per_class + 1):
         suffix = "" if i == 1 else str(i)
         fig.update_layout({f"yaxis{suffix}": dict(scaleanchor=f"x{suffix}")})
-    fig = apply_style(fig, title=title, height=170 * len(classes) + 60)
-    fig.update_layout(margin=dict(l=10, r=40, t=50 if title else 10, b=10))
-    return fig
+    fig = apply_style(fig, height=170 * len(classes) + 60)
+    fig.update_layout(margin=dict(l=10, r=40, t=50, b=10))
+    return fig.to_plotly_json()
+
+
+def mark_top_pixels(base: dict, top, image_shape, *, title: str | None = None) -> go.Figure:
+    """The figure of :func:`samples_base` with the pixels ``top`` marked in red on every image."""
+    ty, tx = np.divmod(np.asarray(top, dtype=np.intp), image_shape[1])
+    data = [dict(t, x=tx, y=ty) if t["type"] == "scatter" else t for t in base["data"]]
+    layout = dict(base["layout"], title={"text": title})
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
+
+
+def samples_with_top_pixels(images, labels, class_names, top, image_shape, *,
+                            title: str | None = None) -> go.Figure:
+    """Fig. 2C: sample images (one row per class) with the top pixels marked in red."""
+    return mark_top_pixels(samples_base(images, labels, class_names, image_shape), top, image_shape, title=title)
 
 
 def posterior_bars(scores, feature_names, *, top_n: int = 40, truth=None,
@@ -172,7 +242,7 @@ def posterior_bars(scores, feature_names, *, top_n: int = 40, truth=None,
         x=scores[idx] - 0.5, base=0.5, y=[str(feature_names[j]) for j in idx], orientation="h",
         marker_color=colors, customdata=scores[idx],
         hovertemplate="%{y}: %{customdata:.3f}<extra></extra>"))
-    fig.add_vline(x=0.5, line=dict(color="black", dash="dot", width=1))
+    fig.add_vline(x=0.5, line=dict(color=FOREGROUND, dash="dot", width=1))
     fig.update_xaxes(title="posterior p(s_j = 1 | y)  (bars start at ½)",
                      range=list(_value_range(scores[idx], 0.5, (0.0, 1.0))))
     fig.update_yaxes(type="category")

@@ -52,9 +52,11 @@ def accuracy_curves(accuracy: pd.DataFrame, *, all_features: float, majority: fl
     ks = np.sort(accuracy["k"].unique())
     log_axis = bool(ks.max() > 20)
     if k is not None:
-        fig.add_vline(x=k, line=dict(color=HIGHLIGHT, dash="dot", width=1))
+        at = int(ks[np.argmin(np.abs(ks - k))])  # accuracy exists on the grid only: mark the point shown
+        fig.add_vline(x=at, line=dict(color=HIGHLIGHT, dash="dot", width=1))
         # annotations on a log axis take log10 coordinates (shapes take data coordinates)
-        fig.add_annotation(x=float(np.log10(k)) if log_axis else k, y=1.0, yref="paper", text=f"k = {k}",
+        fig.add_annotation(x=float(np.log10(at)) if log_axis else at, y=1.0, yref="paper",
+                           text=f"k = {k}" if at == k else f"grid k = {at} (nearest to k = {k})",
                            showarrow=False, xanchor="left", yanchor="bottom", font=dict(color=HIGHLIGHT))
     fig.update_xaxes(title="number of features k (first k of each ranking)",
                      type="log" if log_axis else "linear", tickmode="array", tickvals=ks.tolist())

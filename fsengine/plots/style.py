@@ -1,11 +1,26 @@
-"""Shared look of every figure."""
+"""Shared look of every figure: colours, the common layout, and the display style (lecture mode,
+light or dark) applied to a finished figure by :func:`restyle`.
+
+The builders draw for the normal light style; :func:`restyle` adapts any figure afterwards (the
+app calls it once per figure), so no builder needs a style argument:
+
+- lecture mode: fonts of at least 18 px (tick labels 18 px), lines 1.8x as thick;
+- dark: the ``plotly_dark`` template on a transparent background, black strokes become light;
+- always: log axes label decades only (``0.1, 1, 10``) when the data span a decade or more, in
+  plain numbers ("100μ" and minor labels such as "2" meaning 20 never appear).
+"""
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # numpy and plotly are imported when a figure is styled: the sidebar needs only Style
+    import plotly.graph_objects as go
 
 HIGHLIGHT = "#d62728"  # red, for selected / top features (as in Fisher & Mehta Fig. 2)
 MUTED = "rgba(120, 120, 120, 0.35)"
+FOREGROUND = "black"  # axis-like strokes (current-position lines, reference lines); light in dark mode
 FEATURE_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                   "#7f7f7f", "#bcbd22", "#17becf")
 METHOD_COLORS = {
@@ -15,6 +30,33 @@ METHOD_COLORS = {
     "RTM Power EP + ARD": "#0e7c8a", "RTM EP + ARD": "#5b8fc7", "RTM EM + ARD": "#e08a2c",
     "Count cutoff": "#c49c94", "Variance": "#c7c7c7",
 }
+#: transparent: a dark figure sits on Streamlit's dark page without a frame
+DARK_BACKGROUND = "rgba(0, 0, 0, 0)"
+DARK_FOREGROUND = "#e6e6e6"
+
+
+@dataclass(frozen=True)
+class Style:
+    """How figures are shown: ``lecture`` (large fonts, thick lines) and ``dark`` (dark theme)."""
+
+    lecture: bool = False
+    dark: bool = False
+
+    @property
+    def font_size(self) -> int:
+        return 18 if self.lecture else 13
+
+    @property
+    def tick_size(self) -> int:
+        return 18 if self.lecture else 12
+
+    @property
+    def line_scale(self) -> float:
+        return 1.8 if self.lecture else 1.0
+
+    @property
+    def foreground(self) -> str:
+        return DARK_FOREGROUND if self.dark else FOREGROUND
 
 
 def apply_style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:
@@ -24,4 +66,85 @@ def apply_style(fig: go.Figure, *, title: str | None = None, height: int = 420) 
         title=title, legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.02),
         font=dict(size=13),
     )
+    return fig
+
+
+def _positive_span(values) -> float:
+    """Decades spanned by the positive finite values (0 when there are none)."""
+    import base64
+
+    import numpy as np
+
+    if values is None:
+        return 0.0
+    if isinstance(values, dict) and "bdata" in values:  # a typed array of a figure dict (plotly >= 6)
+        values = np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"]))
+    try:
+        arr = np.asarray(values, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        return 0.0
+    arr = arr[np.isfinite(arr) & (arr > 0)]
+    return float(np.log10(arr.max() / arr.min())) if arr.size else 0.0
+
+
+def _axis_values(fig: go.Figure, axis_name: str) -> list:
+    """The data of every trace drawn on layout axis ``axis_name`` (``xaxis``, ``yaxis2``, ...)."""
+    letter = axis_name[0]
+    ref = letter + axis_name[5:]  # "xaxis2" -> "x2", "xaxis" -> "x"
+    return [getattr(trace, letter, None) for trace in fig.data
+            if (getattr(trace, letter + "axis", None) or letter) == ref]
+
+
+def _decade_ticks(fig: go.Figure) -> None:
+    """Log axes: plain-number labels, decades only when the data span at least one decade."""
+    for axis_name in [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]:
+        axis = fig.layout[axis_name]
+        if axis.type != "log":
+            continue
+        span = max((_positive_span(v) for v in _axis_values(fig, axis_name)), default=0.0)
+        if axis.range is not None:
+            span = max(span, abs(axis.range[1] - axis.range[0]))
+        axis.update(tickformat="~g", exponentformat="none", minorloglabels="none")
+        if span >= 1.0 and axis.dtick is None:
+            axis.update(dtick=1)
+
+
+def _is_black(color) -> bool:
+    return isinstance(color, str) and color.replace(" ", "").lower() in ("black", "#000", "#000000",
+                                                                       "rgb(0,0,0)")
+
+
+def restyle(fig, style: Style | None = None) -> go.Figure:
+    """The figure (``go.Figure`` or plain dict) adapted to ``style``; a dict is wrapped without
+    re-validation, and figures are changed in place."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    style = style or Style()
+    if isinstance(fig, dict):
+        fig = go.Figure(fig, _validate=False)
+    _decade_ticks(fig)
+    font = dict(size=style.font_size)
+    if style.dark:
+        fig.update_layout(template=pio.templates["plotly_dark"].to_plotly_json(), paper_bgcolor=DARK_BACKGROUND,
+                          plot_bgcolor=DARK_BACKGROUND)
+        font["color"] = DARK_FOREGROUND
+    fig.update_layout(font=font)
+    fig.update_xaxes(tickfont=dict(size=style.tick_size))
+    fig.update_yaxes(tickfont=dict(size=style.tick_size))
+    for trace in fig.data:
+        line = getattr(trace, "line", None)
+        if line is None:
+            continue
+        if style.lecture and trace.type in ("scatter", "scattergl") and "lines" in (trace.mode or "lines"):
+            trace.line.width = (line.width if line.width is not None else 2) * style.line_scale
+        if style.dark and _is_black(line.color):
+            trace.line.color = style.foreground
+    if style.dark:
+        for shape in fig.layout.shapes:
+            if _is_black(shape.line.color):
+                shape.line.color = style.foreground
+        for annotation in fig.layout.annotations:
+            if _is_black(annotation.font.color):
+                annotation.font.color = style.foreground
     return fig

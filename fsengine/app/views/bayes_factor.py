@@ -3,8 +3,10 @@
 import pandas as pd
 import streamlit as st
 
+from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
+from fsengine.app.presets import Preset, preset_buttons
 from fsengine.app.safe_text import md_escape
 from fsengine.csv_export import csv_bytes
 from fsengine.methods.bayes_factor_study import (
@@ -68,25 +70,27 @@ def render() -> None:
         st.markdown("After adding $g'$, every remaining candidate sharing rows with it is re-scored at "
                     "its fixed $\\mu_g$ on the grown model (Eq. 14), so near-duplicates fall back.")
 
+    preset_buttons(PRESETS)
     ds = current_dataset()
     key, params = current_selection()
     large = ds.is_sparse and ds.n_samples > 20000  # CoNLL-2000 / treebank: start on a subset
 
     c1, c2, c3, c4 = st.columns(4)
     per_round = int(c1.number_input("S: features per round", min_value=1, max_value=200,
-                                    value=20 if large else 10, key=f"bf_S_{key}",
+                                    value=20 if large else 10, key=f"bf_S_{key}", bind="query-params",
                                     help="Section 3.5: at most S pairs per round, one MAP fit per round; "
                                          "larger S = fewer, cheaper rounds."))
     variance = c2.select_slider("Prior variance σ²", options=[0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0],
-                                value=1.0, key="bf_var",
+                                value=1.0, key="bf_var", bind="query-params",
                                 help="Gaussian prior N(0, σ²) on every candidate weight (the bias is "
                                      "unpenalised).")
     sign_label = c3.radio("Occam term of Eq. (12)", SIGN_OPTIONS, index=SIGN_VALUES.index(DEFAULT_SIGN),
-                          key="bf_sign", help="The Laplace formula Eq. (7) gives −½ log det A; the "
-                                              "paper's Eq. (12) prints +½ log a_g.")
+                          key="bf_sign", bind="query-params",
+                          help="The Laplace formula Eq. (7) gives −½ log det A; the "
+                               "paper's Eq. (12) prints +½ log a_g.")
     sign = SIGN_VALUES[SIGN_OPTIONS.index(sign_label)]
     prior_label = c4.radio("Model prior", PRIOR_OPTIONS, index=PRIOR_VALUES.index(DEFAULT_MODEL_PRIOR),
-                           key="bf_prior")
+                           key="bf_prior", bind="query-params")
     model_prior = PRIOR_VALUES[PRIOR_OPTIONS.index(prior_label)]
     st.caption(f"Default: {SIGN_OPTIONS[SIGN_VALUES.index(DEFAULT_SIGN)]} with the "
                f"{PRIOR_OPTIONS[PRIOR_VALUES.index(DEFAULT_MODEL_PRIOR)]} prior, the configuration the recorded "
@@ -96,19 +100,20 @@ def render() -> None:
 
     d1, d2, d3, d4, d5 = st.columns(5)
     n_train = int(d1.number_input("Training rows (0 = all)", min_value=0, value=10000 if large else 0,
-                                  step=1000, key=f"bf_ntrain_{key}",
+                                  step=1000, key=f"bf_ntrain_{key}", bind="query-params",
                                   help="The first rows of the training data; a subset keeps the page "
                                        "interactive on CoNLL-2000 (212k tokens)."))
     n_heldout = int(d2.number_input("Held-out rows (0 = all)", min_value=0, value=5000 if large else 0,
-                                    step=1000, key=f"bf_nheld_{key}"))
+                                    step=1000, key=f"bf_nheld_{key}", bind="query-params"))
     budget = int(d3.number_input("Most pairs selected", min_value=5, max_value=5000,
-                                 value=200 if large else 300, step=50, key=f"bf_budget_{key}",
+                                 value=200 if large else 300, step=50, key=f"bf_budget_{key}", bind="query-params",
                                  help="A cap: the printed sign often never stops by itself."))
     past = int(d4.number_input("Rounds traced past the stop", min_value=0, max_value=50, value=3,
-                               key="bf_past", help="After β₀ beats every candidate, keep adding the S "
+                               key="bf_past",
+                               bind="query-params", help="After β₀ beats every candidate, keep adding the S "
                                                    "best anyway for this many rounds, to see the "
                                                    "held-out accuracy beyond the stopping point."))
-    compare = d5.checkbox("Compare with IFS and SGC", value=True, key="bf_compare",
+    compare = d5.checkbox("Compare with IFS and SGC", value=True, key="bf_compare", bind="query-params",
                           help="Zhou et al.'s gain selectors on the same rows; every prefix re-fitted by "
                                "the same MAP as the Bayes-factor rounds.")
 
@@ -159,13 +164,15 @@ def render() -> None:
                   (f"; the automatic stop was in round {run.stop_round}, the rounds after it are "
                    "traced for comparison only" if len(trace) - 1 > run.stop_round else "")))
 
-    st.plotly_chart(beta_rounds_figure(trace, run.stop_round, title="Bayes factors per round"),
+    show_figure(st, beta_rounds_figure(trace, run.stop_round, title="Bayes factors per round"),
                     key="bf_beta_chart")
     st.caption("What to look for: the first rounds add features worth tens to thousands of nats; the "
                "best margin then shrinks towards 0. Grey crosses are the best candidates left after a "
                "round's additions: Eq. (14)'s re-scoring pushes near-duplicates of what was just "
-               "added below the purple circles. The run stops in the first round whose best candidate "
-               "is below 0 (the red line).")
+               "added below the purple circles. Selection stops by itself in the first round whose best "
+               "candidate is below 0"
+               + (f": here round {run.stop_round} (the red dashed line)." if run.stop_round is not None else
+                  f"; this run never got there and ended by {run.stop_reason} (so no stop line is drawn)."))
 
     curves = bayes_factor_curve(run).assign(method="Bayes factor")
     if compare:
@@ -174,17 +181,19 @@ def render() -> None:
                                  (run.n_at_stop,))
         curves = pd.concat([curves, others], ignore_index=True)
     show_train = st.checkbox("Show training accuracy", value=True, key="bf_show_train")
-    st.plotly_chart(accuracy_figure(curves, run.n_at_stop, show_train=show_train,
-                                    title="Accuracy vs number of selected pairs"),
+    show_figure(st, accuracy_figure(curves, run.n_at_stop, show_train=show_train,
+                                    title="Accuracy vs number of selected pairs",
+                                    stopped=run.stop_round is not None),
                     key="bf_accuracy_chart")
     st.caption("Solid: held-out accuracy; dotted: training accuracy. Bayes-factor points are the MAP "
                "models of its rounds; IFS and SGC (greedy likelihood gain, no stopping rule) are their "
                "first k pairs re-fitted with the same prior and bias. The Bayes factor needs no "
-               "held-out data to choose where to stop: compare the red line with the held-out peak.")
+               "held-out data to choose where to stop: compare the red dashed line with the held-out peak"
+               + ("." if run.stop_round is not None else " (here it marks the end of the run, not a stop)."))
 
     pixels = selected_pixels(task, run)
     if pixels is not None:
-        st.plotly_chart(pixel_pairs_figure(pixels.class_means, pixels.rows, pixels.cols, pixels.classes,
+        show_figure(st, pixel_pairs_figure(pixels.class_means, pixels.rows, pixels.cols, pixels.classes,
                                            task.class_names, pixels.order,
                                            title="Selected pixels (numbered in selection order) on the "
                                                  "mean images"),
@@ -215,7 +224,7 @@ def render() -> None:
     st.dataframe(cmp.summary, hide_index=True, key="bf_sign_table",
                  column_config={"train accuracy": st.column_config.NumberColumn(format="%.4f"),
                                 "held-out accuracy": st.column_config.NumberColumn(format="%.4f")})
-    st.plotly_chart(sign_figure(bayes_factor_curve(laplace_run), bayes_factor_curve(printed_run),
+    show_figure(st, sign_figure(bayes_factor_curve(laplace_run), bayes_factor_curve(printed_run),
                                 laplace_run.n_at_stop, printed_run.n_at_stop,
                                 title="Held-out accuracy per round under each sign"),
                     key="bf_sign_chart")
@@ -239,7 +248,7 @@ def render() -> None:
     e1, e2, e3 = st.columns([2, 1, 1])
     check_rounds = [int(r) for r in trace["round"] if run.stop_round is None or r <= run.stop_round]
     check_round = e1.select_slider("Round to check", options=check_rounds, value=check_rounds[-1],
-                                   key="bf_check_round",
+                                   key="bf_check_round", bind="query-params",
                                    help="Default: the stopping round, where the margins are near 0 and "
                                         "the approximations decide whether selection goes on.")
     n_check = int(e2.number_input("Candidates", min_value=2, max_value=8, value=5, key="bf_check_n"))
@@ -261,7 +270,7 @@ def render() -> None:
         with user_errors():
             check = exact_check(task, run, (task_token, per_round, variance, sign, model_prior, budget,
                                             past), check_round, n_check, variance)
-        st.plotly_chart(approximation_figure(check, title=f"Round {check_round}: approximate vs full "
+        show_figure(st, approximation_figure(check, title=f"Round {check_round}: approximate vs full "
                                                           "Laplace Bayes factors"),
                         key="bf_check_chart")
         st.dataframe(check.drop(columns="candidate"), hide_index=True, key="bf_check_table",
@@ -271,3 +280,14 @@ def render() -> None:
                    f"{check['difference'].abs().max():.3f} nats. Re-fitting the other weights (above "
                    "all the bias) can only add likelihood, so the mean-field margin is usually the "
                    "cautious one; the gap is largest in early rounds.")
+
+
+#: the note has no experiment of its own: its two readings of Eq. (12) on the picked data
+PRESETS = [
+    Preset("As derived in the paper: Laplace, Eq. (7)",
+           "Daume III: the Laplace Occam term −½ log a_g, uniform model prior (Eq. 13), σ² = 1.",
+           None, widgets={"bf_sign": "Laplace: −½ log a_g", "bf_prior": "uniform (Eq. 13)", "bf_var": 1.0}),
+    Preset("As printed in the paper: Eq. (12)",
+           "Daume III's Eq. (12) as printed (+½ log a_g), uniform model prior (Eq. 13), σ² = 1.",
+           None, widgets={"bf_sign": "printed: +½ log a_g", "bf_prior": "uniform (Eq. 13)", "bf_var": 1.0}),
+]

@@ -7,6 +7,7 @@ import contextlib
 import numpy as np
 import streamlit as st
 
+from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
@@ -67,12 +68,12 @@ def binary_version(ds):
         return ds, "binary"
     cols = st.columns([2, 1])
     mode = cols[0].radio("Binarise the features as", ("auto", "x > threshold"), horizontal=True,
-                         key="classic_bin_mode",
+                         key="classic_bin_mode", bind="query-params",
                          help="auto: x > 0.5 for data in [0, 1] (images), else x > column median; "
                               "sparse data: x > 0")
     threshold = "auto"
     if mode != "auto":
-        threshold = float(cols[1].number_input("threshold", value=0.5, key="classic_bin_threshold",
+        threshold = float(cols[1].number_input("threshold", value=0.5, key="classic_bin_threshold", bind="query-params",
                                                format="%g"))
     binary = binarize_features(ds, threshold=threshold)
     st.info(f"Eq. (2) and the Naive Bayes model need binary features: {md_escape(binary.provenance.notes[-1])} "
@@ -84,7 +85,7 @@ def count_slider(label: str, low: int, high: int, default: int, key: str) -> int
     """A slider over counts that degrades to the only possible value for tiny feature sets."""
     if high <= low:
         return high
-    return st.slider(label, low, high, min(max(default, low), high), key=key)
+    return st.slider(label, low, high, min(max(default, low), high), key=key, bind="query-params")
 
 
 def mean_image(ds) -> np.ndarray:
@@ -116,7 +117,7 @@ def render() -> None:
         st.stop()
 
     top = st.columns([3, 2])
-    view = top[0].radio("Criterion", VIEWS, horizontal=True, key="classic_view")
+    view = top[0].radio("Criterion", VIEWS, horizontal=True, key="classic_view", bind="query-params")
     with user_errors():
         if len(class_names(ds)) > 2 and top[1].toggle("Only two classes", key="classic_two_classes",
                                                       help="Every criterion also handles all classes."):
@@ -147,11 +148,11 @@ def render() -> None:
         bars = figs.mi_bars(selector.scores_, names, top=shown, selected=selector.support_)
         if ds.image_shape is not None:
             left, right = st.columns([1, 1])
-            left.plotly_chart(bars, key="classic_mi_bars")
-            right.plotly_chart(figs.feature_image(selector.scores_, ds.image_shape, title="I(X; Y) per pixel",
+            show_figure(left, bars, key="classic_mi_bars")
+            show_figure(right, figs.feature_image(selector.scores_, ds.image_shape, title="I(X; Y) per pixel",
                                                   colorbar="I [nats]"), key="classic_mi_image")
         else:
-            st.plotly_chart(bars, key="classic_mi_bars")
+            show_figure(st, bars, key="classic_mi_bars")
 
     elif view == "MDL":
         st.latex(r"\mathrm{DL}(J) = \underbrace{\sum_t -\log \hat P(y_t\mid x_t, J)}_{\text{DL-data (Eq. 10)}}"
@@ -181,16 +182,16 @@ def render() -> None:
         curve = figs.mdl_curve(trace, best)
         if ds.image_shape is not None:
             left, right = st.columns([3, 2])
-            left.plotly_chart(curve, key="classic_mdl_curve")
+            show_figure(left, curve, key="classic_mdl_curve")
             entered = np.full(ds.n_features, np.nan)
             entered[selector.forward_sequence_[:best]] = np.arange(1, best + 1)
-            right.plotly_chart(figs.feature_image(entered, ds.image_shape, title="Chosen pixels (order added)",
+            show_figure(right, figs.feature_image(entered, ds.image_shape, title="Chosen pixels (order added)",
                                                   colorbar="added at step", colorscale="Plasma_r",
                                                   text=ordinal_labels(selector.forward_sequence_[:best], ds.n_features),
                                                   background=mean_image(ds)),
                                key="classic_mdl_image")
         else:
-            st.plotly_chart(curve, key="classic_mdl_curve")
+            show_figure(st, curve, key="classic_mdl_curve")
         table = trace.loc[trace["size"] > 0, ["size", "feature", "dl_data", "gain", "dl_model", "dl_total"]].copy()
         table.insert(2, "name", [names[j] for j in table["feature"]])
         st.dataframe(table, hide_index=True, key="classic_mdl_table")
@@ -210,7 +211,7 @@ def render() -> None:
             "class coefficients."
         )
         c = st.columns(4)
-        n_Cs = c[0].slider("Values of C", 8, 40, 20, key="classic_l1_nCs")
+        n_Cs = c[0].slider("Values of C", 8, 40, 20, key="classic_l1_nCs", bind="query-params")
         span_exp = c[1].select_slider("C range (max / min)", options=[1, 2, 3, 4], value=3,
                                       format_func=lambda e: f"10^{e}", key="classic_l1_span")
         test_size = c[2].select_slider("Held-out share", options=[0.2, 0.25, 0.3, 0.4], value=0.25,
@@ -237,11 +238,11 @@ def render() -> None:
                            chosen_C=selector.C_ if use_cv else None, ylabel=ylabel)
         if ds.image_shape is not None:
             left, right = st.columns([3, 2])
-            left.plotly_chart(fig, key="classic_l1_path")
+            show_figure(left, fig, key="classic_l1_path")
             step = right.select_slider("C for the coefficient image", options=list(range(len(selector.Cs_))),
-                                       value=len(selector.Cs_) // 2, key="classic_l1_step",
+                                       value=len(selector.Cs_) // 2, key="classic_l1_step", bind="query-params",
                                        format_func=lambda i: f"{selector.Cs_[i]:.3g}")
-            right.plotly_chart(figs.feature_image(selector.path_.iloc[step].to_numpy(), ds.image_shape,
+            show_figure(right, figs.feature_image(selector.path_.iloc[step].to_numpy(), ds.image_shape,
                                                   title=f"{ylabel} at C = {selector.Cs_[step]:.3g}",
                                                   colorbar=ylabel.split()[0],
                                                   colorscale="RdBu" if selector.coefs_.shape[1] == 1 else "Viridis",
@@ -249,7 +250,7 @@ def render() -> None:
                                                   background=mean_image(ds), blank_zero=True),
                                key="classic_l1_image")
         else:
-            st.plotly_chart(fig, key="classic_l1_path")
+            show_figure(st, fig, key="classic_l1_path")
 
     else:
         st.latex(r"h(x;\theta) = \mathrm{sign}\big(s(x_k-\theta_0)\big)\ \text{(Eq. 21)},\quad "
@@ -263,7 +264,7 @@ def render() -> None:
             "an earlier cut. With more than two classes the stumps vote for one class on each side and "
             "alpha follows the multi-class (SAMME) form, which is Eq. (33) for two classes."
         )
-        rounds = st.slider("Boosting rounds", 5, 200, 40, step=5, key="classic_boost_rounds")
+        rounds = st.slider("Boosting rounds", 5, 200, 40, step=5, key="classic_boost_rounds", bind="query-params")
         with user_errors():
             selector = fit_boosting(ds_id, rounds, ds)
         trace = selector.trace_
@@ -277,14 +278,14 @@ def render() -> None:
             fig = figs.boosting_rounds(trace, names)
             if ds.image_shape is not None:
                 left, right = st.columns([3, 2])
-                left.plotly_chart(fig, key="classic_boost_rounds_fig")
-                right.plotly_chart(figs.feature_image(
+                show_figure(left, fig, key="classic_boost_rounds_fig")
+                show_figure(right, figs.feature_image(
                     selector.scores_, ds.image_shape, blank_zero=True,
                     title="Chosen pixels (total alpha, first-use order)", colorbar="total alpha",
                     text=ordinal_labels(selector.first_use_, ds.n_features), background=mean_image(ds)),
                     key="classic_boost_image")
             else:
-                st.plotly_chart(fig, key="classic_boost_rounds_fig")
+                show_figure(st, fig, key="classic_boost_rounds_fig")
         if st.checkbox("Compare with scikit-learn's Gini stumps (same weights each round)", key="classic_boost_gini"):
             with user_errors():
                 table = gini_table(ds_id, rounds, ds, selector)

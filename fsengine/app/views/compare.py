@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
@@ -12,6 +13,7 @@ from fsengine.csv_export import csv_bytes
 from fsengine.data.transforms import class_names
 from fsengine.methods.registry import METHODS
 from fsengine.parallel import available_cores, warm_up
+from fsengine.plots.compare import roc_curves
 
 DEFAULT_METHODS = ("bia", "mi", "l1")
 #: session slots: the last finished run (config, result) and whether a run is under way
@@ -84,10 +86,11 @@ def render() -> None:
 
     c1, c2, c3, c4 = st.columns(4)
     n_bootstrap = c1.select_slider("Bootstrap resamples", options=[0, 2, 3, 5, 8, 10, 15, 20], value=5,
-                                   key="compare_bootstrap",
+                                   key="compare_bootstrap", bind="query-params",
                                    help="Each method is refitted on this many resamples for the stability view "
                                         "(0: off). The run costs (1 + resamples) fits per method.")
-    test_size = c2.select_slider("Held-out share", options=[0.2, 0.25, 0.3, 0.4], value=0.25, key="compare_test")
+    test_size = c2.select_slider("Held-out share", options=[0.2, 0.25, 0.3, 0.4], value=0.25, key="compare_test",
+                                 bind="query-params")
     max_k = int(c3.number_input("Largest k", min_value=2, max_value=max(2, min(200, ds.n_features)),
                                 value=min(50, ds.n_features), key="compare_max_k",
                                 help="Largest number of features in the accuracy curve and the top-k views."))
@@ -164,39 +167,61 @@ def render() -> None:
     for label, message in result.failures.items():
         st.warning(f"{label} could not run: {md_escape(message)}")
 
+    if result.truth is not None:  # does not depend on k: drawn outside the fragment
+        st.subheader("ROC against the known truth")
+        show_figure(st, roc_curves(result.roc(), result.auc()), key="compare_roc")
+        st.caption(EXPLANATIONS["roc"])
+    st.subheader("Runtime")
+    st.dataframe(readable(result.runtime()), hide_index=True, key="compare_runtime")
+    st.caption(EXPLANATIONS["runtime"] + " The first call of each method runs untimed on a few rows before "
+               "the timed fit (compiling or loading its numba kernels); its time is listed separately.")
+    top_k_views(result, last_config, downloads)
+
+
+#: the summary's and runtime table's columns as a reader names them
+COLUMN_NAMES = {
+    "method": "Method", "k": "k", "fit_seconds": "Fit time (s)",
+    "warmup_seconds": "First call, untimed warm-up incl. compilation (s)",
+    "bootstrap_mean_seconds": "Bootstrap fit time, mean (s)", "bootstrap_std_seconds": "Bootstrap fit time, std (s)",
+    "selected_by_method": "Selected by the method itself", "parameters": "Parameters", "notes": "Notes",
+    "kuncheva_at_k": "Stability at k (Kuncheva)", "grid_k": "k of the accuracy grid point",
+    "accuracy_at_grid_k": "Held-out accuracy there", "best_accuracy": "Best held-out accuracy",
+    "best_k": "k of the best", "auc": "AUC (truth known)",
+}
+
+
+def readable(table):
+    """The table with its columns named for a reader (the CSV downloads keep the short names)."""
+    return table.rename(columns=COLUMN_NAMES)
+
+
+@st.fragment
+def top_k_views(result, last_config, downloads) -> None:
+    """The top-k slider and every view that depends on it (a fragment: a move re-sends only these)."""
     lo, hi = result.k_range()
-    k = st.slider("Top-k size for overlap, stability and heatmaps", lo, hi, min(10, hi), key="compare_k") \
-        if hi > lo else hi
+    k = st.slider("Top-k size for overlap, stability and heatmaps", lo, hi, min(10, hi), key="compare_k",
+                  bind="query-params") if hi > lo else hi
     figures = comparison_figures(result, k)
-    st.dataframe(result.summary(k), hide_index=True, key="compare_summary")
+    st.dataframe(readable(result.summary(k)), hide_index=True, key="compare_summary")
 
     st.subheader("Held-out accuracy")
-    st.plotly_chart(figures["accuracy"], key="compare_accuracy")
+    show_figure(st, figures["accuracy"], key="compare_accuracy")
     st.caption(EXPLANATIONS["accuracy"])
 
     left, right = st.columns(2)
     left.subheader("Overlap")
-    left.plotly_chart(figures["jaccard"], key="compare_jaccard")
+    show_figure(left, figures["jaccard"], key="compare_jaccard")
     left.caption(EXPLANATIONS["jaccard"])
     right.subheader("Stability")
     if "stability" in figures:
-        right.plotly_chart(figures["stability"], key="compare_stability")
+        show_figure(right, figures["stability"], key="compare_stability")
         right.caption(EXPLANATIONS["stability"])
     else:
         right.info("Stability needs at least two bootstrap resamples.")
-
-    if "roc" in figures:
-        st.subheader("ROC against the known truth")
-        st.plotly_chart(figures["roc"], key="compare_roc")
-        st.caption(EXPLANATIONS["roc"])
     if "relevance" in figures:
         st.subheader("Relevance heatmaps")
-        st.plotly_chart(figures["relevance"], key="compare_relevance")
+        show_figure(st, figures["relevance"], key="compare_relevance")
         st.caption(EXPLANATIONS["relevance"])
-
-    st.subheader("Runtime")
-    st.dataframe(result.runtime(), hide_index=True, key="compare_runtime")
-    st.caption(EXPLANATIONS["runtime"])
 
     archive, summary_csv, report = downloads(last_config, k, result)
     d1, d2, d3 = st.columns(3)

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from fsengine.app.display import show_figure
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
 from fsengine.data.fetch import SOURCES, FetchError, fetch, is_present
@@ -60,7 +61,7 @@ def render() -> None:
         c1, c2 = st.columns(2)
         per_class = c1.slider("Images per class", 4, 20, 12, key="data_per_class")
         seed = c2.number_input("Sample seed", min_value=0, value=0, step=1, key="data_sample_seed")
-        st.plotly_chart(plots.image_grid(ds.dense_X(), ds.y, ds.image_shape, classes, per_class, int(seed)),
+        show_figure(st, plots.image_grid(ds.dense_X(), ds.y, ds.image_shape, classes, per_class, int(seed)),
                         key="data_image_grid")
         st.caption("Each row is one class; ink is dark. Pixels are scaled to [0, 1].")
     elif ds.texts is not None:
@@ -82,7 +83,7 @@ def render() -> None:
     st.header("Class balance" if classes else "Target distribution")
     chart_col, text_col = st.columns([3, 2], vertical_alignment="center")
     if classes:
-        chart_col.plotly_chart(plots.class_balance(ds.class_counts()), key="data_balance")
+        show_figure(chart_col, plots.class_balance(ds.class_counts()), key="data_balance")
         counts = list(ds.class_counts().values())
         text_col.markdown(
             f"The majority class holds **{max(counts) / sum(counts):.0%}** of the rows: a classifier that "
@@ -90,23 +91,23 @@ def render() -> None:
             + (" The classes are unbalanced, so look at per-class errors too."
                if max(counts) > 1.5 * min(counts) else ""))
     else:
-        chart_col.plotly_chart(plots.target_histogram(ds.y), key="data_target_hist")
+        show_figure(chart_col, plots.target_histogram(ds.y), key="data_target_hist")
         text_col.markdown("A regression target: features are previewed by their absolute correlation with it.")
 
     # ----------------------------------------------------------------------------------- features
     st.header("Features")
     if ds.image_shape is not None and means is not None:
-        st.plotly_chart(plots.class_mean_images(means, ds.image_shape, classes), key="data_class_means")
+        show_figure(st, plots.class_mean_images(means, ds.image_shape, classes), key="data_class_means")
     if ds.texts is not None and means is not None and ds.is_sparse:
         top_words = st.slider("Words per class", 5, 30, 12, key="data_top_words")
-        st.plotly_chart(plots.word_frequencies(ds.feature_names, means, classes, top_words), key="data_words")
+        show_figure(st, plots.word_frequencies(ds.feature_names, means, classes, top_words), key="data_words")
         st.caption("Words whose share of documents differs most between the classes.")
     top_n = st.slider("Top features", 5, 50, 20, key="data_top_n")
     left, right = st.columns(2) if ds.image_shape is not None else (None, st.container())
     if left is not None:
-        left.plotly_chart(plots.feature_map(scores, ds.image_shape, score_name), key="data_feature_map")
+        show_figure(left, plots.feature_map(scores, ds.image_shape, score_name), key="data_feature_map")
         left.caption(f"{score_name} of every pixel: bright pixels separate the classes on their own.")
-    right.plotly_chart(plots.top_features(ds.feature_names, scores, score_name, top_n), key="data_top_features")
+    show_figure(right, plots.top_features(ds.feature_names, scores, score_name, top_n), key="data_top_features")
     with st.expander("All feature statistics"):
         st.dataframe(table, hide_index=True)
 

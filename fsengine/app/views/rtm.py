@@ -5,8 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
+from fsengine.app.presets import Preset, preset_buttons
 from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair
 from fsengine.data.transforms import binarize_features, split, two_classes
@@ -48,6 +50,7 @@ def render() -> None:
         "interval stays clear of 0.5 are the relevant ones."
     )
 
+    preset_buttons([SLIDES_PRESET])
     ds = current_dataset()
     if ds.task != "classification":
         st.error(f"{md_escape(ds.name)} is a regression dataset; the RTM needs two classes. Pick a classification "
@@ -74,16 +77,20 @@ def render() -> None:
                    "(long objects need both, or most eta = -1 cavities become undefined).")
         c1, c2, c3 = st.columns(3)
         methods = c1.multiselect("Methods", list(METHODS), default=["power_ep", "em"], format_func=METHOD_LABELS.get,
-                                 key="rtm_methods", help="EP integrates each tag numerically: about 10x slower")
+                                 key="rtm_methods",
+                                 bind="query-params", help="EP integrates each tag numerically: about 10x slower")
         alpha0 = c1.slider("Prior strength alpha0 (fixed prior factor)", 1.0, 100.0, step=0.5, key="rtm_alpha0",
+                           bind="query-params",
                            help="Beta(alpha0, alpha0) prior on every theta_j")
-        damping = c2.slider("Damping gamma (after each sweep)", 0.0, 0.95, 0.5, 0.05, key="rtm_damping")
-        inner = c2.slider("Inner damping rho (within a sweep)", 0.0, 0.95, step=0.05, key="rtm_inner")
-        ard = c3.checkbox("ARD (evidence-tuned alpha_j)", value=False, key="rtm_ard")
-        sequential = c3.checkbox("Sequential factor updates", value=True, key="rtm_sequential")
+        damping = c2.slider("Damping gamma (after each sweep)", 0.0, 0.95, 0.5, 0.05, key="rtm_damping",
+                            bind="query-params")
+        inner = c2.slider("Inner damping rho (within a sweep)", 0.0, 0.95, step=0.05, key="rtm_inner",
+                          bind="query-params")
+        ard = c3.checkbox("ARD (evidence-tuned alpha_j)", value=False, key="rtm_ard", bind="query-params")
+        sequential = c3.checkbox("Sequential factor updates", value=True, key="rtm_sequential", bind="query-params")
         tol = c3.select_slider("Tolerance (max change of a posterior mean)", [1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5],
-                               value=1e-3, key="rtm_tol")
-        max_iter = int(c3.number_input("Max sweeps", 10, 2000, 200, 10, key="rtm_max_iter"))
+                               value=1e-3, key="rtm_tol", bind="query-params")
+        max_iter = int(c3.number_input("Max sweeps", 10, 2000, 200, 10, key="rtm_max_iter", bind="query-params"))
     if not methods:
         st.warning("Choose at least one training method.")
         st.stop()
@@ -139,28 +146,27 @@ def render() -> None:
     tabs = st.tabs(["Relevant tags", "Convergence", "ROC", "Accuracy"])
 
     with tabs[0]:
-        shown = st.selectbox("Method", list(results), key="rtm_tags_method")
-        top = results[shown]["top"].head(st.slider("Tags shown", 5, 25, 15, key="rtm_tags_k"))
-        st.plotly_chart(rtm_plots.relevant_tags_figure(top, class_names=classes), width="stretch",
+        shown = st.selectbox("Method", list(results), key="rtm_tags_method", bind="query-params")
+        top = results[shown]["top"].head(st.slider("Tags shown", 5, 25, 15, key="rtm_tags_k", bind="query-params"))
+        show_figure(st, rtm_plots.relevant_tags_figure(top, class_names=classes),
                         key="rtm_tags_chart")
         if binary.image_shape is not None:
-            st.plotly_chart(rtm_plots.theta_image_figure(results[shown]["theta"], binary.image_shape,
+            show_figure(st, rtm_plots.theta_image_figure(results[shown]["theta"], binary.image_shape,
                                                          class_names=classes),
                             width="stretch", key="rtm_image_chart")
-        st.caption(f"{results[shown]['active']:,} of {binary.n_features:,} tags deemed relevant "
-                   f"({'not pinned by the ARD' if ard else 'log Bayes factor > 0'}). "
-                   "Score: log Bayes factor of theta_j against theta_j = 0.5 (Savage-Dickey).")
+        threshold_views(results[shown]["relevance"], binary.truth, binary.n_features,
+                        results[shown]["active"] if ard else None)
         st.dataframe(top.style.format({"mean": "{:.3f}", "lower": "{:.3f}", "upper": "{:.3f}", "log_bf": "{:.2f}",
-                                       "alpha": "{:.3g}"}), hide_index=True, width="stretch")
+                                       "alpha": "{:.3g}"}), hide_index=True)
 
     with tabs[1]:
-        st.plotly_chart(rtm_plots.convergence_figure({k: r["trace"] for k, r in results.items()}, tol=settings.tol),
+        show_figure(st, rtm_plots.convergence_figure({k: r["trace"] for k, r in results.items()}, tol=settings.tol),
                         width="stretch", key="rtm_conv_chart")
         # rows from a list of dicts keep the methods' and the columns' order on every pandas version
         st.dataframe(pd.DataFrame([{"sweeps": len(r["trace"]), "converged": r["converged"],
                                     "seconds": round(r["seconds"], 2),
                                     "final log evidence": r["trace"]["log_evidence"].iloc[-1]}
-                                   for r in results.values()], index=list(results)), width="stretch")
+                                   for r in results.values()], index=list(results)))
 
     with tabs[2]:
         if binary.truth is None:
@@ -169,21 +175,22 @@ def render() -> None:
                     "'Relevance Tagging Machine model (synthetic tags)' in the sidebar"
                     + ("; below is the recorded synthetic experiment." if recorded_auc is not None else "."))
             if recorded_auc is not None:
-                st.plotly_chart(rtm_plots.auc_figure(recorded_auc, reference={"RTM Power EP": 0.82, "MI": 0.80}),
+                show_figure(st, rtm_plots.auc_figure(recorded_auc, reference={"RTM Power EP": 0.82, "MI": 0.80}),
                                 width="stretch", key="rtm_auc_chart")
                 st.caption("`python -m fsengine reproduce rtm-roc`: 800 objects, 400 tags, 30 relevant, one dot "
-                           "per seed; diamonds: the issue's reference run.")
+                           "per seed; diamonds: an earlier run of the same experiment (Power EP 0.82, MI 0.80), "
+                           "for comparison.")
         else:
             scores = {**{k: r["relevance"] for k, r in results.items()}, **base_scores}
             curves, auc = rtm_exp.roc_curves(binary.truth, scores)
-            st.plotly_chart(rtm_plots.roc_figure(curves, auc), width="stretch", key="rtm_roc_chart")
-            st.caption("Scores from the training split. Reference run (issue): Power EP 0.82 vs MI 0.80 "
-                       "on 800 objects, 400 tags, 30 relevant.")
+            show_figure(st, rtm_plots.roc_figure(curves, auc), key="rtm_roc_chart")
+            st.caption("Scores from the training split. For comparison, an earlier run of the recorded "
+                       "experiment (800 objects, 400 tags, 30 relevant) gave AUC 0.82 for Power EP and 0.80 for MI.")
 
     with tabs[3]:
         table = pd.Series({**{k: r["accuracy"] for k, r in results.items()}, **base_acc},
                           name="test accuracy").to_frame()  # RTM methods first, then the baselines
-        st.plotly_chart(rtm_plots.accuracy_figure(table), width="stretch", key="rtm_acc_chart")
+        show_figure(st, rtm_plots.accuracy_figure(table), key="rtm_acc_chart")
         st.caption("Held-out 25% stratified split of the picked dataset (seed 0).")
         c_ours, c_slides = st.columns(2)
         recorded = rtm_exp.recorded_accuracy()
@@ -191,6 +198,32 @@ def render() -> None:
         if recorded is None:
             c_ours.info("No recorded run found (`fsengine reproduce rtm-roc` records one).")
         else:
-            c_ours.dataframe(recorded.style.format("{:.4f}"), width="stretch")
+            c_ours.dataframe(recorded.style.format("{:.4f}"))
         c_slides.markdown("**The slides' table** (their two datasets are not named)")
-        c_slides.dataframe(rtm_exp.SLIDES_ACCURACY.style.format("{:.4f}"), width="stretch")
+        c_slides.dataframe(rtm_exp.SLIDES_ACCURACY.style.format("{:.4f}"))
+
+
+SLIDES_PRESET = Preset(
+    "As in the slides: synthetic tags (ROC)",
+    "Molchanov, Kondrashkin & Vetrov's synthetic experiment: 800 objects, 400 tags of which 30 relevant; "
+    "Power EP, EP and EM trained side by side.",
+    "synthetic_rtm", {"n_samples": 800, "n_tags": 400, "n_relevant": 30},
+    {"rtm_methods": ["power_ep", "ep", "em"]})
+
+
+@st.fragment
+def threshold_views(relevance, truth, n_features: int, ard_active: int | None) -> None:
+    """The relevance threshold and the count it gives (a fragment: moving it re-sends only this)."""
+    threshold = st.slider("Relevance threshold: log Bayes factor above", -5.0, 5.0, 0.0, 0.5, key="rtm_threshold",
+                          bind="query-params",
+                          help="A tag counts as relevant when the log Bayes factor of θ_j against θ_j = ½ "
+                               "(Savage-Dickey) exceeds this; 0 = even odds.")
+    chosen = relevance > threshold
+    cols = st.columns(3 if truth is not None else 1)
+    cols[0].metric("Tags above the threshold", f"{int(chosen.sum()):,} of {n_features:,}")
+    if truth is not None:
+        truth = truth.astype(bool)
+        cols[1].metric("Truly relevant among them", f"{int((chosen & truth).sum()):,} of {int(truth.sum()):,}")
+        cols[2].metric("Irrelevant among them", f"{int((chosen & ~truth).sum()):,}")
+    st.caption("Score: log Bayes factor of θ_j against θ_j = ½ (Savage-Dickey)."
+               + (f" The ARD itself left {ard_active:,} tags unpinned." if ard_active is not None else ""))

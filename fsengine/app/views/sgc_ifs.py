@@ -1,9 +1,12 @@
 """SGC vs IFS: greedy likelihood-gain feature selection for conditional maxent (Zhou et al. 2003)."""
 
+import pandas as pd
 import streamlit as st
 
+from fsengine.app.display import show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import UPLOAD_KEY, current_selection, load_cached
+from fsengine.app.presets import Preset, preset_buttons
 from fsengine.data.features.templates import GROUPS
 from fsengine.data.registry import get_spec
 from fsengine.methods.gain_comparison import METHOD_NAMES, run_comparison
@@ -26,9 +29,7 @@ def render() -> None:
              r"\log\frac{Z_S(x) - \mathrm{sum}_S(c\mid x) + e^{\alpha}\,\mathrm{sum}_S(c\mid x)}{Z_S(x)}")
     st.latex(r"\Delta L(S, f) = \max_\alpha G_{S\cup f}(\alpha) \quad\text{(1-D Newton, } |\alpha| \le 20"
              r"\text{)},\qquad g(f, 0) = E_\delta(f)\Big[R \log\tfrac{R}{p_0} + (1 - R)\log\tfrac{1 - R}{1 - p_0}\Big]")
-    st.caption("Look for: gains computed per stage (Fig. 3) two to three orders of magnitude lower for "
-               "SGC; its time (Fig. 4) correspondingly lower; and test precision / F1 (Fig. 5) that "
-               "hardly differs between IFS and SGC while the count cutoff needs many more features.")
+    preset_buttons([PAPER_PRESET])
 
     TASKS = {
         "Base-NP chunking (CoNLL-2000)": "conll2000_np",
@@ -47,21 +48,22 @@ def render() -> None:
                 "table, choose them on **Compare methods**.")
     with st.form("sgc_form"):
         cols = st.columns(3)
-        task = cols[0].selectbox("Task", list(available), index=default_task, key="sgc_task",
+        task = cols[0].selectbox("Task", list(available), index=default_task, key="sgc_task", bind="query-params",
                                  help="Real CoNLL-2000 / treebank data when present, else only the planted "
                                       "task. Follows the sidebar dataset when that is one of these tasks.")
-        budget = cols[1].slider("Feature budget", 10, 1000, 60, step=10, key="sgc_budget",
+        budget = cols[1].slider("Feature budget", 10, 1000, 60, step=10, key="sgc_budget", bind="query-params",
                                 help="Number of (predicate, class) features each method selects.")
-        lookahead = cols[2].slider("SGC look-ahead L", 0, 1000, 50, step=10, key="sgc_lookahead",
+        lookahead = cols[2].slider("SGC look-ahead L", 0, 1000, 50, step=10, key="sgc_lookahead", bind="query-params",
                                    help="SGC-LA recomputes the next L candidates after the one SGC found (paper: 500).")
         cols = st.columns(3)
         groups = cols[0].multiselect("Templates", list(GROUPS), default=list(GROUPS), key="sgc_groups",
+                                     bind="query-params",
                                      help="Template groups generating the predicates (sequence tasks).")
         n_sentences = cols[1].number_input("Training sentences (0 = all)", 0, 8936, 300, step=100,
-                                           key="sgc_sentences",
+                                           key="sgc_sentences", bind="query-params",
                                            help="Training subset size; the planted task uses 25 rows per sentence.")
         methods = cols[2].multiselect("Methods", list(METHOD_NAMES), default=list(METHOD_NAMES),
-                                      key="sgc_methods")
+                                      key="sgc_methods", bind="query-params")
         submitted = st.form_submit_button("Run comparison", type="primary")
 
     if submitted or "sgc_config" not in st.session_state:
@@ -118,19 +120,54 @@ def render() -> None:
         cols[2].metric("IFS / SGC gains computed", f"{ratio:,.0f}x")
         speed = traces["IFS"]["seconds"].iloc[k - 1] / max(traces["SGC"]["seconds"].iloc[k - 1], 1e-9)
         cols[3].metric("IFS / SGC time", f"{speed:,.1f}x")
+        st.caption(f"Look for: over these {k} stages IFS computed {ratio:,.0f}x as many gains as SGC (Fig. 3) and "
+                   f"took {speed:,.1f}x as long (Fig. 4); the paper, on all training sentences, reports two to "
+                   "three orders of magnitude. Test precision / F1 (Fig. 5) should hardly differ between IFS and "
+                   "SGC, while the count cutoff needs many more features.")
 
     left, right = st.columns(2)
-    left.plotly_chart(plots.gain_per_stage(traces), width="stretch", key="sgc_fig_gain")
-    right.plotly_chart(plots.gain_computations(traces), width="stretch", key="sgc_fig_comp")
+    show_figure(left, plots.gain_per_stage(traces), key="sgc_fig_gain")
+    show_figure(right, plots.gain_computations(traces), key="sgc_fig_comp")
     left, right = st.columns(2)
-    left.plotly_chart(plots.cumulative_time(traces), width="stretch", key="sgc_fig_time")
-    right.plotly_chart(plots.scores_vs_features(comp.curves, comp.all_features), width="stretch",
+    show_figure(left, plots.cumulative_time(traces), key="sgc_fig_time")
+    show_figure(right, plots.scores_vs_features(comp.curves, comp.all_features),
                        key="sgc_fig_scores")
     st.caption("Fig. 5 here re-trains a MAP model (Gaussian prior, variance 1) on the first k selected "
                "features of each method and decodes the test sentences left to right with the predicted "
                "previous tags; chunking is scored with conlleval, tagging by token accuracy, the planted "
                "task by macro precision / F1.")
     left, right = st.columns([2, 3])
-    left.plotly_chart(plots.overlap_heatmap(comp.overlap()), width="stretch", key="sgc_fig_overlap")
+    show_figure(left, plots.overlap_heatmap(comp.overlap()), key="sgc_fig_overlap")
     shown = right.selectbox("Selected features of", list(comp.selections), key="sgc_table_method")
     right.dataframe(comp.selected_table(shown), hide_index=True, height=360, key="sgc_table")
+    stage_views(comp)
+
+
+PAPER_PRESET = Preset(
+    "As in the paper: all sentences, L = 500",
+    "Zhou et al.: base-NP chunking on all CoNLL-2000 training sentences, SGC-LA look-ahead L = 500.",
+    "conll2000_np", {},
+    {"sgc_task": "Base-NP chunking (CoNLL-2000)", "sgc_sentences": 0, "sgc_lookahead": 500},
+    forget=("sgc_config",))
+
+
+@st.fragment
+def stage_views(comp) -> None:
+    """The stage slider: what each method selected at that stage and what it had computed by then
+    (a fragment: a move re-sends only this table)."""
+    n_stages = min(len(sel.trace) for sel in comp.selections.values())
+    if n_stages < 2:
+        return
+    st.subheader("Stage by stage")
+    stage = st.slider("Stage", 1, n_stages, 1, key="sgc_stage", bind="query-params",
+                      help="Selection step: the feature each method added there, and its work so far.")
+    rows = []
+    for method, sel in comp.selections.items():
+        t = sel.trace.iloc[:stage]
+        last = comp.selected_table(method).iloc[stage - 1]
+        rows.append({"Method": method, "Feature added": f"{last['predicate']} → {last['class']}",
+                     "Gain of that feature": float(t["gain"].iloc[-1]),
+                     "Gains computed up to this stage": int(t["gain_computations"].sum()),
+                     "Seconds up to this stage": float(t["seconds"].iloc[-1])})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key="sgc_stage_table")
+

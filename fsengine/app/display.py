@@ -1,0 +1,63 @@
+"""How the app shows figures: the sidebar's lecture-mode switch and light/dark choice, and
+:func:`show_figure`, through which every page draws its plotly figures in that style.
+
+Both settings live in the URL (``?lecture=true&theme=dark``), so a link carries them. The dark
+choice switches the whole page, not only the figures: Streamlit reads the page theme from the
+URL's ``embed_options=dark_theme`` (or ``light_theme``) when the page loads, so the sidebar's
+choice sets that option and reloads once when the page shows the other theme (the config sets no
+``theme.base``, which would override it). Figures are drawn with ``theme=None``
+(the style is applied by :func:`fsengine.plots.style.restyle`, identical in every browser).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..plots.style import Style, restyle
+
+LECTURE_KEY = "lecture"
+THEME_KEY = "theme"
+THEMES = ("light", "dark")
+
+#: Reload with Streamlit's embed option for the chosen theme when the page shows the other one.
+_THEME_SCRIPT = """
+<script>
+(() => {
+  const want = "%s";
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app) return;
+  const rgb = getComputedStyle(app).backgroundColor.match(/[0-9.]+/g) || ["255", "255", "255"];
+  const isDark = (0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]) < 128;
+  if ((want === "dark") === isDark) return;
+  const url = new URL(window.location.href);
+  if (url.searchParams.get("embed_options") === want + "_theme") return;  // already asked: never loop
+  url.searchParams.set("embed_options", want + "_theme");
+  window.location.replace(url.toString());
+})();
+</script>
+"""
+
+
+def display_controls(container) -> Style:
+    """The sidebar's display settings (bound to the URL); returns the chosen :class:`Style`."""
+    lecture = container.toggle(
+        "Lecture mode", key=LECTURE_KEY, bind="query-params",
+        help="Large fonts and thick lines in every figure, for a projector and the back row.")
+    theme = container.radio("Theme", THEMES, key=THEME_KEY, bind="query-params", horizontal=True,
+                            format_func=str.capitalize, help="The page and every figure follow it.")
+    with container:
+        st.html(_THEME_SCRIPT % theme, unsafe_allow_javascript=True)
+    return Style(lecture=bool(lecture), dark=theme == "dark")
+
+
+def current_style() -> Style:
+    """The style chosen in the sidebar (the default style when the sidebar has not run)."""
+    return Style(lecture=bool(st.session_state.get(LECTURE_KEY, False)),
+                 dark=st.session_state.get(THEME_KEY) == "dark")
+
+
+def show_figure(where, fig, **kwargs) -> None:
+    """Draw a plotly figure (``go.Figure`` or plain dict) in ``where`` (``st`` or a container)
+    in the sidebar's style; keyword arguments go to ``st.plotly_chart``."""
+    kwargs.setdefault("width", "stretch")
+    where.plotly_chart(restyle(fig, current_style()), theme=None, **kwargs)
