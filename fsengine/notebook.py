@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import get_colorscale
 from plotly.io.json import to_json_plotly
 
 
@@ -83,7 +84,25 @@ def figure_state(figure: go.Figure) -> dict[str, Any]:
                                        "layout": figure.layout.to_plotly_json()}))
     for trace in state["data"]:
         trace.pop("uid", None)
-    return _pruned(state)
+    return _pruned(_colorscales_as_lists(state))
+
+
+def _colorscales_as_lists(value):
+    """Colour scales as [position, colour] lists, named ones ("Viridis") expanded as plotly does (a
+    validated widget holds the list, a figure built without validation the name)."""
+    if isinstance(value, dict):
+        return {k: _colorscale_list(v) if k.endswith("colorscale") and isinstance(v, str | list)
+                else _colorscales_as_lists(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_colorscales_as_lists(v) for v in value]
+    return value
+
+
+def _colorscale_list(scale):
+    """A colour scale (name or list) as [position, colour] pairs, positions to 12 digits (plotly's
+    expansion of a name can differ in the last bit from the list a builder writes)."""
+    pairs = get_colorscale(scale) if isinstance(scale, str) else scale
+    return [[round(float(p), 12), c] for p, c in pairs]
 
 
 def _label(value, fmt: str | Callable[[Any], str] | None) -> str:

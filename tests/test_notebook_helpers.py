@@ -74,3 +74,16 @@ def test_gaps_of_heatmaps_reach_the_widget_as_none_not_nan():
     assert [v for row in view.figures[0].data[0].z for v in row] == [0.1, None, None, 0.4]
     view.slider.value = 2
     assert [v for row in view.figures[0].data[0].z for v in row] == [0.2, None, None, 0.8]
+
+
+def test_a_named_colour_scale_equals_the_list_a_widget_holds():
+    """Figures built without validation keep "Viridis"; the FigureWidget expands it to a list:
+    both draw the same, and figure_state says so (and still tells different scales apart)."""
+    import plotly.graph_objects as go
+
+    from fsengine.notebook import figure_state
+    named = go.Figure({"data": [{"type": "heatmap", "z": [[1, 2]], "colorscale": "Viridis"}]}, skip_invalid=True)
+    widget = go.FigureWidget(go.Heatmap(z=[[1, 2]], colorscale="Viridis"))
+    assert isinstance(widget.data[0].colorscale, tuple)
+    assert figure_state(named) == figure_state(widget)
+    assert figure_state(named) != figure_state(go.Figure(go.Heatmap(z=[[1, 2]], colorscale="Greys")))
