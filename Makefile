@@ -16,7 +16,7 @@ STAMP_MIN := $(VENV_MIN)/.installed-min
 # skipped there: real browsers, the wheel build, long runs (each also runs in `make test`)
 MIN_SKIP  := not browser and not slow
 
-.PHONY: app test test-min test-quick bench install notebook clean
+.PHONY: app test test-min bench install notebook clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
