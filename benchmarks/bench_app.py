@@ -4,7 +4,9 @@
   navigation in a fresh browser;
 - per slider move to a new value (keyboard, as a lecturer drives it): bytes the server sends over
   the websocket, server time (from the rerun request the browser sends to the last message of
-  the run), and key press to idle page (script finished and every chart drawn).
+  the run), and key press to idle page (script finished and every chart drawn);
+- the server alone, without a browser: a full rerun of the BIA page (AppTest) per move of
+  "Current Λ/Λ*" to a new value, everything else cached (the fragment's own rerun is a part of it).
 
     python benchmarks/bench_app.py            # BIA, SGC vs IFS, RTM, Classic (L1), Compare; 8 moves each
     python benchmarks/bench_app.py --quick    # BIA only, 4 moves
@@ -62,19 +64,32 @@ def first_visit(url: str, proc, log: Path, pw) -> float:
     return seconds
 
 
-def _idle(page, since_running: bool) -> None:
-    """Until the run started by a key press has finished and every chart is drawn (fine polling)."""
-    deadline = time.monotonic() + 120
-    seen_running = not since_running
+#: resolves after the browser has painted twice: anything the page was drawing is on screen
+_PAINTED = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
+def _idle(page, counter: FrameCounter, n_sent: int) -> float | None:
+    """The moment the run a key press started has finished and the page has painted it. The run
+    counts as started once the browser has sent its rerun request and the server has answered (a
+    fragment rerun can start and end between two polls of the script state), as finished when
+    the page says so; a frame arriving within 0.1 s after that means it was not finished. None
+    when the key press sent no request within 3 s (the slider was at the end of its range)."""
+    pressed = time.monotonic()
+    deadline = pressed + 120
     while time.monotonic() < deadline:
-        state = script_state(page)
-        seen_running = seen_running or state == "running"
-        if seen_running and state == "notRunning":
-            break
+        state = script_state(page)  # a Playwright call: also delivers the frames received so far
+        answered = [t for t, _ in counter.frames if len(counter.sent) > n_sent and t > counter.sent[n_sent]]
+        if answered and state == "notRunning":
+            page.evaluate(_PAINTED)
+            idle = time.monotonic()
+            time.sleep(0.1)
+            script_state(page)
+            if counter.frames[-1][0] <= answered[-1]:
+                return idle
+        elif len(counter.sent) <= n_sent and time.monotonic() - pressed > 3:
+            return None
         time.sleep(0.02)
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
-        ".every(e => e.querySelector('.main-svg'))", timeout=60_000)
+    raise TimeoutError("the page did not become idle within 120 s of the key press")
 
 
 def moves(url: str, pw, path: str, label: str, button: str | None, n_moves: int) -> list[dict]:
@@ -94,11 +109,10 @@ def moves(url: str, pw, path: str, label: str, button: str | None, n_moves: int)
         thumb.focus()
         pressed = time.monotonic()
         page.keyboard.press(key)
-        _idle(page, since_running=True)
-        idle = time.monotonic()
+        idle = _idle(page, counter, n_sent)
         time.sleep(0.3)  # late frames of the run
         value = slider_value(page, label)
-        if value in seen:  # the end of the range, or an old value: turn round, do not count it
+        if idle is None or value in seen:  # the end of the range, or an old value: turn round, do not count it
             key, turns = ("ArrowLeft" if key == "ArrowRight" else "ArrowRight"), turns + 1
             continue
         seen.add(value)
@@ -108,6 +122,26 @@ def moves(url: str, pw, path: str, label: str, button: str | None, n_moves: int)
                      "idle_s": idle - pressed, "value": value})
     browser.close()
     return rows
+
+
+def apptest_moves(n_moves: int) -> list[float]:
+    """Seconds per full AppTest rerun of the BIA page after a move of Λ/Λ* to a new value (the
+    default notMNIST B/D path cached by the first run)."""
+    from fsengine.data import load_dataset
+    from fsengine.methods.bia_dataset import run_bia_path
+    from tests.conftest import app_test
+
+    at = app_test("pages/bia.py", timeout=600)
+    ratios = run_bia_path(load_dataset("notmnist:letters=BD"), "logistic", n_steps=200,
+                          exclude_constant=True).slider_ratios()
+    seconds = []
+    for value in ratios[-n_moves - 1:-1]:
+        t0 = time.perf_counter()
+        at.select_slider(key="bia_ratio").set_value(value).run()
+        seconds.append(time.perf_counter() - t0)
+        if at.exception or at.error:
+            raise RuntimeError(f"the BIA page failed at Λ/Λ* = {value}")
+    return seconds
 
 
 def main() -> int:
@@ -131,6 +165,10 @@ def main() -> int:
             print("| page | slider | moves | bytes per move: median (max) | server time per move: median [ms] "
                   "| key to idle: median (max) [s] |")
             print("|---|---|---|---|---|---|")
+            if any(s[1] == "bia" for s in sliders):
+                server = apptest_moves(n_moves)
+                print(f"BIA page, full AppTest rerun per move of Current Λ/Λ* ({n_moves} new values): median "
+                      f"{statistics.median(server) * 1000:,.0f} ms (max {max(server) * 1000:,.0f} ms)\n", flush=True)
             for page_name, path, label, button in sliders:
                 rows = moves(url, pw, path, label, button, n_moves)
                 if not rows:

@@ -44,7 +44,9 @@ def _same_tables(a, b, k: int) -> bool:
     return True
 
 
-def bench_compare(quick: bool) -> None:
+def bench_compare(quick: bool, repeats: int) -> None:
+    import statistics
+
     import distributed
     from joblib import Parallel, delayed
 
@@ -56,32 +58,43 @@ def bench_compare(quick: bool) -> None:
     ds = load_dataset(DATA if not quick else "notmnist:letters=BD,n_per_class=300")
     settings = CompareSettings(n_bootstrap=resamples, max_k=50, seed=0)
     print(f"compare {','.join(METHODS)} x {resamples} resamples on {ds.name}: {ds.n_samples} rows x {ds.n_features} "
-          f"features, {len(METHODS) * (1 + resamples)} fit tasks, {os.cpu_count()} cores")
+          f"features, {len(METHODS) * (1 + resamples)} fit tasks, {os.cpu_count()} cores, "
+          f"median of {repeats} runs per backend")
     # every process loads the compiled kernels once before the timed runs: a small comparison
     small, warm = load_dataset("notmnist:letters=BD,n_per_class=60"), CompareSettings(n_bootstrap=2, max_k=5)
+    runs, wall = {}, {}
+
+    def timed(name: str, **where) -> None:
+        seconds = []
+        for _ in range(repeats):
+            before = load()
+            t0 = time.perf_counter()
+            runs[name] = run_comparison(ds, METHODS, settings, **where)
+            seconds.append(time.perf_counter() - t0)
+            print(f"    {name}: {seconds[-1]:.1f} s  (before: {before}; after: {load()})", flush=True)
+        wall[name] = statistics.median(seconds)
+        same = "" if name == "serial" else f", identical tables: {_same_tables(runs['serial'], runs[name], 20)}"
+        print(f"  {name:24s} {wall[name]:7.1f} s  speed-up {wall['serial'] / wall[name]:4.2f}x{same}", flush=True)
+
     run_comparison(small, METHODS, warm)
+    timed("serial")
+    # each parallel backend exists only while it is timed: idle workers of another backend would
+    # take CPU (heartbeats) from the one measured
     t0 = time.perf_counter()
     Parallel(n_jobs=2)(delayed(_import)(("fsengine.compare",)) for _ in range(4))
     print(f"  joblib: 2 workers started and the engine imported in {time.perf_counter() - t0:.1f} s  ({load()})")
     run_comparison(small, METHODS, warm, n_jobs=2)
+    timed("n_jobs=2", n_jobs=2)
+    from joblib.externals.loky import get_reusable_executor
+    get_reusable_executor().shutdown(wait=True)
     t0 = time.perf_counter()
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None)
-    with distributed.Client(cluster) as client:
-        client.run(_import, ("fsengine.compare",))
-    print(f"  LocalCluster: 2 workers started in {time.perf_counter() - t0:.1f} s  ({load()})")
-    run_comparison(small, METHODS, warm, scheduler=cluster.scheduler_address)
-
-    runs, wall = {}, {}
-    for name, where in (("serial", {}), ("n_jobs=2", {"n_jobs": 2}),
-                        ("LocalCluster 2 workers", {"scheduler": cluster.scheduler_address})):
-        before = load()
-        t0 = time.perf_counter()
-        runs[name] = run_comparison(ds, METHODS, settings, **where)
-        wall[name] = time.perf_counter() - t0
-        same = "" if name == "serial" else f", identical tables: {_same_tables(runs['serial'], runs[name], 20)}"
-        print(f"  {name:24s} {wall[name]:7.1f} s  speed-up {wall['serial'] / wall[name]:4.2f}x{same}  "
-              f"(before: {before}; after: {load()})", flush=True)
-    cluster.close()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            client.run(_import, ("fsengine.compare",))
+        print(f"  LocalCluster: 2 workers started in {time.perf_counter() - t0:.1f} s  ({load()})")
+        run_comparison(small, METHODS, warm, scheduler=cluster.scheduler_address)
+        timed("LocalCluster 2 workers", scheduler=cluster.scheduler_address)
     runtime = runs["serial"].runtime()
     print("  per-task cost (serial run): " + ", ".join(
         f"{r.method} fit {r.fit_seconds:.2f} s, bootstrap mean {r.bootstrap_mean_seconds:.2f} s"
@@ -122,9 +135,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--part", choices=["compare", "chunked"], help="run one part only")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="timed runs per backend, the median is reported (default 3; 1 with --quick)")
     args = parser.parse_args()
     if args.part in (None, "compare"):
-        bench_compare(args.quick)
+        bench_compare(args.quick, args.repeats or (1 if args.quick else 3))
     if args.part in (None, "chunked"):
         bench_chunked(args.quick)
 
