@@ -184,3 +184,24 @@ def test_paper_preset_restores_fig_2_settings():
     assert at.number_input(key="bia_topk").value == 20 and at.radio(key="bia_quantity").value == "posterior"
     assert at.selectbox(key="bia_family").value == "logistic"
     assert {m.label: m.value for m in at.metric}["Samples n"] == "1,000"
+
+
+def test_lecture_mode_stacks_side_by_side_figures_and_axes_keep_to_the_data():
+    require_real(load_dataset, "notmnist")
+    at = app_test("pages/bia.py", timeout=120)
+
+    def in_columns():
+        return sum(len(c.get("plotly_chart")) for c in at.columns)
+
+    assert in_columns() == 2  # Fig. 2B beside Fig. 2C
+    at.toggle(key="lecture").set_value(True).run()
+    assert not at.exception and not at.error
+    assert in_columns() == 0  # one below the other, each the full width
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert all(c["layout"]["font"]["size"] >= 16 for c in charts)
+    # the screening figure's log axis covers the path (0.1 to 20), not the width of its note
+    screening = charts[-1]
+    x = _array(screening["data"][0]["x"]).astype(float)
+    low, high = sorted(10.0 ** np.asarray(screening["layout"]["xaxis"]["range"], dtype=float))
+    assert x.min() / 1.5 < low <= x.min() and x.max() <= high < x.max() * 1.5
+    assert screening["layout"]["xaxis"]["range"][0] > screening["layout"]["xaxis"]["range"][1]  # large Λ left

@@ -41,7 +41,7 @@ def test_log_axes_label_decades_in_plain_numbers():
     narrow = go.Figure(go.Scatter(x=[2, 3, 5], y=[1, 2, 3]))
     narrow.update_xaxes(type="log")
     narrow = restyle(narrow)
-    assert narrow.layout.xaxis.dtick is None and narrow.layout.xaxis.tickformat == "~g"  # < 1 decade: keep ticks
+    assert narrow.layout.xaxis.dtick is None and narrow.layout.xaxis.tickformat == "~g"  # < 2 decades: 1-2-5
 
 
 def test_dark_theme_recolours_black_strokes_and_uses_the_dark_template():
@@ -65,3 +65,41 @@ def test_typed_arrays_of_a_figure_dict_count_for_the_decades():
     fig.update_yaxes(type="log")
     styled = restyle(fig.to_plotly_json())  # arrays become {"dtype", "bdata"} here
     assert styled.layout.xaxis.dtick == 1 and styled.layout.yaxis.dtick == 1
+
+
+def test_log_axes_across_less_than_two_decades_get_plain_1_2_5_ticks():
+    """Plotly's own ticks there are minor ones ("2" meaning 20) or a single decade label."""
+    from fsengine.plots.style import nice_log_ticks
+
+    assert nice_log_ticks(40, 300) == [50.0, 100.0, 200.0]
+    assert nice_log_ticks(2, 5) == [2.0, 3.0, 4.0, 5.0]  # 1-2-5 gives two: every digit instead
+    assert nice_log_ticks(0.15, 0.9) == [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+    fig = go.Figure(go.Scatter(x=[10, 20, 40, 60, 100, 160], y=[1, 2, 3, 4, 5, 6]))  # SGC Fig. 5's sizes
+    fig.update_xaxes(type="log")
+    axis = restyle(fig, Style(lecture=True)).layout.xaxis
+    assert axis.tickmode == "array" and list(axis.tickvals) == [10.0, 20.0, 50.0, 100.0]
+    assert axis.tickformat == "~g" and axis.minorloglabels == "none"
+    ranged = go.Figure(go.Scatter(x=[], y=[]))
+    ranged.update_xaxes(type="log", range=[np.log10(3), np.log10(300)])  # a range and no data: the range counts
+    assert restyle(ranged).layout.xaxis.dtick == 1
+
+
+def test_lecture_mode_enlarges_small_annotations():
+    fig = _figure()
+    fig.add_annotation(x=0.5, y=0.5, text="note", font=dict(size=11))
+    assert restyle(fig, Style(lecture=True)).layout.annotations[-1].font.size >= 16
+
+
+def test_a_bar_axis_that_does_not_start_at_zero_says_so():
+    import pandas as pd
+
+    from fsengine.plots.rtm import accuracy_figure, auc_figure
+    from fsengine.plots.style import bar_value_axis
+
+    table = pd.DataFrame({"polarity": [0.74, 0.71]}, index=["RTM EM", "BernoulliNB"])
+    acc = accuracy_figure(table).layout.yaxis
+    assert acc.range[0] == 0.6 and "axis starts at 0.6, not 0" in acc.title.text
+    auc = auc_figure(pd.DataFrame({"RTM EP": [0.88, 0.86], "MI": [0.85, 0.87]})).layout.yaxis
+    assert auc.range[0] > 0 and f"axis starts at {auc.range[0]:.2g}, not 0" in auc.title.text
+    zero = bar_value_axis(go.Figure(go.Bar(x=["a"], y=[0.3])), "accuracy", 0.0).layout.yaxis
+    assert zero.title.text == "accuracy" and tuple(zero.range) == (0.0, 1.0)

@@ -280,6 +280,6 @@ def validation_figure(ratios, bia, exact, feature_names, *, ising=None, current_
     fig.update_xaxes(type="category", row=1, col=1)
     fig.update_xaxes(type="log", title="Λ / Λ*", row=1, col=2)
     fig.update_yaxes(type="log", row=1, col=2)
-    fig = apply_style(fig, height=380)
-    fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.25, x=0))
+    fig = apply_style(fig, height=380)  # the legend on the right: below, rotated labels and a big font collide
+    fig.update_layout(barmode="group")
     return fig

@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style
+from .style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style, bar_value_axis
 
 _EXTRA_COLORS = {"BernoulliNB": "#393b79", "Slides": "#bbbbbb"}
 
@@ -49,7 +49,7 @@ def auc_figure(auc: pd.DataFrame, *, reference: dict[str, float] | None = None) 
         fig.add_trace(go.Scatter(x=list(reference), y=list(reference.values()), mode="markers",
                                  name="reference run", marker=dict(symbol="diamond", size=11, color=HIGHLIGHT)))
     low = float(np.nanmin(auc.to_numpy())) if auc.size else 0.5
-    fig.update_yaxes(title="AUC", range=[max(0.0, low - 0.05), 1.0])
+    bar_value_axis(fig, "AUC", round(max(0.0, low - 0.05), 2))
     return apply_style(fig, title="AUC of tag relevance over seeds", height=380)
 
 
@@ -108,7 +108,7 @@ def accuracy_figure(table: pd.DataFrame) -> go.Figure:
     values = table.to_numpy(dtype=float)
     low = float(np.nanmin(values)) if np.isfinite(values).any() else 0.5
     fig.update_layout(barmode="group")
-    fig.update_yaxes(title="test accuracy", range=[max(0.0, low - 0.1), 1.0])
+    bar_value_axis(fig, "test accuracy", round(max(0.0, low - 0.1), 1))
     return apply_style(fig, title="Test accuracy", height=420)
 
 

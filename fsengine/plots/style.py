@@ -4,10 +4,13 @@ light or dark) applied to a finished figure by :func:`restyle`.
 The builders draw for the normal light style; :func:`restyle` adapts any figure afterwards (the
 app calls it once per figure), so no builder needs a style argument:
 
-- lecture mode: fonts of at least 18 px (tick labels 18 px), lines 1.8x as thick;
+- lecture mode: fonts of at least 18 px (tick labels 18 px), lines 1.8x as thick, figures 1.25x
+  as tall;
 - dark: the ``plotly_dark`` template on a transparent background, black strokes become light;
-- always: log axes label decades only (``0.1, 1, 10``) when the data span a decade or more, in
-  plain numbers ("100μ" and minor labels such as "2" meaning 20 never appear).
+- lecture mode: annotations (subplot titles, notes in the plot) at least the tick size;
+- always: log axes label decades only (``0.1, 1, 10``) when the data span two decades or more,
+  and 1-2-5 values (``10, 20, 50, 100``) across less, in plain numbers ("100μ" and minor labels such as
+  "2" meaning 20 never appear).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ METHOD_COLORS = {
     "RTM Power EP + ARD": "#0e7c8a", "RTM EP + ARD": "#5b8fc7", "RTM EM + ARD": "#e08a2c",
     "Count cutoff": "#c49c94", "Variance": "#c7c7c7",
 }
+#: lecture mode makes figures this much taller: 18 px axis titles need the room
+LECTURE_HEIGHT_SCALE = 1.25
 #: transparent: a dark figure sits on Streamlit's dark page without a frame
 DARK_BACKGROUND = "rgba(0, 0, 0, 0)"
 DARK_FOREGROUND = "#e6e6e6"
@@ -69,22 +74,31 @@ def apply_style(fig: go.Figure, *, title: str | None = None, height: int = 420) 
     return fig
 
 
-def _positive_span(values) -> float:
-    """Decades spanned by the positive finite values (0 when there are none)."""
+def bar_value_axis(fig: go.Figure, title: str, low: float, high: float = 1.0) -> go.Figure:
+    """The value axis of a bar chart from ``low`` to ``high``. Bars are read by their length, so an
+    axis that does not start at 0 says so in its title ("axis starts at 0.6, not 0")."""
+    if low > 0:
+        title = f"{title}<br><sup>axis starts at {low:.2g}, not 0</sup>"
+    fig.update_yaxes(title=title, range=[low, high])
+    return fig
+
+
+def _positive_range(values) -> tuple[float, float] | None:
+    """Smallest and largest positive finite value (None when there are none)."""
     import base64
 
     import numpy as np
 
     if values is None:
-        return 0.0
+        return None
     if isinstance(values, dict) and "bdata" in values:  # a typed array of a figure dict (plotly >= 6)
         values = np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"]))
     try:
         arr = np.asarray(values, dtype=np.float64).ravel()
     except (TypeError, ValueError):
-        return 0.0
+        return None
     arr = arr[np.isfinite(arr) & (arr > 0)]
-    return float(np.log10(arr.max() / arr.min())) if arr.size else 0.0
+    return (float(arr.min()), float(arr.max())) if arr.size else None
 
 
 def _axis_values(fig: go.Figure, axis_name: str) -> list:
@@ -95,18 +109,47 @@ def _axis_values(fig: go.Figure, axis_name: str) -> list:
             if (getattr(trace, letter + "axis", None) or letter) == ref]
 
 
+#: decades a log axis must span to be labelled at the decades only (at least three labels)
+DECADE_LABELS_FROM = 2.0
+
+
+def nice_log_ticks(low: float, high: float) -> list[float]:
+    """Tick values for a log axis spanning less than two decades: 1, 2, 5 x 10^k inside
+    [low, high], or every 1..9 x 10^k when that gives fewer than three (e.g. 50, 100, 200 for
+    40..300)."""
+    import math
+
+    decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+    ticks: list[float] = []
+    for mantissas in ((1, 2, 5), range(1, 10)):
+        ticks = [float(f"{m}e{e}") for e in decades for m in mantissas]
+        ticks = [t for t in ticks if low * (1 - 1e-9) <= t <= high * (1 + 1e-9)]
+        if len(ticks) >= 3:
+            break
+    return ticks
+
+
 def _decade_ticks(fig: go.Figure) -> None:
-    """Log axes: plain-number labels, decades only when the data span at least one decade."""
+    """Log axes in plain numbers: labels at the decades only when the data span at least two
+    decades (``0.1, 1, 10``); across less at 1-2-5 values (``10, 20, 50, 100``), never plotly's
+    minor labels ("2" meaning 20) nor a lone decade label."""
+    import math
+
     for axis_name in [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]:
         axis = fig.layout[axis_name]
         if axis.type != "log":
             continue
-        span = max((_positive_span(v) for v in _axis_values(fig, axis_name)), default=0.0)
+        ranges = [r for r in map(_positive_range, _axis_values(fig, axis_name)) if r is not None]
         if axis.range is not None:
-            span = max(span, abs(axis.range[1] - axis.range[0]))
+            ranges.append(tuple(10.0 ** float(v) for v in sorted(axis.range)))
         axis.update(tickformat="~g", exponentformat="none", minorloglabels="none")
-        if span >= 1.0 and axis.dtick is None:
+        if not ranges or axis.dtick is not None or axis.tickvals is not None:
+            continue
+        low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
+        if math.log10(high / low) >= DECADE_LABELS_FROM:
             axis.update(dtick=1)
+        else:
+            axis.update(tickmode="array", tickvals=nice_log_ticks(low, high))
 
 
 def _is_black(color) -> bool:
@@ -130,6 +173,8 @@ def restyle(fig, style: Style | None = None) -> go.Figure:
                           plot_bgcolor=DARK_BACKGROUND)
         font["color"] = DARK_FOREGROUND
     fig.update_layout(font=font)
+    if style.lecture and fig.layout.height is not None:  # room for the larger axis titles and ticks
+        fig.layout.height = int(fig.layout.height * LECTURE_HEIGHT_SCALE)
     fig.update_xaxes(tickfont=dict(size=style.tick_size))
     fig.update_yaxes(tickfont=dict(size=style.tick_size))
     for trace in fig.data:
@@ -140,6 +185,10 @@ def restyle(fig, style: Style | None = None) -> go.Figure:
             trace.line.width = (line.width if line.width is not None else 2) * style.line_scale
         if style.dark and _is_black(line.color):
             trace.line.color = style.foreground
+    if style.lecture:
+        for annotation in fig.layout.annotations:
+            if annotation.font.size is not None and annotation.font.size < style.tick_size:
+                annotation.font.size = style.tick_size
     if style.dark:
         for shape in fig.layout.shapes:
             if _is_black(shape.line.color):

@@ -4,7 +4,7 @@
 import numpy as np
 import streamlit as st
 
-from fsengine.app.display import show_figure
+from fsengine.app.display import figure_columns, show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.presets import Preset, preset_buttons
@@ -217,6 +217,14 @@ def ratio_labels(ratios) -> dict[float, str]:
     return {r: repr(r) for r in ratios}
 
 
+def _spread(low: float, high: float) -> str:
+    """'0.498 to 0.503': as many decimals as it takes for the two ends to differ (at most 4)."""
+    for digits in (2, 3, 4):
+        if f"{low:.{digits}f}" != f"{high:.{digits}f}":
+            break
+    return f"{low:.{digits}f} to {high:.{digits}f}"
+
+
 def _paths_caption(result, quantity: str, family: str) -> str:
     """What the path shows, from its numbers: the spread at the largest Λ, where the mean field stops."""
     x = result.path.index.to_numpy()
@@ -226,7 +234,7 @@ def _paths_caption(result, quantity: str, family: str) -> str:
     else:
         neutral = "½"
     text = (f"What to look for: at the largest Λ/Λ* = {x.max():.3g} the prior dominates and every "
-            f"{quantity} lies within {first.min():.2f} to {first.max():.2f} (the prior alone gives {neutral}); "
+            f"{quantity} lies within {_spread(first.min(), first.max())} (the prior alone gives {neutral}); "
             "as Λ decreases the informative features rise first (red: the top features at the current Λ/Λ*; "
             "grey band: where the other features lie). In the orange region (Λ < Λ*) the expansion behind "
             "the Ising model no longer converges.")
@@ -284,7 +292,7 @@ def position_views(ds, result, token, family: str, top_k: int, quantity: str) ->
 
     top = result.features[top_features(analysed, top_k)]
     if ds.image_shape is not None:
-        left, right = st.columns([1, 1.4])
+        left, right = figure_columns([1, 1.4])
         show_figure(left, posterior_heatmap(scores, ds.image_shape,
                                             title=f"Posterior at Λ/Λ* = {current:.3g} (Fig. 2B)"),
                     key="bia_heatmap")

@@ -7,7 +7,7 @@ import contextlib
 import numpy as np
 import streamlit as st
 
-from fsengine.app.display import show_figure
+from fsengine.app.display import figure_columns, show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
@@ -147,7 +147,7 @@ def render() -> None:
         c[2].metric("Best feature", names[int(selector.order_[0])])
         bars = figs.mi_bars(selector.scores_, names, top=shown, selected=selector.support_)
         if ds.image_shape is not None:
-            left, right = st.columns([1, 1])
+            left, right = figure_columns([1, 1])
             show_figure(left, bars, key="classic_mi_bars")
             show_figure(right, figs.feature_image(selector.scores_, ds.image_shape, title="I(X; Y) per pixel",
                                                   colorbar="I [nats]"), key="classic_mi_image")
@@ -181,7 +181,7 @@ def render() -> None:
             st.warning("The minimum is at the largest size explored; explore larger subsets.")
         curve = figs.mdl_curve(trace, best)
         if ds.image_shape is not None:
-            left, right = st.columns([3, 2])
+            left, right = figure_columns([3, 2])
             show_figure(left, curve, key="classic_mdl_curve")
             entered = np.full(ds.n_features, np.nan)
             entered[selector.forward_sequence_[:best]] = np.arange(1, best + 1)
@@ -237,7 +237,7 @@ def render() -> None:
         fig = figs.l1_path(selector.path_, trace, order, names, held_out=held_out,
                            chosen_C=selector.C_ if use_cv else None, ylabel=ylabel)
         if ds.image_shape is not None:
-            left, right = st.columns([3, 2])
+            left, right = figure_columns([3, 2])
             show_figure(left, fig, key="classic_l1_path")
             step = right.select_slider("C for the coefficient image", options=list(range(len(selector.Cs_))),
                                        value=len(selector.Cs_) // 2, key="classic_l1_step", bind="query-params",
@@ -277,7 +277,7 @@ def render() -> None:
         if len(trace):
             fig = figs.boosting_rounds(trace, names)
             if ds.image_shape is not None:
-                left, right = st.columns([3, 2])
+                left, right = figure_columns([3, 2])
                 show_figure(left, fig, key="classic_boost_rounds_fig")
                 show_figure(right, figs.feature_image(
                     selector.scores_, ds.image_shape, blank_zero=True,

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from fsengine.app.display import show_figure
+from fsengine.app.display import figure_columns, show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
@@ -208,7 +208,7 @@ def top_k_views(result, last_config, downloads) -> None:
     show_figure(st, figures["accuracy"], key="compare_accuracy")
     st.caption(EXPLANATIONS["accuracy"])
 
-    left, right = st.columns(2)
+    left, right = figure_columns(2)
     left.subheader("Overlap")
     show_figure(left, figures["jaccard"], key="compare_jaccard")
     left.caption(EXPLANATIONS["jaccard"])

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from fsengine.app.display import show_figure
+from fsengine.app.display import figure_columns, show_figure
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
 from fsengine.data.fetch import SOURCES, FetchError, fetch, is_present
@@ -81,7 +81,7 @@ def render() -> None:
 
     # ------------------------------------------------------------------------------ class balance
     st.header("Class balance" if classes else "Target distribution")
-    chart_col, text_col = st.columns([3, 2], vertical_alignment="center")
+    chart_col, text_col = figure_columns([3, 2], vertical_alignment="center")
     if classes:
         show_figure(chart_col, plots.class_balance(ds.class_counts()), key="data_balance")
         counts = list(ds.class_counts().values())
@@ -103,7 +103,7 @@ def render() -> None:
         show_figure(st, plots.word_frequencies(ds.feature_names, means, classes, top_words), key="data_words")
         st.caption("Words whose share of documents differs most between the classes.")
     top_n = st.slider("Top features", 5, 50, 20, key="data_top_n")
-    left, right = st.columns(2) if ds.image_shape is not None else (None, st.container())
+    left, right = figure_columns(2) if ds.image_shape is not None else (None, st.container())
     if left is not None:
         show_figure(left, plots.feature_map(scores, ds.image_shape, score_name), key="data_feature_map")
         left.caption(f"{score_name} of every pixel: bright pixels separate the classes on their own.")

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from fsengine.app.display import show_figure
+from fsengine.app.display import figure_columns, show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import UPLOAD_KEY, current_selection, load_cached
 from fsengine.app.presets import Preset, preset_buttons
@@ -125,10 +125,10 @@ def render() -> None:
                    "three orders of magnitude. Test precision / F1 (Fig. 5) should hardly differ between IFS and "
                    "SGC, while the count cutoff needs many more features.")
 
-    left, right = st.columns(2)
+    left, right = figure_columns(2)
     show_figure(left, plots.gain_per_stage(traces), key="sgc_fig_gain")
     show_figure(right, plots.gain_computations(traces), key="sgc_fig_comp")
-    left, right = st.columns(2)
+    left, right = figure_columns(2)
     show_figure(left, plots.cumulative_time(traces), key="sgc_fig_time")
     show_figure(right, plots.scores_vs_features(comp.curves, comp.all_features),
                        key="sgc_fig_scores")
@@ -136,7 +136,7 @@ def render() -> None:
                "features of each method and decodes the test sentences left to right with the predicted "
                "previous tags; chunking is scored with conlleval, tagging by token accuracy, the planted "
                "task by macro precision / F1.")
-    left, right = st.columns([2, 3])
+    left, right = figure_columns([2, 3])
     show_figure(left, plots.overlap_heatmap(comp.overlap()), key="sgc_fig_overlap")
     shown = right.selectbox("Selected features of", list(comp.selections), key="sgc_table_method")
     right.dataframe(comp.selected_table(shown), hide_index=True, height=360, key="sgc_table")
