@@ -78,9 +78,10 @@ def scores_vs_features(curves: pd.DataFrame, all_features: dict | None = None,
                                                             dash="dash" if metric == metrics[0] else "dot"))
     if all_features:
         text = " / ".join(f"{m} {all_features[m]:.2f}" for m in metrics)
-        fig.add_annotation(xref="paper", x=0.0, xanchor="left", y=max(all_features[m] for m in metrics),
-                           yanchor="bottom", showarrow=False, font=dict(size=11, color="#444"),
-                           text=f"all {all_features.get('n_features', 0):,} features: {text}")
+        # bottom right: the curves rise from the bottom left to the all-features lines at the top
+        fig.add_annotation(xref="paper", x=1.0, xanchor="right", yref="paper", y=0.02, yanchor="bottom",
+                           align="right", showarrow=False, font=dict(size=11, color="#444"),
+                           text=f"dashed: all {all_features.get('n_features', 0):,} features<br>{text}")
     fig.update_xaxes(title="number of selected features", type="log")
     fig.update_yaxes(title="test score (%)")
     return apply_style(fig, title="Test precision / F1 vs number of features (Fig. 5)")
