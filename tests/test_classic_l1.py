@@ -97,3 +97,20 @@ def test_path_is_repeatable():
     np.random.seed(123)  # noqa: NPY002 - the global RNG liblinear would otherwise draw from
     again = L1PathSelector(n_Cs=6, cv=None, standardize=False).fit(Xb, y)
     np.testing.assert_array_equal(first.coefs_, again.coefs_)
+
+
+def test_entry_scores_rank_the_first_feature_to_enter_by_the_kkt_condition():
+    """Eq. (19) at theta = 0 (intercept fitted): feature k leaves zero once C |x_k^T (y - ybar)|
+    exceeds 1, so the feature with the largest |x_k^T (y - ybar)| enters first and is non-zero
+    at the most grid values of C; a feature of pure noise enters last or never."""
+    from fsengine.methods.classic.l1_path import entry_scores
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 6))
+    y = (X[:, 0] + 0.5 * X[:, 1] + 0.6 * rng.normal(size=400) > 0).astype(int)
+    slope = np.abs((X - X.mean(axis=0)).T @ (y - y.mean()))
+    scores = entry_scores(X, y, np.logspace(-4, 0, 25))
+    assert np.argmax(scores) == np.argmax(slope) == 0
+    assert scores[1] > scores[2:].max()
+    first_C = 1.0 / slope.max()  # below it every coefficient is zero
+    assert entry_scores(X, y, [0.5 * first_C]).max() == 0.0

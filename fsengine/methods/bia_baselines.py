@@ -23,6 +23,8 @@ from scipy.stats import spearmanr
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import cross_val_score
 
+from .classic.l1_path import entry_scores
+
 SCREENING, L1_ENTRY, LOGISTIC = "correlation screening", "L1 entry order", "logistic |coef|"
 
 
@@ -40,19 +42,9 @@ def correlation_scores(X, y) -> np.ndarray:
 
 
 def l1_entry_scores(X, y, Cs=None) -> np.ndarray:
-    """Earlier entry along the L1-logistic path (liblinear, each C from scratch, seeded) = higher
-    score: the number of grid values of C at which the coefficient is non-zero, plus
-    |coef| / (1 + max |coef|) at the largest C to order features entering together."""
-    Z = _standardise(X)
-    Cs = np.logspace(-3, 0, 12) if Cs is None else np.asarray(Cs)
-    count = np.zeros(Z.shape[1])
-    coef = np.zeros(Z.shape[1])
-    for C in Cs:
-        coef = LogisticRegression(l1_ratio=1.0, C=C, solver="liblinear", max_iter=2000,
-                                  random_state=0).fit(Z, y).coef_.ravel()
-        count += coef != 0
-    mag = np.abs(coef)
-    return count + mag / (1.0 + mag.max())
+    """Earlier entry along the L1-logistic path of the standardised features = higher score
+    (:func:`fsengine.methods.classic.l1_path.entry_scores` on C in 10^-3 .. 1, 12 values)."""
+    return entry_scores(_standardise(X), y, np.logspace(-3, 0, 12) if Cs is None else Cs, max_iter=2000)
 
 
 def logistic_scores(X, y, C: float = 1.0) -> np.ndarray:

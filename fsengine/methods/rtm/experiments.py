@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import mutual_info_classif
-from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
+from sklearn.linear_model import LogisticRegressionCV
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.naive_bayes import BernoulliNB
 
@@ -32,6 +32,7 @@ from ...data.features import word_presence_tags
 from ...data.synthetic.rtm import make_rtm
 from ...parallel import map_tasks
 from ...selection_metrics import roc_auc, roc_curve
+from ..classic.l1_path import entry_scores
 from .ep import QUADRATURE
 from .fit import METHOD_LABELS, METHODS, RTMSettings, fit_rtm
 from .model import predict_positive, tags_from
@@ -74,18 +75,9 @@ def _quiet_fit(tags, y01, settings: RTMSettings):
 
 
 def l1_path_scores(X, y, Cs=None) -> np.ndarray:
-    """Relevance from the L1-logistic path: the number of grid values of C (log-spaced, largest
-    last) at which the coefficient is non-zero, plus |coef| at the largest C / (1 + max |coef|)
-    to order tags entering together. Earlier entry = more relevant."""
-    Cs = np.logspace(-2.5, 1.0, 15) if Cs is None else np.asarray(Cs)
-    count = np.zeros(X.shape[1])
-    coef = np.zeros(X.shape[1])
-    for C in Cs:
-        coef = LogisticRegression(l1_ratio=1.0, C=C, solver="liblinear", max_iter=1000,
-                                  random_state=0).fit(X, y).coef_.ravel()
-        count += coef != 0
-    mag = np.abs(coef)
-    return count + mag / (1.0 + mag.max())
+    """Relevance from the L1-logistic path on the binary tags: earlier entry = more relevant
+    (:func:`fsengine.methods.classic.l1_path.entry_scores` on C in 10^-2.5 .. 10, 15 values)."""
+    return entry_scores(X, y, np.logspace(-2.5, 1.0, 15) if Cs is None else Cs)
 
 
 def mutual_information_scores(X, y) -> np.ndarray:
