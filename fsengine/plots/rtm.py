@@ -36,7 +36,7 @@ def roc_figure(curves: dict[str, tuple], auc: dict[str, float] | None = None, *,
 
 def auc_figure(auc: pd.DataFrame, *, reference: dict[str, float] | None = None) -> go.Figure:
     """AUC per method across seeds: one dot per seed and the mean as a bar; optional reference
-    values (e.g. the issue's reference run) as diamonds."""
+    values (e.g. an earlier run of the same experiment) as diamonds."""
     order = auc.mean().sort_values(ascending=False).index
     fig = go.Figure()
     fig.add_trace(go.Bar(x=list(order), y=[auc[m].mean() for m in order], name="mean over seeds",
@@ -47,7 +47,7 @@ def auc_figure(auc: pd.DataFrame, *, reference: dict[str, float] | None = None) 
                                  showlegend=bool(seed == auc.index[0])))
     if reference:
         fig.add_trace(go.Scatter(x=list(reference), y=list(reference.values()), mode="markers",
-                                 name="reference run", marker=dict(symbol="diamond", size=11, color=HIGHLIGHT)))
+                                 name="earlier run", marker=dict(symbol="diamond", size=11, color=HIGHLIGHT)))
     low = float(np.nanmin(auc.to_numpy())) if auc.size else 0.5
     bar_value_axis(fig, "AUC", round(max(0.0, low - 0.05), 2))
     return apply_style(fig, title="AUC of tag relevance over seeds", height=380)
