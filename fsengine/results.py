@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import math
+import operator
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -117,13 +119,34 @@ def validate(data: dict) -> None:
                              f"'<{'|'.join(OUTCOMES)}>: <rule>'")
 
 
+_COMPARISONS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
+_THRESHOLD_RULE = re.compile(r"^ours (>=|>|<=|<) (-?[\d.]+(?:e-?\d+)?)")
+
+
+def shown(value: float, verdict: str = "", precision: int = 4, style: str = "g") -> str:
+    """``value`` formatted with ``precision`` (``style`` ``g``: significant digits, ``f``: decimals),
+    with more digits where fewer would contradict the verdict's threshold rule (92.998 under
+    ``ours >= 93.0`` is shown as 92.998, never as 93 or 93.00)."""
+    match = _THRESHOLD_RULE.match(rule(verdict)) if outcome(verdict) in ("holds", "fails") else None
+    text = f"{value:,.{precision}{style}}"
+    if match is None:
+        return text
+    compare, threshold = _COMPARISONS[match.group(1)], float(match.group(2))
+    for extra in range(1, 12):
+        if compare(float(text.replace(",", "")), threshold) == compare(value, threshold):
+            break
+        text = f"{value:,.{precision + extra}{style}}"
+    return text
+
+
 def markdown(rows: list[Row]) -> list[str]:
-    """The rows as a markdown table (the report's headline section)."""
-    def num(v):
-        return "-" if v is None else f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}"
+    """The rows as a markdown table (the report's headline section); ``ours`` never rounded across
+    its rule's threshold (:func:`shown`)."""
+    def num(v, verdict=""):
+        return "-" if v is None else shown(v, verdict) if abs(v) < 1e4 else f"{v:,.0f}"
 
     def cell(text):
         return text.replace("|", "\\|")
 
     return ["| quantity | paper | ours | verdict (computed) |", "|---|---|---|---|",
-            *[f"| {cell(r.quantity)} | {num(r.paper)} | {num(r.ours)} | {cell(r.verdict)} |" for r in rows]]
+            *[f"| {cell(r.quantity)} | {num(r.paper)} | {num(r.ours, r.verdict)} | {cell(r.verdict)} |" for r in rows]]

@@ -18,10 +18,6 @@ from fsengine.reproduce import target_names
 from tests.conftest import PROJECT_ROOT
 
 RECORDED = PROJECT_ROOT / "docs" / "results"
-#: targets whose full run with the current code could not be recorded yet on the shared machine
-#: (see the lead's notes); strict: the test fails as soon as the recorded file appears, so the
-#: marker is removed then
-NOT_RECORDED = {"sgc-vs-ifs"}
 
 
 def _mask(text: str) -> str:
@@ -33,8 +29,7 @@ def _by_quantity(data: dict) -> dict:
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    n in NOT_RECORDED, reason="full run not recorded yet", strict=True)) for n in target_names()])
+@pytest.mark.parametrize("name", target_names())
 def test_quick_results_agree_with_the_recorded_full_run(name, quick_reproduction):
     full = results.read(RECORDED / name / results.FILENAME)
     report, _ = quick_reproduction(name)
@@ -70,6 +65,13 @@ def test_verdicts_are_computed_by_their_rule():
     row = results.recorded("x", 1.5)
     assert results.outcome(row.verdict) == "recorded" and results.rule(row.verdict) == "no rule"
     assert results.markdown([results.at_least("a|b", 1.0, 0.5)])[2] == "| a\\|b | - | 1 | holds: ours >= 0.5 |"
+    # a number is never rounded across its rule's threshold
+    near = results.at_least("F1", 92.998, 93.0, rule="ours >= 93.0 with at most 1,160 features")
+    assert results.markdown([near])[2] == "| F1 | - | 92.998 | fails: ours >= 93.0 with at most 1,160 features |"
+    assert results.shown(near.ours, near.verdict, 2, "f") == "92.998"
+    assert results.shown(93.0004, results.at_least("F1", 93.0004, 93.0).verdict, 2, "f") == "93.00"
+    assert results.shown(0.0999, "fails: ours >= 0.1", 1, "g") == "0.0999"
+    assert results.shown(92.998, "recorded: no rule", 2, "f") == "93.00"
 
 
 @pytest.mark.parametrize(("row", "message"), [

@@ -56,23 +56,38 @@ def _build(name, train, test, templates, cutoff, task, source, licence, notes=()
 
 
 def load_conll2000_maxent(task: str = "np", groups: str = "all", cutoff: int = 1,
-                          n_sentences: int = 0) -> Dataset:
+                          n_sentences: int = 0, dev_fraction: float = 0.0) -> Dataset:
     """CoNLL-2000 as a maxent dataset. ``task``: ``np`` (Base-NP: B-NP, I-NP, O) or ``chunk``
     (all 22 chunk tags); ``groups``: template groups; ``cutoff``: predicate count cutoff;
-    ``n_sentences``: first N training sentences (0 = all 8,936)."""
+    ``n_sentences``: first N training sentences (0 = all 8,936). ``dev_fraction`` > 0 holds out
+    the last fraction of those training sentences as the evaluation set in place of section 20
+    (which is then not read): a development split for choosing settings without the test data."""
     if task not in ("np", "chunk"):
         raise ValueError(f"task must be 'np' (Base-NP) or 'chunk' (full chunking), got {task!r}")
     if n_sentences < 0:
         raise ValueError(f"n_sentences must be >= 0 (0 = all), got {n_sentences}")
-    train, test = read_conll2000("train"), read_conll2000("test")
+    if not 0.0 <= dev_fraction < 1.0:
+        raise ValueError(f"dev_fraction must be in [0, 1), got {dev_fraction}")
+    train = read_conll2000("train")
     if n_sentences:
         train = train[:n_sentences]
+    if dev_fraction:
+        n_dev = int(round(dev_fraction * len(train)))
+        if n_dev < 1 or n_dev >= len(train):
+            raise ValueError(f"dev_fraction {dev_fraction} of {len(train)} training sentences leaves no "
+                             "development or no training sentences; use more sentences or another fraction")
+        train, test = train[:-n_dev], train[-n_dev:]
+    else:
+        test = read_conll2000("test")
     if task == "np":
         train, test = [_base_np(s) for s in train], [_base_np(s) for s in test]
     templates = templates_by_group(CHUNK_TEMPLATES, parse_groups(groups))
     label = "Base-NP" if task == "np" else "chunking"
-    return _build(f"conll2000_{task}", train, test, templates, cutoff, "chunking", CONLL_SOURCE,
-                  CONLL_LICENCE, (f"{label}; templates: {', '.join(t.name for t in templates)}",))
+    notes = [f"{label}; templates: {', '.join(t.name for t in templates)}"]
+    if dev_fraction:
+        notes.append(f"development split: evaluated on the last {len(test):,} training sentences, not section 20")
+    return _build(f"conll2000_{task}{'_dev' if dev_fraction else ''}", train, test, templates, cutoff, "chunking",
+                  CONLL_SOURCE, CONLL_LICENCE, tuple(notes))
 
 
 def load_treebank_pos(groups: str = "all", cutoff: int = 1, n_sentences: int = 0,

@@ -97,9 +97,9 @@ def fit_map(data: MaxentData, predicates, classes, *, prior_variance=1.0, w0=Non
     ``prior_variance``: scalar or one value per feature (``np.inf`` = no penalty).
     ``w0``: warm start (e.g. the previous round's weights with zeros for new features).
     ``tol``: L-BFGS gradient tolerance (max |dJ/dw_k|) on the scale of Eq. (2), a *sum* over
-    instances; scikit-learn's ``tol`` applies to the mean loss scaled by 1/C, i.e. to
-    ``tol * n * C`` here. The relative-reduction tolerance is 64 machine epsilons, as in
-    scikit-learn.
+    instances; scikit-learn's ``tol`` applies to its objective, the mean loss plus
+    ||w||^2 / (2 C n), which is Eq. (2) / n for C = the prior variance, i.e. to ``tol * n``
+    here. The relative-reduction tolerance is 64 machine epsilons, as in scikit-learn.
     """
     objective = MapObjective(data, predicates, classes, prior_variance)
     k = objective.predicates.size

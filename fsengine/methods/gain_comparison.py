@@ -25,9 +25,11 @@ from .gain_selection import SelectionResult, select_features
 #: display name -> select_features keyword arguments (look-ahead filled in by the caller)
 METHOD_NAMES = ("IFS", "SGC", "SGC-LA", "Count cutoff")
 
-#: gradient tolerance of the evaluation fits per training instance and unit prior variance
-#: (scikit-learn's default rule: 1e-6 on the mean loss scaled by 1/C)
+#: gradient tolerance of the evaluation fits per training instance (scikit-learn's default: 1e-6
+#: on the mean loss plus its L2 term, see :func:`fsengine.maxent.fit_map`)
 FIT_TOL = 1e-6
+#: Gaussian prior variances tried on a development split (:func:`choose_prior_variance`)
+PRIOR_VARIANCE_GRID = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
 
 Progress = Callable[[float, str], None]
 
@@ -124,8 +126,7 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
         raise ValueError(f"unknown method(s) {unknown}; choose from {', '.join(METHOD_NAMES)}")
     if budget < 1:
         raise ValueError(f"budget must be at least 1, got {budget}")
-    y_idx = np.asarray(ds.y)
-    data = MaxentData(ds.X, y_idx, n_classes=max(len(ds.target_names), int(y_idx.max()) + 1))
+    data = _maxent_data(ds)
     n_cand = int(data.candidate_pairs(cutoff)[0].size)
     names = list(ds.feature_names)
     budgets = {m: (ifs_budget or budget) if m == "IFS" else budget for m in methods}
@@ -140,7 +141,7 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
                                         predicate_names=names, callback=tick,
                                         **_select_kwargs(m, lookahead))
         done += budgets[m]
-    tol = FIT_TOL * data.n * prior_variance
+    tol = FIT_TOL * data.n
     rows = []
     for m in methods:
         sel = selections[m]
@@ -179,12 +180,58 @@ def _pick(scores: dict) -> dict:
     return {k: float(scores[k]) for k in SCORE_KEYS}
 
 
-def decoder_scores(ds: Dataset, comp: Comparison, method: str, k: int, decoders=("greedy", "viterbi"),
-                   prior_variance: float = 1.0) -> dict:
-    """Scores of the MAP model on ``method``'s first ``k`` pairs (the fit of :func:`run_comparison`)
-    under each decoder: ``{decoder: {precision, recall, f1, accuracy}}``."""
+def _maxent_data(ds: Dataset) -> MaxentData:
     y_idx = np.asarray(ds.y)
-    data = MaxentData(ds.X, y_idx, n_classes=max(len(ds.target_names), int(y_idx.max()) + 1))
+    return MaxentData(ds.X, y_idx, n_classes=max(len(ds.target_names), int(y_idx.max()) + 1))
+
+
+def decoder_scores(ds: Dataset, comp: Comparison, method: str, k: int, decoders=("greedy", "viterbi")) -> dict:
+    """Scores of the MAP model on ``method``'s first ``k`` pairs (the fit of :func:`run_comparison`,
+    with its prior variance) under each decoder: ``{decoder: {precision, recall, f1, accuracy}}``."""
+    data = _maxent_data(ds)
     pred, cls = comp.selections[method].selected_pairs(k)
-    fit = fit_map(data, pred, cls, prior_variance=prior_variance, tol=FIT_TOL * data.n * prior_variance)
+    fit = fit_map(data, pred, cls, prior_variance=comp.settings["prior_variance"], tol=FIT_TOL * data.n)
     return {d: _pick(evaluate(ds, fit.model, d)) for d in decoders}
+
+
+@dataclass
+class PriorChoice:
+    """The prior variance chosen on a development split and the scores behind the choice."""
+
+    variance: float
+    table: pd.DataFrame           # prior_variance, precision, recall, f1, accuracy (development split)
+    method: str
+    n_features: int
+    decoder: str
+
+
+def choose_prior_variance(dev_ds: Dataset, *, n_features: int, method: str = "SGC", lookahead: int = 500,
+                          cutoff: int = 2, grid=PRIOR_VARIANCE_GRID, decoder: str = "greedy",
+                          progress: Progress = _silent) -> PriorChoice:
+    """The Gaussian prior variance of the MAP models (Eq. 2), chosen without the test data.
+
+    ``dev_ds`` is a development split (training part and held-out *training* sentences, e.g.
+    :func:`fsengine.data.maxent_tasks.load_conll2000_maxent` with ``dev_fraction``): ``method``
+    selects ``n_features`` pairs on its training part, a MAP model on them is fitted for every
+    variance of ``grid`` (ascending, each warm-started from the previous one) and scored on the
+    held-out sentences with ``decoder``. The variance with the highest F1 wins (the smallest one
+    on ties)."""
+    if method not in METHOD_NAMES or method == "Count cutoff":
+        raise ValueError(f"method must be one of IFS, SGC, SGC-LA, got {method!r}")
+    grid = sorted(float(v) for v in grid)
+    if not grid or grid[0] <= 0:
+        raise ValueError(f"grid must hold positive prior variances, got {grid}")
+    data = _maxent_data(dev_ds)
+    sel = select_features(data, cutoff=cutoff, n_features=n_features, predicate_names=list(dev_ds.feature_names),
+                          **_select_kwargs(method, lookahead))
+    pred, cls = sel.selected_pairs(len(sel.trace))
+    rows, w = [], None
+    for i, v in enumerate(grid):
+        progress(i / len(grid), f"prior variance {v:g} on the development split")
+        fit = fit_map(data, pred, cls, prior_variance=v, w0=w, tol=FIT_TOL * data.n)
+        w = fit.model.weights
+        rows.append({"prior_variance": v, **_pick(evaluate(dev_ds, fit.model, decoder))})
+    progress(1.0, "prior variance chosen")
+    table = pd.DataFrame(rows)
+    best = float(table.loc[table["f1"].idxmax(), "prior_variance"])  # idxmax: first (smallest) on ties
+    return PriorChoice(best, table, method, len(sel.trace), decoder)

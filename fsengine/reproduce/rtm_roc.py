@@ -252,8 +252,9 @@ def _report(quick, synth, roc, summary, results, folds, table, missing, rows) ->
         _convergence_lines(roc.fits, ["method"], "seed"),
         "",
         "An earlier run of the same experiment (same model family, its own data generator) gave Power "
-        "EP AUC 0.82 against 0.80 for mutual information (diamonds in `auc.html`). The slides show the ROC curves only as a picture; ours are in "
-        "`roc.html` (seed 0), `auc.html` (all seeds) and `convergence.html` (traces of seed 0).",
+        "EP AUC 0.82 against 0.80 for mutual information (diamonds in `auc.html`). The slides show the "
+        "ROC curves only as a picture; ours are in `roc.html` (seed 0), `auc.html` (all seeds) and "
+        "`convergence.html` (traces of seed 0).",
         "",
         "## Sentiment: test accuracy",
         "",
