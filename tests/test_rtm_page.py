@@ -4,8 +4,9 @@ import base64
 import json
 
 import numpy as np
+import pandas as pd
 
-from tests.conftest import app_test
+from tests.conftest import PROJECT_ROOT, app_test
 
 
 def _values(field):
@@ -107,7 +108,11 @@ def test_rtm_page_binarises_images_and_picks_two_classes():
     assert z.shape == (8, 8) and np.nanmin(z) < 0.5 < np.nanmax(z)
     assert any("ROC curves need" in i.value for i in at.info)  # real data: no truth, no ROC ...
     recorded = _by_title(at, "AUC of tag relevance")  # ... but the recorded synthetic run (committed)
-    assert set(recorded["data"][0]["x"]) == {"RTM Power EP", "RTM EP", "RTM EM", "MI", "L1"}
+    committed = pd.read_csv(PROJECT_ROOT / "docs/results/rtm-roc/synthetic_auc.csv", index_col=0)
+    shown = list(recorded["data"][0]["x"])
+    assert sorted(shown) == sorted(committed.columns)  # every method the run recorded, each once
+    assert {"RTM Power EP", "RTM EP", "RTM EM", "RTM Power EP + ARD", "MI", "L1"} <= set(shown)
+    np.testing.assert_allclose(_values(recorded["data"][0]["y"]), committed.mean()[shown].to_numpy())
 
 
 def test_compare_page_runs_the_rtm_and_draws_its_roc():
