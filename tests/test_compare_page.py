@@ -47,7 +47,7 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
 
     jaccard = charts["Overlap of the top-10 sets (Jaccard)"]["data"][0]
     np.testing.assert_allclose(_array(jaccard["z"]).astype(float), expected.jaccard(10).to_numpy())
-    stability = charts["Stability of the top-10 set over bootstrap resamples"]["data"][0]
+    stability = charts["Stability of the top-10 set (bootstrap)"]["data"][0]
     np.testing.assert_allclose(_array(stability["y"]).astype(float), expected.stability(10)["kuncheva"])
     roc = charts["Recovering the truly relevant features (ROC)"]["data"]
     auc = expected.auc()
@@ -94,7 +94,7 @@ def test_notmnist_pair_gets_one_relevance_heatmap_per_method():
     z = _array(heat[0]["z"]).astype(float)
     assert z.shape == (28, 28) and np.nanmax(z) == 1.0
     assert all(len(_array(t["x"])) == 10 for t in marks)
-    assert "Stability of the top-10 set over bootstrap resamples" not in charts
+    assert "Stability of the top-10 set (bootstrap)" not in charts
     assert at.info[-1].value == "Stability needs at least two bootstrap resamples."
 
 

@@ -96,7 +96,7 @@ def stability_bars(stability: pd.DataFrame, k: int) -> go.Figure:
     low = min(-0.1, float(table["kuncheva"].min()) - 0.1) if len(table) else -0.1
     fig.update_yaxes(title="Kuncheva index (mean over pairs)", range=[low, 1.12])
     fig.update_xaxes(type="category")
-    return apply_style(fig, title=f"Stability of the top-{k} set over bootstrap resamples", height=400)
+    return apply_style(fig, title=f"Stability of the top-{k} set (bootstrap)", height=400)
 
 
 def roc_curves(roc: dict[str, tuple[np.ndarray, np.ndarray]], auc: pd.Series) -> go.Figure:

@@ -43,7 +43,8 @@ def auc_figure(auc: pd.DataFrame, *, reference: dict[str, float] | None = None) 
                          marker_color=[method_color(m, k) for k, m in enumerate(order)], opacity=0.55))
     for seed, row in auc.iterrows():
         fig.add_trace(go.Scatter(x=list(order), y=[row[m] for m in order], mode="markers",
-                                 name=f"seed {seed}", marker=dict(color="#333333", size=6),
+                                 name="one dot per seed", legendgroup="seeds", marker=dict(color="#333333", size=6),
+                                 hovertemplate=f"%{{x}}, seed {seed}: AUC %{{y:.3f}}<extra></extra>",
                                  showlegend=bool(seed == auc.index[0])))
     if reference:
         fig.add_trace(go.Scatter(x=list(reference), y=list(reference.values()), mode="markers",
