@@ -15,6 +15,7 @@ app calls it once per figure), so no builder needs a style argument:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -157,15 +158,58 @@ def _is_black(color) -> bool:
                                                                        "rgb(0,0,0)")
 
 
+#: the start of an HTML link tag (``<a``, ``</a``, any case) in text plotly renders
+_LINK_TAG = re.compile(r"<(?=\s*/?\s*a\b)", re.IGNORECASE)
+#: trace attributes that may hold user text (feature, class or file names)
+_TEXT_ATTRIBUTES = ("x", "y", "text", "hovertext", "name", "labels")
+
+
+def _disarmed(value):
+    """``value`` with every link tag's ``<`` written as ``&lt;`` (shown as ``<``, never a link):
+    a string, or a (nested) sequence or array of strings such as a heatmap's hover text. Anything
+    else, and text without link tags, is returned as it is (the same object)."""
+    if isinstance(value, str):
+        return _LINK_TAG.sub("&lt;", value) if _LINK_TAG.search(value) else value
+    if getattr(value, "dtype", None) is not None:
+        if value.dtype.kind not in "OU":
+            return value  # numbers
+        value = value.tolist()
+    if isinstance(value, list | tuple) and value and isinstance(value[0], str | list | tuple):
+        items = [_disarmed(v) for v in value]
+        if any(new is not old for new, old in zip(items, value, strict=True)):
+            return items
+    return value
+
+
+def disarm_links(fig: go.Figure) -> go.Figure:
+    """Plotly renders ``<a href=...>`` in tick labels, legend names, hover and annotation text as a
+    live link; a feature named so by an uploaded file must show as text. Changes ``fig`` in place."""
+    for trace in fig.data:
+        for attr in _TEXT_ATTRIBUTES:
+            value = getattr(trace, attr, None) if attr in trace else None
+            new = _disarmed(value)
+            if new is not value:
+                setattr(trace, attr, new)
+    for axis in [*fig.select_xaxes(), *fig.select_yaxes()]:
+        if axis.ticktext is not None:
+            axis.ticktext = _disarmed(axis.ticktext)
+    for annotation in fig.layout.annotations:
+        if annotation.text:
+            annotation.text = _disarmed(annotation.text)
+    return fig
+
+
 def restyle(fig, style: Style | None = None) -> go.Figure:
     """The figure (``go.Figure`` or plain dict) adapted to ``style``; a dict is wrapped without
-    re-validation, and figures are changed in place."""
+    re-validation, and figures are changed in place. Link tags in its text are disarmed
+    (:func:`disarm_links`)."""
     import plotly.graph_objects as go
     import plotly.io as pio
 
     style = style or Style()
     if isinstance(fig, dict):
         fig = go.Figure(fig, _validate=False)
+    disarm_links(fig)
     _decade_ticks(fig)
     font = dict(size=style.font_size)
     if style.dark:
