@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from .compare import RANDOM, ComparisonResult
 from .csv_export import to_csv
 from .plots.compare import accuracy_curves, jaccard_heatmap, relevance_grid, roc_curves, stability_bars
+from .plots.style import disarm_links
 
 #: what each view tells (shown under the figures on the page and in the report)
 EXPLANATIONS = {
@@ -112,7 +113,7 @@ def html_report(result: ComparisonResult, k: int) -> str:
     first = True
     for name, fig in comparison_figures(result, k).items():
         parts.append(f"<h2>{headings[name]}</h2>")
-        parts.append(fig.to_html(full_html=False, include_plotlyjs=True if first else False))
+        parts.append(disarm_links(fig).to_html(full_html=False, include_plotlyjs=True if first else False))
         parts.append(f"<p class='note'>{html.escape(EXPLANATIONS[name])}</p>")
         first = False
     parts += ["<h2>Runtime</h2>", _table_html(result.runtime()),

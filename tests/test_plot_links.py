@@ -80,3 +80,11 @@ def test_no_live_link_in_the_browser(tmp_path):
         finally:
             browser.close()
     assert counts["raw"] > 0 and counts["restyled"] == 0, counts
+
+
+def test_written_figures_disarm_links(tmp_path):
+    from fsengine.commands.method_args import write_figure
+
+    text = write_figure(_figure(), tmp_path / "fig.html").read_text()
+    assert "&lt;a href=" in text  # plotly's JSON writes '<' as \u003c: neither form of a live tag is left
+    assert "\\u003ca href" not in text and '<a href="https://example.invalid' not in text

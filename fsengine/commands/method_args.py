@@ -8,6 +8,7 @@ import argparse
 from pathlib import Path
 
 from ..methods.registry import METHODS
+from ..plots.style import disarm_links
 
 
 def methods_help() -> str:
@@ -37,8 +38,9 @@ def parse_classes(text: str | None) -> tuple[str, str] | None:
 
 def write_figure(fig, path: Path) -> Path:
     """Write ``fig`` as HTML that loads ``plotly.min.js`` from its own folder (written once), so
-    the folder opens offline and each file stays small."""
-    fig.write_html(path, include_plotlyjs="directory", full_html=True)
+    the folder opens offline and each file stays small. Names written as links stay text
+    (:func:`fsengine.plots.style.disarm_links`)."""
+    disarm_links(fig).write_html(path, include_plotlyjs="directory", full_html=True)
     return path
 
 
