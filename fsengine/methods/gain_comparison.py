@@ -86,6 +86,7 @@ class Comparison:
     all_features: dict            # scores of the model with every candidate pair
     labels: tuple = ()            # class names indexed by class id
     settings: dict = field(default_factory=dict)
+    models: dict = field(default_factory=dict)  # (method, k) -> the MAP model behind that row of curves
 
     def selected_table(self, method: str) -> pd.DataFrame:
         """The selected features of one method, stage by stage, with class names."""
@@ -142,7 +143,7 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
                                         **_select_kwargs(m, lookahead))
         done += budgets[m]
     tol = FIT_TOL * data.n
-    rows = []
+    rows, models = [], {}
     for m in methods:
         sel = selections[m]
         prev_pairs, prev_w = 0, np.zeros(0)
@@ -156,6 +157,7 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
             scores = evaluate(ds, fit.model)
             rows.append({"method": m, "n_features": k, **_pick(scores),
                          "seconds_fit": time.perf_counter() - start})
+            models[(m, k)] = fit.model
             prev_pairs, prev_w = k, fit.model.weights
             done += budgets[m] / len(ks)
             progress(min(1.0, done / total_work), f"{m}: evaluated {k} features")
@@ -170,7 +172,7 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
     settings = dict(budget=budget, ifs_budget=ifs_budget or budget, lookahead=lookahead,
                     cutoff=cutoff, prior_variance=prior_variance, methods=list(methods))
     return Comparison(ds.name, data.n, n_cand, selections, curves, all_scores,
-                      tuple(ds.target_names), settings)
+                      tuple(ds.target_names), settings, models)
 
 
 SCORE_KEYS = ("precision", "recall", "f1", "accuracy")
@@ -186,12 +188,15 @@ def _maxent_data(ds: Dataset) -> MaxentData:
 
 
 def decoder_scores(ds: Dataset, comp: Comparison, method: str, k: int, decoders=("greedy", "viterbi")) -> dict:
-    """Scores of the MAP model on ``method``'s first ``k`` pairs (the fit of :func:`run_comparison`,
-    with its prior variance) under each decoder: ``{decoder: {precision, recall, f1, accuracy}}``."""
-    data = _maxent_data(ds)
-    pred, cls = comp.selections[method].selected_pairs(k)
-    fit = fit_map(data, pred, cls, prior_variance=comp.settings["prior_variance"], tol=FIT_TOL * data.n)
-    return {d: _pick(evaluate(ds, fit.model, d)) for d in decoders}
+    """Scores under each decoder of the MAP model behind ``comp``'s row (``method``, ``k``) of the
+    Fig. 5 curves (``k`` must be one of its checkpoints, e.g. via ``extra_checkpoints``):
+    ``{decoder: {precision, recall, f1, accuracy}}``. The greedy scores are that row's."""
+    model = comp.models.get((method, k))
+    if model is None:
+        fitted = sorted(n for m, n in comp.models if m == method)
+        raise ValueError(f"no MAP model of {method} with {k} features in this comparison; fitted sizes: "
+                         f"{fitted or 'none'} (pass {k} in extra_checkpoints to run_comparison)")
+    return {d: _pick(evaluate(ds, model, d)) for d in decoders}
 
 
 @dataclass
