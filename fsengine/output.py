@@ -10,11 +10,15 @@ Rules (``fsengine select|compare --out DIR``):
   complete. A previous fsengine folder is replaced as a whole, never merged with the new files, so
   an interrupted run (Ctrl-C, an error) leaves either the previous complete set or nothing new.
 * Ctrl-C is held back during the two renames of the swap, so the swap itself is not cut in half.
+* A run killed outright (SIGKILL, power loss) cannot clean up: its hidden staging folder, named
+  with the writing process's id, is removed by the next run into the same DIR once that process is
+  gone.
 """
 
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import shutil
@@ -104,11 +108,44 @@ def _sigint_held() -> Iterator[None]:
             raise KeyboardInterrupt
 
 
+def _hidden_prefix(out: Path) -> str:
+    """Prefix of the hidden staging (``.partial``) and swap (``.old``) folders of ``out`` written
+    by this process: ``.NAME.PID.``."""
+    return f".{out.name}.{os.getpid()}."
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def remove_abandoned(out: Path) -> list[Path]:
+    """Delete the hidden staging and swap folders next to ``out`` whose writing process no longer
+    exists (a run killed before it could clean up); returns what was removed. Folders of live
+    processes (a concurrent run) are left alone."""
+    removed = []
+    if not out.parent.is_dir():
+        return removed
+    for p in out.parent.glob(f".{glob.escape(out.name)}.*"):
+        parts = p.name[len(out.name) + 2:-len(p.suffix) or None].split(".")  # PID, random part
+        if not (p.is_dir() and p.suffix in (".partial", ".old") and len(parts) == 2 and parts[0].isdigit()):
+            continue
+        if not _alive(int(parts[0])):
+            shutil.rmtree(p, ignore_errors=True)
+            removed.append(p)
+    return removed
+
+
 def _swap_into_place(new: Path, out: Path) -> None:
     with _sigint_held():
         old = None
         if out.exists():
-            old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".old"))
+            old = Path(tempfile.mkdtemp(dir=out.parent, prefix=_hidden_prefix(out), suffix=".old"))
             os.rename(out, old / "set")
         try:
             os.rename(new, out)
@@ -129,7 +166,8 @@ def output_folder(out: Path, *, force: bool = False, command: str = "") -> Itera
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"--out {out}: cannot create {out.parent} ({exc.strerror}); choose another folder.") from exc
-    stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".partial"))
+    remove_abandoned(out)
+    stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=_hidden_prefix(out), suffix=".partial"))
     try:
         yield stage
         (stage / MARKER).write_text(json.dumps({"written_by": f"fsengine {__version__}", "command": command}) + "\n")

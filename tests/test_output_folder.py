@@ -121,3 +121,29 @@ def test_sigint_while_compare_writes_leaves_the_previous_complete_set(tmp_path):
         assert set(now) == set(previous) and now["report.html"].rstrip().endswith(b"</html>")
         previous = now
     assert interrupted == 1, "the signal never arrived while compare was writing"
+
+
+def test_a_killed_runs_staging_folder_is_removed_by_the_next_run(tmp_path):
+    """SIGKILL gives no chance to clean up: the staging folder stays, and the next run into the
+    same folder removes it (its process is gone). A live process's folder and unrelated hidden
+    folders are left alone."""
+    out = tmp_path / "res"
+    code = ("import sys, time\nfrom pathlib import Path\nfrom fsengine.output import output_folder\n"
+            "with output_folder(Path(sys.argv[1])) as stage:\n"
+            "    (stage / 'half.csv').write_text('1')\n    print('ready', flush=True)\n    time.sleep(120)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(out)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    proc.kill()
+    proc.wait(timeout=30)
+    killed = _leftovers(tmp_path)
+    assert len(killed) == 1 and killed[0].startswith(f".res.{proc.pid}.")
+    live = tmp_path / f".res.{os.getpid()}.abcd1234.partial"      # a concurrent run: still writing
+    unrelated = tmp_path / ".res.notes"
+    other = tmp_path / ".res.v2.12345.abcd1234.partial"           # belongs to a folder named res.v2
+    for folder in (live, unrelated, other):
+        folder.mkdir()
+    with output_folder(out) as stage:
+        (stage / "scores.csv").write_text("new")
+    assert not (tmp_path / killed[0]).exists()
+    assert live.is_dir() and unrelated.is_dir() and other.is_dir()
+    assert sorted(_snapshot(out)) == [MARKER, "scores.csv"]

@@ -1,4 +1,9 @@
-"""``fsengine reproduce TARGET [--quick] [--out DIR]``: re-run a paper's figure or table."""
+"""``fsengine reproduce TARGET [--quick] [--out DIR] [--force]``: re-run a paper's figure or table.
+
+The output folder follows the rules of :mod:`fsengine.output`: checked before anything is computed,
+written whole or not at all (an interrupted run leaves the previous record complete, never half old
+and half new).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import argparse
 import inspect
 from pathlib import Path
 
+from ..output import check_target, output_folder
 from ..reproduce import TARGETS, get_target, target_names
 from .progress import ProgressBar
 from .workers import add_worker_arguments, worker_options
@@ -23,7 +29,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument("target", help="one of: " + ", ".join(target_names()))
     p.add_argument("--quick", action="store_true", help="CI-sized run (minutes, not hours)")
-    p.add_argument("--out", type=Path, default=None, help="output folder (default docs/results/TARGET)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="output folder (default docs/results/TARGET); replaced whole when the run completes")
+    p.add_argument("--force", action="store_true",
+                   help="replace --out even if it holds files fsengine did not write")
     add_worker_arguments(p)
     return p
 
@@ -41,9 +50,10 @@ def run(args) -> int:
             raise ValueError(f"{args.target} runs in one process; --n-jobs and --scheduler apply to: "
                              + ", ".join(n for n in target_names() if _parallel(get_target(n))))
         where = {}
-    out = args.out or Path("docs/results") / args.target
-    out.mkdir(parents=True, exist_ok=True)
-    with ProgressBar(f"reproduce {args.target}") as bar:
-        report = func(out, args.quick, bar.update, **where)
-    print(f"report: {report}")
+    out = check_target(args.out or Path("docs/results") / args.target, force=args.force)  # before computing
+    command = f"reproduce {args.target}{' --quick' if args.quick else ''}"
+    with ProgressBar(f"reproduce {args.target}") as bar, \
+            output_folder(out, force=args.force, command=command) as stage:
+        report = func(stage, args.quick, bar.update, **where)
+    print(f"report: {out / Path(report).relative_to(stage)}")
     return 0

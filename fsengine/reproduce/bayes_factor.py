@@ -102,7 +102,8 @@ def result_rows(summaries: dict, gain_at: pd.DataFrame, choice: tuple[str, str] 
 
 def run(out_dir: Path, quick: bool, progress) -> Path:
     """Write ``rounds.csv``, ``gain_selectors.csv``, ``accuracy.html``, ``results.json`` and
-    ``report.md`` (rewritten after every configuration: a long run keeps what it has)."""
+    ``report.md`` (rewritten after every configuration; ``fsengine reproduce`` writes into a staging
+    folder and replaces the record only when the run completes)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     cfg = QUICK if quick else FULL

@@ -79,7 +79,7 @@ def run(out_dir: Path, quick: bool, progress: Callable[[float, str], None], *, n
                                                **kw, **where)
         except DataNotFoundError as exc:
             missing.append(f"{key}: {str(exc).splitlines()[0]}")
-        _write_outputs(out_dir, quick, synth, roc, results, missing)  # a long run keeps what it has
+        _write_outputs(out_dir, quick, synth, roc, results, missing)  # after every corpus (the CLI stages out_dir)
     progress(1.0, "report")
     return report
 

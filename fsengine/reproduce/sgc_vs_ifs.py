@@ -258,7 +258,7 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
                       "Fig. 5 rows):", "",
                       *_decoder_lines(dec_rows), ""]
         lines += ["Figures: " + ", ".join(f"[{f}]({f})" for f in files), ""]
-        _write_report(out_dir, quick, lines, rows, inputs)  # after every task: a long run keeps its results
+        _write_report(out_dir, quick, lines, rows, inputs)  # after every task (the CLI stages out_dir)
     progress(1.0, "done")
     return out_dir / "report.md"
 
