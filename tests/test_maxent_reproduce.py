@@ -45,3 +45,10 @@ def test_sgc_vs_ifs_quick_numbers(quick_reproduction):
                        "np_gain_per_stage.html", "np_overlap.html"]
     assert all((tmp_path / f).stat().st_size < 200_000 for f in figures)  # plotly.js from the CDN
     assert seen[-1] == 1.0 and all(0.0 <= f <= 1.0 for f in seen)
+
+
+def test_report_tables_never_round_an_f1_across_the_target():
+    from fsengine.reproduce.sgc_vs_ifs import _target_f1
+
+    assert _target_f1(92.9955) == "92.996" and _target_f1(92.99951) == "92.9995"
+    assert _target_f1(93.089) == "93.09" and _target_f1(85.07) == "85.07" and _target_f1(93.0) == "93.00"
