@@ -70,6 +70,12 @@ def results_dir() -> Path:
     return PROJECT_ROOT / "docs" / "results" if in_checkout() else Path(__file__).resolve().parent / "recorded"
 
 
+def lessons_dir() -> Path:
+    """The teaching notebooks (``notebooks/`` of a checkout, or the copy shipped in the package as
+    ``fsengine/lessons``); ``fsengine notebooks`` copies them to a folder of the user's."""
+    return PROJECT_ROOT / "notebooks" if in_checkout() else Path(__file__).resolve().parent / "lessons"
+
+
 def max_upload_bytes() -> int:
     """Upload size limit in bytes (``FSENGINE_MAX_UPLOAD_MB``, default 200 MB)."""
     raw = os.environ.get("FSENGINE_MAX_UPLOAD_MB", "200")

@@ -1,7 +1,8 @@
 """The product as a pip user gets it: build the wheel, install it into a fresh virtual
 environment, start ``fsengine app`` from an empty folder and draw the BIA page in Chromium.
 
-Checks on the way: the wheel carries the app (views, entry script) and the recorded results;
+Checks on the way: the wheel carries the app (views, entry script), the recorded results and the
+lessons (``fsengine notebooks`` copies them out of the installed package);
 ``fsengine --version`` reports the single-sourced version; nothing is written into
 site-packages (downloads and caches go to the per-user folders under the test's HOME).
 """
@@ -60,7 +61,9 @@ def test_wheel_carries_the_app_and_the_recorded_results(installed):
     for needed in ("fsengine/app/main.py", "fsengine/app/shell.py", "fsengine/app/views/bia.py",
                    "fsengine/app/views/home.py", "fsengine/recorded/rtm-roc/accuracy_folds.csv"):
         assert needed in names, f"{needed} is missing from {wheel.name}"
-    assert not [n for n in names if n.startswith(("pages/", "app.py", "tests/", "datasets/"))]
+    lessons = sorted(p.name for p in (PROJECT_ROOT / "notebooks").glob("*.ipynb"))
+    assert sorted(n.split("/")[-1] for n in names if n.startswith("fsengine/lessons/")) == lessons
+    assert not [n for n in names if n.startswith(("pages/", "app.py", "tests/", "datasets/", "notebooks/"))]
 
 
 def test_installed_command_line_and_user_folders(installed):
@@ -74,6 +77,11 @@ def test_installed_command_line_and_user_folders(installed):
     assert in_checkout == "False"
     assert datasets.startswith(home) and cache.startswith(home), (datasets, cache)
     assert (Path(results) / "rtm-roc" / "accuracy_folds.csv").is_file()
+    said = _run([str(python), "-m", "fsengine", "notebooks", "--out", "lessons"], env=env, cwd=root).stdout
+    shipped = sorted((PROJECT_ROOT / "notebooks").glob("*.ipynb"))
+    assert f"{len(shipped)} lessons in lessons ({len(shipped)} copied)" in said and "jupyter lab lessons" in said
+    for path in shipped:
+        assert (root / "lessons" / path.name).read_bytes() == path.read_bytes()
 
 
 def test_fsengine_app_serves_the_bia_page_from_an_empty_folder(installed):
