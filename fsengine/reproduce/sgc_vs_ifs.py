@@ -161,10 +161,14 @@ def result_rows(label: str, stats: dict, dec_rows: list[dict], all_features: dic
     for m, r in stats.items():
         if m == "IFS":
             continue
-        rows.append(results_file.at_least(f"{label}: IFS / {m} gain computations", r["computations_ratio"],
-                                          SPEED_RATIO, rule=f"ours >= {SPEED_RATIO} (paper: 100x to thousands)"))
-        rows.append(results_file.at_least(f"{label}: IFS / {m} selection time", r["time_ratio"], SPEED_RATIO,
-                                          rule=f"ours >= {SPEED_RATIO} (paper: 100x to thousands)"))
+        for name, key in (("gain computations", "computations_ratio"), ("selection time", "time_ratio")):
+            quantity = f"{label}: IFS / {m} {name}"
+            if m == "SGC":
+                rows.append(results_file.at_least(quantity, r[key], SPEED_RATIO,
+                                                  rule=f"ours >= {SPEED_RATIO} (paper: 100x to thousands)"))
+            else:  # the paper claims the speed-up for SGC; look-ahead L adds L gains per stage by design
+                rows.append(results_file.recorded(quantity, r[key], note="no rule (the paper's 100x claim is "
+                                                  "about SGC without look-ahead)"))
         rows.append(results_file.recorded(f"{label}: {m} summed gain vs IFS, percent", r["gain_vs_ifs"]))
     for r in dec_rows:
         name = f"{DECODER_LABEL[r['decoder']]}, {r['method']} {r['n_features']:,} features"
@@ -274,9 +278,11 @@ def _verdict_line(rows: list[results_file.Row]) -> str:
     speed = [r for r in rows if "gain computations" in r.quantity or "selection time" in r.quantity]
     parts = [f"{r.quantity.split(':')[0]}: best F1 {results_file.shown(r.ours, r.verdict, 2, 'f')} "
              f"({_best_model(rows, r)}; {r.verdict})" for r in best]
-    failed = [r.quantity for r in speed if results_file.outcome(r.verdict) == "fails"]
-    parts.append(f"speed: SGC/SGC-LA at least {SPEED_RATIO}x fewer gain computations and less time than IFS "
-                 + ("in every comparison" if not failed else "fails for " + "; ".join(failed)))
+    judged = [r for r in speed if results_file.outcome(r.verdict) != "recorded"]
+    failed = [r.quantity for r in judged if results_file.outcome(r.verdict) == "fails"]
+    parts.append(f"speed: SGC at least {SPEED_RATIO}x fewer gain computations and less time than IFS "
+                 + (f"in all {len(judged)} comparisons" if not failed else
+                    f"fails {len(failed)} of {len(judged)}: " + "; ".join(failed)))
     return "**Verdict (computed, rules in `results.json`).** " + "; ".join(parts) + "."
 
 
