@@ -14,8 +14,8 @@ Backends (:func:`backend_for`):
 * ``n_jobs`` None or 1 and no ``scheduler``: serial, in this process.
 * ``n_jobs`` N > 1 or -1 (all cores): joblib's process pool (loky), kept alive between calls.
 * ``scheduler``: the address of a running Dask scheduler (``tcp://host:8786``) or a
-  ``distributed.Client``; ``shared`` is scattered to the workers once. Needs ``fsengine[dask]``,
-  and the workers need fsengine installed.
+  ``distributed.Client``; ``shared`` is scattered to the workers once (again if a dying worker
+  took every copy with it). Needs ``fsengine[dask]``, and the workers need fsengine installed.
 """
 
 from __future__ import annotations
@@ -228,27 +228,50 @@ def connect(scheduler):
                          "are running.") from exc
 
 
+#: times the shared data is scattered again after a dead worker took the only copy with it
+MAX_RESCATTERS = 3
+
+
 def _run_dask(func, items, names, shared, use_shared, scheduler, finished, check) -> None:
+    """Submit every item; gather as they finish. Scattered data has no recipe to recompute it: when
+    the only worker holding ``shared`` dies, the scheduler cancels the tasks that need it ("already
+    forgotten"). Then ``shared`` is scattered again and the unfinished tasks are resubmitted (at most
+    :data:`MAX_RESCATTERS` times); a task that keeps killing its workers fails as ``KilledWorker``."""
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
+    from distributed.utils import CancelledError
 
     client = connect(scheduler)
     own = client is not scheduler
     run = uuid.uuid4().hex[:8]
-    futures = []
+    remaining = set(range(len(items)))
+    futures: dict = {}
     try:
-        handle = client.scatter(shared, broadcast=True, hash=False) if use_shared else None
-        futures = [client.submit(_call, func, i, handle, item, use_shared, key=f"fsengine-{run}-{i}", pure=False)
-                   for i, item in enumerate(items)]
-        index_of = {f.key: i for i, f in enumerate(futures)}
-        for future in as_completed(futures, loop=client.loop):
-            try:
-                finished(*future.result())
-            except KilledWorker as exc:
-                i = index_of[future.key]
-                raise TaskError(names[i], "the Dask workers running it died (killed or out of memory) "
-                                f"too often; no result was kept ({exc}).") from exc
-            check()
+        for attempt in range(MAX_RESCATTERS + 1):
+            handle = client.scatter(shared, broadcast=True, hash=False) if use_shared else None
+            futures = {client.submit(_call, func, i, handle, items[i], use_shared, key=f"fsengine-{run}-{attempt}-{i}",
+                                     pure=False): i for i in sorted(remaining)}
+            lost = None
+            for future in as_completed(list(futures), loop=client.loop):
+                i = futures[future]
+                try:
+                    outcome = future.result()
+                except KilledWorker as exc:
+                    raise TaskError(names[i], "the Dask workers running it died (killed or out of memory) "
+                                    f"too often; no result was kept ({exc}).") from exc
+                except CancelledError as exc:
+                    if not use_shared:
+                        raise TaskError(names[i], f"the Dask cluster cancelled it ({exc}).") from exc
+                    lost = (i, exc)
+                    break
+                remaining.discard(i)
+                finished(*outcome)
+                check()
+            if lost is None:
+                return
+            client.cancel([f for f in futures if not f.done()])
+        raise TaskError(names[lost[0]], f"the Dask workers holding its shared data died {MAX_RESCATTERS + 1} "
+                        f"times; no result was kept ({lost[1]}).")
     finally:
         pending = [f for f in futures if not f.done()]
         if pending:

@@ -152,6 +152,21 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_results_are_complete(cluste
     assert out == [x + 100 for x in range(6)]
 
 
+def test_shared_data_lost_with_its_only_worker_is_scattered_again(tmp_path):
+    """On a 1-worker cluster the scattered ``shared`` lives on that worker alone; when a task kills
+    it, the scheduler forgets the data and cancels every task that needs it (this failed as
+    FutureCancelledError "already forgotten" before; on 2 workers it happened when the crash hit the
+    worker holding the only copy). map_tasks scatters again and resubmits the unfinished tasks."""
+    import dask
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                     dashboard_address=None) as local:
+        out = map_tasks(crash_once, range(6), shared=str(tmp_path), scheduler=local.scheduler_address)
+    assert (tmp_path / "crashed").exists()
+    assert out == [x + 100 for x in range(6)]
+
+
 def test_a_task_that_keeps_killing_workers_fails_with_a_clear_message(cluster):
     with pytest.raises(TaskError, match=r"task 'poison' failed: the Dask workers running it died"):
         map_tasks(always_crash, [0], names=["poison"], scheduler=cluster)
