@@ -35,3 +35,7 @@ def crash_once(folder, x):
 
 def always_crash(_):
     os._exit(1)
+
+
+def always_crash_with_shared(_shared, _item):
+    os._exit(1)

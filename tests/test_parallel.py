@@ -14,9 +14,16 @@ from fsengine.data import load_dataset
 from fsengine.data.corpora import read_sentence_polarity
 from fsengine.methods.rtm import experiments as rtm_exp
 from fsengine.methods.rtm.fit import RTMSettings
-from fsengine.parallel import TaskError, TasksCancelled, backend_for, map_tasks
+from fsengine.parallel import MAX_RESCATTERS, TaskError, TasksCancelled, backend_for, map_tasks
 from tests.conftest import require_real
-from tests.parallel_tasks import always_crash, crash_once, fails_on_three, slow_square, touch_after
+from tests.parallel_tasks import (
+    always_crash,
+    always_crash_with_shared,
+    crash_once,
+    fails_on_three,
+    slow_square,
+    touch_after,
+)
 
 distributed = pytest.importorskip("distributed")
 
@@ -156,7 +163,8 @@ def test_shared_data_lost_with_its_only_worker_is_scattered_again(tmp_path):
     """On a 1-worker cluster the scattered ``shared`` lives on that worker alone; when a task kills
     it, the scheduler forgets the data and cancels every task that needs it (this failed as
     FutureCancelledError "already forgotten" before; on 2 workers it happened when the crash hit the
-    worker holding the only copy). map_tasks scatters again and resubmits the unfinished tasks."""
+    worker holding the only copy). map_tasks scatters again and resubmits the unfinished tasks; a
+    task that kills every worker it runs on fails, naming itself, after MAX_RESCATTERS tries."""
     import dask
 
     with dask.config.set({"distributed.scheduler.allowed-failures": 1}), \
@@ -165,6 +173,13 @@ def test_shared_data_lost_with_its_only_worker_is_scattered_again(tmp_path):
         out = map_tasks(crash_once, range(6), shared=str(tmp_path), scheduler=local.scheduler_address)
     assert (tmp_path / "crashed").exists()
     assert out == [x + 100 for x in range(6)]
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                     dashboard_address=None) as local:
+        with pytest.raises(TaskError, match=r"task 'poison' failed: the Dask workers holding its shared data "
+                                            rf"died {MAX_RESCATTERS + 1} times"):
+            map_tasks(always_crash_with_shared, [0], shared="data", names=["poison"],
+                      scheduler=local.scheduler_address)
 
 
 def test_a_task_that_keeps_killing_workers_fails_with_a_clear_message(cluster):
