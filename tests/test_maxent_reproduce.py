@@ -40,6 +40,15 @@ def test_sgc_vs_ifs_quick_numbers(quick_reproduction):
     assert float(max(dev, key=lambda v: (float(dev[v]), -float(v)))) == chosen == 0.5
     assert f"| {chosen:g} (chosen) |" in text
     assert "### Greedy vs exact (Viterbi) decoding" in text and "| SGC | 60 | viterbi |" in text
+    # the decoded model to report: the best on held-out training sentences, judged by its section-20 F1
+    dev_table = re.findall(r"^\| (\w+)( \(chosen\))? \| 60 \| (greedy|viterbi) \| ([\d.]+) \| ([\d.]+) \|$", text, re.M)
+    assert len(dev_table) == 4 and [m for m, mark, *_ in dev_table if mark] == [dev_table[0][0]]
+    assert [float(r[3]) for r in dev_table] == sorted((float(r[3]) for r in dev_table), reverse=True)
+    method, _, decoder, _, test_f1 = dev_table[0]
+    chosen = rows["Base-NP: F1 of the decoded model chosen on held-out training sentences"]
+    assert chosen["ours"] == f1[(method, {"greedy": "greedy", "viterbi": "Viterbi"}[decoder])]
+    assert float(test_f1) == pytest.approx(chosen["ours"], abs=0.005)
+    assert chosen["verdict"] == "fails: ours >= 93.0 with at most 1,160 features"
     figures = sorted(p.name for p in tmp_path.glob("*.html"))
     assert figures == ["np_fig3_gain_computations.html", "np_fig4_time.html", "np_fig5_scores.html",
                        "np_gain_per_stage.html", "np_overlap.html"]

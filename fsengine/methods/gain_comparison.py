@@ -67,7 +67,10 @@ def _sequence_scores(extras: dict, model: MaxentModel, decoder: str) -> dict:
 
 
 def checkpoints(budget: int, n: int = 8, first: int = 10) -> list[int]:
-    """About ``n`` feature counts, log-spaced from ``first`` to ``budget`` (both included)."""
+    """About ``n`` feature counts, log-spaced from ``first`` to ``budget`` (both included); none
+    for ``n = 0``."""
+    if n == 0:
+        return []
     if budget <= first:
         return [budget]
     pts = np.unique(np.round(np.geomspace(first, budget, n)).astype(int))
@@ -120,7 +123,8 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
                    progress: Progress = _silent) -> Comparison:
     """Select up to ``budget`` pairs with each method (IFS: ``ifs_budget``, default ``budget``),
     then evaluate MAP models (Gaussian prior variance ``prior_variance``) on the first k pairs at
-    log-spaced k (plus ``extra_checkpoints``, e.g. the paper's 1,160). ``progress(fraction,
+    ``n_checkpoints`` log-spaced k (plus ``extra_checkpoints``, e.g. the paper's 1,160; with
+    ``n_checkpoints=0`` only those). ``progress(fraction,
     message)`` is called often (it may raise to abort)."""
     unknown = [m for m in methods if m not in METHOD_NAMES]
     if unknown:
@@ -197,6 +201,56 @@ def decoder_scores(ds: Dataset, comp: Comparison, method: str, k: int, decoders=
         raise ValueError(f"no MAP model of {method} with {k} features in this comparison; fitted sizes: "
                          f"{fitted or 'none'} (pass {k} in extra_checkpoints to run_comparison)")
     return {d: _pick(evaluate(ds, model, d)) for d in decoders}
+
+
+def decoded_scores(ds: Dataset, comp: Comparison, points, decoders=("greedy", "viterbi")) -> list[dict]:
+    """:func:`decoder_scores` at every (method, k) of ``points`` that ``comp`` has fitted, as rows
+    ``{method, n_features, decoder, precision, recall, f1, accuracy}``."""
+    rows = []
+    for method, k in points:
+        if (method, k) in comp.models:
+            for decoder, sc in decoder_scores(ds, comp, method, k, decoders).items():
+                rows.append({"method": method, "n_features": k, "decoder": decoder, **sc})
+    return rows
+
+
+@dataclass
+class ModelChoice:
+    """The decoded model chosen on a development split and the scores behind the choice."""
+
+    method: str
+    n_features: int
+    decoder: str
+    table: pd.DataFrame           # method, n_features, decoder, precision, recall, f1, accuracy (development)
+
+    def matches(self, row: dict) -> bool:
+        return (row["method"], row["n_features"], row["decoder"]) == (self.method, self.n_features, self.decoder)
+
+
+def choose_decoded_model(dev_ds: Dataset, points, *, prior_variance: float, lookahead: int = 500, cutoff: int = 2,
+                         decoders=("greedy", "viterbi"), progress: Progress = _silent) -> ModelChoice:
+    """Which (method, k, decoder) to report, chosen without the test data.
+
+    ``dev_ds`` is a development split (see :func:`choose_prior_variance`). Every method of ``points``
+    selects pairs on its training part, the MAP models (``prior_variance``) on the first k pairs
+    are decoded with each decoder on the held-out training sentences, and the highest F1 wins
+    (on ties: fewer features, then the order of ``decoders``, then of ``points``)."""
+    points = [(m, int(k)) for m, k in points]
+    if not points:
+        raise ValueError("points must name at least one (method, number of features)")
+    methods = tuple(dict.fromkeys(m for m, _ in points))
+    budget = max(k for _, k in points)
+    comp = run_comparison(dev_ds, budget=budget, ifs_budget=budget, methods=methods, lookahead=lookahead,
+                          cutoff=cutoff, prior_variance=prior_variance, n_checkpoints=0,
+                          extra_checkpoints=sorted({k for _, k in points}), with_all_features=False,
+                          progress=progress)
+    rows = decoded_scores(dev_ds, comp, points, decoders)
+    if not rows:
+        raise ValueError(f"no method selected enough pairs on the development split for {points}")
+    order = {p: i for i, p in enumerate(points)}
+    best = min(rows, key=lambda r: (-r["f1"], r["n_features"], decoders.index(r["decoder"]),
+                                    order[(r["method"], r["n_features"])]))
+    return ModelChoice(best["method"], best["n_features"], best["decoder"], pd.DataFrame(rows))
 
 
 @dataclass
