@@ -21,6 +21,7 @@ import contextlib
 import glob
 import json
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -131,11 +132,12 @@ def remove_abandoned(out: Path) -> list[Path]:
     removed = []
     if not out.parent.is_dir():
         return removed
+    pattern = re.compile(rf"\.{re.escape(out.name)}\.(\d+)\.[^.]+\.(?:partial|old)")  # .NAME.PID.RANDOM.partial
     for p in out.parent.glob(f".{glob.escape(out.name)}.*"):
-        parts = p.name[len(out.name) + 2:-len(p.suffix) or None].split(".")  # PID, random part
-        if not (p.is_dir() and p.suffix in (".partial", ".old") and len(parts) == 2 and parts[0].isdigit()):
+        match = pattern.fullmatch(p.name)
+        if match is None or not p.is_dir():
             continue
-        if not _alive(int(parts[0])):
+        if not _alive(int(match.group(1))):
             shutil.rmtree(p, ignore_errors=True)
             removed.append(p)
     return removed

@@ -210,7 +210,7 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
     tasks = {"np": QUICK} if quick else FULL_TASKS
     points = {"np": QUICK_DECODER_POINTS} if quick else FULL_DECODER_POINTS
     rows, inputs = [], {"data": "CoNLL-2000 (WSJ 15-18 train, 20 test; conll2000 corpus of NLTK)", "tasks": {}}
-    chosen_names: dict[str, str] = {}
+    decoded_names: dict[str, dict[str, str]] = {}  # per task label: the chosen and the best decoded model
     lines = ["# SGC vs IFS (Zhou, Wu, Weng & Schmidt 2003), Figs. 3-5 on CoNLL-2000", "",
              f"Command: `python -m fsengine reproduce sgc-vs-ifs{' --quick' if quick else ''}`", "",
              "Paper: " + PAPER["base_np"] + ".", "", "Paper (speed): " + PAPER["speed"] + ".", "",
@@ -255,12 +255,16 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
         dec_rows = decoded_scores(ds, comp, points.get(task, ()))
         label = "Base-NP" if task == "np" else "chunking"
         rows += result_rows(label, stats, dec_rows, comp.all_features, prior, chosen)
+        if dec_rows:
+            best = max(dec_rows, key=lambda r: r["f1"])
+            decoded_names[label] = {"best": f"{_model_name(best['method'], best['n_features'], best['decoder'])}, "
+                                            f"the best of {len(dec_rows)} decoded models"}
         if chosen is not None:
-            chosen_names[label] = _model_name(chosen.method, chosen.n_features, chosen.decoder)
+            decoded_names[label]["chosen"] = _model_name(chosen.method, chosen.n_features, chosen.decoder)
         inputs["tasks"][task] = {"training_sentences": int(ds.provenance.counts["train_sentences"]),
                                  "development_sentences": n_dev, "prior_variance_grid": list(PRIOR_VARIANCE_GRID),
                                  "prior_variance": prior.variance,
-                                 **({"decoded_model_chosen": chosen_names[label]} if chosen is not None else {}),
+                                 **({"decoded_model_chosen": decoded_names[label]["chosen"]} if chosen else {}),
                                  "training_tokens": int(comp.n_train), "candidate_pairs": int(comp.n_candidates),
                                  **{k: v for k, v in cfg.items() if k != "extra_checkpoints"}}
         lines += [f"## {TASK_LABEL[task]}", "",
@@ -279,7 +283,7 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
             lines += ["### The decoded model chosen without section 20", "",
                       *_choice_lines(chosen, dec_rows, n_dev), ""]
         lines += ["Figures: " + ", ".join(f"[{f}]({f})" for f in files), ""]
-        _write_report(out_dir, quick, lines, rows, inputs, chosen_names)  # after every task (the CLI stages out_dir)
+        _write_report(out_dir, quick, lines, rows, inputs, decoded_names)  # after every task (the CLI stages out_dir)
     progress(1.0, "done")
     return out_dir / "report.md"
 
@@ -307,17 +311,18 @@ def _choice_lines(chosen: ModelChoice, dec_rows: list[dict], n_dev: int) -> list
     return lines
 
 
-def _verdict_line(rows: list[results_file.Row], chosen_names: dict[str, str]) -> str:
+def _verdict_line(rows: list[results_file.Row], decoded_names: dict[str, dict[str, str]]) -> str:
     best = [r for r in rows if "best F1" in r.quantity]
     speed = [r for r in rows if "gain computations" in r.quantity or "selection time" in r.quantity]
     parts = []
     for r in rows:
         label = r.quantity.split(":")[0]
         if "model chosen on held-out" in r.quantity:
-            parts.append(f"{label}: the model chosen on held-out training sentences ({chosen_names[label]}) scores "
+            parts.append(f"{label}: the model chosen on held-out training sentences ({decoded_names[label]['chosen']}) "
+                         "scores "
                          f"F1 {results_file.shown(r.ours, r.verdict, 2, 'f')} on section 20 ({r.verdict})")
     parts += [f"{r.quantity.split(':')[0]}: best F1 {results_file.shown(r.ours, r.verdict, 2, 'f')} "
-              f"({_best_model(rows, r)}; {r.verdict})" for r in best]
+              f"({decoded_names[r.quantity.split(':')[0]]['best']}; {r.verdict})" for r in best]
     judged = [r for r in speed if results_file.outcome(r.verdict) != "recorded"]
     failed = [r.quantity for r in judged if results_file.outcome(r.verdict) == "fails"]
     parts.append(f"speed: SGC at least {SPEED_RATIO}x fewer gain computations and less time than IFS "
@@ -326,16 +331,9 @@ def _verdict_line(rows: list[results_file.Row], chosen_names: dict[str, str]) ->
     return "**Verdict (computed, rules in `results.json`).** " + "; ".join(parts) + "."
 
 
-def _best_model(rows: list[results_file.Row], best: results_file.Row) -> str:
-    """Which decoded model the task's best-F1 row is, and of how many (all scored on section 20)."""
-    task = best.quantity.split(":")[0]
-    decoded = [r for r in rows if r.quantity.startswith(f"{task}: F1, ") and "candidate pairs" not in r.quantity]
-    name = next(r.quantity for r in decoded if r.ours == best.ours).split("F1, ", 1)[1]
-    return f"{name}, the best of {len(decoded)} decoded models"
-
-
-def _write_report(out_dir: Path, quick: bool, lines: list[str], rows, inputs, chosen_names: dict[str, str]) -> None:
+def _write_report(out_dir: Path, quick: bool, lines: list[str], rows, inputs,
+                  decoded_names: dict[str, dict[str, str]]) -> None:
     results_file.write(out_dir, "sgc-vs-ifs", quick, inputs, rows)
-    text = [_verdict_line(rows, chosen_names) if line == "VERDICT_PLACEHOLDER" else line for line in lines]
+    text = [_verdict_line(rows, decoded_names) if line == "VERDICT_PLACEHOLDER" else line for line in lines]
     text += ["## Headline numbers (`results.json`)", "", *results_file.markdown(rows), ""]
     (out_dir / "report.md").write_text("\n".join(text) + "\n")
