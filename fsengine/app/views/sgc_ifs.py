@@ -136,8 +136,8 @@ def render() -> None:
                f"{comp.settings['prior_variance']:g}) on the first k selected features of each method and "
                "decodes the test sentences left to right with the predicted previous tags; chunking is scored "
                "with conlleval, tagging by token accuracy, the planted task by macro precision / F1. The "
-               "recorded reproduction (`fsengine reproduce sgc-vs-ifs`) chooses the variance on held-out "
-               "training sentences instead.")
+               "recorded reproduction (`fsengine reproduce sgc-vs-ifs`) chooses the variance, and which decoded "
+               "model to report, on held-out training sentences instead.")
     left, right = figure_columns([2, 3])
     show_figure(left, plots.overlap_heatmap(comp.overlap()), key="sgc_fig_overlap")
     shown = right.selectbox("Selected features of", list(comp.selections), key="sgc_table_method")
