@@ -16,7 +16,7 @@ STAMP_MIN := $(VENV_MIN)/.installed-min
 # skipped there: real browsers, the wheel build, long runs (each also runs in `make test`)
 MIN_SKIP  := not browser and not slow
 
-.PHONY: app test test-min bench install notebook clean
+.PHONY: app test test-fast test-min bench install notebook clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -42,7 +42,12 @@ app: $(STAMP_APP)
 
 test: $(STAMP_TEST)
 	$(PY) -m ruff check .
-	$(PY) -m pytest tests -q
+	$(PY) -m pytest -q
+
+# the tests not marked slow or browser (a few minutes): the loop while editing
+test-fast: $(STAMP_TEST)
+	$(PY) -m ruff check .
+	$(PY) -m pytest -q -m "not slow and not browser"
 
 notebook: $(STAMP_LAB)
 	$(PY) -m fsengine warmup
@@ -59,7 +64,7 @@ $(STAMP_MIN): pyproject.toml .ci/min_constraints.py
 # own numba cache: kernels compiled by another numba version are not mixed with .venv's
 test-min: $(STAMP_MIN)
 	$(PY_MIN) -m ruff check .
-	NUMBA_CACHE_DIR=$(VENV_MIN)/numba-cache $(PY_MIN) -m pytest tests -q -m "$(MIN_SKIP)"
+	NUMBA_CACHE_DIR=$(VENV_MIN)/numba-cache $(PY_MIN) -m pytest -q -m "$(MIN_SKIP)"
 
 bench: $(STAMP_TEST)
 	$(PY) benchmarks/run_all.py

@@ -44,7 +44,7 @@ from tests.browser_tools import (  # noqa: E402 - the checkout's tests package, 
 #: page, URL query, slider label, how to get there after loading (None or a button to press)
 SLIDERS = [
     ("BIA: Lambda paths", "bia", "Current Λ/Λ*", None),
-    ("SGC vs IFS", "sgc_ifs", "Stage", None),
+    ("SGC vs IFS", "gain", "Stage", None),
     ("Relevance Tagging Machine", "rtm", "Relevance threshold", None),
     ("Classic criteria (L1 path)", "classic?classic_view=L1+path", "C for the coefficient image", None),
     ("Compare methods", "compare?picker_key=synthetic_glm", "Top-k size", "Run comparison"),
@@ -128,7 +128,7 @@ def apptest_moves(n_moves: int) -> list[float]:
     """Seconds per full AppTest rerun of the BIA page after a move of Λ/Λ* to a new value (the
     default notMNIST B/D path cached by the first run)."""
     from fsengine.data import load_dataset
-    from fsengine.methods.bia_dataset import run_bia_path
+    from fsengine.methods.bia.study import run_bia_path
     from tests.conftest import app_test
 
     at = app_test("pages/bia.py", timeout=600)

@@ -10,7 +10,7 @@ held-out accuracy) and candidate scoring (proposals from misclassified tokens, O
 of every proposal, the Eq. (14) re-scoring loop), and candidates scored per second.
 
 Then, on the round-0 model (bias only: the largest proposal set), the numba OptSingle + Eq. (12)
-(:func:`fsengine.methods.bayes_factor.score_candidates`) against a plain numpy implementation of
+(:func:`fsengine.methods.bayes_factor.model.score_candidates`) against a plain numpy implementation of
 the same Newton iteration (vectorised over all candidates with ``np.bincount``), checked equal
 before timing; and SGC (Zhou et al.) re-fitted with the same MAP at the same number of pairs.
 ``--quick``: the first 2,000 training sentences.
@@ -32,15 +32,15 @@ from timing import timed
 
 from fsengine.data.maxent_tasks import load_conll2000_maxent
 from fsengine.maxent import MaxentData, MaxentState, fit_map
-from fsengine.methods.bayes_factor import (
+from fsengine.methods.bayes_factor.model import (
     add_bias_column,
     approx_bayes_factor_selection,
     bias_features,
     misclassified_proposals,
     score_candidates,
 )
-from fsengine.methods.bayes_factor_study import heldout_task, prefix_curve
-from fsengine.methods.gain_selection import select_features
+from fsengine.methods.bayes_factor.study import heldout_task, prefix_curve
+from fsengine.methods.gain.model import select_features
 
 MAP_TOL = 1e-5
 

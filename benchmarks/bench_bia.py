@@ -26,8 +26,8 @@ from timing import timed
 
 from fsengine.data.synthetic.glm import make_sparse_glm
 from fsengine.glm import prior_mean_expansion
-from fsengine.methods import bia_kernels
-from fsengine.methods.bia import build_bia_model, lambda_star
+from fsengine.methods.bia import kernels as bia_kernels
+from fsengine.methods.bia.model import build_bia_model, lambda_star
 
 
 def numpy_couplings(G, b, w, eps_ref):

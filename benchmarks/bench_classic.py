@@ -30,12 +30,12 @@ from timing import timed
 from fsengine.data import load_dataset
 from fsengine.data.corpora import read_conll2000, read_movie_reviews
 from fsengine.data.features import word_presence_tags
-from fsengine.methods.classic.adaboost_vs_sklearn import same_weights, side_by_side
 from fsengine.methods.classic.binary import binarize_matrix, binary_indicator, class_codes
 from fsengine.methods.classic.boosting import adaboost_stumps
 from fsengine.methods.classic.l1_path import eq19_violation, l1_logistic_path, path_grid
 from fsengine.methods.classic.mdl import mdl_forward_selection
 from fsengine.methods.classic.mutual_info import mutual_information, ones_per_class
+from fsengine.methods.classic.study import same_weights, side_by_side
 
 
 def best_time(fn, repeat: int = 3) -> float:

@@ -22,8 +22,8 @@ from timing import timed
 from fsengine.data.maxent_tasks import load_conll2000_maxent
 from fsengine.maxent import MapObjective, MaxentData, MaxentState, fit_map
 from fsengine.maxent.kernels import ALPHA_CAP
-from fsengine.methods.gain_comparison import FIT_TOL, evaluate
-from fsengine.methods.gain_selection import select_features
+from fsengine.methods.gain.model import select_features
+from fsengine.methods.gain.study import FIT_TOL, evaluate
 
 
 @njit(cache=True)

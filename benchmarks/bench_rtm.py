@@ -3,7 +3,7 @@
     FSENGINE_DATA=../shared/data python benchmarks/bench_rtm.py [--quick]
 
 1. Movie reviews (2,000 documents, word-presence tags at min df 5): Power EP, EP and EM to
-   convergence with the corpus settings of ``fsengine.methods.rtm.experiments.CORPORA``
+   convergence with the corpus settings of ``fsengine.methods.rtm.study.CORPORA``
    (alpha0 = 50, inner damping 0.8, damping 0.5, tol 1e-4, at most 1,000 sweeps): seconds, sweeps, converged, seconds
    per sweep and training accuracy.
 2. One Power EP sweep, the numba kernel (``sites.sweep``) against the plain numpy/scipy
@@ -34,9 +34,9 @@ from sklearn.model_selection import train_test_split
 from fsengine.data.corpora import read_movie_reviews, read_subjectivity
 from fsengine.data.features import word_presence_tags
 from fsengine.methods.rtm import METHOD_LABELS, METHODS, ep, fit_rtm, sites, tags_from
-from fsengine.methods.rtm.experiments import CORPORA
 from fsengine.methods.rtm.model import predict_positive
 from fsengine.methods.rtm.reference_sweep import power_ep_sweep_numpy
+from fsengine.methods.rtm.study import CORPORA
 
 REPEATS = 3
 

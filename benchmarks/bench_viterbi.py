@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fsengine.data.maxent_tasks import load_conll2000_maxent
 from fsengine.maxent import MaxentData, fit_map
-from fsengine.methods.gain_comparison import FIT_TOL, evaluate
-from fsengine.methods.gain_selection import select_features
+from fsengine.methods.gain.model import select_features
+from fsengine.methods.gain.study import FIT_TOL, evaluate
 
 
 def main(argv=None) -> None:

@@ -1,72 +1,77 @@
-"""The selector contract every method implements (scikit-learn compatible transformer).
+"""The selector contract every method implements (a scikit-learn compatible transformer).
 
-A selector is a ``BaseEstimator`` + ``SelectorMixin`` whose ``fit(X, y)`` sets
+A selector is a ``BaseEstimator`` + ``SelectorMixin``. Its parameters are keyword-only and kept
+untouched by ``__init__``; the defaults of the parameters the app and the command line offer come
+from the method registry (:func:`fsengine.methods.registry.method_defaults`), so the three routes
+agree. ``fit(X, y, *, progress=None)`` validates once and sets
 
-``scores_``   float array (n_features,), higher = more relevant;
-``order_``    permutation of ``range(n_features)``, best first: features the method selected, in
-              selection order, then the rest by decreasing score (ties by lower index);
-``ranking_``  int array (n_features,): the rank of each feature, 1 = best, as scikit-learn's
-              ``RFE.ranking_`` means it (``ranking_[order_[i]] == i + 1``). Unlike RFE, which ties
-              every selected feature at rank 1, the ranks are distinct: they follow ``order_``;
-``trace_``    pandas DataFrame, one row per stage / iteration / path step;
-``support_``  boolean mask of the features the method itself deems relevant (its stopping rule,
-              posterior or ARD threshold, or ``n_features_to_select``);
-``path_``     (path methods only) a DataFrame indexed by the path parameter, one column per feature.
+``scores_``            float array (n_features,), higher = more relevant;
+``order_``             permutation of ``range(n_features)``, best first: features the method
+                       selected, in selection order, then the rest by decreasing score (ties by
+                       lower index);
+``ranking_``           int array (n_features,): the rank of each feature, 1 = best, as
+                       scikit-learn's ``RFE.ranking_`` means it (``ranking_[order_[i]] == i + 1``).
+                       Unlike RFE, which ties every selected feature at rank 1, the ranks are
+                       distinct: they follow ``order_``;
+``support_``           boolean mask of the features the method itself deems relevant (its stopping
+                       rule, posterior or ARD threshold, or ``n_features_to_select``);
+``trace_``             pandas DataFrame, one row per stage / iteration / path step;
+``path_``              (path methods only) a DataFrame indexed by the path parameter, one column
+                       per feature;
+``n_features_in_``, ``feature_names_in_``  as in scikit-learn;
+``model_``             (where the method has one) the inner fitted model: an Ising model, a
+                       maxent model, a boosted ensemble, an RTM classifier, ...;
+``stop_reason_``       (greedy methods) why the selection stopped, in words.
+
+Progress: ``progress(fraction, message)`` and the stop request of :mod:`fsengine.progress`;
+inside ``_fit`` a subclass reports through ``self._progress`` (never None there).
 
 ``get_support()`` and ``transform`` come from ``SelectorMixin``. Subclasses implement ``_fit``.
 """
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from .chunked import is_dask_array
-from .validation import validate_X, validate_X_y
+from fsengine.chunked import is_dask_array
+from fsengine.progress import report_to
+from fsengine.ranking import order_from, ranks_from_order, top_k_mask
+from fsengine.validation import validate_X_y
 
 
-def order_from(scores: np.ndarray, selected_order=()) -> np.ndarray:
-    """Return the contract's ``order_``: ``selected_order`` first, then the rest by score, then index.
+class deprecated_alias:
+    """A fitted attribute kept under its old name for one release: reading it warns with a
+    DeprecationWarning and returns the new attribute (through ``convert`` when given).
 
-    >>> order_from(np.array([0.1, 0.9, 0.5, 0.9]), selected_order=[2]).tolist()
-    [2, 1, 3, 0]
+    >>> class Demo:
+    ...     order_ = [2, 0, 1]
+    ...     first_use_ = deprecated_alias("order_")
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     Demo().first_use_, caught[0].category.__name__
+    ([2, 0, 1], 'DeprecationWarning')
     """
-    scores = np.asarray(scores, dtype=np.float64)
-    p = scores.size
-    selected = [int(j) for j in selected_order]
-    if len(set(selected)) != len(selected) or any(j < 0 or j >= p for j in selected):
-        raise ValueError("selected_order must hold distinct feature indices in range")
-    rest_mask = np.ones(p, dtype=bool)
-    rest_mask[selected] = False
-    rest = np.flatnonzero(rest_mask)
-    safe = np.where(np.isfinite(scores[rest]), scores[rest], -np.inf)
-    rest = rest[np.lexsort((rest, -safe))]
-    return np.concatenate([np.asarray(selected, dtype=np.intp), rest.astype(np.intp)])
 
+    def __init__(self, new: str, convert=None, *, removed_in: str = "0.4"):
+        self.new, self.convert, self.removed_in = new, convert, removed_in
 
-def top_k_mask(scores: np.ndarray, k: int) -> np.ndarray:
-    """Boolean mask of the k best features by score (ties broken by lower index)."""
-    mask = np.zeros(np.asarray(scores).size, dtype=bool)
-    mask[order_from(scores)[: int(k)]] = True
-    return mask
+    def __set_name__(self, owner, name: str) -> None:
+        self.old = name
 
-
-def ranks_from_order(order: np.ndarray) -> np.ndarray:
-    """Rank of every feature (1 = best) from an ordering, best first.
-
-    >>> ranks_from_order(np.array([2, 0, 1])).tolist()
-    [2, 3, 1]
-    """
-    order = np.asarray(order, dtype=np.intp)
-    ranks = np.empty(order.size, dtype=np.intp)
-    ranks[order] = np.arange(1, order.size + 1)
-    return ranks
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        warnings.warn(f"{type(obj).__name__}.{self.old} is deprecated and will be removed in fsengine "
+                      f"{self.removed_in}; use {self.new}", DeprecationWarning, stacklevel=2)
+        value = getattr(obj, self.new)
+        return value if self.convert is None else self.convert(obj, value)
 
 
 class BaseFeatureSelector(SelectorMixin, BaseEstimator):
@@ -80,14 +85,15 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
     _min_classes = 2
     _accept_sparse = ("csr", "csc")
 
-    def fit(self, X, y, progress=None):
+    def fit(self, X, y, *, progress=None):
         """Validate (X, y) and fit; returns self.
 
         ``progress(fraction, message)``, when given, is available to ``_fit`` as
-        ``self._progress`` while it runs (long methods report through it; pages and the command
-        line pass a progress bar). It is not kept after ``fit``.
+        ``self._progress`` while it runs (:mod:`fsengine.progress`: long methods report through
+        it, and a callback may raise :class:`~fsengine.progress.StopRequested`). It is not kept
+        after ``fit``.
         """
-        self._progress = progress
+        self._progress = report_to(progress)
         try:
             if is_dask_array(X):
                 return self._chunked_fit(X, y)
@@ -161,51 +167,4 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = bool(self._accept_sparse)
         tags.target_tags.required = True
-        return tags
-
-
-class VarianceRankSelector(BaseFeatureSelector):
-    """Reference selector: rank features by variance (unsupervised, y ignored).
-
-    Keeps the ``n_features_to_select`` highest-variance features, or, when None, every feature
-    whose variance exceeds ``threshold``. It exists so the shared base is tested with sklearn's
-    ``check_estimator``; it is also a sensible baseline on the Compare page.
-
-    Score: Var[x_j] = E[x_j^2] - E[x_j]^2 (sparse-safe).
-    """
-
-    _classification = False
-    _parameter_constraints = {
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
-        "threshold": [Interval(Real, 0, None, closed="left")],
-    }
-
-    def __init__(self, n_features_to_select=None, threshold=0.0):
-        self.n_features_to_select = n_features_to_select
-        self.threshold = threshold
-
-    def fit(self, X, y=None):
-        """Fit on X; y is accepted for Pipeline compatibility and ignored."""
-        self._validate_params()
-        X = validate_X(self, X, accept_sparse=self._accept_sparse)
-        self._fit(X, None)
-        self._check_contract()
-        return self
-
-    def _fit(self, X, y):
-        if hasattr(X, "multiply"):
-            mean = np.asarray(X.mean(axis=0)).ravel()
-            var = np.asarray(X.multiply(X).mean(axis=0)).ravel() - mean**2
-        else:
-            var = X.var(axis=0)
-        self.scores_ = np.maximum(var, 0.0)
-        self._rank_and_support(self.scores_ > self.threshold)
-        self.trace_ = pd.DataFrame(
-            {"feature": self.order_, "variance": self.scores_[self.order_]}
-        )
-        return self
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = False
         return tags

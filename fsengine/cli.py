@@ -10,10 +10,10 @@ import argparse
 import importlib
 import sys
 
-from . import __version__
-from .commands import COMMAND_MODULES
-from .data.paths import DataNotFoundError
-from .parallel import TaskError
+from fsengine import __version__
+from fsengine.commands import COMMAND_MODULES
+from fsengine.data.paths import DataNotFoundError
+from fsengine.parallel import TaskError
 
 #: user mistakes and environment problems (a missing or unreadable file, a full disk), and a task that
 #: failed on a worker (it names itself and its error): one line, exit 2

@@ -3,12 +3,13 @@
 See :mod:`fsengine.base` for the contract (``scores_``, ``order_``, ``ranking_``, ``trace_``, ``path_``).
 """
 
-from .base import BaseFeatureSelector, VarianceRankSelector
-from .methods.bayes_factor_selector import BayesFactorSelector
-from .methods.bia_selector import BIASelector
-from .methods.classic import BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector
-from .methods.gain_selectors import CountCutoffSelector, IFSSelector, SGCSelector
-from .methods.rtm.estimators import RTMClassifier, RTMSelector
+from fsengine.base import BaseFeatureSelector
+from fsengine.methods.bayes_factor.selector import BayesFactorSelector
+from fsengine.methods.bia.selector import BIASelector
+from fsengine.methods.classic import BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector
+from fsengine.methods.gain.selector import CountCutoffSelector, IFSSelector, SGCSelector
+from fsengine.methods.rtm.selector import RTMClassifier, RTMSelector
+from fsengine.methods.toolbox.selector import VarianceRankSelector
 
 __all__ = [
     "BaseFeatureSelector", "VarianceRankSelector",

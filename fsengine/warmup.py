@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from . import __version__, config
+from fsengine import __version__, config
 
 #: tiny data per method (catalogue spec strings); methods not listed use the first one
 TINY_DATA = {
@@ -57,10 +57,10 @@ def warm_up(progress: Callable[[float, str], None] | None = None) -> dict[str, f
     on a cold cache, load time on a warm one) and writes the stamp."""
     import warnings
 
-    from .data import load_dataset
-    from .methods.adapt import restrict_classes
-    from .methods.registry import METHODS
-    from .methods.run import fit_method
+    from fsengine.data import load_dataset
+    from fsengine.methods.adapt import restrict_classes
+    from fsengine.methods.registry import METHODS
+    from fsengine.methods.run import fit_method
 
     data = {name: load_dataset(spec) for name, spec in TINY_DATA.items()}
     seconds = {}

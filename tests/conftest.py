@@ -33,7 +33,7 @@ def require_real(fn, *args, **kwargs):
 def require_file_uploader(at) -> None:
     """Skip when this Streamlit's AppTest cannot drive ``st.file_uploader`` (it can from 1.56 on;
     the lowest-versions run, ``make test-min``, has an older one). The parsing of uploads is
-    tested without AppTest (tests/test_data_upload.py, tests/test_bad_inputs.py)."""
+    tested without AppTest (tests/data/test_upload.py, tests/test_bad_inputs.py)."""
     if not hasattr(at.sidebar, "file_uploader"):
         import streamlit
 

@@ -23,11 +23,11 @@ from hypothesis import strategies as st
 
 from fsengine.app.safe_text import md_escape
 from fsengine.cli import main
+from fsengine.commands.output import MARKER
 from fsengine.data.dataset import Dataset, Provenance
 from fsengine.data.upload import UploadError, dataset_from_table, load_file, load_upload, read_table
-from fsengine.output import MARKER
+from tests.commands.test_output import write_table
 from tests.conftest import app_test, require_file_uploader
-from tests.test_output_folder import write_table
 
 SHARED_CORPORA = Path("nltk_data") / "corpora"
 
@@ -280,9 +280,9 @@ def test_cli_error(case, command, tmp_path, capsys, monkeypatch, request):
 
 
 def test_compare_checks_the_output_folder_before_computing(tmp_path, capsys, monkeypatch):
-    import fsengine.compare
+    import fsengine.compare.engine
 
-    monkeypatch.setattr(fsengine.compare, "run_comparison", lambda *a, **k: pytest.fail("computed first"))
+    monkeypatch.setattr(fsengine.compare.engine, "run_comparison", lambda *a, **k: pytest.fail("computed first"))
     write_table(tmp_path / "t.csv")
     (tmp_path / "taken").write_text("x")
     code, err = _run(capsys, ["compare", "--methods", "variance", "--data", tmp_path / "t.csv", "--target", "label",
@@ -334,8 +334,8 @@ def test_binarising_estimators_are_scale_free(key):
 
 
 def test_a_failing_method_is_reported_and_the_comparison_goes_on(monkeypatch):
-    import fsengine.compare as compare
-    from fsengine.compare_settings import CompareSettings
+    import fsengine.compare.engine as compare
+    from fsengine.compare.settings import CompareSettings
 
     real = compare.fit_method
 
@@ -438,7 +438,7 @@ def test_fetch_into_a_folder_that_cannot_be_written(fake_source, store, monkeypa
     code, err = _run(capsys, ["datasets", "fetch", "fake"])
     assert code == 2 and len(err) == 1 and err[0].startswith("fsengine datasets: error: Cannot write the download")
     # the Data page's button: an error box, no traceback
-    from tests.test_app_data import _data_page
+    from tests.app.test_data import _data_page
 
     at = _data_page("wine")
     at.button(key="data_fetch_fake").click().run()

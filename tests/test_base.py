@@ -9,7 +9,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fsengine.base import order_from, top_k_mask
+from fsengine.ranking import order_from, top_k_mask
 from fsengine.selectors import VarianceRankSelector
 
 

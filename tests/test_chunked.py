@@ -12,8 +12,8 @@ import pytest
 from sklearn.feature_selection import mutual_info_classif
 
 from fsengine.data import open_chunked
-from fsengine.methods.bia_selector import BIASelector
-from fsengine.methods.classic.selectors import MDLSelector, MutualInfoSelector
+from fsengine.methods.bia.selector import BIASelector
+from fsengine.methods.classic.selector import MDLSelector, MutualInfoSelector
 
 da = pytest.importorskip("dask.array")
 
@@ -97,8 +97,8 @@ def test_open_chunked_reads_npy_memmaps_and_zarr_stores(tmp_path, data):
 CAPPED = textwrap.dedent('''
     import json, re, resource, sys
     import dask, dask.array as da, numpy as np
-    from fsengine.methods.bia_selector import BIASelector
-    from fsengine.methods.classic.selectors import MDLSelector, MutualInfoSelector
+    from fsengine.methods.bia.selector import BIASelector
+    from fsengine.methods.classic.selector import MDLSelector, MutualInfoSelector
 
     dask.config.set(scheduler="synchronous")
     BASE, P, REPEAT = 1000, 40, 100              # a block is the base repeated 100 times (32 MB)

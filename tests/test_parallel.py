@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fsengine.compare import CompareSettings, ComparisonCancelled, run_comparison
+from fsengine.compare.engine import CompareSettings, ComparisonCancelled, run_comparison
 from fsengine.data import load_dataset
 from fsengine.data.corpora import read_sentence_polarity
-from fsengine.methods.rtm import experiments as rtm_exp
+from fsengine.methods.rtm import study as rtm_exp
 from fsengine.methods.rtm.fit import RTMSettings
 from fsengine.parallel import MAX_RESCATTERS, TaskError, TasksCancelled, backend_for, map_tasks
 from tests.conftest import require_real

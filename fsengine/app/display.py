@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..plots.style import Style, restyle
+from fsengine.plots.style import Style, restyle
 
 LECTURE_KEY = "lecture"
 THEME_KEY = "theme"

@@ -8,8 +8,8 @@ import logging
 
 import streamlit as st
 
-from ..data.paths import DataNotFoundError
-from .safe_text import md_escape
+from fsengine.app.safe_text import md_escape
+from fsengine.data.paths import DataNotFoundError
 
 log = logging.getLogger("fsengine.app")
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .. import config
-from ..data import Dataset, dataset_specs, get_spec, load_dataset
-from ..data.registry import DatasetSpec
-from .errors import user_errors
-from .guard import require_shell
-from .safe_text import md_escape
-from .widgets import param_widget
+from fsengine import config
+from fsengine.app.errors import user_errors
+from fsengine.app.guard import require_shell
+from fsengine.app.safe_text import md_escape
+from fsengine.app.widgets import param_widget
+from fsengine.data import Dataset, dataset_specs, get_spec, load_dataset
+from fsengine.data.catalogue import DatasetSpec
 
 KEY = "dataset_key"
 PARAMS = "dataset_params"
@@ -57,7 +57,7 @@ def default_key() -> str:
 
 def _upload_widgets(container) -> dict:
     """File, target column and options; validates and stores the dataset in the session."""
-    from ..data.upload import TASKS, UploadError, dataset_from_table, read_table  # pandas, when needed
+    from fsengine.data.upload import TASKS, UploadError, dataset_from_table, read_table  # pandas, when needed
 
     try:
         limit_mb = config.max_upload_bytes() / (1024 * 1024)

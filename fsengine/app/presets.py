@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from ..data import get_spec
-from .picker import available_specs
+from fsengine.app.picker import available_specs
+from fsengine.data import get_spec
 
 
 @dataclass(frozen=True)

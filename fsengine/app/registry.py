@@ -44,7 +44,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("bia", "BIA: Lambda paths", ":material/timeline:",
              "Posterior relevance of every feature along the prior strength (Fisher & Mehta's Bayesian "
              "Ising Approximation)."),
-    PageSpec("sgc_ifs", "SGC vs IFS", ":material/speed:",
+    PageSpec("gain", "SGC vs IFS", ":material/speed:",
              "Greedy likelihood-gain feature selection for conditional maxent (Zhou et al. 2003)."),
     PageSpec("bayes_factor", "Bayes-factor selection", ":material/balance:",
              "Daume III's approximate Bayes factors for maxent features."),

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from .display import display_controls
-from .guard import require_shell
-from .registry import PAGES, PageSpec, get_page
+from fsengine.app.display import display_controls
+from fsengine.app.guard import require_shell
+from fsengine.app.registry import PAGES, PageSpec, get_page
 
 #: the StreamlitPage objects of the current navigation, by key (for links between pages)
 _NAV: dict[str, st.Page] = {}
@@ -64,7 +64,7 @@ def run_app(page_dir: Path | None = None) -> None:
         display_controls(st.sidebar)
         st.divider()
         st.subheader("Dataset")
-        from .picker import dataset_picker  # after the links: the picker imports the engine
+        from fsengine.app.picker import dataset_picker  # after the links: the picker imports the engine
 
         dataset_picker(st.sidebar)
     navigation.run()

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
-from ..data import Dataset
-from ..data.registry import Param
+from fsengine.data import Dataset
+from fsengine.params import Param
 
 
 def param_widget(p: Param, key: str, container=None, bind: str | None = None):
-    """The widget of one :class:`~fsengine.data.registry.Param` (dataset or method parameter):
+    """The widget of one :class:`~fsengine.params.Param` (dataset or method parameter):
     number inputs bounded by its range, a selectbox for choices, a checkbox for booleans, a
     multiselect of A-J for letters; returns the value in the parameter's type. ``bind``: as for
     Streamlit widgets (``"query-params"`` keeps the value in the URL)."""
     container = container or st
+    if p.special:
+        switch = container.checkbox(f"{p.label}: {Param.spell(p.special[0])}", value=p.default in p.special,
+                                    key=f"{key}_special", bind=bind, help=p.help)
+        if switch:
+            return p.special[0]
+        p = replace(p, special=(), default=_numeric_default(p))
     if p.kind == "letters":
         letters = list("ABCDEFGHIJ")
         chosen = container.multiselect(p.label, letters, default=list(p.default), key=key, bind=bind, help=p.help)
@@ -34,10 +42,18 @@ def param_widget(p: Param, key: str, container=None, bind: str | None = None):
     return container.text_input(p.label, value=str(p.default), key=key, bind=bind, help=p.help)
 
 
+def _numeric_default(p: Param):
+    """The number a widget starts from when a special default (``auto``, ``none``) is switched off:
+    the range's lower end, else 1."""
+    if p.default not in p.special:
+        return p.default
+    return p.min if p.min is not None else 1
+
+
 def class_pair(ds: Dataset, key: str, default=("B", "D"), container=None) -> Dataset:
     """For multi-class data, two selectboxes choosing the positive/negative class; returns the
     two-class dataset (label 0 = first, 1 = second). Binary data is returned as is."""
-    from ..data.transforms import class_names, two_classes  # scikit-learn: not needed by the sidebar
+    from fsengine.data.transforms import class_names, two_classes  # scikit-learn: not needed by the sidebar
 
     container = container or st
     names = class_names(ds)

@@ -47,8 +47,8 @@ def check_port(host: str, port: int) -> None:
 
 
 def run(args) -> int:
-    from .. import config
-    from ..app.options import streamlit_flags
+    from fsengine import config
+    from fsengine.app.options import streamlit_flags
 
     entry = args.entry or Path(__file__).resolve().parents[1] / "app" / "main.py"
     if not entry.is_file():
@@ -57,7 +57,7 @@ def run(args) -> int:
     flags = streamlit_flags(port=args.port, host=args.host, max_upload_mb=config.max_upload_bytes() / 2**20)
     warm = None
     if not args.no_warmup:
-        from ..warmup import is_warm
+        from fsengine.warmup import is_warm
 
         if not is_warm():
             warm = subprocess.Popen([sys.executable, "-m", "fsengine", "warmup", "--quiet"],

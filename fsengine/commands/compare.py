@@ -1,17 +1,24 @@
 """``fsengine compare --methods a,b,c --data SPEC|FILE [--target COL] --out DIR [--force]``: the Compare page,
-headless (output folder rules: :mod:`fsengine.output`)."""
+headless (output folder rules: :mod:`fsengine.commands.output`)."""
 
 from __future__ import annotations
 
 import argparse
 import textwrap
 
-from ..compare_settings import CompareSettings
-from ..methods.registry import get_method, method_keys
-from ..output import check_target, output_folder
-from .method_args import add_data_arguments, check_data_arguments, data_notes, load_data, methods_help, parse_classes
-from .progress import ProgressBar
-from .workers import add_worker_arguments, worker_options
+from fsengine.commands.method_args import (
+    add_data_arguments,
+    check_data_arguments,
+    data_notes,
+    load_data,
+    methods_help,
+    parse_classes,
+)
+from fsengine.commands.output import check_target, output_folder
+from fsengine.commands.workers import add_worker_arguments, worker_options
+from fsengine.compare.settings import CompareSettings
+from fsengine.methods.registry import get_method, method_keys
+from fsengine.progress import TerminalProgress
 
 NAME = "compare"
 
@@ -59,8 +66,8 @@ def method_params(keys: list[str], items: list[str]) -> list[tuple[str, dict]]:
 
 
 def run(args) -> int:
-    from ..compare import run_comparison
-    from ..compare_report import html_report, write_tables
+    from fsengine.compare.engine import run_comparison
+    from fsengine.compare.report import html_report, write_tables
 
     keys = [k.strip() for k in args.methods.split(",") if k.strip()]
     if not keys:
@@ -76,8 +83,8 @@ def run(args) -> int:
     if not 1 <= args.k <= hi:
         raise ValueError(f"--k {args.k}: choose k between 1 and {hi} (at most --max-k and below the "
                          f"{ds.n_features} features)")
-    with ProgressBar(f"compare {','.join(keys)}") as bar:
-        result = run_comparison(ds, choices, settings, progress=bar.update, **where)
+    with TerminalProgress(f"compare {','.join(keys)}") as bar:
+        result = run_comparison(ds, choices, settings, progress=bar, **where)
     with output_folder(out, force=args.force, command=NAME) as stage:
         paths = write_tables(result, args.k, stage)
         (stage / "report.html").write_text(html_report(result, args.k), encoding="utf-8")

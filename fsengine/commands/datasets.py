@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import argparse
 
-from .. import config
-from ..data import dataset_specs, get_spec
-from ..data.fetch import DEFAULT_TIMEOUT, SOURCES, existing_copy, fetch, get_source, is_present, local_copy, sha256_of
-from .progress import ProgressBar
+from fsengine import config
+from fsengine.data import dataset_specs, get_spec
+from fsengine.data.fetch import (
+    DEFAULT_TIMEOUT,
+    SOURCES,
+    existing_copy,
+    fetch,
+    get_source,
+    is_present,
+    local_copy,
+    sha256_of,
+)
+from fsengine.progress import TerminalProgress
 
 NAME = "datasets"
 
@@ -73,8 +82,8 @@ def run(args) -> int:
         for name in names:
             get_source(name)  # unknown names fail before any download starts
         for name in names:
-            with ProgressBar(f"fetch {name}") as bar:
-                paths = fetch(name, timeout=args.timeout, progress=bar.update, force=args.force)
+            with TerminalProgress(f"fetch {name}") as bar:
+                paths = fetch(name, timeout=args.timeout, progress=bar, force=args.force)
             for path in paths:
                 print(f"{name}: {path}")
     return 0

@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..methods.registry import METHODS
-from ..plots.style import disarm_links
+from fsengine.methods.registry import METHODS
+from fsengine.plots.style import disarm_links
 
 
 def methods_help() -> str:
@@ -83,10 +83,10 @@ def load_data(args):
     """The Dataset of ``--data`` (and ``--target``): the catalogue's, or the user's file validated as
     an upload in the app is (:func:`fsengine.data.upload.load_file`)."""
     if is_table_file(args.data):
-        from ..data.upload import load_file
+        from fsengine.data.upload import load_file
 
         return load_file(Path(args.data), args.target)
-    from ..data import load_dataset
+    from fsengine.data import load_dataset
 
     return load_dataset(args.data)
 

@@ -16,7 +16,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .. import config
+from fsengine import config
 
 NAME = "notebooks"
 DEFAULT_OUT = Path("fsengine-notebooks")

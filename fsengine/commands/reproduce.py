@@ -1,6 +1,6 @@
 """``fsengine reproduce TARGET [--quick] [--out DIR] [--force]``: re-run a paper's figure or table.
 
-The output folder follows the rules of :mod:`fsengine.output`: checked before anything is computed,
+The output folder follows the rules of :mod:`fsengine.commands.output`: checked before anything is computed,
 written whole or not at all (an interrupted run leaves the previous record complete, never half old
 and half new).
 """
@@ -11,10 +11,10 @@ import argparse
 import inspect
 from pathlib import Path
 
-from ..output import check_target, output_folder
-from ..reproduce import TARGETS, get_target, target_names
-from .progress import ProgressBar
-from .workers import add_worker_arguments, worker_options
+from fsengine.commands.output import check_target, output_folder
+from fsengine.commands.workers import add_worker_arguments, worker_options
+from fsengine.progress import TerminalProgress
+from fsengine.reproduce import TARGETS, get_target, target_names
 
 NAME = "reproduce"
 
@@ -52,8 +52,8 @@ def run(args) -> int:
         where = {}
     out = check_target(args.out or Path("docs/results") / args.target, force=args.force)  # before computing
     command = f"reproduce {args.target}{' --quick' if args.quick else ''}"
-    with ProgressBar(f"reproduce {args.target}") as bar, \
+    with TerminalProgress(f"reproduce {args.target}") as bar, \
             output_folder(out, force=args.force, command=command) as stage:
-        report = func(stage, args.quick, bar.update, **where)
+        report = func(stage, args.quick, bar, **where)
     print(f"report: {out / Path(report).relative_to(stage)}")
     return 0

@@ -1,5 +1,5 @@
 """``fsengine select --method NAME --data SPEC|FILE [--target COL] [--param k=v ...] --out DIR [--force]``:
-run one selector (output folder rules: :mod:`fsengine.output`)."""
+run one selector (output folder rules: :mod:`fsengine.commands.output`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,7 @@ import json
 import textwrap
 from pathlib import Path
 
-from ..methods.registry import get_method, method_keys
-from ..output import check_target, output_folder
-from .method_args import (
+from fsengine.commands.method_args import (
     add_data_arguments,
     check_data_arguments,
     data_label,
@@ -20,7 +18,9 @@ from .method_args import (
     parse_classes,
     write_figure,
 )
-from .progress import ProgressBar
+from fsengine.commands.output import check_target, output_folder
+from fsengine.methods.registry import get_method, method_keys
+from fsengine.progress import TerminalProgress
 
 NAME = "select"
 TOP_SHOWN = 20
@@ -50,8 +50,8 @@ def write_selection(fit, ds, out: Path) -> dict[str, Path]:
     import numpy as np
     import pandas as pd
 
-    from ..base import ranks_from_order
-    from ..csv_export import to_csv
+    from fsengine.csv_export import to_csv
+    from fsengine.ranking import ranks_from_order
 
     p = ds.n_features
     scores = pd.DataFrame({"feature": np.arange(p), "name": list(ds.feature_names), "score": fit.scores,
@@ -72,7 +72,7 @@ def write_selection(fit, ds, out: Path) -> dict[str, Path]:
 
 def write_figures(fit, ds, out: Path) -> dict[str, Path]:
     """Generic score figures, a score image for image data, and the method's own figures."""
-    from ..plots.select import score_by_rank, score_image, top_ranked
+    from fsengine.plots.select import score_by_rank, score_image, top_ranked
 
     label = fit.spec.label
     figures = {"top_ranked": top_ranked(fit.scores, fit.order, fit.support, ds.feature_names, method=label),
@@ -89,17 +89,17 @@ def run(args) -> int:
     classes = parse_classes(args.classes)
     check_data_arguments(args)
     out = check_target(args.out, force=args.force)  # before any computation
-    from ..methods.adapt import restrict_classes
-    from ..methods.run import fit_method
+    from fsengine.methods.adapt import restrict_classes
+    from fsengine.methods.run import fit_method
 
     ds = load_data(args)
     read_notes = data_notes(ds)
     excluded = dict(ds.extras.get("excluded_columns") or {})
     ds, notes = restrict_classes(ds, [spec], classes)
     notes = tuple(read_notes) + tuple(notes)
-    with ProgressBar(f"select {spec.key}") as bar:
-        fit = fit_method(spec, params, ds, progress=bar.update)
-        bar.update(1.0, "writing files")
+    with TerminalProgress(f"select {spec.key}") as bar:
+        fit = fit_method(spec, params, ds, progress=bar)
+        bar(1.0, "writing files")
     notes = notes + fit.notes
     top = [{"rank": i + 1, "feature": int(j), "name": ds.feature_names[j], "score": float(fit.scores[j])}
            for i, j in enumerate(fit.order[:TOP_SHOWN])]

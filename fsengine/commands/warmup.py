@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .progress import ProgressBar
+from fsengine.progress import TerminalProgress
 
 NAME = "warmup"
 
@@ -21,7 +21,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from ..warmup import is_warm, warm_up
+    from fsengine.warmup import is_warm, warm_up
 
     if not args.force and is_warm():
         if not args.quiet:
@@ -30,7 +30,7 @@ def run(args) -> int:
     if args.quiet:
         warm_up()
         return 0
-    with ProgressBar("warmup") as bar:
-        seconds = warm_up(progress=bar.update)
+    with TerminalProgress("warmup") as bar:
+        seconds = warm_up(progress=bar)
     print("seconds per method: " + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items()))
     return 0

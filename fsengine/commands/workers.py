@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..parallel import backend_for
+from fsengine.parallel import backend_for
 
 
 def add_worker_arguments(p: argparse.ArgumentParser) -> None:

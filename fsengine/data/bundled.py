@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn import datasets as skd
 
-from .dataset import Dataset, Provenance
+from fsengine.data.dataset import Dataset, Provenance
 
 _LOADERS = {
     "digits": (skd.load_digits, (8, 8), "UCI optical digits (8x8), bundled with scikit-learn"),

@@ -1,4 +1,5 @@
-"""Built-in catalogue entries (imported once by :mod:`fsengine.data.registry`).
+"""The dataset catalogue: ``CATALOGUE``, a plain list of :class:`DatasetSpec` entries that
+:mod:`fsengine.data.registry` reads.
 
 Loaders and availability checks import their modules when called, so listing the catalogue
 (``fsengine datasets list``, the app's picker) stays light.
@@ -7,8 +8,31 @@ Loaders and availability checks import their modules when called, so listing the
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from .registry import DatasetSpec, Param, register
+from fsengine.data.dataset import Dataset
+from fsengine.params import HasParams, Param
+
+
+@dataclass(frozen=True)
+class DatasetSpec(HasParams):
+    """A catalogue entry: how to load a dataset and what to say about it."""
+
+    key: str
+    label: str
+    group: str  # "Images" | "Tables" | "Text" | "Sequences" | "Synthetic"
+    description: str
+    loader: Callable[..., Dataset]
+    params: tuple[Param, ...] = ()
+    available: Callable[[], bool] = field(default=lambda: True)
+    unavailable_hint: str = ""
+
+    _kind = "Dataset"
+
+
+#: every built-in dataset, in the picker's order
+CATALOGUE: list[DatasetSpec] = []
 
 
 def _lazy(module: str, attr: str, /, **fixed):
@@ -40,7 +64,7 @@ def _load_letters(letters: str = "BD", n_per_class: int = 500, seed: int = 0):
     return _letters_only(_lazy("letters", "load_letters"), letters, n_per_class, seed)
 
 
-register(DatasetSpec(
+CATALOGUE.append(DatasetSpec(
     key="notmnist",
     label="notMNIST letters (real 10k sample)",
     group="Images",
@@ -55,7 +79,7 @@ register(DatasetSpec(
     unavailable_hint="Run `python -m fsengine datasets fetch notmnist` or set FSENGINE_DATA.",
 ))
 
-register(DatasetSpec(
+CATALOGUE.append(DatasetSpec(
     key="letters",
     label="Generated notMNIST-style letters",
     group="Images",
@@ -74,11 +98,11 @@ for _key, _label, _desc in (
     ("breast_cancer", "Breast cancer (scikit-learn)", "569 tumours, 30 real-valued features, benign vs malignant."),
     ("wine", "Wine (scikit-learn)", "178 wines, 13 chemical features, 3 cultivars."),
 ):
-    register(DatasetSpec(key=_key, label=_label, group="Images" if _key == "digits" else "Tables",
+    CATALOGUE.append(DatasetSpec(key=_key, label=_label, group="Images" if _key == "digits" else "Tables",
                          description=_desc, loader=_lazy("bundled", "load_bundled", name=_key)))
 
 
-register(DatasetSpec(
+CATALOGUE.append(DatasetSpec(
     key="synthetic_glm",
     label="Sparse GLM (synthetic, known truth)",
     group="Synthetic",
@@ -102,7 +126,7 @@ for _key, _label, _desc, _min_df in (
     ("subjectivity", "Subjectivity (Pang & Lee)",
      "10,000 sentences, objective plot summaries vs subjective review quotes, as word-presence tags.", 10),
 ):
-    register(DatasetSpec(
+    CATALOGUE.append(DatasetSpec(
         key=_key, label=_label, group="Text", description=_desc,
         loader=_lazy("documents", "load_document_tags", name=_key),
         params=(Param("min_df", "Minimum document frequency", _min_df, min=1, max=1000,
@@ -114,7 +138,7 @@ _GROUPS_HELP = "Template groups joined by + (words, pos, tags, affixes, shape, c
 
 
 for _task, _label in (("np", "Base-NP chunking"), ("chunk", "full chunking")):
-    register(DatasetSpec(
+    CATALOGUE.append(DatasetSpec(
         key=f"conll2000_{_task}",
         label=f"CoNLL-2000 {_label} (maxent predicates)",
         group="Sequences",
@@ -130,7 +154,7 @@ for _task, _label in (("np", "Base-NP chunking"), ("chunk", "full chunking")):
         unavailable_hint="Set FSENGINE_DATA or run `python -m fsengine datasets fetch conll2000`.",
     ))
 
-register(DatasetSpec(
+CATALOGUE.append(DatasetSpec(
     key="treebank_pos",
     label="Penn Treebank POS tagging (maxent predicates)",
     group="Sequences",
@@ -146,7 +170,7 @@ register(DatasetSpec(
     unavailable_hint="Set FSENGINE_DATA or run `python -m fsengine datasets fetch treebank`.",
 ))
 
-register(DatasetSpec(
+CATALOGUE.append(DatasetSpec(
     key="planted_maxent",
     label="Planted conditional maxent (synthetic)",
     group="Synthetic",
@@ -162,7 +186,7 @@ register(DatasetSpec(
 ))
 
 
-register(DatasetSpec(
+CATALOGUE.append(DatasetSpec(
     key="synthetic_rtm",
     label="Relevance Tagging Machine model (synthetic tags)",
     group="Synthetic",

@@ -1,6 +1,6 @@
 """Arrays larger than memory from chunked storage, as row-chunked ``dask.array`` s that
-:class:`~fsengine.methods.classic.selectors.MutualInfoSelector` and
-:class:`~fsengine.methods.bia_selector.BIASelector` reduce block by block (:mod:`fsengine.chunked`).
+:class:`~fsengine.methods.classic.selector.MutualInfoSelector` and
+:class:`~fsengine.methods.bia.selector.BIASelector` reduce block by block (:mod:`fsengine.chunked`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..chunked import block_rows
+from fsengine.chunked import block_rows
 
 
 def open_chunked(path, chunk_rows: int | None = None):

@@ -16,7 +16,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .paths import find_corpus
+from fsengine.data.paths import find_corpus
 
 Token = tuple[str, str, str]
 

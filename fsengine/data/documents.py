@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .corpora import LabelledTexts, read_movie_reviews, read_sentence_polarity, read_subjectivity
-from .dataset import Dataset, Provenance
-from .features.tags import word_presence_tags
+from fsengine.data.corpora import LabelledTexts, read_movie_reviews, read_sentence_polarity, read_subjectivity
+from fsengine.data.dataset import Dataset, Provenance
+from fsengine.data.features.tags import word_presence_tags
 
 READERS = {
     "movie_reviews": read_movie_reviews,

@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import config
-from .paths import DataNotFoundError
+from fsengine import config
+from fsengine.data.paths import DataNotFoundError
 
 NOTMNIST_BASE = "https://raw.githubusercontent.com/davidflanagan/notMNIST-to-MNIST/HEAD/"
 NLTK_BASE = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages/corpora/"

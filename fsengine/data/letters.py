@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageFilter
 
-from .. import config
-from .dataset import Dataset, Provenance
-from .fonts import Face, FaceInventory, candidate_font_files, discover_faces, normalise, render_glyph
-from .notmnist import IMAGE_SHAPE, LETTERS, _letter_code, pixel_names
+from fsengine import config
+from fsengine.data.dataset import Dataset, Provenance
+from fsengine.data.fonts import Face, FaceInventory, candidate_font_files, discover_faces, normalise, render_glyph
+from fsengine.data.notmnist import IMAGE_SHAPE, LETTERS, _letter_code, pixel_names
 
 #: bump when rendering or augmentation changes (invalidates the cache)
 GENERATOR_VERSION = 2

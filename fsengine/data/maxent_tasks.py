@@ -18,9 +18,15 @@ import re
 
 import numpy as np
 
-from .corpora import read_conll2000, read_treebank_tagged
-from .dataset import Dataset, Provenance
-from .features.templates import CHUNK_TEMPLATES, GROUPS, TAGGER_TEMPLATES, TemplateFeaturizer, templates_by_group
+from fsengine.data.corpora import read_conll2000, read_treebank_tagged
+from fsengine.data.dataset import Dataset, Provenance
+from fsengine.data.features.templates import (
+    CHUNK_TEMPLATES,
+    GROUPS,
+    TAGGER_TEMPLATES,
+    TemplateFeaturizer,
+    templates_by_group,
+)
 
 CONLL_SOURCE = "CoNLL-2000 chunking (WSJ sections 15-18 train, 20 test) via NLTK data"
 CONLL_LICENCE = "CoNLL-2000 shared task data (Penn Treebank WSJ text, research use)"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .dataset import Dataset, Provenance
-from .paths import DataNotFoundError, find_file
+from fsengine.data.dataset import Dataset, Provenance
+from fsengine.data.paths import DataNotFoundError, find_file
 
 LETTERS = tuple("ABCDEFGHIJ")
 IMAGE_SHAPE = (28, 28)

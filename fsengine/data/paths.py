@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from .. import config
+from fsengine import config
 
 
 class DataNotFoundError(FileNotFoundError):

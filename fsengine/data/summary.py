@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .dataset import Dataset
+from fsengine.data.dataset import Dataset
 
 
 def _column_moments(X) -> tuple[np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.model_selection import train_test_split
 
-from .dataset import Dataset, Provenance
+from fsengine.data.dataset import Dataset, Provenance
 
 
 def _with(ds: Dataset, *, note: str, **changes) -> Dataset:

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import config
-from ..validation import MAX_ABS_VALUE
-from .dataset import Dataset, Provenance
-from .wide_csv import EXACT_FLOATS, read_wide
+from fsengine import config
+from fsengine.data.dataset import Dataset, Provenance
+from fsengine.data.wide_csv import EXACT_FLOATS, read_wide
+from fsengine.validation import MAX_ABS_VALUE
 
 MIN_ROWS = 10
 MIN_ROWS_PER_CLASS = 2

@@ -21,13 +21,13 @@ Building blocks, each usable on its own:
 Gains are on the *total* log-likelihood scale; Zhou et al.'s per-instance G(alpha) is gain / N.
 """
 
-from .data import MaxentData
-from .gains import stage0_gains
-from .kernels import ALPHA_CAP
-from .metrics import ChunkScores, accuracy, chunk_scores, chunk_spans
-from .model import MaxentModel
-from .state import GainResult, MaxentState
-from .train import MapFit, MapObjective, fit_map
+from fsengine.maxent.data import MaxentData
+from fsengine.maxent.gains import stage0_gains
+from fsengine.maxent.kernels import ALPHA_CAP
+from fsengine.maxent.metrics import ChunkScores, accuracy, chunk_scores, chunk_spans
+from fsengine.maxent.model import MaxentModel
+from fsengine.maxent.state import GainResult, MaxentState
+from fsengine.maxent.train import MapFit, MapObjective, fit_map
 
 __all__ = [
     "ALPHA_CAP", "ChunkScores", "GainResult", "MapFit", "MapObjective", "MaxentData",

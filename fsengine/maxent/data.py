@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..validation import check_finite
+from fsengine.validation import check_finite
 
 
 class MaxentData:

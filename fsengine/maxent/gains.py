@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import MaxentData
-from .kernels import ALPHA_CAP
-from .state import GainResult
+from fsengine.maxent.data import MaxentData
+from fsengine.maxent.kernels import ALPHA_CAP
+from fsengine.maxent.state import GainResult
 
 
 def stage0_gains(data: MaxentData, predicates, classes, *, cap: float = ALPHA_CAP) -> GainResult:

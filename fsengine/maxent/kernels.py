@@ -29,7 +29,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..sparse_kernels import longest_segment
+from fsengine.sparse_kernels import longest_segment
 
 #: |alpha| cap: alpha is +/- infinity when a predicate always (never) co-occurs with the class;
 #: at |alpha| = 20 the remaining gain is below exp(-20) ~ 2e-9 per instance and class.

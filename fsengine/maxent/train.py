@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from . import kernels
-from .data import MaxentData
-from .model import MaxentModel
+from fsengine.maxent import kernels
+from fsengine.maxent.data import MaxentData
+from fsengine.maxent.model import MaxentModel
 
 
 @dataclass(frozen=True)

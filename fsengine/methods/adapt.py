@@ -20,10 +20,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
-from ..data import Dataset
-from ..data.transforms import binarize_features, class_names, two_classes
-from ..validation import constant_columns
-from .registry import MethodSpec
+from fsengine.data import Dataset
+from fsengine.data.transforms import binarize_features, class_names, two_classes
+from fsengine.methods.registry import MethodSpec
+from fsengine.validation import constant_columns
 
 #: largest dense matrix a method may ask for when the data are sparse (bytes)
 MAX_DENSE_BYTES = 2 * 1024**3

@@ -2,7 +2,7 @@
 can run, its main parameters and what data it needs.
 
 Adding a method is one :class:`MethodSpec` in ``_ENTRIES``. The parameters are
-:class:`fsengine.data.registry.Param` objects, the same type the dataset picker uses: the page
+:class:`fsengine.params.Param` objects, the same type the dataset picker uses: the page
 builds its widgets from them and the command line parses ``--param name=value`` with them.
 How a Dataset is adapted to a method's :class:`Needs` lives in :mod:`fsengine.methods.adapt`.
 """
@@ -13,7 +13,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..data.registry import HasParams, Param
+from fsengine.params import HasParams, Param
 
 
 def resolve(ref: str):
@@ -217,10 +217,21 @@ _ENTRIES = (
         figures="fsengine.plots.select:rtm_figures"),
     MethodSpec(
         "variance", "Variance", "variance of each feature, ignoring the labels (an unsupervised baseline)",
-        "fsengine.base:VarianceRankSelector", needs=Needs(tasks=ANY_TASK)),
+        "fsengine.methods.toolbox.selector:VarianceRankSelector", needs=Needs(tasks=ANY_TASK)),
 )
 
 METHODS: dict[str, MethodSpec] = {spec.key: spec for spec in _ENTRIES}
+
+
+def method_defaults(key: str) -> dict[str, Any]:
+    """The defaults of method ``key``'s registry parameters: the one source the selector class
+    (its ``__init__`` signature), the app's widgets and ``--param`` all read, so the three routes
+    fit the same model.
+
+    >>> method_defaults("mdl")
+    {'max_features': 30}
+    """
+    return get_method(key).defaults()
 
 
 def method_keys() -> list[str]:

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import Dataset
-from .adapt import Adapted, adapt
-from .registry import MethodSpec, get_method
+from fsengine.data import Dataset
+from fsengine.methods.adapt import Adapted, adapt
+from fsengine.methods.registry import MethodSpec, get_method
 
 Progress = Callable[[float, str], None]
 

@@ -4,6 +4,6 @@ Pages stay thin and figures are testable without a browser. Builders with many t
 ``go.Scattergl`` (WebGL).
 """
 
-from .style import FEATURE_COLORS, HIGHLIGHT, apply_style
+from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, apply_style
 
 __all__ = ["FEATURE_COLORS", "HIGHLIGHT", "apply_style"]

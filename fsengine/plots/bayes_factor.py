@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style
+from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style
 
 BF_COLOR = METHOD_COLORS["Bayes factor"]
 SIGN_COLORS = {"laplace": BF_COLOR, "printed": "#e377c2"}

@@ -15,18 +15,12 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
-from .style import FOREGROUND, HIGHLIGHT, MUTED, apply_style
+from fsengine import ranking
+from fsengine.plots.style import FEATURE_COLORS, FOREGROUND, HIGHLIGHT, MUTED, apply_style
 
 BREAKDOWN_FILL = "rgba(255, 160, 0, 0.13)"
 EXACT_COLOR = "#1f77b4"
 ISING_COLOR = "#9467bd"
-
-
-def top_features(scores, k: int) -> np.ndarray:
-    """Indices of the k highest scores, best first (ties by lower index)."""
-    scores = np.asarray(scores, dtype=np.float64)
-    order = np.lexsort((np.arange(scores.size), -scores))
-    return order[: max(0, min(int(k), scores.size))]
 
 
 #: path steps drawn at least this far apart on the log10(Lambda/Lambda*) axis (a smooth line)
@@ -118,9 +112,9 @@ def path_figure(path: pd.DataFrame, *, top_k: int = 20, current_ratio: float = 1
     neutral = 0.5 if quantity == "posterior" else 0.0
     lo, hi = _value_range(Y, neutral=neutral, bounds=(0.0, 1.0) if quantity == "posterior" else (-1.0, 1.0))
     names = [str(c) for c in path.columns]
-    top = top_features(P_all[now], top_k)
+    top = ranking.top_k(P_all[now], top_k)
     p = P_all.shape[1]
-    shown = top_features(P_all[now], max_lines) if max_lines is not None and max_lines < p else np.arange(p)
+    shown = ranking.top_k(P_all[now], max_lines) if max_lines is not None and max_lines < p else np.arange(p)
     rest = np.setdiff1d(shown, top)
     other_label = f"other features ({rest.size})" if shown.size == p else \
         f"next {rest.size} of {p - top.size} other features"
@@ -235,7 +229,7 @@ def posterior_bars(scores, feature_names, *, top_n: int = 40, truth=None,
     With a known ``truth`` mask (synthetic data), truly relevant features are drawn in red.
     """
     scores = np.asarray(scores, dtype=np.float64)
-    idx = top_features(scores, top_n)[::-1]
+    idx = ranking.top_k(scores, top_n)[::-1]
     colors = [HIGHLIGHT if truth is not None and truth[j] else "#1f77b4" for j in idx]
     # bars start at the prior's 1/2, so that evidence for (right) and against (left) stands out
     fig = go.Figure(go.Bar(
@@ -283,3 +277,29 @@ def validation_figure(ratios, bia, exact, feature_names, *, ising=None, current_
     fig = apply_style(fig, height=380)  # the legend on the right: below, rotated labels and a big font collide
     fig.update_layout(barmode="group")
     return fig
+
+def agreement_figure(agreement: pd.DataFrame, k: int, departure: float | None = None, *,
+                     title: str | None = None) -> go.Figure:
+    """Overlap of the BIA's top ``k`` with each baseline's top ``k`` and the Spearman correlation of
+    the posteriors with b^2 (screening), against Lambda/Lambda* (log axis, large Lambda left);
+    ``agreement`` from :func:`fsengine.methods.bia.baselines.path_agreement`."""
+    fig = go.Figure()
+    cols = [c for c in agreement.columns if c.startswith("overlap with ")] + ["Spearman with screening"]
+    for i, col in enumerate(cols):
+        fig.add_trace(go.Scatter(
+            x=agreement["lambda_ratio"], y=agreement[col], mode="lines+markers", name=col,
+            line=dict(color=FEATURE_COLORS[i % len(FEATURE_COLORS)],
+                      dash="dot" if col.startswith("Spearman") else None),
+            hovertemplate=f"{col}<br>Λ/Λ* = %{{x:.3g}}<br>%{{y:.3f}}<extra></extra>"))
+    if departure is not None:
+        # the note sits left of the line (larger Λ), low, where every curve is still near 1
+        fig.add_vline(x=departure, line=dict(color="#888888", dash="dash"))
+        fig.add_annotation(x=np.log10(departure), y=0.05, xanchor="right", yanchor="bottom", showarrow=False,
+                           text=f"top {k} departs from<br>screening at Λ/Λ* = {departure:.3g} ", align="right")
+    ratios = agreement["lambda_ratio"].to_numpy(dtype=float)
+    pad = 0.03 * np.log10(ratios.max() / ratios.min())
+    # an explicit range: plotly's autorange would widen the axis to fit the note's text
+    fig.update_xaxes(type="log", range=[np.log10(ratios.max()) + pad, np.log10(ratios.min()) - pad],
+                     title_text="Λ / Λ*  (prior strength; weaker to the right)")
+    fig.update_yaxes(title_text=f"top-{k} overlap  /  Spearman", range=[0, 1.05])
+    return apply_style(fig, title=title, height=420)

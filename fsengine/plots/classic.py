@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, MUTED, apply_style
+from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, MUTED, apply_style
 
 MAX_LABELLED_PATHS = 12
 MAX_LABELLED_FEATURES = 60

@@ -1,7 +1,7 @@
 """Figures of the method comparison: held-out accuracy against k, top-k overlap (Jaccard),
 selection stability (Kuncheva), ROC against a known truth, and relevance heatmaps per method.
 
-Pure builders: tables and arrays in (as :class:`fsengine.compare.ComparisonResult` returns them),
+Pure builders: tables and arrays in (as :class:`fsengine.compare.engine.ComparisonResult` returns them),
 ``go.Figure`` out.
 """
 
@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style
+from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style
 
 BASELINE_COLOR = "#555555"
 

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import FEATURE_COLORS, HIGHLIGHT, apply_style
+from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, apply_style
 
 #: ink = 1 is drawn black on white, as on paper
 INK_SCALE = "Greys"

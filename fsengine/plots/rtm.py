@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style, bar_value_axis
+from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style, bar_value_axis
 
 _EXTRA_COLORS = {"BernoulliNB": "#393b79", "Slides": "#bbbbbb"}
 

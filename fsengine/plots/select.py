@@ -15,13 +15,13 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ..methods.rtm.fit import METHOD_LABELS
-from .bayes_factor import beta_rounds_figure
-from .bia import path_figure
-from .classic import boosting_rounds, feature_image, l1_path, mdl_curve, mi_bars
-from .maxent import gain_computations, gain_per_stage
-from .rtm import convergence_figure, relevant_tags_figure, theta_image_figure
-from .style import HIGHLIGHT, MUTED, apply_style
+from fsengine.methods.rtm.fit import METHOD_LABELS
+from fsengine.plots.bayes_factor import beta_rounds_figure
+from fsengine.plots.bia import path_figure
+from fsengine.plots.classic import boosting_rounds, feature_image, l1_path, mdl_curve, mi_bars
+from fsengine.plots.gain import gain_computations, gain_per_stage
+from fsengine.plots.rtm import convergence_figure, relevant_tags_figure, theta_image_figure
+from fsengine.plots.style import HIGHLIGHT, MUTED, apply_style
 
 #: path lines the BIA figure draws at most in a written HTML file
 MAX_PATH_LINES = 1500

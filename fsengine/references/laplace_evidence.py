@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 
-from .subsets import inclusion_probabilities, subset_masks
+from fsengine.references.subsets import inclusion_probabilities, subset_masks
 
 LAPLACE_FAMILIES = ("logistic", "poisson")
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .subsets import inclusion_probabilities, subset_masks
+from fsengine.references.subsets import inclusion_probabilities, subset_masks
 
 
 def _standardised(X, y):

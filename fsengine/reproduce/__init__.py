@@ -2,7 +2,7 @@
 
 Each target is a function ``run(out_dir: Path, quick: bool, progress: Callable[[float, str], None])
 -> Path`` that writes its figures (HTML), a short markdown report with our numbers next to the
-paper's and ``results.json`` (:mod:`fsengine.results`), and returns the report's path. Targets are
+paper's and ``results.json`` (:mod:`fsengine.reproduce.results`), and returns the report's path. Targets are
 imported lazily.
 """
 
@@ -12,11 +12,11 @@ import importlib
 
 #: target name -> ("module", "function", one-line description)
 TARGETS: dict[str, tuple[str, str, str]] = {
-    "bia-notmnist": ("fsengine.reproduce.bia_notmnist", "run",
+    "bia-notmnist": ("fsengine.reproduce.bia", "run",
                      "Fisher & Mehta Fig. 2: BIA path, posteriors and top pixels, notMNIST B vs D"),
-    "mdl-curve": ("fsengine.reproduce.mdl_curve", "run", "Jaakkola lecture 12: MDL curve vs MI ranking"),
-    "sgc-vs-ifs": ("fsengine.reproduce.sgc_vs_ifs", "run", "Zhou et al. Figs. 3-5: IFS vs SGC on CoNLL-2000"),
-    "rtm-roc": ("fsengine.reproduce.rtm_roc", "run", "Molchanov et al.: RTM tag-relevance ROC and sentiment accuracy"),
+    "mdl-curve": ("fsengine.reproduce.classic", "run", "Jaakkola lecture 12: MDL curve vs MI ranking"),
+    "sgc-vs-ifs": ("fsengine.reproduce.gain", "run", "Zhou et al. Figs. 3-5: IFS vs SGC on CoNLL-2000"),
+    "rtm-roc": ("fsengine.reproduce.rtm", "run", "Molchanov et al.: RTM tag-relevance ROC and sentiment accuracy"),
     "bayes-factor": ("fsengine.reproduce.bayes_factor", "run",
                      "Daume III: Bayes-factor selection on CoNLL-2000 Base-NP, both priors and signs, vs IFS/SGC"),
 }

@@ -6,7 +6,7 @@ The paper has no Base-NP result to compare with; what the report measures is whe
 stops by itself and what held-out accuracy it has there, against the best held-out accuracy along
 its own path. Model priors: ``uniform`` (Eq. 13: log prior odds 0, so a pair enters whenever its
 Laplace gain beats 1/2 log a_g) and ``multiplicity`` (-log(F - G): the current model keeps half the
-prior mass, see :func:`fsengine.methods.bayes_factor.multiplicity_log_odds`). Signs: ``laplace``
+prior mass, see :func:`fsengine.methods.bayes_factor.model.multiplicity_log_odds`). Signs: ``laplace``
 (-1/2 log a_g, what Eq. 7 implies) and ``printed`` (+1/2 log a_g, Eq. 12 as printed).
 
 Held-out: the section-20 tokens (all 47,377 in the full run) with gold previous tags (token accuracy, no decoding); all
@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import results as results_file
-from ..csv_export import to_csv
-from ..data.maxent_tasks import load_conll2000_maxent
-from ..methods.bayes_factor_study import gain_selector_curves, heldout_task, run_bayes_factor
-from ..plots.bayes_factor import accuracy_figure
+from fsengine.csv_export import to_csv
+from fsengine.data.maxent_tasks import load_conll2000_maxent
+from fsengine.methods.bayes_factor.study import gain_selector_curves, heldout_task, run_bayes_factor
+from fsengine.plots.bayes_factor import accuracy_figure
+from fsengine.reproduce import results as results_file
 
 #: (sign, model prior), cheapest first: the multiplicity prior stops early, the printed sign rarely
 CONFIGS = (("laplace", "multiplicity"), ("printed", "multiplicity"), ("printed", "uniform"),

@@ -9,7 +9,7 @@ from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.presets import Preset, preset_buttons
 from fsengine.app.safe_text import md_escape
 from fsengine.csv_export import csv_bytes
-from fsengine.methods.bayes_factor_study import (
+from fsengine.methods.bayes_factor.study import (
     DEFAULT_MODEL_PRIOR,
     DEFAULT_SIGN,
     approximation_check,

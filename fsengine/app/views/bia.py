@@ -4,6 +4,7 @@
 import numpy as np
 import streamlit as st
 
+from fsengine import ranking
 from fsengine.app.display import figure_columns, show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
@@ -11,24 +12,23 @@ from fsengine.app.presets import Preset, preset_buttons
 from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair, follow_data
 from fsengine.csv_export import csv_bytes
-from fsengine.methods import bia_baselines
-from fsengine.methods.bia_dataset import run_bia_path, sample_rows
-from fsengine.methods.bia_validation import (
+from fsengine.methods.bia import baselines as bia_baselines
+from fsengine.methods.bia.study import run_bia_path, sample_rows
+from fsengine.methods.bia.validation import (
     MAX_CHECK_FEATURES,
     MAX_LAPLACE_CHECK_FEATURES,
     check_subproblem,
     pick_features,
 )
 from fsengine.plots.bia import (
+    agreement_figure,
     mark_top_pixels,
     path_figure,
     posterior_bars,
     posterior_heatmap,
     samples_base,
-    top_features,
     validation_figure,
 )
-from fsengine.plots.bia_baselines import agreement_figure
 from fsengine.validation import constant_columns
 
 #: lines the path plot draws at most (the rest is the grey band): a slider move re-sends them
@@ -290,7 +290,7 @@ def position_views(ds, result, token, family: str, top_k: int, quantity: str) ->
                    "not a solution of the mean-field equations. Move the slider above "
                    f"{result.path.index.to_numpy()[~converged].max():.3g}.")
 
-    top = result.features[top_features(analysed, top_k)]
+    top = result.features[ranking.top_k(analysed, top_k)]
     if ds.image_shape is not None:
         left, right = figure_columns([1, 1.4])
         show_figure(left, posterior_heatmap(scores, ds.image_shape,
@@ -335,7 +335,7 @@ def _exact_check_section(ds, result, token, family: str, current: float) -> None
     seed = int(v3.number_input("Draw seed", min_value=0, value=0, step=1, key="bia_check_seed", bind="query-params"))
     with user_errors():
         at_star = result.scores_at(result.nearest_position(1.0))
-        pool = result.features[top_features(at_star, 40)] if pool_choice.startswith("the 40") else result.features
+        pool = result.features[ranking.top_k(at_star, 40)] if pool_choice.startswith("the 40") else result.features
         features = tuple(int(j) for j in pick_features(ds.X, min(n_check, pool.size), seed, candidates=pool))
         check = exact_check(ds, token, family, features)
     now = int(np.argmin(np.abs(np.log(check.ratios / current))))

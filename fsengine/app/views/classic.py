@@ -13,7 +13,7 @@ from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair
 from fsengine.data.transforms import binarize_features, class_names, is_binary_matrix, split
-from fsengine.methods.classic.adaboost_vs_sklearn import same_weights
+from fsengine.methods.classic.study import same_weights
 from fsengine.plots import classic as figs
 from fsengine.selectors import BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector
 

@@ -7,8 +7,8 @@ from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair, param_widget
-from fsengine.compare import CompareSettings, ComparisonResult, run_comparison
-from fsengine.compare_report import EXPLANATIONS, comparison_figures, html_report, tables_zip
+from fsengine.compare.engine import CompareSettings, ComparisonResult, run_comparison
+from fsengine.compare.report import EXPLANATIONS, comparison_figures, html_report, tables_zip
 from fsengine.csv_export import csv_bytes
 from fsengine.data.transforms import class_names
 from fsengine.methods.registry import METHODS

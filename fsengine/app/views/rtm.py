@@ -13,7 +13,7 @@ from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair
 from fsengine.data.transforms import binarize_features, split, two_classes
 from fsengine.methods.rtm import METHOD_LABELS, METHODS, RTMSettings, suggested_settings
-from fsengine.methods.rtm import experiments as rtm_exp
+from fsengine.methods.rtm import study as rtm_exp
 from fsengine.methods.rtm.evidence import top_tags
 from fsengine.plots import rtm as rtm_plots
 

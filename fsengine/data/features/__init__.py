@@ -1,5 +1,5 @@
 """Feature extraction: word-presence tags for documents, maxent context predicates for tokens."""
 
-from .tags import word_presence_tags
+from fsengine.data.features.tags import word_presence_tags
 
 __all__ = ["word_presence_tags"]

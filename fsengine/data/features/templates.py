@@ -393,7 +393,7 @@ class TemplateFeaturizer:
         """(stop - first, n_contexts, Y) log p(y | token, previous tags) of tokens first..stop-1 for
         every context of :func:`fsengine.maxent.decode.contexts` (the Viterbi table); ``weights``
         from :meth:`_dynamic_weights`, ``static_scores`` = static_X W."""
-        from ...maxent.decode import contexts, log_softmax
+        from fsengine.maxent.decode import contexts, log_softmax
 
         n_tags, order = len(self.labels_), self.tag_order
         ctx = contexts(n_tags, order)
@@ -413,7 +413,7 @@ class TemplateFeaturizer:
     def _viterbi(self, model, encoded: Encoded, block_tokens: int = 200_000) -> np.ndarray:
         """Exact decoding, sentence by sentence, the log-probability tables built for blocks of
         whole sentences of about ``block_tokens`` token-context pairs."""
-        from ...maxent.decode import viterbi_path
+        from fsengine.maxent.decode import viterbi_path
 
         W = model.weight_matrix().tocsr()
         scores = np.asarray((encoded.static_X @ W).todense())

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dataset import Dataset, Provenance
+from fsengine.data.dataset import Dataset, Provenance
 
 GLM_FAMILIES = ("linear", "logistic", "poisson")
 

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ..dataset import Dataset, Provenance
+from fsengine.data.dataset import Dataset, Provenance
 
 
 def _sample(rng, n, rates):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..dataset import Dataset, Provenance
+from fsengine.data.dataset import Dataset, Provenance
 
 
 def make_rtm(n_samples: int = 800, n_tags: int = 400, n_relevant: int = 30, *,

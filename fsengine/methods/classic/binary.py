@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ...data.dataset import Dataset, Provenance
-from ...data.transforms import binarize_features
+from fsengine.data.dataset import Dataset, Provenance
+from fsengine.data.transforms import binarize_features
 
 BINARIZE_HINT = (
     "Binarise first: fsengine.data.transforms.binarize_features(dataset) for a Dataset, "

@@ -32,8 +32,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
-from .binary import class_codes
-from .stumps import Stump, find_stump, sorted_columns
+from fsengine.methods.classic.binary import class_codes
+from fsengine.methods.classic.stumps import Stump, find_stump, sorted_columns
 
 EPS_FLOOR = 1e-10
 

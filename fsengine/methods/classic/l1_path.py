@@ -32,7 +32,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import l1_min_c
 
-from .binary import class_codes
+from fsengine.methods.classic.binary import class_codes
 
 INTERCEPT_SCALING = 100.0
 SOLVERS = ("liblinear", "saga")

@@ -36,8 +36,8 @@ import scipy.sparse as sp
 from numba import njit
 from scipy.special import gammaln
 
-from .binary import class_codes
-from .mutual_info import ones_per_class
+from fsengine.methods.classic.binary import class_codes
+from fsengine.methods.classic.mutual_info import ones_per_class
 
 
 def naive_bayes_log_tables(ones: np.ndarray, class_sizes: np.ndarray):

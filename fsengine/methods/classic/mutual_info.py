@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from numba import njit
 from scipy.special import chdtrc, erfc
 
-from .binary import class_codes
+from fsengine.methods.classic.binary import class_codes
 
 
 @njit(cache=True)

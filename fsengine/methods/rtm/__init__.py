@@ -9,8 +9,8 @@ experiments), ``quadrature`` and ``reference_sweep`` (independent references for
 benchmark).
 """
 
-from .fit import METHOD_LABELS, METHODS, RTMFit, RTMSettings, fit_rtm, suggested_settings
-from .model import TagMatrix, tags_from
+from fsengine.methods.rtm.fit import METHOD_LABELS, METHODS, RTMFit, RTMSettings, fit_rtm, suggested_settings
+from fsengine.methods.rtm.model import TagMatrix, tags_from
 
 __all__ = ["METHODS", "METHOD_LABELS", "RTMFit", "RTMSettings", "fit_rtm", "suggested_settings", "TagMatrix",
            "tags_from"]

@@ -31,7 +31,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .special import digamma_diff, lbeta
+from fsengine.methods.rtm.special import digamma_diff, lbeta
 
 BISECTIONS = 60
 GRID = 48

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .special import digamma_diff, trigamma
+from fsengine.methods.rtm.special import digamma_diff, trigamma
 
 RELATIVE_TOL = 1e-12
 MAX_NEWTON = 30

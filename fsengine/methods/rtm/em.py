@@ -26,7 +26,7 @@ import math
 
 from numba import njit
 
-from .special import digamma, lbeta, sigmoid, tetragamma, trigamma
+from fsengine.methods.rtm.special import digamma, lbeta, sigmoid, tetragamma, trigamma
 
 MAX_NEWTON = 50
 STEP_TOL = 1e-13

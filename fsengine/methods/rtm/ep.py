@@ -35,9 +35,15 @@ import math
 import numpy as np
 from numba import njit
 
-from .beta_projection import moment_matched_change, solve_beta_change
-from .logistic_normal import PROBIT_SCALES, PROBIT_WEIGHTS, expected_sigmoid, log_expected_sigmoid, scaled_probits
-from .special import digamma, log_sigmoid, trigamma
+from fsengine.methods.rtm.beta_projection import moment_matched_change, solve_beta_change
+from fsengine.methods.rtm.logistic_normal import (
+    PROBIT_SCALES,
+    PROBIT_WEIGHTS,
+    expected_sigmoid,
+    log_expected_sigmoid,
+    scaled_probits,
+)
+from fsengine.methods.rtm.special import digamma, log_sigmoid, trigamma
 
 _CORE = np.polynomial.legendre.leggauss(32)
 _TAIL = np.polynomial.legendre.leggauss(12)

@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
-from . import ard, em, ep, sites
-from .evidence import log_bayes_factor
-from .model import TagMatrix, class_counts
+from fsengine.methods.rtm import ard, em, ep, sites
+from fsengine.methods.rtm.evidence import log_bayes_factor
+from fsengine.methods.rtm.model import TagMatrix, class_counts
 
 METHODS = ("power_ep", "ep", "em")
 METHOD_LABELS = {"power_ep": "Power EP", "ep": "EP", "em": "EM"}

@@ -18,7 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .special import log_sigmoid
+from fsengine.methods.rtm.special import log_sigmoid
 
 PROBIT_WEIGHTS = np.array([0.20356171, 0.02270137, 0.29993066, 0.04641525, 0.42739102])
 PROBIT_WEIGHTS = PROBIT_WEIGHTS / PROBIT_WEIGHTS.sum()

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from .ep import factor_log_normaliser
+from fsengine.methods.rtm.ep import factor_log_normaliser
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .beta_projection import moment_matched_change, solve_beta_change
+from fsengine.methods.rtm.beta_projection import moment_matched_change, solve_beta_change
 
 #: a cavity parameter must exceed 1 by this much for the eta = -1 tilted distribution to exist
 DEFINED_MARGIN = 1e-10

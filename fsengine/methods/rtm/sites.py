@@ -20,9 +20,9 @@ import math
 import numpy as np
 from numba import njit
 
-from ...sparse_kernels import longest_segment
-from . import ep, power_ep
-from .special import lbeta
+from fsengine.methods.rtm import ep, power_ep
+from fsengine.methods.rtm.special import lbeta
+from fsengine.sparse_kernels import longest_segment
 
 POWER_EP = -1
 EP = 1

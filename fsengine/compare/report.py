@@ -1,0 +1,125 @@
+"""Export of a comparison: its figures, CSV tables (files or one zip) and a self-contained HTML
+report (plotly.js embedded once, so it opens offline)."""
+
+from __future__ import annotations
+
+import html
+import io
+import zipfile
+from pathlib import Path
+
+import plotly.graph_objects as go
+
+from fsengine.compare.engine import RANDOM, ComparisonResult
+from fsengine.csv_export import to_csv
+from fsengine.plots.compare import accuracy_curves, jaccard_heatmap, relevance_grid, roc_curves, stability_bars
+from fsengine.plots.style import disarm_links
+
+#: what each view tells (shown under the figures on the page and in the report)
+EXPLANATIONS = {
+    "accuracy": "Each method ranks the features on the training part; a logistic regression is then trained "
+                "on its first k features and scored on the held-out part. A curve that rises early means the "
+                "top of the ranking carries the signal; the grey dashed curve is k random features, the dotted "
+                "lines all features and always guessing the majority class.",
+    "jaccard": "Jaccard overlap |A ∩ B| / |A ∪ B| of two methods' top-k sets: 1 = the same features, "
+               "0 = nothing in common. Methods can agree on accuracy yet pick different features, e.g. one "
+               "of two correlated pixels each.",
+    "stability": "Each method is refitted on bootstrap resamples of the training rows. Kuncheva's index "
+                 "(r n - k²) / (k (n - k)) of two top-k sets with r shared features out of n corrects the "
+                 "overlap for chance: 1 = the same set every time, 0 = no better than random sets of size k, "
+                 "negative = less overlap than chance. Hatched bars: some fit had tied scores at the cut, "
+                 "so part of its top-k was decided by feature index.",
+    "roc": "On synthetic data the truly relevant features are known. Sweeping a threshold down a method's "
+           "scores traces the ROC curve: the share of relevant features found against the share of "
+           "irrelevant ones let in. AUC is the probability that a relevant feature outscores an irrelevant "
+           "one (1 = perfect ordering, 0.5 = chance).",
+    "relevance": "Each method's scores over the pixels, scaled to [0, 1] by its own range (blank: the method "
+                 "gave the pixel no score, e.g. a constant pixel). Red squares are its top-k pixels.",
+    "runtime": "Wall-clock seconds of one fit on the training part and, averaged, of the bootstrap fits; "
+               "'selected by method' is the method's own stopping rule or threshold.",
+}
+
+
+def comparison_figures(result: ComparisonResult, k: int) -> dict[str, go.Figure]:
+    """Every figure of the comparison at top-k size ``k``, keyed like :data:`EXPLANATIONS`."""
+    figures = {
+        "accuracy": accuracy_curves(result.accuracy, all_features=result.all_features_accuracy,
+                                    majority=result.majority_accuracy, random_label=RANDOM, k=k),
+        "jaccard": jaccard_heatmap(result.jaccard(k), k),
+    }
+    stability = result.stability(k)
+    if stability["kuncheva"].notna().any():
+        figures["stability"] = stability_bars(stability, k)
+    if result.truth is not None:
+        figures["roc"] = roc_curves(result.roc(), result.auc())
+    if result.image_shape is not None:
+        figures["relevance"] = relevance_grid({r.label: r.scores for r in result.runs}, result.image_shape,
+                                              top=result.top_k(k))
+    return figures
+
+
+def write_tables(result: ComparisonResult, k: int, out_dir: Path) -> list[Path]:
+    """Each table of :meth:`ComparisonResult.tables` as ``out_dir/<name>.csv`` (formula-like text escaped,
+    :mod:`fsengine.csv_export`)."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, table in result.tables(k).items():
+        path = out_dir / f"{name}.csv"
+        to_csv(table, path, index=False)
+        paths.append(path)
+    return paths
+
+
+def tables_zip(result: ComparisonResult, k: int) -> bytes:
+    """The same CSV files in one zip archive (for a download button)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, table in result.tables(k).items():
+            archive.writestr(f"{name}.csv", to_csv(table, index=False))
+    return buffer.getvalue()
+
+
+def _table_html(table) -> str:
+    return table.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0, classes="table",
+                         na_rep="-", escape=True)
+
+
+def html_report(result: ComparisonResult, k: int) -> str:
+    """A self-contained HTML page: settings, notes, every figure with its explanation, the tables."""
+    s = result.settings
+    title = f"Feature-selection comparison: {result.dataset}"
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
+        f"<title>{html.escape(title)}</title>",
+        "<style>body{font-family:sans-serif;max-width:1150px;margin:2em auto;color:#222}"
+        "table{border-collapse:collapse;font-size:13px;margin:1em 0}td,th{padding:3px 8px;"
+        "border-bottom:1px solid #ddd;text-align:right}th{background:#f4f4f4}p.note{color:#555}</style>",
+        "</head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f"<p>{result.n_train:,} training and {result.n_test:,} held-out rows, {result.n_features:,} features, "
+        f"classes {html.escape(', '.join(result.classes))}. Methods: {html.escape(', '.join(result.labels))}. "
+        f"Top-k size k = {k}; held-out share {s.test_size:g}; {s.n_bootstrap} bootstrap resamples; "
+        f"seed {s.seed}. Total time {result.seconds:.1f} s.</p>",
+    ]
+    notes = list(result.notes) + [n for r in result.runs for n in r.notes]
+    notes += [f"{label} failed: {message}" for label, message in result.failures.items()]
+    if notes:
+        parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
+    parts += ["<h2>Summary</h2>", _table_html(result.summary(k))]
+    headings = {"accuracy": "Held-out accuracy", "jaccard": "Overlap of the selections",
+                "stability": "Stability", "roc": "ROC against the known truth",
+                "relevance": "Relevance heatmaps"}
+    first = True
+    for name, fig in comparison_figures(result, k).items():
+        parts.append(f"<h2>{headings[name]}</h2>")
+        parts.append(disarm_links(fig).to_html(full_html=False, include_plotlyjs=True if first else False))
+        parts.append(f"<p class='note'>{html.escape(EXPLANATIONS[name])}</p>")
+        first = False
+    parts += ["<h2>Runtime</h2>", _table_html(result.runtime()),
+              f"<p class='note'>{html.escape(EXPLANATIONS['runtime'])}</p>"]
+    stability = result.stability(k)
+    if stability["kuncheva"].notna().any():
+        parts += ["<h2>Stability table</h2>", _table_html(stability)]
+    parts.append("</body></html>")
+    return "\n".join(parts)

@@ -1,0 +1,322 @@
+"""What the "Bayes-factor selection" page shows, computed outside Streamlit.
+
+* :func:`heldout_task`: any dataset as (training rows, held-out rows): a sequence-labelling task's
+  own test sentences (token accuracy with gold previous tags, no decoding), a synthetic task's test
+  split, otherwise a stratified split; optional training / held-out subsets keep the page
+  interactive.
+* :func:`run_bayes_factor`: APPROXBFFS on the task (:mod:`fsengine.methods.bayes_factor.model`).
+* :func:`prefix_curve` / :func:`gain_selector_curves`: accuracy against the number of selected
+  pairs for IFS and SGC (Zhou et al.; the engine behind ``IFSSelector`` / ``SGCSelector``, with its
+  per-stage callback for the progress bar), each prefix re-fitted by the same MAP
+  (same prior, same unpenalised bias) as Bayes-factor selection, so only the order differs.
+* :func:`sign_comparison`: what the sign of the Occam factor in Eq. (12) changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from fsengine.data.dataset import Dataset
+from fsengine.data.transforms import split
+from fsengine.maxent import MaxentData, MaxentState, fit_map
+from fsengine.methods.bayes_factor.evidence import full_laplace_margins
+from fsengine.methods.bayes_factor.model import (
+    BayesFactorRun,
+    add_bias_column,
+    approx_bayes_factor_selection,
+    bias_features,
+    misclassified_proposals,
+    score_candidates,
+)
+from fsengine.methods.gain.model import select_features
+from fsengine.methods.gain.study import checkpoints
+
+Progress = Callable[[float, str], None]
+#: the maxent gain selectors compared (engine of ``IFSSelector`` / ``SGCSelector``)
+GAIN_METHODS = {"IFS": "ifs", "SGC": "sgc"}
+#: L-BFGS gradient tolerance of the page's MAP fits
+PAGE_MAP_TOL = 1e-5
+#: the page's default sign and model prior: the configuration ``reproduce bayes-factor`` recommends
+#: (docs/results/bayes-factor/report.md: it stops by itself with the best held-out accuracy at its
+#: stop; tests/reproduce/test_bayes_factor.py keeps the two equal)
+DEFAULT_SIGN, DEFAULT_MODEL_PRIOR = "laplace", "multiplicity"
+
+
+@dataclass(frozen=True)
+class HeldOutTask:
+    """Training and held-out rows of one dataset, labels as class indices 0..Y-1."""
+
+    X: object
+    y: np.ndarray
+    X_val: object
+    y_val: np.ndarray
+    predicate_names: tuple[str, ...]
+    class_names: tuple[str, ...]
+    image_shape: tuple[int, int] | None
+    description: str
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.class_names)
+
+
+def _first(X, y, n):
+    return (X, y) if not n or n >= X.shape[0] else (X[:n], y[:n])
+
+
+def heldout_task(ds: Dataset, *, n_train: int = 0, n_heldout: int = 0, seed: int = 0) -> HeldOutTask:
+    """Split ``ds`` for the page; ``n_train`` / ``n_heldout`` (0 = all) keep the first rows.
+
+    Sequence tasks (``extras["test"]``, CoNLL-2000 / treebank) use their test sentences, rows
+    whose tag never occurs in training are removed from the held-out part and counted in the
+    description; synthetic tasks (``extras["test_X"]``) their test split; anything else a
+    stratified 25% split (seeded).
+    """
+    if ds.task != "classification":
+        raise ValueError(f"{ds.name} is a regression dataset; Bayes-factor selection needs class "
+                         "labels (pick a classification or sequence-labelling dataset)")
+    classes, y_all = np.unique(ds.y, return_inverse=True)
+    if ds.target_names and np.issubdtype(classes.dtype, np.integer):
+        names = tuple(ds.target_names[int(c)] if 0 <= int(c) < len(ds.target_names) else str(c)
+                      for c in classes)
+    else:
+        names = tuple(str(c) for c in classes)
+    if classes.size < 2:
+        raise ValueError(f"{ds.name} holds a single class; Bayes-factor selection needs two or more")
+    extras = ds.extras or {}
+    if "test" in extras and hasattr(extras["test"], "X"):
+        test = extras["test"]
+        # tag ids index ds.target_names; map them onto the classes present in training
+        lookup = {int(c): k for k, c in enumerate(classes)}
+        y_test = np.array([lookup.get(int(t), -1) for t in test.y], dtype=np.int64)
+        known = y_test >= 0
+        X_val, y_val = test.X[known], y_test[known]
+        how = (f"held-out: the task's test sentences ({known.size:,} tokens, gold previous tags"
+               + (f"; {int((~known).sum()):,} tokens with a tag unseen in training removed" if
+                  (~known).any() else "") + ")")
+        X, y = ds.X, y_all
+    elif "test_X" in extras:
+        lookup = {c: k for k, c in enumerate(classes.tolist())}
+        y_val = np.array([lookup.get(t, -1) for t in np.asarray(extras["test_y"]).tolist()])
+        if np.any(y_val < 0):
+            raise ValueError(f"{ds.name}: the test split holds classes absent from training")
+        X, y, X_val = ds.X, y_all, extras["test_X"]
+        how = f"held-out: the dataset's own test split ({y_val.size:,} rows)"
+    else:
+        relabelled = Dataset(X=ds.X, y=y_all, feature_names=ds.feature_names,
+                             provenance=ds.provenance, name=ds.name)
+        train, test = split(relabelled, test_size=0.25, seed=seed)
+        X, y, X_val, y_val = train.X, train.y, test.X, test.y
+        how = f"held-out: a stratified 25% split (seed {seed}, {y_val.size:,} rows)"
+    X, y = _first(X, y, n_train)
+    X_val, y_val = _first(X_val, y_val, n_heldout)
+    if np.unique(y).size < 2:
+        raise ValueError(f"the first {n_train} training rows hold a single class; use more rows")
+    desc = f"{X.shape[0]:,} training rows, {X_val.shape[0]:,} held-out rows; {how}"
+    return HeldOutTask(X, np.asarray(y, dtype=np.int64), X_val, np.asarray(y_val, dtype=np.int64),
+                       tuple(map(str, ds.feature_names)), names, ds.image_shape, desc)
+
+
+def pair_name(task: HeldOutTask, j: int, c: int) -> str:
+    return f"{task.predicate_names[j]} => {task.class_names[c]}"
+
+
+def run_bayes_factor(task: HeldOutTask, *, per_round: int = 10, prior_variance: float = 1.0,
+                     sign: str = "laplace", model_prior: str = "uniform",
+                     max_features: int | None = None, rounds_past_stop: int = 0,
+                     progress: Progress | None = None) -> BayesFactorRun:
+    """APPROXBFFS on the task's training rows, held-out accuracy per round. ``model_prior``:
+    ``"uniform"`` (Eq. 13) or ``"multiplicity"``; ``rounds_past_stop``: rounds traced after the
+    automatic stop (forced additions, for the accuracy curve beyond it)."""
+    if model_prior not in ("uniform", "multiplicity"):
+        raise ValueError(f"model_prior must be 'uniform' or 'multiplicity', got {model_prior!r}")
+
+    def tick(n_selected, message):
+        if progress is not None:
+            frac = n_selected / max_features if max_features else 0.0
+            progress(min(frac, 1.0), message)
+
+    return approx_bayes_factor_selection(
+        task.X, task.y, n_classes=task.n_classes, per_round=per_round,
+        prior_variance=prior_variance, sign=sign,
+        log_prior_odds=0.0 if model_prior == "uniform" else "multiplicity",
+        max_features=max_features, rounds_past_stop=rounds_past_stop, X_val=task.X_val,
+        y_val=task.y_val, map_tol=PAGE_MAP_TOL,
+        names=lambda j, c: pair_name(task, j, c), progress=tick)
+
+
+def prefix_curve(task: HeldOutTask, predicates, classes, sizes, *, prior_variance: float = 1.0
+                 ) -> pd.DataFrame:
+    """Train and held-out accuracy of the MAP model (unpenalised bias + the first k pairs, prior
+    variance ``prior_variance``) for each k in ``sizes`` (warm-started from the previous k)."""
+    Xb = add_bias_column(task.X)
+    Xv = add_bias_column(task.X_val)
+    data = MaxentData(Xb, task.y, task.n_classes)
+    bp, bc, bv = bias_features(Xb.shape[1] - 1, task.n_classes)
+    predicates, classes = np.asarray(predicates, np.int64), np.asarray(classes, np.int64)
+    rows, w_prev, k_prev = [], np.zeros(bp.size), 0
+    for k in sorted(set(int(s) for s in sizes if 0 <= s <= predicates.size)):
+        pred = np.r_[bp, predicates[:k]]
+        cls = np.r_[bc, classes[:k]]
+        var = np.r_[bv, np.full(k, prior_variance)]
+        fit = fit_map(data, pred, cls, prior_variance=var, tol=PAGE_MAP_TOL,
+                      w0=np.r_[w_prev, np.zeros(k - k_prev)])
+        rows.append({"n_features": k,
+                     "train_accuracy": float(np.mean(fit.model.predict(Xb) == task.y)),
+                     "heldout_accuracy": float(np.mean(fit.model.predict(Xv) == task.y_val))})
+        w_prev, k_prev = fit.model.weights, k
+    return pd.DataFrame(rows, columns=["n_features", "train_accuracy", "heldout_accuracy"])
+
+
+def gain_selector_curves(task: HeldOutTask, budget: int, *, methods=("IFS", "SGC"),
+                         prior_variance: float = 1.0, extra_sizes=(), n_points: int = 8,
+                         progress: Progress | None = None) -> pd.DataFrame:
+    """IFS / SGC (maxent selectors, candidates seen at least once) up to ``budget`` pairs, then
+    :func:`prefix_curve` at about ``n_points`` log-spaced sizes (plus ``extra_sizes``)."""
+    unknown = [m for m in methods if m not in GAIN_METHODS]
+    if unknown:
+        raise ValueError(f"unknown method(s) {unknown}; choose from {', '.join(GAIN_METHODS)}")
+    data = MaxentData(task.X, task.y, task.n_classes)
+    frames = []
+    for i, name in enumerate(methods):
+        def tick(stage, row, i=i, name=name):
+            if progress is not None:
+                progress((i + 0.8 * (stage + 1) / budget) / len(methods),
+                         f"{name}: stage {stage + 1} of {budget}")
+
+        sel = select_features(data, GAIN_METHODS[name], n_features=int(budget), callback=tick)
+        pred, cls = sel.selected_pairs()
+        n = pred.size
+        if progress is not None:
+            progress((i + 0.8) / len(methods), f"{name}: re-fitting prefixes")
+        sizes = set(checkpoints(max(n, 1), n_points, first=min(5, max(n, 1))))
+        sizes |= {int(s) for s in extra_sizes if s <= n} | {0}
+        curve = prefix_curve(task, pred, cls, sizes, prior_variance=prior_variance)
+        curve.insert(0, "method", name)
+        curve["seconds_select"] = float(sel.trace["seconds"].iloc[-1]) if n else 0.0
+        frames.append(curve)
+    if progress is not None:
+        progress(1.0, "done")
+    return pd.concat(frames, ignore_index=True)
+
+
+def bayes_factor_curve(run: BayesFactorRun) -> pd.DataFrame:
+    """Accuracy of each round's MAP model against its number of pairs (from the trace)."""
+    tr = run.trace
+    return pd.DataFrame({"n_features": tr["n_selected"], "train_accuracy": tr["train_accuracy"],
+                         "heldout_accuracy": tr["heldout_accuracy"], "round": tr["round"]})
+
+
+def selected_table(task: HeldOutTask, run: BayesFactorRun, n: int | None = None) -> pd.DataFrame:
+    """The selected pairs with their Bayes factors (up to the automatic stop unless ``n``)."""
+    k = run.n_at_stop if n is None else n
+    final = dict(zip(zip(run.model.predicates.tolist(), run.model.classes.tolist()),
+                     run.model.weights.tolist()))
+    return pd.DataFrame({
+        "order": np.arange(1, k + 1), "round": run.round[:k],
+        "predicate": [task.predicate_names[j] for j in run.predicates[:k]],
+        "class": [task.class_names[c] for c in run.classes[:k]],
+        "beta_g - beta_0": run.margin[:k], "beta_g": run.beta[:k], "mu_g": run.mu[:k],
+        "MAP weight": [final.get((int(j), int(c)), np.nan)
+                       for j, c in zip(run.predicates[:k], run.classes[:k])],
+    })
+
+
+@dataclass(frozen=True)
+class SignComparison:
+    """Selected pairs under the two signs of Eq. (12) (each up to its own stopping point)."""
+
+    summary: pd.DataFrame   # one row per sign: selected, stop round, stop reason, accuracies
+    only_laplace: list[str]
+    both: list[str]
+    only_printed: list[str]
+
+
+def _at_stop(run: BayesFactorRun) -> pd.Series:
+    tr = run.trace
+    return tr.loc[tr["n_selected"] == run.n_at_stop].iloc[0]
+
+
+def sign_comparison(task: HeldOutTask, laplace: BayesFactorRun, printed: BayesFactorRun
+                    ) -> SignComparison:
+    rows = []
+    sets = {}
+    for label, run in (("Laplace: -1/2 log a_g", laplace), ("printed: +1/2 log a_g", printed)):
+        row = _at_stop(run)
+        rows.append({"sign": label, "pairs selected": run.n_at_stop,
+                     "automatic stop (β₀ wins)": f"round {run.stop_round}" if run.stop_round is not None
+                     else f"none in {int(run.trace['round'].max()) + 1} rounds",
+                     "why it stopped": run.stop_reason,
+                     "train accuracy": row["train_accuracy"],
+                     "held-out accuracy": row["heldout_accuracy"]})
+        sets[label] = [pair_name(task, j, c) for j, c in zip(run.predicates[:run.n_at_stop],
+                                                             run.classes[:run.n_at_stop])]
+    a, b = sets.values()
+    return SignComparison(pd.DataFrame(rows), [p for p in a if p not in set(b)],
+                          [p for p in a if p in set(b)], [p for p in b if p not in set(a)])
+
+
+@dataclass(frozen=True)
+class PixelPairs:
+    """Image data: the class means of the training images and the selected pairs' pixels."""
+
+    class_means: np.ndarray     # (Y, rows, cols)
+    rows: np.ndarray
+    cols: np.ndarray
+    classes: np.ndarray
+    order: np.ndarray           # 1-based selection order
+
+
+def selected_pixels(task: HeldOutTask, run: BayesFactorRun) -> PixelPairs | None:
+    """Pixels of the pairs selected up to the stop, for image data (None otherwise)."""
+    if task.image_shape is None:
+        return None
+    X = task.X.toarray() if hasattr(task.X, "toarray") else np.asarray(task.X)
+    means = np.stack([X[task.y == c].mean(axis=0) if np.any(task.y == c) else np.zeros(X.shape[1])
+                      for c in range(task.n_classes)]).reshape((task.n_classes,) + task.image_shape)
+    k = run.n_at_stop
+    rows, cols = np.divmod(run.predicates[:k], task.image_shape[1])
+    return PixelPairs(means, rows, cols, run.classes[:k], np.arange(1, k + 1))
+
+
+#: largest model (pairs + bias) for which the page computes full Laplace evidences (dense Hessian)
+MAX_CHECK_FEATURES = 800
+
+
+def approximation_check(task: HeldOutTask, run: BayesFactorRun, round_: int, *,
+                        n_candidates: int = 6, prior_variance: float = 1.0,
+                        progress: Progress | None = None) -> pd.DataFrame:
+    """For the model of round ``round_`` (its first pairs, MAP with the bias), the top
+    ``n_candidates`` proposals by mean-field margin, each scored three ways
+    (:func:`fsengine.methods.bayes_factor.evidence.full_laplace_margins`); model priors are left out
+    (they shift all three equally)."""
+    rows = run.trace.loc[run.trace["round"] == round_, "n_selected"]
+    if rows.empty:
+        raise ValueError(f"round {round_} is not in this run (0..{int(run.trace['round'].max())})")
+    k = int(rows.iloc[0])
+    if k + task.n_classes > MAX_CHECK_FEATURES:
+        raise ValueError(f"round {round_} has {k} pairs; the exact check builds a dense Hessian and "
+                         f"is limited to {MAX_CHECK_FEATURES - task.n_classes} pairs: pick an "
+                         "earlier round")
+    ap, ac = run.predicates[:k], run.classes[:k]
+    Xb = add_bias_column(task.X)
+    data = MaxentData(Xb, task.y, task.n_classes)
+    bp, bc, bv = bias_features(Xb.shape[1] - 1, task.n_classes)
+    pred, cls = np.r_[bp, ap], np.r_[bc, ac]
+    fit = fit_map(data, pred, cls, prior_variance=np.r_[bv, np.full(k, prior_variance)],
+                  tol=PAGE_MAP_TOL)
+    state = MaxentState.from_weights(data, pred, cls, fit.model.weights)
+    cand_p, cand_c = misclassified_proposals(data, state.predict(), pred * task.n_classes + cls,
+                                             Xb.shape[1] - 1)
+    if cand_p.size == 0:
+        raise ValueError(f"no proposals in round {round_}: no training row is misclassified")
+    margin = score_candidates(state, cand_p, cand_c, prior_variance).margin
+    top = np.argsort(-margin, kind="stable")[:n_candidates]
+    out = full_laplace_margins(task.X, task.y, task.n_classes, ap, ac, cand_p[top], cand_c[top],
+                               prior_variance=prior_variance, progress=progress)
+    out.insert(1, "pair", [pair_name(task, j, c) for j, c in zip(cand_p[top], cand_c[top])])
+    return out

@@ -1,0 +1,1 @@
+"""Reference methods practitioners already use, as selectors of the same contract."""

@@ -1,0 +1,176 @@
+"""The "Bayes-factor selection" page: widgets drive the runs, figures carry the engine's numbers."""
+
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from fsengine import config
+from fsengine.app.views.bayes_factor import PRIOR_OPTIONS, PRIOR_VALUES, SIGN_OPTIONS, SIGN_VALUES
+from fsengine.data import load_dataset
+from fsengine.data.notmnist import real_notmnist_available
+from fsengine.methods.bayes_factor.study import (
+    DEFAULT_MODEL_PRIOR,
+    DEFAULT_SIGN,
+    approximation_check,
+    heldout_task,
+    run_bayes_factor,
+)
+from tests.conftest import app_test
+
+PLANTED = dict(n_samples=600, n_predicates=40, n_classes=3, seed=0)
+
+
+def _values(arr):
+    """A plotly array from the JSON spec (plain list or typed-array ``bdata``)."""
+    if isinstance(arr, dict) and "bdata" in arr:
+        flat = np.frombuffer(base64.b64decode(arr["bdata"]), dtype=np.dtype(arr["dtype"]))
+        shape = arr.get("shape")
+        return flat.reshape([int(d) for d in str(shape).split(",")]) if shape else flat
+    return np.asarray(arr, dtype=float)
+
+
+def _chart(at, key):
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        if chart.proto.id and key in chart.proto.id:
+            return spec
+    raise AssertionError(f"no chart {key}")
+
+
+def _traces(spec):
+    return {tr.get("name"): tr for tr in spec["data"]}
+
+
+#: order of the page's dataframes
+TABLE, SIGN_SUMMARY, ONLY_LAPLACE, BOTH, ONLY_PRINTED = range(5)
+
+
+def _open_on(dataset, params):
+    """The app on Home with ``dataset`` picked (so the page never runs on the default dataset),
+    then switched to the Bayes-factor page."""
+    at = app_test(None, timeout=120)
+    at.sidebar.selectbox(key="picker_key").set_value(dataset).run()
+    for name, value in params.items():
+        at.sidebar.number_input(key=f"ds_{dataset}_{name}").set_value(value)
+    at.run()
+    at.switch_page("pages/bayes_factor.py")
+    return at.run()
+
+
+@pytest.fixture(scope="module")
+def page():
+    at = _open_on("planted_maxent", PLANTED)
+    # the page opens on the recommended configuration (tests/reproduce/test_bayes_factor.py) ...
+    assert at.radio(key="bf_sign").value == SIGN_OPTIONS[SIGN_VALUES.index(DEFAULT_SIGN)]
+    assert at.radio(key="bf_prior").value == PRIOR_OPTIONS[PRIOR_VALUES.index(DEFAULT_MODEL_PRIOR)]
+    # ... the checks below are written for the paper's: Laplace sign, uniform prior (Eq. 13)
+    at.radio(key="bf_sign").set_value(SIGN_OPTIONS[0])
+    at.radio(key="bf_prior").set_value(PRIOR_OPTIONS[0])
+    at.number_input(key="bf_budget_planted_maxent").set_value(40)
+    at.number_input(key="bf_past").set_value(2)
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    return at
+
+
+def _reference(**kw):
+    task = heldout_task(load_dataset("planted_maxent", **PLANTED))
+    return task, run_bayes_factor(task, max_features=40, rounds_past_stop=2, **kw)
+
+
+def test_page_figures_carry_the_engine_run(page):
+    at = page
+    task, ref = _reference()
+    assert at.metric[0].value == str(ref.n_at_stop)
+    beta = _traces(_chart(at, "bf_beta_chart"))
+    np.testing.assert_allclose(_values(beta["β₀"]["y"]), ref.trace["beta_0"], rtol=1e-6)
+    np.testing.assert_allclose(_values(beta["best candidate at round start"]["customdata"]),
+                               ref.trace["best_margin"], rtol=1e-6)
+    assert f"automatic stop (round {ref.stop_round})" in beta
+    acc = _chart(at, "bf_accuracy_chart")
+    traces = _traces(acc)
+    assert {"Bayes factor: held-out", "IFS: held-out", "SGC: held-out", "SGC: train"} <= set(traces)
+    np.testing.assert_allclose(_values(traces["Bayes factor: held-out"]["y"]),
+                               ref.trace["heldout_accuracy"], rtol=1e-9)
+    assert [s["x0"] for s in acc["layout"]["shapes"]] == [ref.n_at_stop]  # the stop line
+    table = at.dataframe[TABLE].value
+    assert len(table) == ref.n_at_stop
+    np.testing.assert_allclose(table["beta_g - beta_0"], ref.margin[:ref.n_at_stop], rtol=1e-6)
+    assert (table["beta_g - beta_0"] > 0).all()
+
+
+def test_sign_panel_and_controls(page):
+    at = page
+    _, lap = _reference()
+    _, printed = _reference(sign="printed")
+    summary = at.dataframe[SIGN_SUMMARY].value
+    assert summary["pairs selected"].tolist() == [lap.n_at_stop, printed.n_at_stop]
+    sign_traces = _traces(_chart(at, "bf_sign_chart"))
+    assert f"stop (printed +½ log a_g): {printed.n_at_stop} pairs" in sign_traces
+    assert printed.n_at_stop > lap.n_at_stop
+    n_both = len(at.dataframe[BOTH].value)
+    n_only_printed = len(at.dataframe[ONLY_PRINTED].value)
+    assert n_both + n_only_printed == printed.n_at_stop
+
+    # the sign radio switches the main run; S changes the number of rounds; IFS/SGC can be hidden
+    stops = summary["automatic stop (β₀ wins)"].tolist()
+    assert stops[0] == f"round {lap.stop_round}"
+    assert stops[1] == (f"round {printed.stop_round}" if printed.stop_round is not None
+                        else f"none in {len(printed.trace)} rounds")
+    at.radio(key="bf_sign").set_value("printed: +½ log a_g").run()
+    assert at.metric[0].value == str(printed.n_at_stop)
+    # table, figure and captions agree on whether the run stopped by itself
+    labels = [a["text"] for a in _chart(at, "bf_accuracy_chart")["layout"]["annotations"]]
+    captions = " ".join(c.value for c in at.caption)
+    if printed.stop_round is None:
+        assert labels[0] == f"end of run, no automatic stop: {printed.n_at_stop} pairs"
+        assert "never got there" in captions and "(the red dashed line)" not in captions
+    else:
+        assert labels[0] == f"Bayes-factor stop: {printed.n_at_stop} pairs"
+    at.radio(key="bf_sign").set_value("Laplace: −½ log a_g").run()
+    at.number_input(key="bf_S_planted_maxent").set_value(2).run()
+    _, small_steps = _reference(per_round=2)
+    beta = _traces(_chart(at, "bf_beta_chart"))
+    assert len(_values(beta["β₀"]["y"])) == len(small_steps.trace) > len(lap.trace)
+    at.checkbox(key="bf_compare").uncheck().run()
+    assert not any(n and n.startswith("IFS") for n in _traces(_chart(at, "bf_accuracy_chart")))
+    at.radio(key="bf_prior").set_value("multiplicity: −log(F−G)").run()
+    _, strict = _reference(per_round=2, model_prior="multiplicity")
+    assert at.metric[0].value == str(strict.n_at_stop)
+    assert not at.exception and not at.error
+
+
+def test_exact_check_panel(page):
+    at = page  # after test_sign_panel_and_controls: S = 2, multiplicity prior
+    task, ref = _reference(per_round=2, model_prior="multiplicity")
+    at.number_input(key="bf_check_n").set_value(3)
+    at.select_slider(key="bf_check_round").set_value(0)
+    at.checkbox(key="bf_check_run").check().run()
+    assert not at.exception and not at.error
+    bars = _traces(_chart(at, "bf_check_chart"))
+    expected = approximation_check(task, ref, 0, n_candidates=3)
+    full = bars["full Laplace (Eq. 9, all weights re-fitted)"]
+    assert list(full["x"]) == expected["pair"].tolist()
+    np.testing.assert_allclose(_values(full["y"]), expected["full_laplace"], rtol=1e-6)
+    np.testing.assert_allclose(_values(bars["mean field, Laplace sign −½ log a_g"]["y"]),
+                               expected["mean_field"], rtol=1e-6)
+
+
+def test_image_data_shows_selected_pixels():
+    if not real_notmnist_available():
+        if config.data_required():
+            pytest.fail("FSENGINE_DATA is set but notMNIST is missing")
+        pytest.skip("real notMNIST not available (set FSENGINE_DATA)")
+    at = _open_on("notmnist", {"n_per_class": 60})
+    at.checkbox(key="bf_compare").uncheck()
+    at.number_input(key="bf_budget_notmnist").set_value(30)
+    at.run()
+    assert not at.exception and not at.error
+    pixels = _chart(at, "bf_pixels")
+    scatter = [tr for tr in pixels["data"] if tr["type"] == "scatter"]
+    n_marked = sum(len(_values(tr["x"])) for tr in scatter) // 2  # drawn on both class means
+    assert n_marked == int(at.metric[0].value) > 0
+    heat = [tr for tr in pixels["data"] if tr["type"] == "heatmap"]
+    assert len(heat) == 2 and _values(heat[0]["z"]).shape == (28, 28)

@@ -1,0 +1,107 @@
+"""AppTest of the page "Compare methods": widgets drive the comparison and the figures' data."""
+
+import json
+
+import numpy as np
+
+from fsengine.compare.engine import CompareSettings, run_comparison
+from fsengine.data import load_dataset
+from tests.app.test_bia import _array
+from tests.conftest import app_test, require_real
+
+
+def _charts(at) -> dict:
+    """Figures by title."""
+    out = {}
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        out[spec["layout"]["title"]["text"]] = spec
+    return out
+
+
+def _ok(at):
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+
+
+def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
+    at = app_test("pages/compare.py", timeout=120)
+    _ok(at)
+    assert at.info[0].value.startswith("Choose methods and press **Run comparison**")
+    at.sidebar.selectbox(key="picker_key").set_value("synthetic_glm").run()
+    at.multiselect(key="compare_methods").set_value(["bia", "mi", "variance"]).run()
+    at.number_input(key="compare_bia_n_steps").set_value(40).run()
+    at.select_slider(key="compare_bootstrap").set_value(3).run()
+    at.number_input(key="compare_max_k").set_value(20).run()
+    at.button(key="compare_run").click().run()
+    _ok(at)
+
+    expected = run_comparison(load_dataset("synthetic_glm"), [("bia", {"n_steps": 40}), "mi", "variance"],
+                              CompareSettings(n_bootstrap=3, max_k=20))
+    charts = _charts(at)
+    accuracy = charts["Held-out accuracy against the number of selected features"]
+    names = [t["name"] for t in accuracy["data"]]
+    assert names == ["BIA", "MI", "Variance", "random features"]
+    bia = expected.accuracy.query("curve == 'BIA'")
+    np.testing.assert_array_equal(_array(accuracy["data"][0]["x"]).astype(int), bia["k"])
+    np.testing.assert_allclose(_array(accuracy["data"][0]["y"]).astype(float), bia["accuracy"])
+
+    jaccard = charts["Overlap of the top-10 sets (Jaccard)"]["data"][0]
+    np.testing.assert_allclose(_array(jaccard["z"]).astype(float), expected.jaccard(10).to_numpy())
+    stability = charts["Stability of the top-10 set (bootstrap)"]["data"][0]
+    np.testing.assert_allclose(_array(stability["y"]).astype(float), expected.stability(10)["kuncheva"])
+    roc = charts["Recovering the truly relevant features (ROC)"]["data"]
+    auc = expected.auc()
+    assert [t["name"] for t in roc[1:]] == [f"{m} (AUC {auc[m]:.3f})" for m in ("BIA", "MI", "Variance")]
+    runtime, summary = (at.dataframe[0].value, at.dataframe[1].value)
+    assert summary["Method"].tolist() == ["BIA", "MI", "Variance"]
+    assert not [c for c in list(summary.columns) + list(runtime.columns) if "_" in c]  # named for a reader
+    assert (runtime["First call, untimed warm-up incl. compilation (s)"] > 0).all()
+    # the accuracy marker sits on the grid point whose accuracy the summary reports
+    grid_k = int(summary["k of the accuracy grid point"].iloc[0])
+    marker = [s for s in accuracy["layout"]["shapes"] if s.get("line", {}).get("color") == "#d62728"][0]
+    assert marker["x0"] == grid_k and grid_k in set(bia["k"])
+    label = [a["text"] for a in accuracy["layout"]["annotations"] if "k =" in a["text"]][0]
+    assert label == ("k = 10" if grid_k == 10 else f"grid k = {grid_k} (nearest to k = 10)")
+    assert [b.label for b in at.get("download_button")] == [
+        "All tables (CSV, zip)", "Summary (CSV)", "Report (HTML, self-contained)"]
+
+    at.slider(key="compare_k").set_value(3).run()
+    _ok(at)
+    jaccard3 = _charts(at)["Overlap of the top-3 sets (Jaccard)"]["data"][0]
+    np.testing.assert_allclose(_array(jaccard3["z"]).astype(float), expected.jaccard(3).to_numpy())
+
+    # changed settings: the old results stay, with a warning, until the next run
+    at.select_slider(key="compare_bootstrap").set_value(0).run()
+    assert any("changed since these results" in w.value for w in at.warning)
+    # a run interrupted by the user (Cancel, or any widget during the run) is reported
+    at.session_state["compare_running"] = True
+    at.button(key="compare_cancel").click().run()
+    assert any("cancelled; nothing of it was kept" in w.value for w in at.warning)
+
+
+def test_notmnist_pair_gets_one_relevance_heatmap_per_method():
+    require_real(load_dataset, "notmnist")
+    at = app_test("pages/compare.py", timeout=120)
+    at.multiselect(key="compare_methods").set_value(["bia", "mi"]).run()
+    at.select_slider(key="compare_bootstrap").set_value(0).run()
+    at.button(key="compare_run").click().run()
+    _ok(at)
+    charts = _charts(at)
+    grid = charts["Relevance per pixel (red squares: each method's top-k)"]
+    heat = [t for t in grid["data"] if t["type"] == "heatmap"]
+    marks = [t for t in grid["data"] if t["type"] == "scatter"]
+    assert [t["name"] for t in heat] == ["BIA", "MI"] and len(marks) == 2
+    z = _array(heat[0]["z"]).astype(float)
+    assert z.shape == (28, 28) and np.nanmax(z) == 1.0
+    assert all(len(_array(t["x"])) == 10 for t in marks)
+    assert "Stability of the top-10 set (bootstrap)" not in charts
+    assert at.info[-1].value == "Stability needs at least two bootstrap resamples."
+
+
+def test_regression_data_is_refused_with_a_clear_message():
+    at = app_test(None, timeout=60)
+    at.sidebar.selectbox(key="picker_key").set_value("synthetic_glm").run()
+    at.sidebar.selectbox(key="ds_synthetic_glm_family").set_value("linear").run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert "has a regression target" in at.error[0].value

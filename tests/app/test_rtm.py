@@ -1,0 +1,136 @@
+"""AppTest of the Relevance Tagging Machine page: drive the widgets, check the figures' data."""
+
+import base64
+import json
+
+import numpy as np
+import pandas as pd
+
+from tests.conftest import PROJECT_ROOT, app_test
+
+
+def _values(field):
+    """A plotly array from the figure JSON (plain list or base64 'bdata')."""
+    if isinstance(field, dict) and "bdata" in field:
+        return np.frombuffer(base64.b64decode(field["bdata"]), dtype=np.dtype(field["dtype"]))
+    return np.asarray(field)
+
+
+def _by_title(at, words):
+    for c in at.get("plotly_chart"):
+        spec = json.loads(c.proto.spec)
+        title = (spec["layout"].get("title") or {}).get("text", "")
+        if words in title:
+            return spec
+    raise AssertionError(f"no figure titled {words!r}")
+
+
+def _small_synthetic(at):
+    at.sidebar.selectbox(key="picker_key").set_value("synthetic_rtm").run()
+    at.sidebar.number_input(key="ds_synthetic_rtm_n_samples").set_value(300).run()
+    at.sidebar.number_input(key="ds_synthetic_rtm_n_tags").set_value(60).run()
+    at.sidebar.number_input(key="ds_synthetic_rtm_n_relevant").set_value(8).run()
+    at.sidebar.number_input(key="ds_synthetic_rtm_tag_rate").set_value(0.1).run()
+
+
+def test_rtm_page_on_synthetic_tags():
+    at = app_test(None, timeout=120)
+    _small_synthetic(at)
+    at.switch_page("pages/rtm.py").run()
+    assert not at.exception, at.exception
+    assert not at.error
+
+    roc = _by_title(at, "ROC")
+    names = [t["name"] for t in roc["data"]]
+    assert names[0] == "chance" and any(n.startswith("RTM Power EP (AUC") for n in names)
+    assert any(n.startswith("MI (AUC") for n in names) and any(n.startswith("L1 (AUC") for n in names)
+    auc = {n.split(" (AUC")[0]: float(n.split("AUC ")[1].rstrip(")")) for n in names[1:]}
+    assert auc["RTM Power EP"] > 0.7  # 8 strong tags among 60
+    for trace in roc["data"][1:]:
+        tpr = _values(trace["y"])
+        assert tpr[0] == 0 and tpr[-1] == 1 and np.all(np.diff(tpr) >= 0)
+
+    conv = _by_title(at, "Convergence")
+    assert {t["name"] for t in conv["data"]} == {"RTM Power EP", "RTM EM"}
+    change = _values(conv["data"][0]["y"])
+    assert change[-1] < 1e-3 <= change[0]  # converged to the default tolerance
+
+    tags = _by_title(at, "Most relevant tags")
+    shown = sum(len(_values(t["x"])) for t in tags["data"])
+    assert shown == 15
+    at.slider(key="rtm_tags_k").set_value(5).run()
+    tags = _by_title(at, "Most relevant tags")
+    means = np.concatenate([_values(t["x"]) for t in tags["data"]])
+    assert means.size == 5 and np.all(np.abs(means - 0.5) > 0.05)  # the top tags are far from 0.5
+
+    acc = _by_title(at, "Test accuracy")
+    assert [t["name"] for t in acc["data"]] == ["RTM Power EP", "RTM EM", "BernoulliNB", "L1"]
+
+    # the relevance threshold: counts against the truth; the shown top tags' log BF bound the count
+    def counts():
+        metrics = {m.label: m.value for m in at.metric}
+        return (int(metrics["Tags above the threshold"].split(" of ")[0]),
+                int(metrics["Truly relevant among them"].split(" of ")[0]), metrics["Truly relevant among them"])
+
+    n0, true0, label0 = counts()
+    log_bf = at.dataframe[0].value["log_bf"]
+    assert label0.endswith("of 8") and n0 >= int((log_bf > 0).sum())
+    at.slider(key="rtm_threshold").set_value(float(np.clip(np.floor(log_bf.min() * 2) / 2, -5, 5))).run()
+    n_at_shown, _, _ = counts()
+    assert n_at_shown >= len(log_bf)  # every shown tag is above a threshold below its log BF
+    at.slider(key="rtm_threshold").set_value(5.0).run()
+    n_high, true_high, _ = counts()
+    assert n_high <= n0 and true_high <= true0
+    assert not any("(issue)" in c.value or "issue's" in c.value for c in at.caption)
+
+    # adding EP and removing the damping changes what is trained and traced
+    at.multiselect(key="rtm_methods").set_value(["power_ep", "ep"]).run()
+    at.slider(key="rtm_damping").set_value(0.0).run()
+    assert not at.exception
+    conv = _by_title(at, "Convergence")
+    assert {t["name"] for t in conv["data"]} == {"RTM Power EP", "RTM EP"}
+    undamped = _values(conv["data"][0]["y"])
+    assert not np.array_equal(undamped[: change.size], change[: undamped.size])
+
+
+def test_rtm_page_binarises_images_and_picks_two_classes():
+    at = app_test(None, timeout=120)
+    at.sidebar.selectbox(key="picker_key").set_value("digits").run()
+    at.switch_page("pages/rtm.py").run()
+    assert not at.exception, at.exception
+    assert any("binarised" in i.value for i in at.info)
+    assert at.selectbox(key="rtm_pair_c0").value != at.selectbox(key="rtm_pair_c1").value
+    tags = _by_title(at, "Most relevant tags")
+    assert sum(len(_values(t["x"])) for t in tags["data"]) == 15
+    pixels = _by_title(at, "Pixel tags")
+    z = pixels["data"][0]["z"]
+    z = _values(z).reshape(8, 8) if isinstance(z, dict) else np.asarray(z)
+    assert z.shape == (8, 8) and np.nanmin(z) < 0.5 < np.nanmax(z)
+    assert any("ROC curves need" in i.value for i in at.info)  # real data: no truth, no ROC ...
+    recorded = _by_title(at, "AUC of tag relevance")  # ... but the recorded synthetic run (committed)
+    committed = pd.read_csv(PROJECT_ROOT / "docs/results/rtm-roc/synthetic_auc.csv", index_col=0)
+    shown = list(recorded["data"][0]["x"])
+    assert sorted(shown) == sorted(committed.columns)  # every method the run recorded, each once
+    assert {"RTM Power EP", "RTM EP", "RTM EM", "RTM Power EP + ARD", "MI", "L1"} <= set(shown)
+    np.testing.assert_allclose(_values(recorded["data"][0]["y"]), committed.mean()[shown].to_numpy())
+
+
+def test_compare_page_runs_the_rtm_and_draws_its_roc():
+    from fsengine.compare.engine import CompareSettings, run_comparison
+    from fsengine.data import load_dataset
+
+    at = app_test(None, timeout=120)
+    _small_synthetic(at)
+    at.switch_page("pages/compare.py").run()
+    at.multiselect(key="compare_methods").set_value(["mi", "rtm"]).run()
+    at.selectbox(key="compare_rtm_method").set_value("em").run()
+    at.select_slider(key="compare_bootstrap").set_value(0).run()
+    at.number_input(key="compare_max_k").set_value(10).run()
+    at.button(key="compare_run").click().run()
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    ds = load_dataset("synthetic_rtm", n_samples=300, n_tags=60, n_relevant=8, tag_rate=0.1)
+    expected = run_comparison(ds, ["mi", ("rtm", {"method": "em"})], CompareSettings(n_bootstrap=0, max_k=10))
+    roc = _by_title(at, "ROC")
+    auc = expected.auc()
+    assert [t["name"] for t in roc["data"][1:]] == [f"{m} (AUC {auc[m]:.3f})" for m in ("MI", "RTM")]
+    assert auc["RTM"] > 0.7

@@ -1,0 +1,172 @@
+"""BIA against exact references: Ising enumeration, closed-form linear evidence, Laplace evidence.
+
+Every reference is independent code (fsengine.references); the errors are printed (``-s``) so the
+numbers can be read off a test run.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+from scipy.stats import multivariate_normal
+
+from fsengine.data.synthetic.glm import make_sparse_glm
+from fsengine.glm import prior_mean_expansion
+from fsengine.methods.bia.model import build_bia_model, solve_mean_field
+from fsengine.references.ising_exact import exact_magnetizations
+from fsengine.references.laplace_evidence import laplace_inclusion_probabilities, laplace_log_evidence
+from fsengine.references.linear_evidence import linear_inclusion_probabilities, linear_log_evidence
+from fsengine.references.subsets import subset_masks
+
+RATIOS = np.array([1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0])  # a decade of Lambda/Lambda* above 1
+
+
+def _random_ising(p, rng):
+    h = rng.uniform(-0.6, 0.6, p)
+    J = rng.normal(0.0, 1.0 / np.sqrt(p), (p, p))
+    J = np.triu(J, 1)
+    return h, J + J.T
+
+
+# --- the references themselves ---------------------------------------------------------------
+
+def test_ising_enumeration_matches_brute_force_sum():
+    rng = np.random.default_rng(0)
+    h, J = _random_ising(5, rng)
+    states = np.array(list(itertools.product([-1.0, 1.0], repeat=5)))
+    energy = states @ h + 0.5 * np.einsum("si,ij,sj->s", states, J, states)
+    w = np.exp(energy)
+    m, log_z = exact_magnetizations(h, J)
+    np.testing.assert_allclose(m, w @ states / w.sum(), atol=1e-12)
+    assert log_z == pytest.approx(np.log(w.sum()), abs=1e-12)
+    with pytest.raises(ValueError, match="p <= 20"):
+        exact_magnetizations(np.zeros(21), np.zeros((21, 21)))
+
+
+def test_linear_closed_form_matches_gaussian_marginal_likelihood():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 4))
+    y = X[:, 0] - 0.5 * X[:, 2] + rng.normal(size=30)
+    lambdas = [20.0, 300.0]
+    masks, log_ev = linear_log_evidence(X, y, lambdas)
+    Z = (X - X.mean(0)) / X.std(0)
+    yc = y - y.mean()
+    s2 = yc.var()
+    null = multivariate_normal(np.zeros(30), s2 * np.eye(30)).logpdf(yc)
+    for t in (1, 6, 15):
+        Zs = Z[:, masks[t]]
+        for li, lam in enumerate(lambdas):
+            cov = s2 * np.eye(30) + Zs @ Zs.T / lam  # y = Z theta + noise, theta ~ N(0, I/lam)
+            ref = multivariate_normal(np.zeros(30), cov).logpdf(yc) - null
+            assert log_ev[li, t] == pytest.approx(ref, abs=1e-9)
+
+
+def test_laplace_reference_matches_quadrature_for_one_feature():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(200, 1))
+    y = (rng.random(200) < 1 / (1 + np.exp(-0.7 * x[:, 0]))).astype(float)
+    z = (x[:, 0] - x[:, 0].mean()) / x[:, 0].std()
+    t0 = np.log(y.mean() / (1 - y.mean()))
+
+    def loglik(t):
+        eta = t0 + z * t
+        return np.sum(y * eta - np.logaddexp(0, eta))
+
+    for lam in (300.0, 3000.0):
+        exact = np.log(quad(lambda t: np.exp(loglik(t) - loglik(0) - lam * t * t / 2)
+                            * np.sqrt(lam / (2 * np.pi)), -1, 1, points=[0], limit=200)[0])
+        _, log_ev = laplace_log_evidence(x, y, "logistic", [lam])
+        assert log_ev[0, 1] == pytest.approx(exact, abs=2e-4 * max(1.0, abs(exact)))
+
+
+# --- the derivation: indicator substitution is exact for the O(eps^2) evidence ----------------
+
+@pytest.mark.parametrize("family", ["linear", "logistic", "poisson"])
+def test_ising_energy_equals_second_order_evidence_for_every_subset(family):
+    """Eq. (8) evaluated directly from traces over each subset vs the Ising energy of its spins."""
+    ds = make_sparse_glm(family, n=120, p=6, k=2, rho=0.4, seed=3)
+    exp = prior_mean_expansion(family, ds.X, ds.y)
+    H, b = exp.hessian(), exp.b
+    model = build_bia_model(ds.X, ds.y, family, lambda_ref_ratio=2.0)
+    for ratio in (0.7, 3.0):
+        eps = 1.0 / (ratio * model.lambda_star)
+        diffs = []
+        for mask in subset_masks(6):
+            Hs, bs = H[np.ix_(mask, mask)], b[mask]
+            eq8 = eps / 2 * (np.trace(Hs) + bs @ bs) + eps**2 / 2 * (0.5 * np.sum(Hs**2) + bs @ Hs @ bs)
+            diffs.append(eq8 - model.log_odds(np.where(mask, 1.0, -1.0), ratio))
+        assert np.ptp(diffs) < 1e-12 * max(1.0, np.abs(diffs).max())
+
+
+# --- mean field vs exact Ising marginals as couplings weaken ----------------------------------
+
+def test_mean_field_approaches_exact_marginals_as_couplings_weaken():
+    rng = np.random.default_rng(4)
+    p = 16
+    h, J = _random_ising(p, rng)
+    errors = []
+    for gamma in (1.0, 0.5, 0.25, 0.125, 0.0625):
+        exact, _ = exact_magnetizations(h, gamma * J)
+        mf = solve_mean_field(h, J, scale=gamma, tol=1e-13)
+        assert mf.converged
+        errors.append(np.abs(mf.m - exact).max())
+    print("\nmean field vs exact Ising (p=16), max |m_mf - m_exact| at J x gamma:",
+          {g: round(float(e), 6) for g, e in zip((1.0, 0.5, 0.25, 0.125, 0.0625), errors)})
+    assert all(a > b for a, b in zip(errors, errors[1:]))
+    # naive mean field is exact to first order in J: the error falls like gamma^2
+    assert errors[-1] / errors[-2] < 0.3
+    assert errors[-1] < 0.01 * errors[0]
+
+
+# --- BIA posterior vs exact posterior (linear, closed form) -----------------------------------
+
+@pytest.fixture(scope="module")
+def linear_case():
+    ds = make_sparse_glm("linear", n=150, p=12, k=3, rho=0.4, signal=0.6, seed=5)
+    model = build_bia_model(ds.X, ds.y, "linear")
+    exact = linear_inclusion_probabilities(ds.X, ds.y, RATIOS * model.lambda_star)
+    bia = np.array([model.solve(r).posterior for r in RATIOS])
+    return ds, model, exact, bia
+
+
+def test_bia_converges_to_exact_linear_posterior(linear_case):
+    _, _, exact, bia = linear_case
+    abs_err = np.abs(bia - exact).max(axis=1)
+    rel_err = abs_err / np.abs(exact - 0.5).max(axis=1)
+    print("\nlinear, Lambda/Lambda*:", RATIOS.tolist())
+    print("  max |p_bia - p_exact|:", np.round(abs_err, 6).tolist())
+    print("  relative to max |p_exact - 1/2|:", np.round(rel_err, 5).tolist())
+    assert np.all(np.diff(abs_err) < 0) and np.all(np.diff(rel_err) < 0)
+    assert rel_err[-1] < 0.01 and rel_err[-1] < rel_err[0] / 20
+
+
+def test_ranking_at_ten_lambda_star_matches_exact_for_relevant_features(linear_case):
+    ds, _, exact, bia = linear_case
+    at10 = RATIOS.tolist().index(10.0)
+    rank_bia = np.argsort(-bia[at10], kind="stable")
+    rank_exact = np.argsort(-exact[at10], kind="stable")
+    k = int(ds.truth.sum())
+    # the exact posterior puts the truly relevant features on top; the BIA agrees, in order
+    assert set(rank_exact[:k]) == set(np.flatnonzero(ds.truth))
+    assert rank_bia[:k].tolist() == rank_exact[:k].tolist()
+    relevant = np.flatnonzero(ds.truth)
+    assert [int(np.flatnonzero(rank_bia == j)[0]) for j in relevant] == \
+        [int(np.flatnonzero(rank_exact == j)[0]) for j in relevant]
+
+
+# --- BIA vs Laplace evidence (logistic) ---------------------------------------------------------
+
+def test_bia_converges_to_laplace_posterior_for_logistic():
+    ds = make_sparse_glm("logistic", n=300, p=7, k=2, rho=0.4, signal=1.0, seed=6)
+    model = build_bia_model(ds.X, ds.y, "logistic")
+    ratios = np.array([1.0, 2.0, 5.0, 10.0])
+    ref = laplace_inclusion_probabilities(ds.X, ds.y, "logistic", ratios * model.lambda_star)
+    bia = np.array([model.solve(r).posterior for r in ratios])
+    abs_err = np.abs(bia - ref).max(axis=1)
+    rel_err = abs_err / np.abs(ref - 0.5).max(axis=1)
+    print("\nlogistic vs Laplace, Lambda/Lambda*:", ratios.tolist(),
+          "max |dp|:", np.round(abs_err, 6).tolist(), "relative:", np.round(rel_err, 5).tolist())
+    assert np.all(np.diff(abs_err) < 0) and np.all(np.diff(rel_err) < 0)
+    assert rel_err[-1] < 0.01
+    assert np.argsort(-bia[-1]).tolist() == np.argsort(-ref[-1]).tolist()

@@ -1,0 +1,73 @@
+"""The RTM in the method registry: "auto" prior from the tags per object, sweep progress, the
+comparison's ROC against the known relevant tags, and the figures of ``fsengine select``."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics import roc_auc_score
+
+from fsengine.cli import main
+from fsengine.compare.engine import CompareSettings, run_comparison
+from fsengine.data import load_dataset
+from fsengine.methods.registry import get_method
+from fsengine.methods.run import fit_method
+from fsengine.selectors import RTMClassifier
+
+
+def _tags(n, d, per_object, seed):
+    """n objects, each carrying exactly ``per_object`` of d tags; the class follows tag 0."""
+    rng = np.random.default_rng(seed)
+    X = np.zeros((n, d))
+    for i in range(n):
+        X[i, rng.choice(d, per_object, replace=False)] = 1
+    y = (rng.random(n) < np.where(X[:, 0] == 1, 0.9, 0.4)).astype(int)
+    return sp.csr_matrix(X), y
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("per_object, alpha0, inner", [(10, 5.0, 0.5), (120, 20.0, 0.8)])
+def test_auto_prior_follows_tags_per_object(per_object, alpha0, inner):
+    X, y = _tags(60, 200, per_object, seed=0)
+    clf = RTMClassifier(method="em", max_iter=5).fit(X, y)
+    assert (clf.alpha0_, clf.inner_damping_) == (alpha0, inner)
+    assert np.all(clf.alpha_ == alpha0)  # the fixed prior factor uses the resolved strength
+    fixed = RTMClassifier(method="em", alpha0=7.0, inner_damping=0.3, max_iter=5).fit(X, y)
+    assert (fixed.alpha0_, fixed.inner_damping_) == (7.0, 0.3)
+    with pytest.raises(ValueError, match="alpha0"):
+        RTMClassifier(alpha0="big").fit(X, y)
+
+
+def test_registry_entry_maps_zero_to_auto_and_reports_sweeps():
+    spec = get_method("rtm")
+    assert spec.build().alpha0 == "auto" and spec.build({"alpha0": 12.0}).alpha0 == 12.0
+    assert spec.needs.two_classes and spec.needs.binary_features
+    ds = load_dataset("synthetic_rtm", n_samples=400, n_tags=80, n_relevant=8, seed=1)
+    seen = []
+    fit = fit_method("rtm", {"method": "em"}, ds, progress=lambda f, m: seen.append((f, m)))
+    assert seen and seen[0][1] == "RTM EM: sweep 1 of at most 300"
+    assert [f for f, _ in seen] == sorted(f for f, _ in seen)
+    assert fit.notes == ()  # converged: no ConvergenceWarning note
+    np.testing.assert_allclose(fit.scores, fit.selector.estimator_.relevance_)
+    assert roc_auc_score(ds.truth, fit.scores) > 0.75  # 8 relevant among 80 (0.83 measured)
+
+
+def test_comparison_roc_includes_the_rtm():
+    ds = load_dataset("synthetic_rtm", n_samples=500, n_tags=100, n_relevant=10, seed=2)
+    res = run_comparison(ds, ["mi", ("rtm", {"method": "power_ep"})], CompareSettings(n_bootstrap=0, max_k=10))
+    assert res.labels == ["MI", "RTM"]
+    auc = res.auc()
+    train_scores = res.run("RTM").scores
+    assert auc["RTM"] == pytest.approx(roc_auc_score(ds.truth, train_scores)) and auc["RTM"] > 0.8
+    fpr, tpr = res.roc()["RTM"]
+    assert fpr[0] == tpr[0] == 0 and fpr[-1] == tpr[-1] == 1
+
+
+def test_select_writes_the_rtm_figures(tmp_path, capsys):
+    args = ["select", "--method", "rtm", "--data", "synthetic_rtm:n_samples=300,n_tags=60,n_relevant=6",
+            "--param", "method=em", "--out", str(tmp_path)]
+    assert main(args) == 0
+    assert "RTM on synthetic_rtm" in capsys.readouterr().out
+    for name in ("rtm_convergence", "rtm_tags"):
+        html = (tmp_path / f"{name}.html").read_text()
+        assert "RTM EM" in html or "Most relevant tags" in html
+    assert not (tmp_path / "rtm_theta_image.html").exists()  # tags, not pixels

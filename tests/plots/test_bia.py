@@ -1,0 +1,155 @@
+"""Figure builders of the BIA page (pure plotly, no Streamlit)."""
+
+import numpy as np
+import pandas as pd
+import plotly.io as pio
+
+from fsengine import ranking
+from fsengine.plots.bia import (
+    path_figure,
+    posterior_bars,
+    posterior_heatmap,
+    samples_with_top_pixels,
+    thinned_rows,
+    validation_figure,
+)
+from fsengine.plots.style import HIGHLIGHT, Style, restyle
+
+
+def _toy_path(p=12, steps=40):
+    ratios = 1.0 / (np.arange(1, steps + 1) * 0.05)
+    strength = np.linspace(0.0, 1.0, p)
+    post = 0.5 + 0.4 * strength[None, :] * (1 - np.exp(-1.0 / ratios[:, None]))
+    return pd.DataFrame(post, index=pd.Index(ratios, name="lambda_ratio"),
+                        columns=[f"px({j // 4},{j % 4})" for j in range(p)])
+
+
+def _lines(trace):
+    """Split a NaN-separated trace into its lines."""
+    y = np.asarray(trace.y, dtype=float)
+    x = np.asarray(trace.x, dtype=float)
+    cuts = np.flatnonzero(np.isnan(x))
+    return np.split(np.arange(y.size), cuts + 1)[:-1]
+
+
+def _trace(fig, prefix):
+    found = [t for t in fig.data if (t.name or "").startswith(prefix)]
+    assert len(found) == 1, [t.name for t in fig.data]
+    return found[0]
+
+
+def test_path_figure_packs_lines_and_marks_top_and_breakdown():
+    path = _toy_path()
+    fig = path_figure(path, top_k=3, current_ratio=1.0, image_shape=(3, 4))
+    grey, red = _trace(fig, "other features"), _trace(fig, "top 3")
+    fill, now = _trace(fig, "breakdown"), _trace(fig, "current")
+    assert grey.type == red.type == "scatter"
+    assert len(_lines(grey)) == 9 and len(_lines(red)) == 3
+    assert red.line.color == HIGHLIGHT
+    # red lines are the three strongest features; hover shows their pixel (row, col)
+    assert {tuple(red.customdata[i[0]]) for i in _lines(red)} == {(2, 1), (2, 2), (2, 3)}
+    assert "pixel (%{customdata[0]}, %{customdata[1]})" in red.hovertemplate
+    # breakdown region spans Lambda/Lambda* from the smallest ratio to 1; x axis is logarithmic
+    assert max(fill.x) == 1.0 and min(fill.x) == path.index.min()
+    assert fig.layout.xaxis.type == "log"
+    assert now.x[0] == 1.0
+    capped = path_figure(path, top_k=3, current_ratio=1.0, max_lines=5)
+    assert len(_lines(_trace(capped, "next 2 of 9"))) == 2
+    mag = path_figure(path, top_k=3, current_ratio=1.0, quantity="magnetization")
+    red_mag = _trace(mag, "top 3")
+    np.testing.assert_allclose(np.nanmax(np.asarray(red_mag.y, dtype=float)), 2 * path.to_numpy().max() - 1,
+                               rtol=1e-6)
+    assert red_mag.customdata[0][0] == "px(2,3)"  # no image shape: hover shows the name
+
+
+def test_top_k_follows_the_current_ratio():
+    path = _toy_path()
+    path.iloc[:, 0] = np.where(path.index > 5, 0.99, 0.5)  # feature 0 leads only at large Lambda
+    big = path_figure(path, top_k=1, current_ratio=20.0)
+    small = path_figure(path, top_k=1, current_ratio=1.0)
+    assert _trace(big, "top 1").customdata[0][0] == "px(0,0)"
+    assert _trace(small, "top 1").customdata[0][0] == "px(2,3)"
+
+
+def test_thinned_steps_are_log_spaced_and_keep_the_current_one():
+    x = np.sort(1.0 / (np.arange(1, 201) * 0.05))
+    plain = thinned_rows(x)
+    assert np.diff(np.log10(x[plain]))[:-1].min() >= 0.03 - 1e-12  # the last gap may be shorter
+    assert 40 <= plain.size <= 80  # 200 steps over 2.3 decades
+    rows = thinned_rows(x, keep=[57])
+    assert 57 not in plain and 57 in rows and rows[0] == 0 and rows[-1] == 199
+    fig = path_figure(_toy_path(steps=200), top_k=2, current_ratio=x[57])
+    assert len(_lines(_trace(fig, "top 2"))[0]) == rows.size + 1  # those steps and the NaN separator
+
+
+def test_band_summarises_every_feature_beyond_the_drawn_lines():
+    rng = np.random.default_rng(1)
+    ratios = 1.0 / (np.arange(1, 41) * 0.05)
+    path = pd.DataFrame(rng.random((40, 50)), index=pd.Index(ratios, name="lambda_ratio"))
+    fig = path_figure(path, top_k=3, current_ratio=1.0, max_lines=10)
+    band = [t for t in fig.data if t.fill == "tonexty"]
+    assert [t.name for t in band] == ["all 50 features: 5-95 %", "25-75 %"]
+    x = np.asarray(band[0].x, dtype=float)
+    rows = np.searchsorted(np.sort(ratios), x.astype(np.float32).astype(float) - 1e-5)
+    P = path.to_numpy()[np.argsort(ratios)][rows]
+    np.testing.assert_allclose(np.asarray(band[0].y, dtype=float), np.percentile(P, 95, axis=1), rtol=1e-5)
+    lower = [t for t in fig.data if t.legendgroup == band[0].name and t.fill != "tonexty"][0]
+    np.testing.assert_allclose(np.asarray(lower.y, dtype=float), np.percentile(P, 5, axis=1), rtol=1e-5)
+
+
+def test_non_converged_steps_are_not_drawn_and_named():
+    path = _toy_path(steps=40)
+    ok = path.index.to_numpy() > 2.0  # the recursion oscillates below Lambda/Lambda* = 2
+    fig = path_figure(path, top_k=3, current_ratio=5.0, converged=ok)
+    red = _trace(fig, "top 3")
+    x, y = np.asarray(red.x, dtype=float), np.asarray(red.y, dtype=float)
+    drawn = np.isfinite(y)
+    assert drawn.any() and (x[drawn] > 2.0).all() and (~drawn[np.isfinite(x) & (x <= 2.0)]).all()
+    shade = _trace(fig, "mean field not converged")
+    assert max(shade.x) == path.index[~ok].max() and min(shade.x) == path.index.min()
+    assert "not drawn" in shade.name
+
+
+def test_path_figure_payload_for_784_features_and_200_steps():
+    """What one slider move costs on the default page: the path figure's JSON (deterministic)."""
+    rng = np.random.default_rng(0)
+    ratios = 1.0 / (np.arange(1, 201) * 0.05)
+    P = 0.5 + 0.5 * np.tanh(rng.normal(size=784)[None, :] / ratios[:, None])
+    path = pd.DataFrame(P, index=pd.Index(ratios, name="lambda_ratio"))
+    fig = path_figure(path, top_k=20, current_ratio=1.0, image_shape=(28, 28), max_lines=200)
+    size = len(pio.to_json(restyle(fig, Style(lecture=True)), validate=False))
+    assert size < 200_000, size
+    assert len(_lines(_trace(fig, "top 20"))) == 20 and len(_lines(_trace(fig, "next 180"))) == 180
+
+
+def test_heatmap_samples_bars_and_validation():
+    scores = np.linspace(0, 1, 12)
+    heat = posterior_heatmap(scores, (3, 4))
+    np.testing.assert_allclose(heat.data[0].z, scores.reshape(3, 4))
+    assert heat.layout.yaxis.autorange == "reversed"
+
+    images = np.random.default_rng(0).random((4, 12))
+    top = ranking.top_k(scores, 2)
+    assert top.tolist() == [11, 10]
+    fig = samples_with_top_pixels(images, np.array([0, 0, 1, 1]), ["B", "D"], top, (3, 4))
+    heatmaps = [t for t in fig.data if t.type == "heatmap"]
+    marks = [t for t in fig.data if t.type == "scatter"]
+    assert len(heatmaps) == 4 and len(marks) == 4
+    assert list(marks[0].x) == [3, 2] and list(marks[0].y) == [2, 2]
+
+    truth = np.zeros(12, dtype=bool)
+    truth[11] = True
+    bars = posterior_bars(scores, [f"f{j}" for j in range(12)], top_n=5, truth=truth)
+    assert list(bars.data[0].y) == ["f7", "f8", "f9", "f10", "f11"]
+    assert bars.data[0].marker.color[-1] == HIGHLIGHT and bars.data[0].marker.color[0] != HIGHLIGHT
+    np.testing.assert_allclose(bars.data[0].base + bars.data[0].x, scores[7:])  # bars start at 1/2
+
+    ratios = np.array([1.0, 2.0, 10.0])
+    exact = np.array([[0.9, 0.2], [0.8, 0.3], [0.6, 0.45]])
+    bia = exact + np.array([[0.05], [0.01], [0.001]])
+    val = validation_figure(ratios, bia, exact, ["a", "b"], ising=exact, current_ratio=2.0)
+    bars_now = [t for t in val.data if t.type == "bar"]
+    assert [t.name for t in bars_now] == ["exact", "BIA Ising, exact marginals", "BIA mean field"]
+    np.testing.assert_allclose(bars_now[2].y, bia[1])
+    err = [t for t in val.data if t.type == "scatter" and t.name == "error: BIA mean field"][0]
+    np.testing.assert_allclose(err.y, [0.05, 0.01, 0.001])

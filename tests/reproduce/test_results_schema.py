@@ -1,0 +1,95 @@
+"""``results.json``: the schema, computed verdicts, and quick runs agreeing with the recorded full runs.
+
+For every reproduce target the committed full ``docs/results/TARGET/results.json`` and a fresh
+quick run (the shared session run of ``quick_reproduction``) must agree on everything that does
+not depend on the run's size: the row keys, the quantities (with numbers in their names, such as
+feature counts, masked), the paper's values and the verdict rules. The quick run may have fewer
+rows (fewer corpora or tasks), never others. Reports never print a path of the machine they ran on.
+"""
+
+import json
+import math
+import re
+
+import pytest
+
+from fsengine.reproduce import results, target_names
+from tests.conftest import PROJECT_ROOT
+
+RECORDED = PROJECT_ROOT / "docs" / "results"
+
+
+def _mask(text: str) -> str:
+    return re.sub(r"\d[\d,.]*", "#", text)
+
+
+def _by_quantity(data: dict) -> dict:
+    return {_mask(r["quantity"]): r for r in data["rows"]}
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name", target_names())
+def test_quick_results_agree_with_the_recorded_full_run(name, quick_reproduction):
+    full = results.read(RECORDED / name / results.FILENAME)
+    report, _ = quick_reproduction(name)
+    quick = results.read(report.parent / results.FILENAME)
+    assert (full["target"], quick["target"]) == (name, name)
+    assert not full["quick"] and quick["quick"] and full["command"] + " --quick" == quick["command"]
+    assert set(full["inputs"]) >= set(quick["inputs"])
+    full_rows, quick_rows = _by_quantity(full), _by_quantity(quick)
+    assert len(quick_rows) == len(quick["rows"])  # masking does not merge rows
+    missing = set(quick_rows) - set(full_rows)
+    assert not missing, f"quick rows absent from the recorded full run: {sorted(missing)}"
+    for q, row in quick_rows.items():
+        rec = full_rows[q]
+        assert results.rule(row["verdict"]) == results.rule(rec["verdict"]), q
+        if "#" not in q:  # a size in the name may change the paper value it is compared with
+            assert row["paper"] == rec["paper"], q
+
+
+@pytest.mark.parametrize("name", target_names())
+def test_recorded_reports_name_no_machine_paths(name):
+    folder = RECORDED / name
+    if not (folder / "report.md").is_file():
+        pytest.fail(f"{name}: no recorded report in docs/results/{name}")
+    for path in [folder / "report.md", *folder.glob("*.json")]:
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"(?<![\w.])/(work|home|tmp|root|Users)/", text), f"{path.name} prints a machine path"
+
+
+def test_verdicts_are_computed_by_their_rule():
+    assert results.at_least("F1", 93.1, 93.0).verdict == "holds: ours >= 93"
+    assert results.at_least("F1", 92.9, 93.0).verdict == "fails: ours >= 93"
+    assert results.within("n", 999, 1000, 0).verdict == "fails: |ours - paper| <= 0"
+    row = results.recorded("x", 1.5)
+    assert results.outcome(row.verdict) == "recorded" and results.rule(row.verdict) == "no rule"
+    assert results.markdown([results.at_least("a|b", 1.0, 0.5)])[2] == "| a\\|b | - | 1 | holds: ours >= 0.5 |"
+    # a number is never rounded across its rule's threshold
+    near = results.at_least("F1", 92.998, 93.0, rule="ours >= 93.0 with at most 1,160 features")
+    assert results.markdown([near])[2] == "| F1 | - | 92.998 | fails: ours >= 93.0 with at most 1,160 features |"
+    assert results.shown(near.ours, near.verdict, 2, "f") == "92.998"
+    assert results.shown(93.0004, results.at_least("F1", 93.0004, 93.0).verdict, 2, "f") == "93.00"
+    assert results.shown(0.0999, "fails: ours >= 0.1", 1, "g") == "0.0999"
+    assert results.shown(92.998, "recorded: no rule", 2, "f") == "93.00"
+
+
+@pytest.mark.parametrize(("row", "message"), [
+    ({"quantity": "q", "paper": None, "ours": math.nan, "verdict": "recorded: x"}, "finite number"),
+    ({"quantity": "q", "paper": "93", "ours": 1.0, "verdict": "recorded: x"}, "number or null"),
+    ({"quantity": "q", "paper": None, "ours": 1.0, "verdict": "matches the paper"}, "must read"),
+    ({"quantity": "q", "ours": 1.0, "paper": None, "verdict": "recorded: x"}, "keys"),
+])
+def test_schema_rejects_bad_rows(tmp_path, row, message):
+    data = {"target": "t", "command": "c", "quick": False, "inputs": {}, "rows": [row]}
+    (tmp_path / "results.json").write_text(json.dumps(data))
+    with pytest.raises(ValueError, match=message):
+        results.read(tmp_path / "results.json")
+
+
+def test_write_round_trips_and_rejects_duplicate_quantities(tmp_path):
+    rows = [results.at_least("F1", 93.2, 93.0, paper=93.0), results.recorded("n", 3)]
+    data = results.read(results.write(tmp_path, "sgc-vs-ifs", True, {"k": 1}, rows))
+    assert data["command"] == "python -m fsengine reproduce sgc-vs-ifs --quick"
+    assert [r["verdict"] for r in data["rows"]] == ["holds: ours >= 93", "recorded: no rule"]
+    with pytest.raises(ValueError, match="appears twice"):
+        results.write(tmp_path, "t", True, {}, rows + rows[:1])
