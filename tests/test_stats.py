@@ -1,0 +1,148 @@
+"""fsengine.stats against closed forms, exact coverage and scipy's own bootstrap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import optimize
+from scipy import stats as st
+
+from fsengine import stats
+
+
+def _wilson_by_root_finding(k: int, n: int, level: float) -> tuple[float, float]:
+    """Wilson's interval as its definition: the p where |phat - p| = z sqrt(p (1 - p) / n)."""
+    z = st.norm.ppf(0.5 + level / 2)
+    phat = k / n
+    gap = lambda p: (phat - p) ** 2 - z * z * p * (1 - p) / n
+    low = 0.0 if k == 0 else optimize.brentq(gap, 1e-12, phat - 1e-12 if k == n else phat)
+    high = 1.0 if k == n else optimize.brentq(gap, phat + 1e-12 if k == 0 else phat, 1 - 1e-12)
+    return low, high
+
+
+@pytest.mark.parametrize(("k", "n"), [(230, 250), (0, 40), (40, 40), (7, 13), (500, 1000)])
+def test_wilson_interval_solves_its_defining_equation(k, n):
+    e = stats.wilson_interval(k, n)
+    low, high = _wilson_by_root_finding(k, n, 0.95)
+    assert e.value == pytest.approx(k / n)
+    assert (e.low, e.high) == pytest.approx((low, high), abs=1e-9)
+    assert e.level == 0.95 and "Wilson" in e.method
+
+
+def test_wilson_interval_covers_near_its_level_exactly():
+    """Exact coverage (a sum over the binomial distribution, no simulation) at an accuracy near
+    the comparison's: within two points of 95%."""
+    n = 250
+    for p in (0.7, 0.92, 0.97):
+        covered = sum(st.binom.pmf(k, n, p) for k in range(n + 1) if stats.wilson_interval(k, n).contains(p))
+        assert 0.93 <= covered <= 0.97, (p, covered)
+
+
+def test_wilson_binomial_standard_error_matches_the_issue():
+    """One accuracy near 0.92 on 250 rows: the half-width is about 1.96 x 0.017."""
+    e = stats.wilson_interval(230, 250)
+    se = np.sqrt(0.92 * 0.08 / 250)
+    assert se == pytest.approx(0.017, abs=5e-4)
+    assert (e.high - e.low) / 2 == pytest.approx(1.96 * se, rel=0.05)
+
+
+def test_t_interval_equals_scipys():
+    x = np.array([0.91, 0.94, 0.89, 0.93, 0.92, 0.95])
+    e = stats.t_interval(x, 0.9)
+    low, high = st.t.interval(0.9, x.size - 1, loc=x.mean(), scale=st.sem(x))
+    assert (e.low, e.high) == pytest.approx((low, high), rel=1e-12)
+
+
+def test_corrected_resampled_t_inflates_by_nadeau_bengio():
+    x = np.array([0.91, 0.94, 0.89, 0.93, 0.92])
+    plain, corrected = stats.t_interval(x), stats.t_interval(x, test_train_ratio=0.25)
+    ratio = (corrected.high - corrected.low) / (plain.high - plain.low)
+    assert ratio == pytest.approx(np.sqrt((1 / 5 + 0.25) / (1 / 5)))
+    assert "Nadeau" in corrected.method
+
+
+def test_paired_t_interval_covers_a_known_difference():
+    """A constructed example where the true difference is known (0.02): the paired interval
+    covers it in about 95% of 2,000 repetitions; the unpaired spread would be far wider."""
+    rng = np.random.default_rng(1)
+    hits = 0
+    for _ in range(2000):
+        shared = rng.normal(0.9, 0.05, 8)  # fold difficulty, common to both methods
+        a = shared + 0.02 + rng.normal(0, 0.01, 8)
+        b = shared + rng.normal(0, 0.01, 8)
+        hits += stats.paired_t_interval(a, b).contains(0.02)
+    assert 0.93 <= hits / 2000 <= 0.97
+
+
+def test_bootstrap_interval_agrees_with_scipys_percentile_bootstrap():
+    rng = np.random.default_rng(3)
+    x = rng.exponential(2.0, 300)
+    ours = stats.bootstrap_interval(x[:, None], lambda t: t[..., 0] / x.size, n_resamples=4000, seed=0)
+    ref = st.bootstrap((x,), np.mean, n_resamples=4000, method="percentile", random_state=5).confidence_interval
+    assert ours.value == pytest.approx(x.mean())
+    assert ours.low == pytest.approx(ref.low, abs=0.03) and ours.high == pytest.approx(ref.high, abs=0.03)
+
+
+def test_f1_bootstrap_equals_recomputing_f1_on_resampled_sentences():
+    """The weighted-sum shortcut equals F1 recomputed from the resampled list of sentences."""
+    rng = np.random.default_rng(0)
+    counts = np.column_stack([rng.integers(0, 6, 50), rng.integers(0, 2, 50), rng.integers(0, 2, 50)])
+    weights = stats.bootstrap_weights(50, 200, seed=4)
+    draws = np.random.default_rng(4).integers(0, 50, size=(200, 50))  # the same draws
+    for r in range(200):
+        tp, fp, fn = counts[draws[r]].sum(axis=0)
+        assert stats.f1_from_counts(weights[r] @ counts) == pytest.approx(200 * tp / (2 * tp + fp + fn))
+    e = stats.f1_interval(counts, n_resamples=200, seed=4)
+    tp, fp, fn = counts.sum(axis=0)
+    assert e.value == pytest.approx(200 * tp / (2 * tp + fp + fn))
+
+
+def test_paired_f1_difference_of_a_model_with_itself_is_exactly_zero():
+    counts = np.array([[3, 1, 0], [2, 0, 1], [5, 1, 1], [1, 0, 0]])
+    e = stats.f1_difference(counts, counts, n_resamples=300)
+    assert (e.value, e.low, e.high) == (0.0, 0.0, 0.0)
+    assert stats.difference_verdict(e) == "not resolved"
+
+
+def test_paired_bootstrap_resolves_a_planted_advantage_and_not_noise():
+    rng = np.random.default_rng(2)
+    n = 2000
+    truth_a = rng.random(n) < 0.93
+    truth_b = np.where(rng.random(n) < 0.9, truth_a, ~truth_a) & (rng.random(n) < 0.97)  # b worse
+    stat = lambda t: t[..., 0] / n
+    better = stats.paired_bootstrap_interval(truth_a[:, None], truth_b[:, None], stat)
+    assert stats.difference_verdict(better) == "better"
+    assert stats.ordering_verdict(better, "A", "B") == "resolved: A > B"
+    assert stats.ordering_verdict(stats.Estimate(-1, -2, -0.5, 0.95, "m"), "A", "B") == "resolved: B > A"
+
+
+def test_median_iqr_and_its_level():
+    e = stats.median_iqr([5.0, 1.0, 3.0, 2.0, 4.0])
+    assert (e.value, e.low, e.high, e.level) == (3.0, 2.0, 4.0, 0.5)
+
+
+def test_holm_against_its_step_down_definition():
+    p = np.array([0.002, 0.04, 0.013, 0.5, 0.011])
+    m = p.size
+    order = np.argsort(p)
+    expected = np.empty(m)
+    running = 0.0
+    for i, j in enumerate(order):
+        running = max(running, min(1.0, (m - i) * p[j]))
+        expected[j] = running
+    assert np.allclose(stats.holm_adjust(p), expected)
+    assert stats.bonferroni_level(0.95, 5) == pytest.approx(0.99)
+
+
+@pytest.mark.parametrize(("value", "word"), [(93.0, "consistent"), (92.0, "below"), (94.0, "above")])
+def test_versus_value_words(value, word):
+    assert stats.versus_value(stats.Estimate(93.01, 92.68, 93.33, 0.95, "m"), value) == word
+
+
+def test_bad_inputs_say_what_is_wrong():
+    with pytest.raises(ValueError, match="successes"):
+        stats.wilson_interval(5, 3)
+    with pytest.raises(ValueError, match="at least 2"):
+        stats.t_interval([1.0])
+    with pytest.raises(ValueError, match="level"):
+        stats.t_interval([1.0, 2.0], level=95)
