@@ -93,3 +93,36 @@ def feature_table(ds: Dataset) -> pd.DataFrame:
         "feature": list(ds.feature_names), "mean": mean, "std": np.sqrt(var), "min": dense_min,
         "max": dense_max, "nonzero share": nnz / max(ds.n_samples, 1), score_name: score,
     })
+
+
+def class_labels(ds: Dataset) -> list[str]:
+    """The class names in label order (empty for a regression target)."""
+    if ds.task != "classification":
+        return []
+    return [ds.target_names[int(c)] if ds.target_names else str(c) for c in ds.classes]
+
+
+def balance_note(counts) -> str:
+    """What the class balance means for accuracies, from the counts per class."""
+    counts = list(counts)
+    text = (f"The majority class holds **{max(counts) / sum(counts):.0%}** of the rows: a classifier that "
+            "always answers it scores that much, so compare accuracies with this baseline.")
+    if max(counts) > 1.5 * min(counts):
+        text += " The classes are unbalanced, so look at per-class errors too."
+    return text
+
+
+def sample_texts(ds: Dataset, label: str, n: int, width: int = 400) -> pd.DataFrame:
+    """The first ``n`` documents of class ``label`` (all documents when the target has no
+    classes), each cut at ``width`` characters."""
+    classes = class_labels(ds)
+    rows = [i for i in range(ds.n_samples) if not classes or classes[int(ds.y[i])] == label][:n]
+    cut = [ds.texts[i][:width] + (" ..." if len(ds.texts[i]) > width else "") for i in rows]
+    return pd.DataFrame({"class": [label] * len(rows), "text": cut})
+
+
+def head_table(ds: Dataset, n_rows: int = 15, n_columns: int = 30) -> pd.DataFrame:
+    """The first rows and columns of a table, with the target (class names) first."""
+    classes = class_labels(ds)
+    head = {name: ds.dense_X()[:n_rows, j] for j, name in enumerate(ds.feature_names[:n_columns])}
+    return pd.DataFrame({"target": [classes[int(v)] if classes else v for v in ds.y[:n_rows]], **head})

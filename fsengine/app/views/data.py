@@ -2,11 +2,20 @@
 
 import streamlit as st
 
+from fsengine.app.compute import dataset_token, progress_bar
 from fsengine.app.display import figure_columns, show_figure
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
 from fsengine.data.fetch import SOURCES, FetchError, fetch, is_present
-from fsengine.data.summary import class_means, feature_table, relevance_preview
+from fsengine.data.summary import (
+    balance_note,
+    class_labels,
+    class_means,
+    feature_table,
+    head_table,
+    relevance_preview,
+    sample_texts,
+)
 from fsengine.plots import data as plots
 
 FETCH_DONE = "data_fetch_done"
@@ -30,71 +39,65 @@ def render() -> None:
         "the other pages take one member and move on. Constant features (score 0, e.g. border pixels) "
         "can never be selected."
     )
-
     key, params = current_selection()
     ds = current_dataset()
-    token = (key, tuple(sorted((k, str(v)) for k, v in params.items())), ds.name, ds.n_samples, ds.n_features)
-
-
-    @st.cache_data(max_entries=8, show_spinner="Computing feature statistics ...")
-    def _statistics(token, _ds):
-        table = feature_table(_ds)
-        scores, score_name = relevance_preview(_ds)
-        means = class_means(_ds.X, _ds.y)[1] if _ds.task == "classification" else None
-        return table, scores, score_name, means
-
-
-    table, scores, score_name, means = _statistics(token, ds)
-    classes = [ds.target_names[int(c)] if ds.target_names else str(c) for c in ds.classes] \
-        if ds.task == "classification" else []
+    table, scores, score_name, means = statistics(dataset_token(key, params, ds), ds)
+    classes = class_labels(ds)
 
     cols = st.columns(5)
     cols[0].metric("Samples", f"{ds.n_samples:,}")
     cols[1].metric("Features", f"{ds.n_features:,}")
     cols[2].metric("Classes", len(classes) if classes else "regression")
     cols[3].metric("Storage", "sparse" if ds.is_sparse else "dense")
-    cols[4].metric("Nonzero share", f"{float((table['nonzero share']).mean()):.1%}")
+    cols[4].metric("Nonzero share", f"{float(table['nonzero share'].mean()):.1%}")
+    _samples(ds, classes)
+    _balance(ds, classes)
+    _features(ds, classes, table, scores, score_name, means)
+    _provenance(ds)
+    _downloads()
 
-    # ------------------------------------------------------------------------------------ samples
+
+@st.cache_data(max_entries=8, show_spinner="Computing feature statistics ...")
+def statistics(token, _ds):
+    """(feature table, relevance preview scores, its name, class means or None) of one dataset."""
+    table = feature_table(_ds)
+    scores, score_name = relevance_preview(_ds)
+    means = class_means(_ds.X, _ds.y)[1] if _ds.task == "classification" else None
+    return table, scores, score_name, means
+
+
+def _samples(ds, classes) -> None:
     st.header("Samples")
     if ds.image_shape is not None and classes:
         c1, c2 = st.columns(2)
         per_class = c1.slider("Images per class", 4, 20, 12, key="data_per_class")
         seed = c2.number_input("Sample seed", min_value=0, value=0, step=1, key="data_sample_seed")
         show_figure(st, plots.image_grid(ds.dense_X(), ds.y, ds.image_shape, classes, per_class, int(seed)),
-                        key="data_image_grid")
+                    key="data_image_grid")
         st.caption("Each row is one class; ink is dark. Pixels are scaled to [0, 1].")
     elif ds.texts is not None:
         c1, c2 = st.columns([2, 1])
         chosen = c1.selectbox("Class", classes or ["all"], key="data_text_class")
         n_texts = c2.slider("Documents", 3, 30, 8, key="data_text_n")
-        rows = [i for i in range(ds.n_samples) if not classes or classes[int(ds.y[i])] == chosen][:n_texts]
-        st.dataframe({"class": [chosen] * len(rows),
-                      "text": [ds.texts[i][:400] + (" ..." if len(ds.texts[i]) > 400 else "") for i in rows]},
-                     hide_index=True)
+        st.dataframe(sample_texts(ds, chosen, n_texts), hide_index=True)
     else:
-        head = {name: ds.dense_X()[:15, j] for j, name in enumerate(ds.feature_names[:30])}
-        head = {"target": [classes[int(v)] if classes else v for v in ds.y[:15]], **head}
-        st.dataframe(head, hide_index=True)
+        st.dataframe(head_table(ds), hide_index=True)
         if ds.n_features > 30:
             st.caption(f"First 30 of {ds.n_features} features.")
 
-    # ------------------------------------------------------------------------------ class balance
+
+def _balance(ds, classes) -> None:
     st.header("Class balance" if classes else "Target distribution")
     chart_col, text_col = figure_columns([3, 2], vertical_alignment="center")
     if classes:
         show_figure(chart_col, plots.class_balance(ds.class_counts()), key="data_balance")
-        counts = list(ds.class_counts().values())
-        text_col.markdown(
-            f"The majority class holds **{max(counts) / sum(counts):.0%}** of the rows: a classifier that "
-            "always answers it scores that much, so compare accuracies with this baseline."
-            + (" The classes are unbalanced, so look at per-class errors too."
-               if max(counts) > 1.5 * min(counts) else ""))
+        text_col.markdown(balance_note(ds.class_counts().values()))
     else:
         show_figure(chart_col, plots.target_histogram(ds.y), key="data_target_hist")
         text_col.markdown("A regression target: features are previewed by their absolute correlation with it.")
 
-    # ----------------------------------------------------------------------------------- features
+
+def _features(ds, classes, table, scores, score_name, means) -> None:
     st.header("Features")
     if ds.image_shape is not None and means is not None:
         show_figure(st, plots.class_mean_images(means, ds.image_shape, classes), key="data_class_means")
@@ -111,7 +114,8 @@ def render() -> None:
     with st.expander("All feature statistics"):
         st.dataframe(table, hide_index=True)
 
-    # --------------------------------------------------------------------------------- provenance
+
+def _provenance(ds) -> None:
     st.header("Provenance")
     st.markdown(f"**Source:** {md_escape(ds.provenance.source, inline=True)}  \n"
                 f"**Licence:** {md_escape(ds.provenance.licence, inline=True)}")
@@ -124,7 +128,8 @@ def render() -> None:
         st.caption(f"All {len(notes):,} notes:")
         st.dataframe({"note": list(notes)}, hide_index=True)
 
-    # ---------------------------------------------------------------------------------- downloads
+
+def _downloads() -> None:
     st.header("Downloads")
     st.markdown("Public datasets, verified by sha256 and stored under `datasets/` "
                 "(also `python -m fsengine datasets fetch NAME`).")
@@ -136,9 +141,9 @@ def render() -> None:
         if is_present(source.name):
             c2.markdown(":green[present]")
         elif c2.button("Download", key=f"data_fetch_{source.name}"):
-            bar = st.progress(0.0, text=f"Downloading {source.name} ...")
             try:
-                paths = fetch(source.name, progress=lambda f, m: bar.progress(f, text=m))
+                with progress_bar(f"Downloading {source.name} ...") as report:
+                    paths = fetch(source.name, progress=report)
             except FetchError as exc:
                 st.error(str(exc))
             else:
