@@ -57,7 +57,7 @@ def run(args) -> int:
     flags = streamlit_flags(port=args.port, host=args.host, max_upload_mb=config.max_upload_bytes() / 2**20)
     warm = None
     if not args.no_warmup:
-        from fsengine.warmup import is_warm
+        from fsengine.commands.kernel_cache import is_warm
 
         if not is_warm():
             warm = subprocess.Popen([sys.executable, "-m", "fsengine", "warmup", "--quiet"],

@@ -1,4 +1,4 @@
-"""``fsengine warmup``: compile the numba kernels once (see :mod:`fsengine.warmup`)."""
+"""``fsengine warmup``: compile the numba kernels once (see :mod:`fsengine.commands.kernel_cache`)."""
 
 from __future__ import annotations
 
@@ -21,16 +21,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from fsengine.warmup import is_warm, warm_up
+    from fsengine.commands.kernel_cache import compile_kernels, is_warm
 
     if not args.force and is_warm():
         if not args.quiet:
             print("numba kernels already compiled for this installation (use --force to recompile)")
         return 0
     if args.quiet:
-        warm_up()
+        compile_kernels()
         return 0
     with TerminalProgress("warmup") as bar:
-        seconds = warm_up(progress=bar)
+        seconds = compile_kernels(progress=bar)
     print("seconds per method: " + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items()))
     return 0

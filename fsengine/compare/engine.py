@@ -315,7 +315,7 @@ def _fit_task(job: _FitJob, item: tuple[int, np.ndarray | None], progress: Progr
     ds = _subset(job.train, np.arange(job.train.n_samples) if rows is None else rows)
     spec = get_method(key)
     # the full fit first compiles (or loads) the method's kernels untimed, in the process that fits
-    warmup = _warm_up(spec, values, ds) if rows is None else 0.0
+    warmup = _untimed_first_call(spec, values, ds) if rows is None else 0.0
     try:
         fit = fit_method(spec, values, ds, progress)
     except Exception as exc:  # the method's failure; cancellation (BaseException here) passes through
@@ -368,7 +368,7 @@ def _method_runs(specs, params, fits: list, n_resamples: int, keep: int) -> tupl
 WARMUP_ROWS_PER_CLASS = 20
 
 
-def _warm_up(spec, values, train: Dataset) -> float:
+def _untimed_first_call(spec, values, train: Dataset) -> float:
     """Fit once, untimed, on the first rows of each class: compiles (or loads) the method's numba
     kernels so that the timed fit measures the method. Returns the warm-up's duration; a
     warm-up that fails on so few rows is skipped (the real fit reports its own errors)."""

@@ -59,7 +59,7 @@ def test_missing_entry_script(tmp_path, capsys):
 
 
 def test_warmup_fits_every_method_and_records_a_warm_cache(capsys):
-    from fsengine.warmup import is_warm
+    from fsengine.commands.kernel_cache import is_warm
 
     assert main(["warmup", "--force"]) == 0
     out = capsys.readouterr().out

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from fsengine.app.compute import dataset_token, progress_bar
 from fsengine.app.display import figure_columns, show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
@@ -12,7 +13,7 @@ from fsengine.compare.report import EXPLANATIONS, comparison_figures, html_repor
 from fsengine.csv_export import csv_bytes
 from fsengine.data.transforms import class_names
 from fsengine.methods.registry import METHODS
-from fsengine.parallel import available_cores, warm_up
+from fsengine.parallel import available_cores, start_workers
 from fsengine.plots.compare import roc_curves
 
 DEFAULT_METHODS = ("bia", "mi", "l1")
@@ -23,6 +24,35 @@ RUNNING = "compare_running"
 
 def render() -> None:
     """Draw the page (called by the navigation on every rerun)."""
+    _explain()
+    ds = current_dataset()
+    key, params = current_selection()
+    if ds.task != "classification":
+        st.error(f"{md_escape(ds.name)} has a regression target; the comparison scores held-out accuracy and needs "
+                 "class labels. Pick a classification dataset in the sidebar.")
+        st.stop()
+    chosen, choices = _method_choices()
+    ds = _restrict_classes(ds, chosen)
+    settings, n_jobs = _settings(ds)
+    config = (dataset_token(key, params, ds), tuple((m, tuple(sorted(v.items()))) for m, v in choices), settings)
+    b1, b2, _ = st.columns([1, 1, 4])
+    run = b1.button("Run comparison", type="primary", key="compare_run", disabled=not chosen)
+    cancel = b2.button("Cancel", key="compare_cancel", help="Stops a running comparison; nothing of it is kept.")
+    _run_or_cancel(run, cancel, config, ds, n_jobs)
+    last = st.session_state.get(LAST)
+    if last is None:
+        st.info("Choose methods and press **Run comparison**. Results are cached: running the same settings "
+                "again is instant.")
+        st.stop()
+    last_config, result = last
+    if last_config != config:
+        st.warning("The settings above changed since these results were computed; press **Run comparison** "
+                   "to update them.")
+    _overview(result)
+    top_k_views(result, last_config)
+
+
+def _explain() -> None:
     st.title("Compare methods")
     st.markdown(
         "Run several feature-selection methods on the same data and compare them on equal terms. Every "
@@ -54,13 +84,9 @@ def render() -> None:
         st.markdown("The command line does the same with `--n-jobs N`, or on a Dask cluster with "
                     "`--scheduler tcp://HOST:8786`.")
 
-    ds = current_dataset()
-    key, params = current_selection()
-    if ds.task != "classification":
-        st.error(f"{md_escape(ds.name)} has a regression target; the comparison scores held-out accuracy and needs "
-                 "class labels. Pick a classification dataset in the sidebar.")
-        st.stop()
 
+def _method_choices() -> tuple[list[str], list[tuple[str, dict]]]:
+    """The chosen method keys and, per method, its parameters from the registry's widgets."""
     chosen = st.multiselect("Methods", list(METHODS), default=[m for m in DEFAULT_METHODS if m in METHODS],
                             format_func=lambda m: METHODS[m].label, key="compare_methods",
                             help="Every registered method; see each one's page for what it does.")
@@ -74,7 +100,12 @@ def render() -> None:
                 box.markdown(f"**{spec.label}**: {spec.summary}. Needs {spec.needs.describe()}.")
                 values = {p.name: param_widget(p, f"compare_{method}_{p.name}", box) for p in spec.params}
                 choices.append((method, values))
+    return chosen, choices
 
+
+def _restrict_classes(ds, chosen):
+    """Multi-class data: the class pair every method is compared on (when one needs two classes,
+    or when asked)."""
     with user_errors():
         needing = [METHODS[m].label for m in chosen if METHODS[m].needs.two_classes]
         if len(class_names(ds)) > 2:
@@ -83,7 +114,11 @@ def render() -> None:
                         "every method is compared on the pair chosen here.")
             if needing or st.toggle("Only two classes", key="compare_two_classes"):
                 ds = class_pair(ds, key="compare_pair")
+    return ds
 
+
+def _settings(ds) -> tuple[CompareSettings, int]:
+    """The comparison's settings and worker count from the page's controls."""
     c1, c2, c3, c4 = st.columns(4)
     n_bootstrap = c1.select_slider("Bootstrap resamples", options=[0, 2, 3, 5, 8, 10, 15, 20], value=5,
                                    key="compare_bootstrap", bind="query-params",
@@ -105,33 +140,27 @@ def render() -> None:
                                "they run on worker processes started when this page opened. The results are "
                                "identical to a run in one process.")
         n_jobs = -1 if every else 1
-        warm_up(n_jobs)
-    token = (key, tuple(sorted(params.items())), ds.name, ds.n_samples)
-    config = (token, tuple((m, tuple(sorted(v.items()))) for m, v in choices), settings)
-
-    b1, b2, _ = st.columns([1, 1, 4])
-    run = b1.button("Run comparison", type="primary", key="compare_run", disabled=not chosen)
-    cancel = b2.button("Cancel", key="compare_cancel", help="Stops a running comparison; nothing of it is kept.")
+        start_workers(n_jobs)
+    return settings, n_jobs
 
 
-    @st.cache_data(show_spinner=False, max_entries=8)
-    def compared(token, methods, settings, _ds, _n_jobs) -> ComparisonResult:
-        """One comparison per (dataset, methods with parameters, settings); ``token`` keys the dataset
-        (the number of worker processes does not change the result, so it is not part of the key)."""
-        bar = st.progress(0.0, text="Starting ...")
-        result = run_comparison(_ds, [(m, dict(v)) for m, v in methods], settings, n_jobs=_n_jobs,
-                                progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg))
-        bar.empty()
-        return result
+@st.cache_data(show_spinner=False, max_entries=8)
+def compared(token, methods, settings, _ds, _n_jobs) -> ComparisonResult:
+    """One comparison per (dataset, methods with parameters, settings); ``token`` keys the dataset
+    (the number of worker processes does not change the result, so it is not part of the key)."""
+    with progress_bar("Starting ...") as report:
+        return run_comparison(_ds, [(m, dict(v)) for m, v in methods], settings, n_jobs=_n_jobs, progress=report)
 
 
-    @st.cache_data(show_spinner="Writing the report ...", max_entries=8)
-    def downloads(config, k, _result) -> tuple[bytes, bytes, bytes]:
-        """(zip of CSV tables, summary CSV, HTML report) of a run at top-k size ``k``."""
-        return (tables_zip(_result, k), csv_bytes(_result.summary(k), index=False),
-                html_report(_result, k).encode())
+@st.cache_data(show_spinner="Writing the report ...", max_entries=8)
+def downloads(config, k, _result) -> tuple[bytes, bytes, bytes]:
+    """(zip of CSV tables, summary CSV, HTML report) of a run at top-k size ``k``."""
+    return tables_zip(_result, k), csv_bytes(_result.summary(k), index=False), html_report(_result, k).encode()
 
 
+def _run_or_cancel(run: bool, cancel: bool, config, ds, n_jobs: int) -> None:
+    """Start the comparison of ``config`` (the last finished one is kept in the session), or say
+    that a run was cancelled or interrupted."""
     if cancel:
         if st.session_state.get(RUNNING):
             st.warning("Comparison cancelled; nothing of it was kept.")
@@ -142,20 +171,13 @@ def render() -> None:
     if run:
         st.session_state[RUNNING] = True
         with user_errors():
-            result = compared(config[0], config[1], settings, ds, n_jobs)
+            result = compared(config[0], config[1], config[2], ds, n_jobs)
             st.session_state[LAST] = (config, result)
         st.session_state[RUNNING] = False
 
-    last = st.session_state.get(LAST)
-    if last is None:
-        st.info("Choose methods and press **Run comparison**. Results are cached: running the same settings "
-                "again is instant.")
-        st.stop()
-    last_config, result = last
-    if last_config != config:
-        st.warning("The settings above changed since these results were computed; press **Run comparison** "
-                   "to update them.")
 
+def _overview(result) -> None:
+    """What was compared, the notes and failures, the ROC (synthetic data) and the runtimes."""
     st.markdown(f"**{md_escape(result.dataset)}**, classes {md_escape(', '.join(result.classes))}; methods "
                 f"{', '.join(result.labels)}; {result.settings.n_bootstrap} bootstrap resamples.")
     m1, m2, m3 = st.columns(3)
@@ -166,7 +188,6 @@ def render() -> None:
         st.caption(f"Note: {md_escape(note)}")
     for label, message in result.failures.items():
         st.warning(f"{label} could not run: {md_escape(message)}")
-
     if result.truth is not None:  # does not depend on k: drawn outside the fragment
         st.subheader("ROC against the known truth")
         show_figure(st, roc_curves(result.roc(), result.auc()), key="compare_roc")
@@ -175,7 +196,6 @@ def render() -> None:
     st.dataframe(readable(result.runtime()), hide_index=True, key="compare_runtime")
     st.caption(EXPLANATIONS["runtime"] + " The first call of each method runs untimed on a few rows before "
                "the timed fit (compiling or loading its numba kernels); its time is listed separately.")
-    top_k_views(result, last_config, downloads)
 
 
 #: the summary's and runtime table's columns as a reader names them
@@ -196,7 +216,7 @@ def readable(table):
 
 
 @st.fragment
-def top_k_views(result, last_config, downloads) -> None:
+def top_k_views(result, last_config) -> None:
     """The top-k slider and every view that depends on it (a fragment: a move re-sends only these)."""
     lo, hi = result.k_range()
     k = st.slider("Top-k size for overlap, stability and heatmaps", lo, hi, min(10, hi), key="compare_k",

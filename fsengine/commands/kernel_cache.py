@@ -1,4 +1,5 @@
-"""Compile every numba kernel once, so that the first real run does not pay for it.
+"""The numba kernel cache of ``fsengine warmup`` and ``fsengine app``: compile every numba kernel
+once, so that the first real run does not pay for it.
 
 numba compiles a kernel on its first call and, with ``cache=True``, stores the machine code on
 disk (next to the source, or in the per-user cache when the package folder is read-only). Fitting
@@ -37,7 +38,7 @@ def _fingerprint() -> dict:
     """What the compiled cache depends on: versions and the newest source file."""
     import numba
 
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # the whole fsengine package
     newest = max(p.stat().st_mtime for p in package.rglob("*.py"))
     return {"fsengine": __version__, "numba": numba.__version__, "python": platform.python_version(),
             "sources": round(newest, 3), "package": str(package)}
@@ -52,7 +53,7 @@ def is_warm() -> bool:
         return False
 
 
-def warm_up(progress: Callable[[float, str], None] | None = None) -> dict[str, float]:
+def compile_kernels(progress: Callable[[float, str], None] | None = None) -> dict[str, float]:
     """Fit every registered method once on tiny data; returns seconds per method (compile time
     on a cold cache, load time on a warm one) and writes the stamp."""
     import warnings
