@@ -65,13 +65,48 @@ def run(args) -> int:
                                     preexec_fn=(lambda: os.nice(10)) if hasattr(os, "nice") else None)
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
     print(f"Feature Selection Explorer: http://{shown}:{args.port}  (Ctrl-C stops it)", flush=True)
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(entry), *flags])
     try:
-        return server.wait()
-    except KeyboardInterrupt:
-        server.send_signal(signal.SIGINT)
-        server.wait()
-        return 130
+        return serve([sys.executable, "-m", "streamlit", "run", str(entry), *flags])
     finally:
         if warm is not None and warm.poll() is None:
             warm.terminate()
+
+
+#: the signals a supervisor (systemd, Docker, a terminal, a test teardown) stops a program with
+FORWARDED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name))
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """Linux: the server gets SIGTERM when this process dies, even by SIGKILL (prctl
+    PR_SET_PDEATHSIG); elsewhere nothing."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+        except OSError:
+            pass
+
+
+def serve(command: list[str]) -> int:
+    """Run the server ``command`` as a child and stand for it: SIGTERM, SIGINT and SIGHUP sent to
+    this process are forwarded to the child (once: the child runs in its own session, so a
+    terminal's Ctrl-C reaches it only through here), this process waits for the child to stop
+    and exits with its status (128 + N when signal N ended it). The child never outlives this
+    process: no server is left holding the port."""
+    server = subprocess.Popen(command, start_new_session=True, preexec_fn=_die_with_parent)
+
+    def forward(signum, frame) -> None:
+        if server.poll() is None:
+            server.send_signal(signum)
+
+    previous = {s: signal.signal(s, forward) for s in FORWARDED}
+    try:
+        code = server.wait()
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if server.poll() is None:  # an error here: do not leave the server running
+            server.terminate()
+            server.wait()
+    return 128 - code if code < 0 else code

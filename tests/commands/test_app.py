@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import subprocess
+import sys
+import time
 import tomllib
+import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -78,3 +85,62 @@ def test_make_app_takes_the_port_and_host_from_the_command_line():
     out = subprocess.run(["make", "-n", "app", "PORT=8600", "HOST=0.0.0.0"], cwd=PROJECT_ROOT,
                          capture_output=True, text=True, check=True).stdout
     assert "fsengine app --entry app.py --port 8600 --host 0.0.0.0" in out
+
+
+def _children(pid: int) -> list[int]:
+    """PIDs whose parent is ``pid`` (Linux /proc)."""
+    out = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line)
+        except OSError:
+            continue
+        if fields.get("PPid", "").strip() == str(pid):
+            out.append(int(status.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to find the server process")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_stop_signal_stops_the_server_frees_the_port_and_leaves_no_child(signum):
+    """systemd, Docker and test teardowns stop a program with SIGTERM: `fsengine app` forwards it
+    to its Streamlit child, waits for it and exits with its status; the port is free again."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = subprocess.Popen([sys.executable, "-m", "fsengine", "app", "--port", str(port), "--no-warmup"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline and app.poll() is None, "the server did not come up"
+            time.sleep(0.3)
+        children = _children(app.pid)
+        assert children, "the Streamlit server runs as a child of fsengine app"
+        app.send_signal(signum)
+        code = app.wait(timeout=30)
+        assert code in (0, 128 + signum, -signum), code
+        deadline = time.monotonic() + 10
+        while any(_alive(c) for c in children) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(_alive(c) for c in children), "the Streamlit child outlived fsengine app"
+        with socket.socket() as again:
+            again.bind(("127.0.0.1", port))  # free: nothing is left serving it
+    finally:
+        if app.poll() is None:
+            app.kill()
