@@ -12,11 +12,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from fsengine import config
+from fsengine.files import write_whole
 
 NAME = "notebooks"
 DEFAULT_OUT = Path("fsengine-notebooks")
@@ -54,17 +53,6 @@ def title(path: Path) -> str:
     return path.stem
 
 
-def _write_whole(data: bytes, dest: Path) -> None:
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def copy_lessons(out: Path, *, force: bool = False) -> dict[str, list[str]]:
     """Copy the lessons into ``out``: ``{"copied": [...], "unchanged": [...], "replaced": [...]}``
     (file names). Edited copies already in ``out`` are refused (nothing written) unless ``force``."""
@@ -87,7 +75,7 @@ def copy_lessons(out: Path, *, force: bool = False) -> dict[str, list[str]]:
         if present.get(name) == data:
             done["unchanged"].append(name)
             continue
-        _write_whole(data, out / name)
+        write_whole(out / name, data, suffix=".tmp")
         done["replaced" if name in present else "copied"].append(name)
     return done
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from fsengine import config
 from fsengine.data.paths import DataNotFoundError
+from fsengine.files import ordinary_mode
 
 NOTMNIST_BASE = "https://raw.githubusercontent.com/davidflanagan/notMNIST-to-MNIST/HEAD/"
 NLTK_BASE = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages/corpora/"
@@ -153,6 +154,7 @@ def _download(file: RemoteFile, dest: Path, *, timeout: float, on_bytes: Callabl
             raise ChecksumError(
                 f"{url} has sha256 {digest.hexdigest()}, expected {file.sha256}; the download was "
                 f"discarded and nothing was written.\n{manual_hint(file, dest)}")
+        os.chmod(tmp, ordinary_mode())  # mkstemp's 0600 would hide a shared download from others
         os.replace(tmp, dest)
     except urllib.error.HTTPError as exc:
         raise FetchError(f"{url}: the server answered {exc.code} {exc.reason}.\n"

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -34,6 +32,7 @@ from fsengine import config
 from fsengine.data.dataset import Dataset, Provenance
 from fsengine.data.fonts import Face, FaceInventory, candidate_font_files, discover_faces, normalise, render_glyph
 from fsengine.data.notmnist import IMAGE_SHAPE, LETTERS, _letter_code, pixel_names
+from fsengine.files import write_whole
 
 #: bump when rendering or augmentation changes (invalidates the cache)
 GENERATOR_VERSION = 2
@@ -53,18 +52,6 @@ def _cache_folder() -> Path:
     folder = config.cache_dir() / "letters"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-def _atomic_write(path: Path, write) -> None:
-    """Write via a temporary file in the same folder, then rename (never half-written)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _fingerprint(files: list[Path]) -> str:
@@ -93,7 +80,7 @@ def font_inventory(*, include_system: bool = True, packages=None, use_cache: boo
     if use_cache:
         payload = {"faces": [f.__dict__ for f in inventory.faces],
                    "dropped": [list(d) for d in inventory.dropped], "n_files": inventory.n_files}
-        _atomic_write(path, lambda fh: fh.write(json.dumps(payload).encode()))
+        write_whole(path, lambda fh: fh.write(json.dumps(payload).encode()))
     return inventory, key
 
 
@@ -185,7 +172,7 @@ def load_letters(letters=LETTERS, n_per_class: int = 500, seed: int = 0, *,
     if arrays is None:
         arrays = generate_letters(inventory, letters, n_per_class, seed)
         if use_cache:
-            _atomic_write(path, lambda fh: np.savez_compressed(
+            write_whole(path, lambda fh: np.savez_compressed(
                 fh, images=arrays[0], labels=arrays[1], faces=arrays[2]))
     images, labels, face_of = arrays
     used = np.unique(face_of)

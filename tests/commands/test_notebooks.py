@@ -3,10 +3,14 @@ and never touching their other files (the wheel test checks the installed packag
 
 from __future__ import annotations
 
+import os
+import stat
+
 import pytest
 
 from fsengine.cli import main
 from fsengine.commands.notebooks import title
+from fsengine.files import write_whole
 from tests.conftest import PROJECT_ROOT
 
 NOTEBOOKS = sorted((PROJECT_ROOT / "notebooks").glob("*.ipynb"))
@@ -59,3 +63,28 @@ def test_an_unusable_folder_is_one_line(tmp_path, capsys, make):
     assert main(["notebooks", "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(out) in err[0] and "Traceback" not in err[0]
+
+
+def test_copied_lessons_are_readable_by_others_as_the_umask_allows(tmp_path, capsys):
+    """Students open lessons from a shared folder: the files get 0644 under umask 022 (a bare
+    temporary file would be 0600)."""
+    old = os.umask(0o022)
+    try:
+        assert main(["notebooks", "--out", str(tmp_path / "lessons")]) == 0
+    finally:
+        os.umask(old)
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "lessons").glob("*.ipynb")}
+    assert modes and set(modes.values()) == {0o644}, modes
+
+
+def test_write_whole_gives_an_ordinary_mode_and_leaves_nothing_on_error(tmp_path):
+    old = os.umask(0o027)
+    try:
+        write_whole(tmp_path / "a.bin", b"data")
+        assert stat.S_IMODE((tmp_path / "a.bin").stat().st_mode) == 0o640
+        with pytest.raises(RuntimeError):
+            write_whole(tmp_path / "a.bin", lambda fh: (_ for _ in ()).throw(RuntimeError("boom")))
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.bin").read_bytes() == b"data"
+    assert [p.name for p in tmp_path.iterdir()] == ["a.bin"]
