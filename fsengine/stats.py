@@ -7,7 +7,7 @@ sentence naming the method, so a number is never reported without its uncertaint
 was obtained. The verdicts are computed from intervals, never from point values:
 
 * against a paper's value or a target (:func:`versus_value`): ``"consistent"`` when the value
-  lies inside our interval, ``"above"`` / ``"below"`` otherwise;
+  lies inside our interval, ``"above"`` / ``"below"`` when our whole interval lies above / below it;
 * for a difference between two methods (:func:`difference_verdict`): ``"better"`` /
   ``"worse"`` when the interval excludes 0, ``"not resolved"`` otherwise; for an ordering named
   in a paper (:func:`ordering_verdict`): ``"resolved"`` (with the sign) or ``"not resolved"``.
@@ -280,15 +280,17 @@ def holm_adjust(pvalues: Sequence[float]) -> np.ndarray:
 
 
 def versus_value(estimate: Estimate, value: float) -> str:
-    """A paper's value or a target against our interval: ``consistent``, ``above`` (the value
-    lies above our interval: ours is lower) or ``below``.
+    """Our estimate against a paper's value or a target: ``consistent`` when the value lies
+    inside our interval, ``above`` when our whole interval lies above it, ``below`` when below.
 
     >>> versus_value(Estimate(93.0, 92.7, 93.3, 0.95, "m"), 92.9993)
     'consistent'
+    >>> versus_value(Estimate(91.0, 90.7, 91.3, 0.95, "m"), 92.9993)
+    'below'
     """
     if estimate.contains(value):
         return "consistent"
-    return "above" if value > estimate.high else "below"
+    return "above" if estimate.low > value else "below"
 
 
 def difference_verdict(difference: Estimate) -> str:

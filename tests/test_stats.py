@@ -134,7 +134,7 @@ def test_holm_against_its_step_down_definition():
     assert stats.bonferroni_level(0.95, 5) == pytest.approx(0.99)
 
 
-@pytest.mark.parametrize(("value", "word"), [(93.0, "consistent"), (92.0, "below"), (94.0, "above")])
+@pytest.mark.parametrize(("value", "word"), [(93.0, "consistent"), (92.0, "above"), (94.0, "below")])
 def test_versus_value_words(value, word):
     assert stats.versus_value(stats.Estimate(93.01, 92.68, 93.33, 0.95, "m"), value) == word
 

@@ -4,12 +4,27 @@ One schema for every target, written by the same command as its report::
 
     {"target": "sgc-vs-ifs", "command": "python -m fsengine reproduce sgc-vs-ifs", "quick": false,
      "inputs": {...},                       # data (public source, relative layout) and settings
-     "rows": [{"quantity": str, "paper": number | null, "ours": number, "verdict": str}, ...]}
+     "rows": [{"quantity": str, "paper": number | null, "ours": number,
+               "interval": [low, high] | null, "level": number | null, "method": str | null,
+               "verdict": str}, ...]}
 
-Every verdict is computed from the number it judges by a stated rule (:func:`judge`), never typed:
-``"<outcome>: <rule>"`` with the outcome one of :data:`OUTCOMES`. The rule text does not depend on
-the run's size, so a quick run and the full run can be compared row by row
-(``tests/reproduce/test_results_schema.py``).
+A row that reports an estimate (an F1, an accuracy, an AUC, a log-loss, a difference between two
+methods, a time ratio) carries its interval, the interval's level and the method behind it
+(:class:`fsengine.stats.Estimate`); exact quantities (counts, settings, exact checks) carry null.
+
+Every verdict is computed by a stated rule, never typed: ``"<outcome>: <rule>"`` with the outcome
+one of :data:`OUTCOMES`:
+
+* ``consistent`` / ``above`` / ``below``: a paper's value or a target against our interval
+  (:func:`versus`): inside it, or our whole interval above / below it;
+* ``resolved`` / ``not resolved``: an ordering or a comparison from the interval of a paired
+  difference (:func:`ordering`): the interval excludes 0 (the rule names the sign), or not;
+* ``holds`` / ``fails``: an exact check against a tolerance derived from the mathematics
+  (:func:`exact`), e.g. an expansion's stated order;
+* ``recorded``: a measured number without a rule (the report explains it).
+
+The rule text does not depend on the run's size, so a quick run and the full run can be compared
+row by row (``tests/reproduce/test_results_schema.py``).
 """
 
 from __future__ import annotations
@@ -21,21 +36,78 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from fsengine.stats import Estimate, ordering_verdict, versus_value
+
 FILENAME = "results.json"
 #: the outcome words a verdict starts with
-OUTCOMES = ("holds", "fails", "recorded")
-ROW_KEYS = ("quantity", "paper", "ours", "verdict")
+OUTCOMES = ("consistent", "above", "below", "resolved", "not resolved", "holds", "fails", "recorded")
+#: outcomes judged from an interval (their rows must carry one)
+INTERVAL_OUTCOMES = ("consistent", "above", "below", "resolved", "not resolved")
+ROW_KEYS = ("quantity", "paper", "ours", "interval", "level", "method", "verdict")
 
 
 @dataclass(frozen=True)
 class Row:
     """One headline number: what it is, the paper's value (None when the paper prints none), ours
-    and the computed verdict."""
+    with its interval, level and method (None for exact quantities) and the computed verdict."""
 
     quantity: str
     paper: float | None
     ours: float
+    interval: list[float] | None
+    level: float | None
+    method: str | None
     verdict: str
+
+    @property
+    def estimate(self) -> Estimate | None:
+        """The row's :class:`~fsengine.stats.Estimate` (None for an exact quantity)."""
+        if self.interval is None:
+            return None
+        return Estimate(self.ours, self.interval[0], self.interval[1], self.level, self.method)
+
+
+def _row(quantity: str, paper: float | None, value: float | Estimate, verdict: str) -> Row:
+    if isinstance(value, Estimate):
+        return Row(quantity, paper, float(value.value), [float(value.low), float(value.high)], float(value.level),
+                   value.method, verdict)
+    return Row(quantity, paper, float(value), None, None, None, verdict)
+
+
+def versus(quantity: str, estimate: Estimate, value: float, *, paper: float | None = None,
+           what: str = "the paper's value") -> Row:
+    """A row judging ``value`` (the paper's number or a target) against our interval: the verdict
+    is ``consistent`` (inside), ``above`` or ``below`` (our whole interval above / below it); the
+    rule names the value and the interval's level. ``paper`` defaults to ``value``.
+
+    >>> versus("F1", Estimate(93.01, 92.68, 93.33, 0.95, "bootstrap"), 92.9993).verdict
+    "consistent: the paper's value 92.9993 against our 95% interval"
+    """
+    verdict = versus_value(estimate, value)
+    rule_text = f"{what} {value:g} against our {estimate.level:.0%} interval"
+    return _row(quantity, value if paper is None else paper, estimate, f"{verdict}: {rule_text}")
+
+
+def ordering(quantity: str, difference: Estimate, first: str, second: str, *, paper: float | None = None) -> Row:
+    """A row judging the ordering ``first > second`` from the interval of the paired difference
+    (first - second): ``resolved`` when it excludes 0 (the rule says which way), ``not resolved``
+    otherwise."""
+    words = ordering_verdict(difference, first, second)
+    level = f"{difference.level:.0%} interval of the paired difference"
+    if words.startswith("resolved"):
+        verdict = f"resolved: {words.split(': ', 1)[1]} ({level} excludes 0)"
+    else:
+        verdict = f"not resolved: {first} vs {second} ({level} holds 0)"
+    return _row(quantity, paper, difference, verdict)
+
+
+def exact(quantity: str, ours: float, tolerance: float, derivation: str, *, paper: float | None = None,
+          reference: float = 0.0) -> Row:
+    """An exact check: ``|ours - reference| <= tolerance``, the tolerance derived from the
+    mathematics (``derivation`` says how, e.g. "O(eps^2) of the expansion at Lambda*")."""
+    holds = abs(ours - reference) <= tolerance
+    return _row(quantity, paper, ours, f"{'holds' if holds else 'fails'}: |ours - {reference:g}| <= {tolerance:.3g} "
+                                       f"({derivation})")
 
 
 def judge(holds: bool, rule: str) -> str:
@@ -46,18 +118,18 @@ def judge(holds: bool, rule: str) -> str:
 def at_least(quantity: str, ours: float, threshold: float, paper: float | None = None,
              rule: str | None = None) -> Row:
     """A row whose verdict is ``ours >= threshold`` (rule stated with the threshold)."""
-    return Row(quantity, paper, float(ours), judge(ours >= threshold, rule or f"ours >= {threshold:g}"))
+    return _row(quantity, paper, ours, judge(ours >= threshold, rule or f"ours >= {threshold:g}"))
 
 
 def within(quantity: str, ours: float, paper: float, tol: float, rule: str | None = None) -> Row:
     """A row whose verdict is ``|ours - paper| <= tol``."""
-    return Row(quantity, paper, float(ours),
-               judge(abs(ours - paper) <= tol, rule or f"|ours - paper| <= {tol:g}"))
+    return _row(quantity, paper, ours, judge(abs(ours - paper) <= tol, rule or f"|ours - paper| <= {tol:g}"))
 
 
-def recorded(quantity: str, ours: float, paper: float | None = None, note: str = "no rule") -> Row:
-    """A measured number without a pass/fail rule (the report explains it)."""
-    return Row(quantity, paper, float(ours), f"recorded: {note}")
+def recorded(quantity: str, ours: float | Estimate, paper: float | None = None, note: str = "no rule") -> Row:
+    """A measured number (with its interval when it is an Estimate) without a rule; the report
+    explains it."""
+    return _row(quantity, paper, ours, f"recorded: {note}")
 
 
 def outcome(verdict: str) -> str:
@@ -117,6 +189,23 @@ def validate(data: dict) -> None:
         if outcome(row["verdict"]) not in OUTCOMES or ":" not in row["verdict"]:
             raise ValueError(f"row {i} ({row['quantity']}): verdict {row['verdict']!r} must read "
                              f"'<{'|'.join(OUTCOMES)}>: <rule>'")
+        interval, level, method = row["interval"], row["level"], row["method"]
+        if interval is None:
+            if level is not None or method is not None:
+                raise ValueError(f"row {i} ({row['quantity']}): level and method go with an interval")
+            if outcome(row["verdict"]) in INTERVAL_OUTCOMES:
+                raise ValueError(f"row {i} ({row['quantity']}): a '{outcome(row['verdict'])}' verdict is judged "
+                                 "from an interval; the row has none")
+        else:
+            if (not isinstance(interval, list) or len(interval) != 2
+                    or not all(isinstance(v, int | float) and math.isfinite(v) for v in interval)
+                    or interval[0] > interval[1]):
+                raise ValueError(f"row {i} ({row['quantity']}): interval must be [low, high] with low <= high, "
+                                 f"got {interval!r}")
+            if not isinstance(level, int | float) or not 0 < level < 1:
+                raise ValueError(f"row {i} ({row['quantity']}): level must lie in (0, 1), got {level!r}")
+            if not isinstance(method, str) or not method.strip():
+                raise ValueError(f"row {i} ({row['quantity']}): an interval names its method")
 
 
 _COMPARISONS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
@@ -139,14 +228,31 @@ def shown(value: float, verdict: str = "", precision: int = 4, style: str = "g")
     return text
 
 
-def markdown(rows: list[Row]) -> list[str]:
-    """The rows as a markdown table (the report's headline section); ``ours`` never rounded across
-    its rule's threshold (:func:`shown`)."""
-    def num(v, verdict=""):
-        return "-" if v is None else shown(v, verdict) if abs(v) < 1e4 else f"{v:,.0f}"
+def with_interval(row: Row, precision: int = 4) -> str:
+    """``ours [low, high]`` with the same number of significant digits for all three (``ours``
+    alone for an exact quantity), never rounded across its rule's threshold."""
+    if abs(row.ours) >= 1e4 and row.interval is None:
+        return f"{row.ours:,.0f}"
+    text = shown(row.ours, row.verdict, precision)
+    if row.interval is None:
+        return text
+    low, high = (f"{v:,.{precision}g}" for v in row.interval)
+    return f"{text} [{low}, {high}]"
 
+
+def markdown(rows: list[Row]) -> list[str]:
+    """The rows as a markdown table (the report's headline section): ``ours`` with its interval
+    (never rounded across its rule's threshold, :func:`shown`), the interval's level and method,
+    and the verdict."""
     def cell(text):
         return text.replace("|", "\\|")
 
-    return ["| quantity | paper | ours | verdict (computed) |", "|---|---|---|---|",
-            *[f"| {cell(r.quantity)} | {num(r.paper)} | {num(r.ours, r.verdict)} | {cell(r.verdict)} |" for r in rows]]
+    def paper(v):
+        return "-" if v is None else f"{v:,.6g}"
+
+    def how(r):
+        return "exact" if r.interval is None else f"{r.level:.0%}: {r.method}"
+
+    return ["| quantity | paper | ours [interval] | interval | verdict (computed) |", "|---|---|---|---|---|",
+            *[f"| {cell(r.quantity)} | {paper(r.paper)} | {with_interval(r)} | {cell(how(r))} | {cell(r.verdict)} |"
+              for r in rows]]

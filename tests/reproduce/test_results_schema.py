@@ -14,6 +14,7 @@ import re
 import pytest
 
 from fsengine.reproduce import results, target_names
+from fsengine.stats import Estimate
 from tests.conftest import PROJECT_ROOT
 
 RECORDED = PROJECT_ROOT / "docs" / "results"
@@ -63,21 +64,50 @@ def test_verdicts_are_computed_by_their_rule():
     assert results.within("n", 999, 1000, 0).verdict == "fails: |ours - paper| <= 0"
     row = results.recorded("x", 1.5)
     assert results.outcome(row.verdict) == "recorded" and results.rule(row.verdict) == "no rule"
-    assert results.markdown([results.at_least("a|b", 1.0, 0.5)])[2] == "| a\\|b | - | 1 | holds: ours >= 0.5 |"
+    assert results.markdown([results.at_least("a|b", 1.0, 0.5)])[2] == "| a\\|b | - | 1 | exact | holds: ours >= 0.5 |"
     # a number is never rounded across its rule's threshold
     near = results.at_least("F1", 92.998, 93.0, rule="ours >= 93.0 with at most 1,160 features")
-    assert results.markdown([near])[2] == "| F1 | - | 92.998 | fails: ours >= 93.0 with at most 1,160 features |"
+    assert results.markdown([near])[2] == ("| F1 | - | 92.998 | exact | "
+                                           "fails: ours >= 93.0 with at most 1,160 features |")
     assert results.shown(near.ours, near.verdict, 2, "f") == "92.998"
     assert results.shown(93.0004, results.at_least("F1", 93.0004, 93.0).verdict, 2, "f") == "93.00"
     assert results.shown(0.0999, "fails: ours >= 0.1", 1, "g") == "0.0999"
     assert results.shown(92.998, "recorded: no rule", 2, "f") == "93.00"
 
 
+def test_interval_verdicts_come_from_the_interval():
+    f1 = Estimate(93.01, 92.68, 93.33, 0.95, "sentence-level bootstrap")
+    assert results.versus("F1", f1, 92.9993).verdict.startswith("consistent: the paper's value 92.9993")
+    assert results.versus("F1", f1, 93.5).verdict.startswith("below:")
+    assert results.versus("F1", f1, 92.0, what="the target").verdict.startswith("above: the target 92")
+    row = results.ordering("EM - EP", Estimate(0.02, 0.01, 0.03, 0.95, "paired t"), "EM", "EP")
+    assert row.verdict.startswith("resolved: EM > EP") and row.interval == [0.01, 0.03]
+    assert results.ordering("d", Estimate(-0.02, -0.03, -0.01, 0.95, "t"), "A", "B").verdict.startswith(
+        "resolved: B > A")
+    assert results.ordering("d", Estimate(0.0, -0.01, 0.01, 0.95, "t"), "A", "B").verdict.startswith("not resolved")
+    assert results.exact("error at Lambda*", 6.3e-3, 1e-2, "O(eps^2)").verdict.startswith("holds: |ours - 0| <= 0.01")
+    line = results.markdown([results.versus("F1", f1, 92.9993)])[2]
+    assert "| 93.01 [92.68, 93.33] | 95%: sentence-level bootstrap | consistent" in line
+    assert results.with_interval(results.recorded("n", 12422)) == "12,422"
+
+
+def _row(**change) -> dict:
+    row = {"quantity": "q", "paper": None, "ours": 1.0, "interval": None, "level": None, "method": None,
+           "verdict": "recorded: x"}
+    row.update(change)
+    return row
+
+
 @pytest.mark.parametrize(("row", "message"), [
-    ({"quantity": "q", "paper": None, "ours": math.nan, "verdict": "recorded: x"}, "finite number"),
-    ({"quantity": "q", "paper": "93", "ours": 1.0, "verdict": "recorded: x"}, "number or null"),
-    ({"quantity": "q", "paper": None, "ours": 1.0, "verdict": "matches the paper"}, "must read"),
+    (_row(ours=math.nan), "finite number"),
+    (_row(paper="93"), "number or null"),
+    (_row(verdict="matches the paper"), "must read"),
     ({"quantity": "q", "ours": 1.0, "paper": None, "verdict": "recorded: x"}, "keys"),
+    (_row(verdict="consistent: x"), "judged from an interval"),
+    (_row(interval=[2.0, 1.0], level=0.95, method="m"), "low <= high"),
+    (_row(interval=[0.0, 2.0], level=95, method="m"), "level"),
+    (_row(interval=[0.0, 2.0], level=0.95, method=""), "names its method"),
+    (_row(level=0.95), "go with an interval"),
 ])
 def test_schema_rejects_bad_rows(tmp_path, row, message):
     data = {"target": "t", "command": "c", "quick": False, "inputs": {}, "rows": [row]}
