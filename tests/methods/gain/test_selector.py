@@ -15,6 +15,7 @@ from fsengine.data.synthetic.maxent import make_planted_maxent
 from fsengine.maxent import MaxentData
 from fsengine.methods.gain.model import select_features
 from fsengine.methods.registry import get_method, method_defaults
+from fsengine.methods.run import fit_method
 from fsengine.progress import StopRequested
 from fsengine.selectors import CountCutoffSelector, IFSSelector, SGCSelector
 
@@ -51,6 +52,19 @@ def test_parameters_are_keyword_only_with_the_registry_defaults(key):
     assert type(get_method(key).build()) is cls and get_method(key).build().get_params() == params
     fit = inspect.signature(cls.fit).parameters
     assert fit["progress"].kind == fit["predicate_names"].kind == inspect.Parameter.KEYWORD_ONLY
+
+
+@pytest.mark.parametrize("key", list(SELECTORS))
+def test_the_api_the_command_line_and_the_app_fit_the_same_selection(small, key):
+    """Class defaults, ``--method KEY`` with no ``--param`` (the registry's parse and build) and the
+    app's route (``fit_method`` with the widgets' defaults) give the same ``order_``."""
+    api = SELECTORS[key]().fit(small.X, small.y)
+    spec = get_method(key)
+    cli = spec.build(spec.parse([])).fit(small.X, small.y)
+    app = fit_method(key, spec.defaults(), small)
+    assert len(api.trace_) == 50
+    np.testing.assert_array_equal(cli.order_, api.order_)
+    np.testing.assert_array_equal(app.order, api.order_)
 
 
 def test_min_gain_is_a_parameter_only_where_it_is_used(planted):
