@@ -116,7 +116,8 @@ class MethodSpec(HasParams):
         return resolve(self.figures)(selector, names, image_shape) if self.figures else {}
 
 
-#: parameters shared by the maxent gain selectors (IFS, SGC, count cutoff)
+#: parameters shared by the maxent gain selectors (IFS, SGC, count cutoff); the selector classes
+#: read these defaults (their own 100 pairs gave way to the registry's 50, what app and CLI used)
 _PAIRS = Param("n_features_to_select", "(feature, class) pairs to select", 50, min=1, max=5000,
                help="maxent features are (feature, class) pairs; a feature may be chosen with several classes")
 _CUTOFF = Param("cutoff", "Count cutoff", 1, min=1, max=1000,
@@ -174,7 +175,8 @@ _ENTRIES = (
     MethodSpec(
         "ifs", "IFS", "log-likelihood gain of the best (feature, class) pair of a conditional maxent model, "
         "every gain recomputed each stage (Berger et al.; Zhou et al. Fig. 1)",
-        "fsengine.selectors:IFSSelector", params=(_PAIRS, _CUTOFF), figures="fsengine.plots.select:gain_figures"),
+        "fsengine.selectors:IFSSelector", params=(_PAIRS, _CUTOFF), progress=True,
+        figures="fsengine.plots.select:gain_figures"),
     MethodSpec(
         "sgc", "SGC", "the same gains as IFS, recomputed selectively from a heap of stale gains "
         "(Zhou et al. Fig. 2)",
@@ -182,11 +184,12 @@ _ENTRIES = (
         params=(_PAIRS, _CUTOFF,
                 Param("lookahead", "Look-ahead L", 0, min=0, max=5000,
                       help="also recompute the next L candidates each stage (SGC-LA; the paper uses 500)")),
-        figures="fsengine.plots.select:gain_figures"),
+        progress=True, figures="fsengine.plots.select:gain_figures"),
     MethodSpec(
         "count", "Count cutoff", "how often the feature fires together with a class, for its most frequent "
         "(feature, class) pair (the count-cutoff baseline of Zhou et al. Fig. 5; binary predicates)",
-        "fsengine.selectors:CountCutoffSelector", params=(_PAIRS, _CUTOFF), needs=Needs(binary_features=True)),
+        "fsengine.selectors:CountCutoffSelector", params=(_PAIRS, _CUTOFF), needs=Needs(binary_features=True),
+        progress=True),
     MethodSpec(
         "bayes", "Bayes factor", "Laplace-approximated log Bayes factor of adding the feature's best "
         "(feature, class) pair to a maxent model; stops when no candidate beats the model (Daume III)",

@@ -2,7 +2,7 @@
 
 Generic figures work for every selector of the contract (scores and ranking); the per-method
 functions reuse the builders of the method's own page (``plots/bia.py``, ``plots/classic.py``,
-``plots/maxent.py``, ``plots/bayes_factor.py``, ``plots/rtm.py``).
+``plots/gain.py``, ``plots/bayes_factor.py``, ``plots/rtm.py``).
 A per-method function has the signature ``figures(selector, names, image_shape)`` where
 ``names`` are the names of the columns the selector was fitted on and ``image_shape`` is None
 unless those columns are the pixels of an image; it returns ``{file stem: figure}``.
@@ -108,7 +108,7 @@ def boosting_figures(selector, names, image_shape) -> dict[str, go.Figure]:
 
 
 def gain_figures(selector, names, image_shape) -> dict[str, go.Figure]:
-    """Figures of a maxent gain selector (``plots.maxent``): the gain of the pair selected at each
+    """Figures of a maxent gain selector (``plots.gain``): the gain of the pair selected at each
     stage and the gain computations per stage (Zhou et al. Fig. 3), labelled by the method."""
     label = "IFS" if type(selector).__name__ == "IFSSelector" else "SGC"
     traces = {label: selector.trace_}

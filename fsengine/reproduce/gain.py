@@ -68,7 +68,7 @@ FULL_DECODER_POINTS = {"np": tuple((m, k) for m in ("SGC", "SGC-LA", "IFS") for 
 
 
 def _write_figures(comp: Comparison, out_dir: Path, tag: str) -> list[str]:
-    traces = {m: s.trace for m, s in comp.selections.items()}
+    traces = comp.traces()
     figures = {
         f"{tag}_gain_per_stage.html": plots.gain_per_stage(traces),
         f"{tag}_fig3_gain_computations.html": plots.gain_computations(traces),
@@ -85,7 +85,7 @@ def speed_stats(comp: Comparison) -> dict[str, dict]:
     """Per method (not the count cutoff), over the stages it shares with IFS: stages, gains
     computed per stage after stage 0, IFS / method gain computations and time, summed gain vs
     IFS (percent) and overlap with IFS's selection."""
-    traces = {m: s.trace for m, s in comp.selections.items() if m != "Count cutoff"}
+    traces = {m: t for m, t in comp.traces().items() if m != "Count cutoff"}
     if "IFS" not in traces:
         return {}
     ifs = traces["IFS"]

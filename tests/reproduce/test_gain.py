@@ -16,6 +16,7 @@ from fsengine.methods.gain.study import PRIOR_VARIANCE_GRID
 from fsengine.reproduce import results
 
 
+@pytest.mark.slow  # the quick reproduction on real CoNLL-2000: about 40 s
 def test_sgc_vs_ifs_quick_numbers(quick_reproduction):
     report, seen = quick_reproduction("sgc-vs-ifs")
     tmp_path = report.parent

@@ -1,16 +1,38 @@
-"""SGC vs IFS: greedy likelihood-gain feature selection for conditional maxent (Zhou et al. 2003)."""
+"""SGC vs IFS: greedy likelihood-gain feature selection for conditional maxent (Zhou et al. 2003).
 
-import pandas as pd
+The comparison is :func:`fsengine.methods.gain.study.run_comparison` (computed once per server and
+configuration), its numbers come from :class:`~fsengine.methods.gain.study.Comparison` and its
+figures from :mod:`fsengine.plots.gain`.
+"""
+
 import streamlit as st
 
+from fsengine.app.compute import computed_once, dataset_token
 from fsengine.app.display import figure_columns, show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import UPLOAD_KEY, current_selection, load_cached
 from fsengine.app.presets import Preset, preset_buttons
 from fsengine.data.features.templates import GROUPS
 from fsengine.data.registry import get_spec
-from fsengine.methods.gain.study import METHOD_NAMES, run_comparison
+from fsengine.methods.gain.study import METHOD_NAMES, Comparison, run_comparison
 from fsengine.plots import gain as plots
+
+#: the page's tasks: label -> catalogue key
+TASKS = {
+    "Base-NP chunking (CoNLL-2000)": "conll2000_np",
+    "Full chunking (CoNLL-2000)": "conll2000_chunk",
+    "POS tagging (Penn Treebank sample)": "treebank_pos",
+    "Planted synthetic maxent task": "planted_maxent",
+}
+#: comparisons kept for the whole server (the oldest dropped beyond this)
+STORED_COMPARISONS = 6
+
+PAPER_PRESET = Preset(
+    "As in the paper: all sentences, L = 500",
+    "Zhou et al.: base-NP chunking on all CoNLL-2000 training sentences, SGC-LA look-ahead L = 500.",
+    "conll2000_np", {},
+    {"sgc_task": "Base-NP chunking (CoNLL-2000)", "sgc_sentences": 0, "sgc_lookahead": 500},
+    forget=("sgc_config",))
 
 
 def render() -> None:
@@ -30,16 +52,36 @@ def render() -> None:
     st.latex(r"\Delta L(S, f) = \max_\alpha G_{S\cup f}(\alpha) \quad\text{(1-D Newton, } |\alpha| \le 20"
              r"\text{)},\qquad g(f, 0) = E_\delta(f)\Big[R \log\tfrac{R}{p_0} + (1 - R)\log\tfrac{1 - R}{1 - p_0}\Big]")
     preset_buttons([PAPER_PRESET])
-
-    TASKS = {
-        "Base-NP chunking (CoNLL-2000)": "conll2000_np",
-        "Full chunking (CoNLL-2000)": "conll2000_chunk",
-        "POS tagging (Penn Treebank sample)": "treebank_pos",
-        "Planted synthetic maxent task": "planted_maxent",
-    }
     available = {label: key for label, key in TASKS.items() if get_spec(key).available()}
-    real = [label for label, key in available.items() if key != "planted_maxent"]
+    _configure(available)
+    config = st.session_state["sgc_config"]
+    if config is None:
+        st.info("Stopped. Press **Run comparison** to start again.")
+        st.stop()
+    comp = _comparison(available, config)
+    _headline(comp)
+    left, right = figure_columns(2)
+    traces = comp.traces()
+    show_figure(left, plots.gain_per_stage(traces), key="sgc_fig_gain")
+    show_figure(right, plots.gain_computations(traces), key="sgc_fig_comp")
+    left, right = figure_columns(2)
+    show_figure(left, plots.cumulative_time(traces), key="sgc_fig_time")
+    show_figure(right, plots.scores_vs_features(comp.curves, comp.all_features), key="sgc_fig_scores")
+    st.caption(f"Fig. 5 here re-trains a MAP model (Gaussian prior, variance "
+               f"{comp.settings['prior_variance']:g}) on the first k selected features of each method and "
+               "decodes the test sentences left to right with the predicted previous tags; chunking is scored "
+               "with conlleval, tagging by token accuracy, the planted task by macro precision / F1. The "
+               "recorded reproduction (`fsengine reproduce sgc-vs-ifs`) chooses the variance, and which decoded "
+               "model to report, on held-out training sentences instead.")
+    left, right = figure_columns([2, 3])
+    show_figure(left, plots.overlap_heatmap(comp.overlap()), key="sgc_fig_overlap")
+    shown = right.selectbox("Selected features of", list(comp.selections), key="sgc_table_method")
+    right.dataframe(comp.selected_table(shown), hide_index=True, height=360, key="sgc_table")
+    stage_views(comp)
 
+
+def _configure(available: dict[str, str]) -> None:
+    """The form; a submitted (or first) configuration goes to ``sgc_config``, Stop sets it to None."""
     picked = current_selection()[0]
     default_task = next((i for i, key in enumerate(available.values()) if key == picked), 0)
     if picked == UPLOAD_KEY:
@@ -65,111 +107,65 @@ def render() -> None:
         methods = cols[2].multiselect("Methods", list(METHOD_NAMES), default=list(METHOD_NAMES),
                                       key="sgc_methods", bind="query-params")
         submitted = st.form_submit_button("Run comparison", type="primary")
-
     if submitted or "sgc_config" not in st.session_state:
         st.session_state["sgc_config"] = dict(task=task, budget=budget, lookahead=lookahead,
                                               groups=tuple(groups), n_sentences=int(n_sentences),
                                               methods=tuple(methods))
     if st.button("Stop", key="sgc_stop", help="Interrupt a running comparison."):
         st.session_state["sgc_config"] = None
-    config = st.session_state["sgc_config"]
-    if config is None:
-        st.info("Stopped. Press **Run comparison** to start again.")
-        st.stop()
 
+
+def _dataset(available: dict[str, str], config: dict) -> tuple[str, dict]:
+    """Catalogue key and parameters of the configured task, announced in an info box."""
     key = available.get(config["task"], "planted_maxent")
     if key == "planted_maxent":
-        params = {"n_samples": max(25 * config["n_sentences"], 1000) if config["n_sentences"] else 20000}
+        real = any(k != "planted_maxent" for k in available.values())
         st.info("Data: the **planted synthetic** maxent task"
                 + ("" if real else " (real CoNLL-2000 / treebank data not found: set FSENGINE_DATA)") + ".")
-    else:
-        params = {"groups": "+".join(config["groups"]) or "none", "n_sentences": config["n_sentences"]}
-        st.info(f"Data: **real** {config['task']} ({get_spec(key).description})")
+        return key, {"n_samples": max(25 * config["n_sentences"], 1000) if config["n_sentences"] else 20000}
+    st.info(f"Data: **real** {config['task']} ({get_spec(key).description})")
+    return key, {"groups": "+".join(config["groups"]) or "none", "n_sentences": config["n_sentences"]}
 
 
-    @st.cache_resource(max_entries=1)
-    def _store() -> dict:
-        """Comparisons already computed on this server, by configuration (newest last)."""
-        return {}
+def _comparison(available: dict[str, str], config: dict) -> Comparison:
+    """The configured comparison, computed once per server (a progress bar while it runs)."""
+    key, params = _dataset(available, config)
+    with user_errors():
+        if not config["methods"]:
+            raise ValueError("Choose at least one method.")
+        ds = load_cached(key, params)
+        run_key = (dataset_token(key, params, ds), config["budget"], config["lookahead"], config["methods"])
+        return computed_once(
+            "gain_comparison", run_key, lambda report: run_comparison(
+                ds, budget=config["budget"], lookahead=config["lookahead"], methods=config["methods"], cutoff=2,
+                progress=report),
+            text="selecting features ...", max_entries=STORED_COMPARISONS)
 
 
-    store = _store()
-    run_key = (key, tuple(sorted(params.items())), config["budget"], config["lookahead"], config["methods"])
-    if run_key not in store:
-        with user_errors():
-            if not config["methods"]:
-                raise ValueError("Choose at least one method.")
-            ds = load_cached(key, params)
-            bar = st.progress(0.0, text="selecting features ...")
-            store[run_key] = run_comparison(ds, budget=config["budget"], lookahead=config["lookahead"],
-                                            methods=config["methods"], cutoff=2,
-                                            progress=lambda f, msg: bar.progress(f, text=msg))
-            bar.empty()
-            while len(store) > 6:
-                store.pop(next(iter(store)))
-    comp = store[run_key]
-    traces = {m: sel.trace for m, sel in comp.selections.items()}
-
+def _headline(comp: Comparison) -> None:
+    """Training rows, candidates and IFS's work relative to SGC's (Figs. 3-4) as metrics."""
     cols = st.columns(4)
     cols[0].metric("Training rows", f"{comp.n_train:,}", help="Tokens (sequence tasks) or instances.")
     cols[1].metric("Candidates", f"{comp.n_candidates:,}",
                    help="(predicate, class) pairs seen together at least twice.")
-    if "IFS" in traces and "SGC" in traces and len(traces["SGC"]) > 1:
-        k = min(len(traces["IFS"]), len(traces["SGC"]))
-        ratio = traces["IFS"]["gain_computations"][:k].sum() / max(traces["SGC"]["gain_computations"][:k].sum(), 1)
-        cols[2].metric("IFS / SGC gains computed", f"{ratio:,.0f}x")
-        speed = traces["IFS"]["seconds"].iloc[k - 1] / max(traces["SGC"]["seconds"].iloc[k - 1], 1e-9)
-        cols[3].metric("IFS / SGC time", f"{speed:,.1f}x")
-        st.caption(f"Look for: over these {k} stages IFS computed {ratio:,.0f}x as many gains as SGC (Fig. 3) and "
-                   f"took {speed:,.1f}x as long (Fig. 4); the paper, on all training sentences, reports two to "
-                   "three orders of magnitude. Test precision / F1 (Fig. 5) should hardly differ between IFS and "
-                   "SGC, while the count cutoff needs many more features.")
-
-    left, right = figure_columns(2)
-    show_figure(left, plots.gain_per_stage(traces), key="sgc_fig_gain")
-    show_figure(right, plots.gain_computations(traces), key="sgc_fig_comp")
-    left, right = figure_columns(2)
-    show_figure(left, plots.cumulative_time(traces), key="sgc_fig_time")
-    show_figure(right, plots.scores_vs_features(comp.curves, comp.all_features),
-                       key="sgc_fig_scores")
-    st.caption(f"Fig. 5 here re-trains a MAP model (Gaussian prior, variance "
-               f"{comp.settings['prior_variance']:g}) on the first k selected features of each method and "
-               "decodes the test sentences left to right with the predicted previous tags; chunking is scored "
-               "with conlleval, tagging by token accuracy, the planted task by macro precision / F1. The "
-               "recorded reproduction (`fsengine reproduce sgc-vs-ifs`) chooses the variance, and which decoded "
-               "model to report, on held-out training sentences instead.")
-    left, right = figure_columns([2, 3])
-    show_figure(left, plots.overlap_heatmap(comp.overlap()), key="sgc_fig_overlap")
-    shown = right.selectbox("Selected features of", list(comp.selections), key="sgc_table_method")
-    right.dataframe(comp.selected_table(shown), hide_index=True, height=360, key="sgc_table")
-    stage_views(comp)
-
-
-PAPER_PRESET = Preset(
-    "As in the paper: all sentences, L = 500",
-    "Zhou et al.: base-NP chunking on all CoNLL-2000 training sentences, SGC-LA look-ahead L = 500.",
-    "conll2000_np", {},
-    {"sgc_task": "Base-NP chunking (CoNLL-2000)", "sgc_sentences": 0, "sgc_lookahead": 500},
-    forget=("sgc_config",))
+    ratios = comp.work_ratios()
+    if ratios is None:
+        return
+    cols[2].metric("IFS / SGC gains computed", f"{ratios.computations:,.0f}x")
+    cols[3].metric("IFS / SGC time", f"{ratios.time:,.1f}x")
+    st.caption(f"Look for: over these {ratios.stages} stages IFS computed {ratios.computations:,.0f}x as many gains "
+               f"as SGC (Fig. 3) and took {ratios.time:,.1f}x as long (Fig. 4); the paper, on all training "
+               "sentences, reports two to three orders of magnitude. Test precision / F1 (Fig. 5) should hardly "
+               "differ between IFS and SGC, while the count cutoff needs many more features.")
 
 
 @st.fragment
-def stage_views(comp) -> None:
+def stage_views(comp: Comparison) -> None:
     """The stage slider: what each method selected at that stage and what it had computed by then
     (a fragment: a move re-sends only this table)."""
-    n_stages = min(len(sel.trace) for sel in comp.selections.values())
-    if n_stages < 2:
+    if comp.common_stages < 2:
         return
     st.subheader("Stage by stage")
-    stage = st.slider("Stage", 1, n_stages, 1, key="sgc_stage", bind="query-params",
+    stage = st.slider("Stage", 1, comp.common_stages, 1, key="sgc_stage", bind="query-params",
                       help="Selection step: the feature each method added there, and its work so far.")
-    rows = []
-    for method, sel in comp.selections.items():
-        t = sel.trace.iloc[:stage]
-        last = comp.selected_table(method).iloc[stage - 1]
-        rows.append({"Method": method, "Feature added": f"{last['predicate']} → {last['class']}",
-                     "Gain of that feature": float(t["gain"].iloc[-1]),
-                     "Gains computed up to this stage": int(t["gain_computations"].sum()),
-                     "Seconds up to this stage": float(t["seconds"].iloc[-1])})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key="sgc_stage_table")
-
+    st.dataframe(comp.stage_table(stage), hide_index=True, key="sgc_stage_table")

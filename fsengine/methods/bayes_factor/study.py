@@ -34,6 +34,7 @@ from fsengine.methods.bayes_factor.model import (
 )
 from fsengine.methods.gain.model import select_features
 from fsengine.methods.gain.study import checkpoints
+from fsengine.progress import scaled
 
 Progress = Callable[[float, str], None]
 #: the maxent gain selectors compared (engine of ``IFSSelector`` / ``SGCSelector``)
@@ -183,12 +184,8 @@ def gain_selector_curves(task: HeldOutTask, budget: int, *, methods=("IFS", "SGC
     data = MaxentData(task.X, task.y, task.n_classes)
     frames = []
     for i, name in enumerate(methods):
-        def tick(stage, row, i=i, name=name):
-            if progress is not None:
-                progress((i + 0.8 * (stage + 1) / budget) / len(methods),
-                         f"{name}: stage {stage + 1} of {budget}")
-
-        sel = select_features(data, GAIN_METHODS[name], n_features=int(budget), callback=tick)
+        tick = scaled(progress, i / len(methods), (i + 0.8) / len(methods), f"{name}: ")
+        sel = select_features(data, GAIN_METHODS[name], n_features=int(budget), progress=tick).propagate_stop()
         pred, cls = sel.selected_pairs()
         n = pred.size
         if progress is not None:

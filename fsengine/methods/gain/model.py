@@ -12,6 +12,12 @@ SGC look-ahead  additionally recomputes the next L candidates in heap order afte
     found, and takes the best fresh gain.
 Count cutoff  takes the most frequent pairs (no gains).
 
+Progress and stopping (:mod:`fsengine.progress`): :func:`select_features` reports
+``progress(fraction, message)`` after every stage (the count cutoff: about every 1% of its
+stages); a callback that raises :class:`~fsengine.progress.StopRequested` ends the selection
+there, with the pairs selected so far (a valid, shorter selection: the first k stages of the full
+run) and ``stop_reason == "stop requested"``.
+
 Pitfalls handled (each seen on CoNLL-2000):
 * alpha is +/- infinity when a predicate always (never) co-occurs with the class: |alpha| is capped
   at 20 and Newton is bracketed (:func:`fsengine.maxent.kernels._newton`).
@@ -27,7 +33,6 @@ Pitfalls handled (each seen on CoNLL-2000):
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,9 +41,17 @@ from numba import njit, prange
 
 from fsengine.maxent import MaxentData, MaxentState, fit_map, stage0_gains
 from fsengine.maxent.kernels import ALPHA_CAP, optimise_candidate
+from fsengine.methods.registry import method_defaults
+from fsengine.progress import Progress, StopRequested, report_to
 from fsengine.sparse_kernels import longest_segment
 
 METHODS = ("ifs", "sgc", "count")
+#: pairs selected when ``n_features`` is not given: the registry's default, as for the selectors
+DEFAULT_PAIRS = method_defaults("sgc")["n_features_to_select"]
+#: ``stop_reason`` of a selection ended by :class:`~fsengine.progress.StopRequested`
+STOP_REQUESTED = "stop requested"
+#: the count cutoff reports progress at most this many times (its stages cost next to nothing)
+COUNT_REPORTS = 100
 NEWTON_TOL = 1e-6  # relative step; Newton converges quadratically, so alpha is then exact to ~1e-12
 NEWTON_MAX_ITER = 60
 
@@ -238,14 +251,15 @@ class SelectionResult:
     last computed (IFS) or stored (SGC) total gain, alpha, selected_at = stage or -1).
     ``trace``: one row per stage (see :func:`select_features`). ``state``: the final
     :class:`~fsengine.maxent.MaxentState` (weights = IFS/SGC alphas, or re-fit weights; None for
-    count cutoff, which fits no weights).
+    count cutoff, which fits no weights). ``stop_reason``: why the selection ended, in words
+    (the budget, ``min_gain``, no candidate left, or ``"stop requested"``).
     """
 
     method: str
     candidates: pd.DataFrame
     trace: pd.DataFrame
     state: MaxentState | None
-    stopped: str
+    stop_reason: str
 
     @property
     def selected(self) -> np.ndarray:
@@ -257,24 +271,36 @@ class SelectionResult:
         rows = self.trace if k is None else self.trace.iloc[:k]
         return rows["predicate"].to_numpy(), rows["class"].to_numpy()
 
+    def propagate_stop(self) -> SelectionResult:
+        """Raise :class:`~fsengine.progress.StopRequested` again when a stop request ended this
+        selection, else return it: for callers (a study, a comparison) whose own result would be
+        incomplete with a shortened selection, so the request reaches their caller."""
+        if self.stop_reason == STOP_REQUESTED:
+            raise StopRequested(f"{self.method}: stop requested after {len(self.trace)} stages")
+        return self
+
 
 def select_features(data: MaxentData, method: str = "sgc", *, cutoff: int = 1,
-                    n_features: int | None = 100, min_gain: float = 0.0, lookahead: int = 0,
+                    n_features: int | None = DEFAULT_PAIRS, min_gain: float = 0.0, lookahead: int = 0,
                     refit_every: int | None = None, refit_prior_variance: float = 10.0,
                     cap: float = ALPHA_CAP, predicate_names=None,
-                    callback: Callable[[int, dict], bool | None] | None = None) -> SelectionResult:
+                    progress: Progress | None = None) -> SelectionResult:
     """Run IFS, SGC (optionally with ``lookahead``) or count-cutoff selection.
 
-    Stops after ``n_features`` pairs, when the best gain falls to ``min_gain`` nats of training
-    log-likelihood or below, when no candidate is left, or when ``callback`` returns True.
-    ``refit_every``: every k stages re-fit all selected weights by MAP (Gaussian prior of variance
-    ``refit_prior_variance``) and rebuild sum/z from them (Berger et al.'s full re-estimation).
+    Stops after ``n_features`` pairs (default: the registry's, as the selectors), when the best
+    gain falls to ``min_gain`` nats of training log-likelihood or below (IFS/SGC only), when no
+    candidate is left, or when ``progress`` raises :class:`~fsengine.progress.StopRequested`
+    (the pairs selected so far are kept). ``refit_every`` (IFS/SGC only): every k stages re-fit
+    all selected weights by MAP (Gaussian prior of variance ``refit_prior_variance``) and rebuild
+    sum/z from them (Berger et al.'s full re-estimation).
 
     ``trace`` columns: stage, candidate, predicate, predicate_name, class, gain (Zhou et al.'s
     per-instance G = total / N), gain_total (nats), alpha, gain_computations (this stage), seconds
     (cumulative wall time from the stage-0 gains on; candidate generation excluded), count
     (co-occurrences).
-    ``callback(stage, row)`` is called after every stage with the trace row.
+    ``progress(fraction, message)`` is called before the stage-0 gains (fraction 0) and after
+    every stage (fraction = stages done / stages planned; the count cutoff: about every 1%), with
+    messages such as ``"stage 3 of 50 (w=the)"``.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -286,15 +312,20 @@ def select_features(data: MaxentData, method: str = "sgc", *, cutoff: int = 1,
         raise ValueError(f"refit_every must be >= 1 or None, got {refit_every}")
     if n_features is not None and n_features < 1:
         raise ValueError(f"n_features must be >= 1 or None, got {n_features}")
+    if method == "count" and (min_gain != 0.0 or refit_every is not None):
+        raise ValueError("min_gain and refit_every apply to IFS and SGC (the count cutoff computes no gains)")
     names = predicate_names if predicate_names is not None else [f"x{j}" for j in range(data.n_predicates)]
     if len(names) != data.n_predicates:
         raise ValueError(f"{len(names)} predicate names for {data.n_predicates} predicates")
 
     _load_kernels()
+    report = report_to(progress)
     cand_pred, cand_cls = data.candidate_pairs(cutoff)
     n_cand = cand_pred.size
     cooc = data.cooccurrences()[cand_pred, cand_cls]
     cand_count = data.feature_sums()[cand_pred, cand_cls]
+    stopped_early = method != "count" and _stop_requested(
+        report, 0.0, f"gains of {n_cand:,} candidate pairs on the uniform model")
     # the clock starts after the part common to every method (candidates and their counts), as
     # Zhou et al. exclude it in Fig. 4; stage 0 (closed-form gains) is included
     start = time.perf_counter()
@@ -302,18 +333,28 @@ def select_features(data: MaxentData, method: str = "sgc", *, cutoff: int = 1,
     budget = n_cand if n_features is None else min(n_features, n_cand)
     selected_at = np.full(n_cand, -1, dtype=np.int64)
     rows: list[dict] = []
-    stopped = "budget"
+    stop_reason = f"the budget of {budget:,} pairs is reached"
+    if n_features is None or n_cand < n_features:
+        stop_reason = "every candidate pair is selected"
 
     if method == "count":
         gain = cooc.astype(np.float64)
         alpha = np.zeros(n_cand)
         order = np.lexsort((np.arange(n_cand), -cooc))[:budget]
         elapsed = time.perf_counter() - start
+        every = max(1, -(-budget // COUNT_REPORTS))  # stages per report: at most COUNT_REPORTS reports
         for stage, k in enumerate(order):
             selected_at[k] = stage
             rows.append(_row(stage, k, cand_pred, cand_cls, names, np.nan, np.nan, 0, elapsed,
                              cooc[k], data.n))
+            if ((stage + 1) % every == 0 or stage + 1 == budget) and _stop_requested(
+                    report, (stage + 1) / budget, _message(stage, budget, rows[-1])):
+                stop_reason = STOP_REQUESTED
+                break
         state = None
+    elif stopped_early:
+        gain, alpha = np.zeros(n_cand), np.zeros(n_cand)
+        stop_reason = STOP_REQUESTED
     else:
         if data.binary:
             first = stage0_gains(data, cand_pred, cand_cls, cap=cap)
@@ -343,7 +384,8 @@ def select_features(data: MaxentData, method: str = "sgc", *, cutoff: int = 1,
                                            data.col_vals, state.sum, state.z, data.binary, cap,
                                            longest)
             if best < 0 or gain[best] <= min_gain:
-                stopped = "no candidates left" if best < 0 and not remaining.any() else "min_gain"
+                stop_reason = ("every candidate pair is selected" if best < 0 and not remaining.any() else
+                               f"no candidate gains more than min_gain = {min_gain:g} nats")
                 break
             if method == "sgc":
                 size = _heap_remove(heap, pos, gain, best, size)
@@ -355,19 +397,29 @@ def select_features(data: MaxentData, method: str = "sgc", *, cutoff: int = 1,
             row = _row(stage, best, cand_pred, cand_cls, names, gain[best], alpha[best], computed,
                        time.perf_counter() - start, cooc[best], data.n)
             rows.append(row)
-            if callback is not None and callback(stage, row):
-                stopped = "stopped by caller"
+            if _stop_requested(report, (stage + 1) / budget, _message(stage, budget, row)):
+                stop_reason = STOP_REQUESTED
                 break
-        else:
-            if n_features is None or len(rows) < n_features:
-                stopped = "no candidates left"
     candidates = pd.DataFrame({
         "predicate": cand_pred, "predicate_name": [names[j] for j in cand_pred], "class": cand_cls,
         "count": cooc, "empirical_sum": cand_count, "gain": gain, "alpha": alpha,
         "selected_at": selected_at,
     })
     trace = pd.DataFrame(rows, columns=TRACE_COLUMNS)
-    return SelectionResult(method, candidates, trace, state, stopped)
+    return SelectionResult(method, candidates, trace, state, stop_reason)
+
+
+def _stop_requested(report: Progress, fraction: float, message: str) -> bool:
+    """Report; True when the callback asks to stop (raises StopRequested)."""
+    try:
+        report(fraction, message)
+    except StopRequested:
+        return True
+    return False
+
+
+def _message(stage: int, budget: int, row: dict) -> str:
+    return f"stage {stage + 1} of {budget:,} ({row['predicate_name']})"
 
 
 _KERNELS_LOADED = False

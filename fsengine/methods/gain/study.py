@@ -10,8 +10,8 @@ accuracy and macro precision/recall/F1.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,7 @@ from fsengine.data.dataset import Dataset
 from fsengine.data.maxent_tasks import sentences_of
 from fsengine.maxent import MaxentData, MaxentModel, chunk_scores, fit_map
 from fsengine.methods.gain.model import SelectionResult, select_features
+from fsengine.progress import Progress, report_to, scaled
 
 #: display name -> select_features keyword arguments (look-ahead filled in by the caller)
 METHOD_NAMES = ("IFS", "SGC", "SGC-LA", "Count cutoff")
@@ -30,12 +31,6 @@ METHOD_NAMES = ("IFS", "SGC", "SGC-LA", "Count cutoff")
 FIT_TOL = 1e-6
 #: Gaussian prior variances tried on a development split (:func:`choose_prior_variance`)
 PRIOR_VARIANCE_GRID = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
-
-Progress = Callable[[float, str], None]
-
-
-def _silent(fraction: float, message: str) -> None:
-    return None
 
 
 def evaluate(ds: Dataset, model: MaxentModel, decoder: str = "greedy") -> dict:
@@ -77,6 +72,14 @@ def checkpoints(budget: int, n: int = 8, first: int = 10) -> list[int]:
     return [int(k) for k in pts]
 
 
+class WorkRatios(NamedTuple):
+    """IFS's work relative to SGC's over the first ``stages`` stages both ran."""
+
+    stages: int
+    computations: float  # IFS / SGC gain computations, stage 0 included (Fig. 3)
+    time: float          # IFS / SGC cumulative selection seconds at the last of those stages (Fig. 4)
+
+
 @dataclass
 class Comparison:
     """Selections per method, the Fig. 5 curves and the all-features reference."""
@@ -90,6 +93,42 @@ class Comparison:
     labels: tuple = ()            # class names indexed by class id
     settings: dict = field(default_factory=dict)
     models: dict = field(default_factory=dict)  # (method, k) -> the MAP model behind that row of curves
+
+    def traces(self) -> dict[str, pd.DataFrame]:
+        """The selection trace of every method (what the figures of :mod:`fsengine.plots.gain` take)."""
+        return {m: sel.trace for m, sel in self.selections.items()}
+
+    def work_ratios(self) -> WorkRatios | None:
+        """IFS / SGC gain computations and selection time over the stages both ran (the page's
+        headline of Figs. 3-4); None unless IFS ran and SGC ran more than one stage."""
+        traces = self.traces()
+        if "IFS" not in traces or "SGC" not in traces or len(traces["SGC"]) < 2 or not len(traces["IFS"]):
+            return None
+        ifs, sgc = traces["IFS"], traces["SGC"]
+        k = min(len(ifs), len(sgc))
+        computations = ifs["gain_computations"].iloc[:k].sum() / max(sgc["gain_computations"].iloc[:k].sum(), 1)
+        seconds = ifs["seconds"].iloc[k - 1] / max(sgc["seconds"].iloc[k - 1], 1e-9)
+        return WorkRatios(k, float(computations), float(seconds))
+
+    @property
+    def common_stages(self) -> int:
+        """Stages every method ran (0 without selections)."""
+        return min((len(sel.trace) for sel in self.selections.values()), default=0)
+
+    def stage_table(self, stage: int) -> pd.DataFrame:
+        """One row per method at ``stage`` (1-based, at most :attr:`common_stages`): the pair it
+        added there, that pair's gain G, and its gain computations and seconds up to that stage."""
+        if not 1 <= stage <= self.common_stages:
+            raise ValueError(f"stage must be in 1..{self.common_stages}, got {stage}")
+        rows = []
+        for method, sel in self.selections.items():
+            done = sel.trace.iloc[:stage]
+            last = self.selected_table(method).iloc[stage - 1]
+            rows.append({"Method": method, "Feature added": f"{last['predicate']} → {last['class']}",
+                         "Gain of that feature": float(done["gain"].iloc[-1]),
+                         "Gains computed up to this stage": int(done["gain_computations"].sum()),
+                         "Seconds up to this stage": float(done["seconds"].iloc[-1])})
+        return pd.DataFrame(rows)
 
     def selected_table(self, method: str) -> pd.DataFrame:
         """The selected features of one method, stage by stage, with class names."""
@@ -120,17 +159,21 @@ def _select_kwargs(name: str, lookahead: int) -> dict:
 def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, lookahead: int = 500,
                    cutoff: int = 2, prior_variance: float = 1.0, ifs_budget: int | None = None,
                    n_checkpoints: int = 8, extra_checkpoints=(), with_all_features: bool = True,
-                   progress: Progress = _silent) -> Comparison:
+                   progress: Progress | None = None) -> Comparison:
     """Select up to ``budget`` pairs with each method (IFS: ``ifs_budget``, default ``budget``),
     then evaluate MAP models (Gaussian prior variance ``prior_variance``) on the first k pairs at
     ``n_checkpoints`` log-spaced k (plus ``extra_checkpoints``, e.g. the paper's 1,160; with
-    ``n_checkpoints=0`` only those). ``progress(fraction,
-    message)`` is called often (it may raise to abort)."""
+    ``n_checkpoints=0`` only those).
+
+    ``progress(fraction, message)`` is called after every selection stage and evaluation. A
+    comparison cut short is no result: :class:`~fsengine.progress.StopRequested` raised by it
+    propagates (the selections it interrupts keep their pairs, but the comparison is not made)."""
     unknown = [m for m in methods if m not in METHOD_NAMES]
     if unknown:
         raise ValueError(f"unknown method(s) {unknown}; choose from {', '.join(METHOD_NAMES)}")
     if budget < 1:
         raise ValueError(f"budget must be at least 1, got {budget}")
+    progress = report_to(progress)
     data = _maxent_data(ds)
     n_cand = int(data.candidate_pairs(cutoff)[0].size)
     names = list(ds.feature_names)
@@ -139,12 +182,9 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
     done = 0
     selections = {}
     for m in methods:
-        def tick(stage, row, m=m):
-            progress(min(1.0, (done + stage + 1) / total_work),
-                     f"{m}: stage {stage + 1}/{budgets[m]} ({row['predicate_name']})")
-        selections[m] = select_features(data, cutoff=cutoff, n_features=budgets[m],
-                                        predicate_names=names, callback=tick,
-                                        **_select_kwargs(m, lookahead))
+        selecting = scaled(progress, done / total_work, (done + budgets[m]) / total_work, f"{m}: ")
+        selections[m] = select_features(data, cutoff=cutoff, n_features=budgets[m], predicate_names=names,
+                                        progress=selecting, **_select_kwargs(m, lookahead)).propagate_stop()
         done += budgets[m]
     tol = FIT_TOL * data.n
     rows, models = [], {}
@@ -228,7 +268,7 @@ class ModelChoice:
 
 
 def choose_decoded_model(dev_ds: Dataset, points, *, prior_variance: float, lookahead: int = 500, cutoff: int = 2,
-                         decoders=("greedy", "viterbi"), progress: Progress = _silent) -> ModelChoice:
+                         decoders=("greedy", "viterbi"), progress: Progress | None = None) -> ModelChoice:
     """Which (method, k, decoder) to report, chosen without the test data.
 
     ``dev_ds`` is a development split (see :func:`choose_prior_variance`). Every method of ``points``
@@ -266,7 +306,7 @@ class PriorChoice:
 
 def choose_prior_variance(dev_ds: Dataset, *, n_features: int, method: str = "SGC", lookahead: int = 500,
                           cutoff: int = 2, grid=PRIOR_VARIANCE_GRID, decoder: str = "greedy",
-                          progress: Progress = _silent) -> PriorChoice:
+                          progress: Progress | None = None) -> PriorChoice:
     """The Gaussian prior variance of the MAP models (Eq. 2), chosen without the test data.
 
     ``dev_ds`` is a development split (training part and held-out *training* sentences, e.g.
@@ -280,6 +320,7 @@ def choose_prior_variance(dev_ds: Dataset, *, n_features: int, method: str = "SG
     grid = sorted(float(v) for v in grid)
     if not grid or grid[0] <= 0:
         raise ValueError(f"grid must hold positive prior variances, got {grid}")
+    progress = report_to(progress)
     data = _maxent_data(dev_ds)
     sel = select_features(data, cutoff=cutoff, n_features=n_features, predicate_names=list(dev_ds.feature_names),
                           **_select_kwargs(method, lookahead))

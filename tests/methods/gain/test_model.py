@@ -1,24 +1,18 @@
-"""IFS, SGC, look-ahead and count cutoff: agreement with each other and with the planted truth,
-tie-breaking, stopping rules, re-fits and the scikit-learn contract."""
+"""The selection engine (IFS, SGC, look-ahead and count cutoff): agreement with each other and
+with the planted truth, tie-breaking, stopping rules, progress and stop requests, re-fits."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import Pipeline
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsengine.data.synthetic.maxent import make_planted_maxent
 from fsengine.maxent import MaxentData, MaxentState, fit_map
-from fsengine.methods.gain.model import TRACE_COLUMNS, select_features
-from fsengine.selectors import CountCutoffSelector, IFSSelector, SGCSelector
+from fsengine.methods.gain.model import DEFAULT_PAIRS, STOP_REQUESTED, TRACE_COLUMNS, select_features
+from fsengine.methods.registry import method_defaults
+from fsengine.progress import StopRequested
 
-
-@parametrize_with_checks([IFSSelector(n_features_to_select=3), SGCSelector(n_features_to_select=3),
-                          SGCSelector(n_features_to_select=3, lookahead=2),
-                          CountCutoffSelector(n_features_to_select=3)])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
+#: trace columns that must agree between two runs (``seconds`` is wall time)
+SAME = [c for c in TRACE_COLUMNS if c != "seconds"]
 
 
 @pytest.fixture(scope="module")
@@ -77,19 +71,77 @@ def test_identical_predicates_break_ties_by_lowest_index():
 def test_budget_min_gain_and_trace(planted):
     _, data = planted
     res = select_features(data, "sgc", n_features=None, min_gain=20.0)
-    assert res.stopped == "min_gain"
+    assert res.stop_reason == "no candidate gains more than min_gain = 20 nats"
     assert (res.trace["gain_total"] > 20.0).all() and len(res.trace) >= 5
     assert list(res.trace.columns) == TRACE_COLUMNS
     assert np.all(np.diff(res.trace["seconds"]) >= 0)
     capped = select_features(data, "ifs", n_features=3)
-    assert capped.stopped == "budget" and len(capped.trace) == 3
+    assert capped.stop_reason == "the budget of 3 pairs is reached" and len(capped.trace) == 3
     assert capped.trace["gain_computations"].tolist() == [capped.candidates.shape[0] - k for k in range(3)]
-    stop = select_features(data, "sgc", n_features=50, callback=lambda stage, row: stage == 4)
-    assert stop.stopped == "stopped by caller" and len(stop.trace) == 5
     with pytest.raises(ValueError, match="lookahead applies to SGC"):
         select_features(data, "ifs", lookahead=3)
     with pytest.raises(ValueError, match="method must be one of"):
         select_features(data, "gis")
+    # the count cutoff computes no gains: a gain threshold or a re-fit would be ignored, so they are refused
+    for bad in ({"min_gain": 1.0}, {"refit_every": 2}):
+        with pytest.raises(ValueError, match="apply to IFS and SGC"):
+            select_features(data, "count", **bad)
+    # the engine's default budget is the registry's, as the selectors'
+    assert DEFAULT_PAIRS == method_defaults("sgc")["n_features_to_select"] == 50
+
+
+def _stop_after(k: int, seen: list):
+    """A progress callback that records every call and asks to stop once ``k`` stages are done."""
+    def progress(fraction, message):
+        seen.append((fraction, message))
+        if message.startswith(f"stage {k} of"):
+            raise StopRequested
+    return progress
+
+
+@pytest.mark.parametrize("method, kw", [("ifs", {}), ("sgc", {}), ("sgc", {"lookahead": 5}), ("count", {})])
+def test_a_stop_request_keeps_the_first_stages_of_the_full_run(planted, method, kw):
+    _, data = planted
+    full_seen = []
+    full = select_features(data, method, n_features=12, progress=lambda f, m: full_seen.append((f, m)), **kw)
+    fractions = [f for f, _ in full_seen]
+    assert all(0.0 <= f <= 1.0 for f in fractions) and fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert [m for _, m in full_seen if m.startswith("stage")][:2] == [
+        f"stage 1 of 12 ({full.trace['predicate_name'].iloc[0]})",
+        f"stage 2 of 12 ({full.trace['predicate_name'].iloc[1]})"]
+    seen = []
+    part = select_features(data, method, n_features=12, progress=_stop_after(5, seen), **kw)
+    assert part.stop_reason == STOP_REQUESTED == "stop requested"
+    assert len(part.trace) == 5
+    assert part.trace[SAME].equals(full.trace[SAME].iloc[:5])
+    assert (part.candidates["selected_at"] >= 0).sum() == 5
+    if method != "count":  # the model holds exactly the pairs kept
+        assert part.state.model().n_features == 5
+    with pytest.raises(StopRequested, match="stop requested after 5 stages"):
+        part.propagate_stop()
+    assert full.propagate_stop() is full
+
+
+def test_a_stop_request_before_the_first_stage_selects_nothing(planted):
+    _, data = planted
+
+    def refuse(fraction, message):
+        raise StopRequested
+
+    res = select_features(data, "sgc", n_features=5, progress=refuse)
+    assert res.stop_reason == "stop requested" and len(res.trace) == 0
+    assert (res.candidates["selected_at"] == -1).all()
+
+
+def test_other_exceptions_of_a_callback_propagate(planted):
+    _, data = planted
+
+    def interrupt(fraction, message):
+        if fraction > 0:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        select_features(data, "ifs", n_features=5, progress=interrupt)
 
 
 def test_refit_every_k_stages_rebuilds_the_state_from_map_weights(planted):
@@ -109,28 +161,8 @@ def test_count_cutoff_takes_the_most_frequent_pairs(planted):
     assert counts[-1] >= np.sort(cooc.ravel())[::-1][9]
     every = select_features(data, "count", n_features=None, cutoff=3)
     assert len(every.trace) == int((cooc >= 3).sum())
-
-
-def test_selector_maps_pairs_onto_predicate_columns(planted):
-    ds, _ = planted
-    labels = np.array(["a", "b", "c", "d"])[ds.y]
-    sel = SGCSelector(n_features_to_select=8).fit(ds.X, labels, predicate_names=ds.feature_names)
-    first = list(dict.fromkeys(sel.selected_pairs_["predicate"]))
-    assert sel.order_[: len(first)].tolist() == first
-    assert sel.support_.sum() == len(first)
-    assert set(sel.selected_pairs_["class"]) <= set("abcd")
-    assert sel.trace_["feature"].iloc[0].startswith(ds.feature_names[first[0]] + " -> ")
-    for j in first:
-        assert sel.scores_[j] == pytest.approx(sel.candidates_.query("predicate == @j")["gain"].max())
-    assert sel.model_.n_features == 8
-    assert sel.transform(ds.X).shape == (ds.n_samples, len(first))
-    pipe = Pipeline([("sel", IFSSelector(n_features_to_select=20)), ("clf", LogisticRegression())])
-    Xt, yt = ds.extras["test_X"], ds.extras["test_y"]
-    # IFS finds the planted predicates: the pipeline scores as the same classifier on the true
-    # predicate columns (the attainable accuracy, about 0.50 with 4 classes), far above chance
-    truth = sorted(set(ds.extras["true_pairs"]["predicate"]))
-    oracle = LogisticRegression().fit(ds.X[:, truth], ds.y).score(Xt[:, truth], yt)
-    assert oracle > np.bincount(yt).max() / yt.size + 0.2
-    assert pipe.fit(ds.X, ds.y).score(Xt, yt) == pytest.approx(oracle, abs=0.005)
-    with pytest.raises(ValueError, match="predicate names"):
-        SGCSelector().fit(ds.X, ds.y, predicate_names=["a"])
+    assert every.stop_reason == "every candidate pair is selected"
+    # progress at most 100 times (about every 1% of the stages), ending at 1
+    seen = []
+    select_features(data, "count", n_features=None, cutoff=3, progress=lambda f, m: seen.append(f))
+    assert len(every.trace) > 200 and 50 <= len(seen) <= 100 and seen[-1] == 1.0 and seen == sorted(seen)
