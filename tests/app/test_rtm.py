@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from fsengine.data import load_dataset
 from fsengine.data.transforms import binarize_features, split
@@ -36,11 +37,16 @@ def _small_synthetic(at):
     at.sidebar.number_input(key="ds_synthetic_rtm_tag_rate").set_value(0.1).run()
 
 
-def test_rtm_page_on_synthetic_tags():
+def _synthetic_page():
     at = app_test(None, timeout=120)
     _small_synthetic(at)
     at.switch_page("pages/rtm.py").run()
     assert not at.exception, at.exception
+    return at
+
+
+def test_rtm_page_on_synthetic_tags():
+    at = _synthetic_page()
     assert not at.error
 
     roc = _by_title(at, "ROC")
@@ -96,7 +102,12 @@ def test_rtm_page_on_synthetic_tags():
     assert n_high <= n0 and true_high <= true0
     assert not any("(issue)" in c.value or "issue's" in c.value for c in at.caption)
 
-    # adding EP and removing the damping changes what is trained and traced
+
+@pytest.mark.slow
+def test_rtm_page_retrains_when_the_methods_and_the_damping_change():
+    """Adding EP and removing the damping changes what is trained and traced (EP: ~10x slower)."""
+    at = _synthetic_page()
+    change = _values(_by_title(at, "Convergence")["data"][0]["y"])
     at.multiselect(key="rtm_methods").set_value(["power_ep", "ep"]).run()
     at.slider(key="rtm_damping").set_value(0.0).run()
     assert not at.exception
@@ -128,6 +139,7 @@ def test_rtm_page_binarises_images_and_picks_two_classes():
     np.testing.assert_allclose(_values(recorded["data"][0]["y"]), committed.mean()[shown].to_numpy())
 
 
+@pytest.mark.slow
 def test_compare_page_runs_the_rtm_and_draws_its_roc():
     from fsengine.compare.engine import CompareSettings, run_comparison
     from fsengine.data import load_dataset

@@ -56,8 +56,8 @@ _PARAM_DOC = """
     ard : bool, default False
         Maximise the evidence over each alpha_j (:mod:`.ard`), within [alpha_floor, alpha_max]
         (about 10x slower). The default is the method registry's, so ``fsengine select --method
-        rtm``, the app and the class fit the same model (until 0.3 ``RTMSelector`` defaulted to
-        True).
+        rtm``, the app and the class fit the same model (``RTMSelector`` defaulted to True in
+        fsengine 0.2; pass ``ard=True`` for that model).
     alpha_floor, alpha_max : float, default 2.0 and 1e5
         ARD bounds; a tag whose alpha ends above sqrt(alpha_floor * alpha_max) is removed.
     damping : float in [0, 1), default 0.5
@@ -323,7 +323,7 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
     >>> sel = RTMSelector().fit(ds.X, ds.y)
     >>> sorted(sel.order_[:3]) == sorted(np.flatnonzero(ds.truth))
     True
-    >>> sel.transform(ds.X).shape[1] == sel.support_.sum(), type(sel.model_).__name__
+    >>> sel.transform(ds.X).shape[1] == int(sel.support_.sum()), type(sel.model_).__name__
     (True, 'RTMClassifier')
     """
 
