@@ -129,12 +129,6 @@ def l1_selector(n_Cs: int, C_span: float, cv: int):
     return resolve("fsengine.selectors:L1PathSelector")(n_Cs=n_Cs, C_span=C_span, cv=cv or None)
 
 
-def rtm_selector(method: str, alpha0: float, ard: bool, max_iter: int):
-    """The RTM selector from the registry's parameters (``alpha0=0``: chosen from the data)."""
-    return resolve("fsengine.selectors:RTMSelector")(method=method, alpha0=alpha0 or "auto", ard=ard,
-                                                     max_iter=max_iter)
-
-
 _ENTRIES = (
     MethodSpec(
         "bia", "BIA", "posterior inclusion probability by the Bayesian Ising Approximation (Fisher & Mehta)",
@@ -205,12 +199,13 @@ _ENTRIES = (
     MethodSpec(
         "rtm", "RTM", "log Bayes factor of theta_j = P(class 1 | tag j) against 0.5 under the Relevance "
         "Tagging Machine's approximate posterior (Molchanov, Kondrashkin & Vetrov)",
-        "fsengine.methods.registry:rtm_selector",
+        "fsengine.selectors:RTMSelector",
         params=(Param("method", "Training method", "power_ep", kind="choice", choices=("power_ep", "ep", "em"),
                       help="power_ep: the slides' Power EP (eta = -1); ep: standard EP, about 10x slower; "
                            "em: variational lower bound"),
-                Param("alpha0", "Prior strength alpha0 (0: from the data)", 0.0, kind="float", min=0.0, max=1000.0,
-                      help="Beta(alpha0, alpha0) prior on every theta_j; 0 picks it from the tags per object "
+                Param("alpha0", "Prior strength alpha0", "auto", kind="float", min=1.0, max=1000.0,
+                      special=("auto",),
+                      help="Beta(alpha0, alpha0) prior on every theta_j; auto picks it from the tags per object "
                            "(5 up to 50 tags, else tags / 6, with stronger inner damping)"),
                 Param("ard", "ARD (evidence-tuned alpha_j)", False, kind="bool",
                       help="selected tags: those the ARD does not pin at 0.5 (about 10x slower); "

@@ -129,7 +129,7 @@ def bayes_factor_figures(selector, names, image_shape) -> dict[str, go.Figure]:
 def rtm_figures(selector, names, image_shape) -> dict[str, go.Figure]:
     """The RTM's convergence per sweep and its most relevant tags with their posterior theta
     (``plots.rtm``); for image data also theta per pixel."""
-    est = selector.estimator_
+    est = selector.model_
     label = f"RTM {METHOD_LABELS[est.method]}"
     figures = {"rtm_convergence": convergence_figure({label: est.trace_}, tol=est.tol),
                "rtm_tags": relevant_tags_figure(est.top_tags(list(names), k=25),

@@ -8,16 +8,16 @@ and 2-fold CV on 1,500 sentence-polarity snippets (under a minute).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
 from fsengine.csv_export import to_csv
 from fsengine.data.paths import DataNotFoundError
-from fsengine.methods.rtm import study as rtm_exp
+from fsengine.methods.rtm import study as rtm_study
 from fsengine.methods.rtm.fit import RTMSettings
 from fsengine.plots import rtm as rtm_plots
+from fsengine.progress import Progress, scaled
 from fsengine.reproduce import results as results_file
 
 SYNTHETIC_FULL = dict(seeds=(0, 1, 2, 3, 4), n_samples=800, n_tags=400, n_relevant=30)
@@ -25,10 +25,6 @@ SYNTHETIC_QUICK = dict(seeds=(0,), n_samples=400, n_tags=200, n_relevant=15)
 #: sentences first: the long reviews take most of the time, and the report is written after each corpus
 CORPORA_FULL = {key: dict(folds=5) for key in ("sentence_polarity", "subjectivity", "movie_reviews")}
 CORPORA_QUICK = {"sentence_polarity": dict(folds=2, max_docs=1500)}
-
-
-def _scaled(progress, lo: float, hi: float):
-    return lambda frac, msg="": progress(lo + (hi - lo) * frac, msg)
 
 
 def _md(df: pd.DataFrame, digits: int = 4) -> str:
@@ -50,22 +46,23 @@ def _write(fig, path: Path) -> None:
     fig.write_html(path, include_plotlyjs="cdn", full_html=True)
 
 
-def run(out_dir: Path, quick: bool, progress: Callable[[float, str], None], *, n_jobs: int | None = None,
+def run(out_dir: Path, quick: bool, progress: Progress, *, n_jobs: int | None = None,
         scheduler=None) -> Path:
     """Seeds and (fold, (method, ard)) pairs are tasks: ``n_jobs`` local processes or a Dask ``scheduler``
-    (:mod:`fsengine.parallel`); the tables do not depend on where they ran."""
+    (:mod:`fsengine.parallel`); the tables do not depend on where they ran. ``progress(fraction,
+    message)`` hears every finished task and, when the tasks run here, every sweep of every fit."""
     where = dict(n_jobs=n_jobs, scheduler=scheduler)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     synth = SYNTHETIC_QUICK if quick else SYNTHETIC_FULL
-    roc = rtm_exp.synthetic_roc(synth["seeds"], n_samples=synth["n_samples"], n_tags=synth["n_tags"],
-                                n_relevant=synth["n_relevant"], settings=RTMSettings(alpha0=5.0),
-                                methods=rtm_exp.VARIANTS, progress=_scaled(progress, 0.0, 0.2), **where)
+    roc = rtm_study.synthetic_roc(synth["seeds"], n_samples=synth["n_samples"], n_tags=synth["n_tags"],
+                                  n_relevant=synth["n_relevant"], settings=RTMSettings(alpha0=5.0),
+                                  methods=rtm_study.VARIANTS, progress=scaled(progress, 0.0, 0.2), **where)
     to_csv(roc.auc, out_dir / "synthetic_auc.csv")
     to_csv(roc.fits, out_dir / "synthetic_fits.csv", index=False)
     _write(rtm_plots.roc_figure(roc.curves, roc.auc.iloc[0].to_dict(),
                                 title=f"Tag relevance ROC, seed {roc.auc.index[0]}"), out_dir / "roc.html")
-    _write(rtm_plots.auc_figure(roc.auc, reference={"RTM Power EP": 0.82, "MI": 0.80}), out_dir / "auc.html")
+    _write(rtm_plots.auc_figure(roc.auc, reference=rtm_study.EARLIER_RUN_AUC), out_dir / "auc.html")
     _write(rtm_plots.convergence_figure(roc.traces, tol=1e-4), out_dir / "convergence.html")
 
     corpora = CORPORA_QUICK if quick else CORPORA_FULL
@@ -74,9 +71,9 @@ def run(out_dir: Path, quick: bool, progress: Callable[[float, str], None], *, n
     report = out_dir / "report.md"
     for k, (key, kw) in enumerate(corpora.items()):
         try:
-            results[key] = rtm_exp.cv_accuracy(key, methods=rtm_exp.VARIANTS,
-                                               progress=_scaled(progress, 0.2 + k * span, 0.2 + (k + 1) * span),
-                                               **kw, **where)
+            results[key] = rtm_study.cv_accuracy(key, methods=rtm_study.VARIANTS,
+                                                 progress=scaled(progress, 0.2 + k * span, 0.2 + (k + 1) * span),
+                                                 **kw, **where)
         except DataNotFoundError as exc:
             missing.append(f"{key}: {str(exc).splitlines()[0]}")
         _write_outputs(out_dir, quick, synth, roc, results, missing)  # after every corpus (the CLI stages out_dir)
@@ -89,7 +86,7 @@ def rerender(out_dir: Path, note: str) -> Path:
     (``synthetic_auc.csv``, ``synthetic_fits.csv``, ``accuracy_folds.csv``), e.g. after the report
     gained verdicts; ``note`` (which run, what it lacks) is printed under the verdict."""
     out_dir = Path(out_dir)
-    roc = rtm_exp.RocResult(auc=pd.read_csv(out_dir / "synthetic_auc.csv", index_col=0),
+    roc = rtm_study.RocResult(auc=pd.read_csv(out_dir / "synthetic_auc.csv", index_col=0),
                             fits=pd.read_csv(out_dir / "synthetic_fits.csv"))
     folds = pd.read_csv(out_dir / "accuracy_folds.csv")
     results = {key: df.drop(columns="corpus").reset_index(drop=True) for key, df in folds.groupby("corpus", sort=False)}
@@ -102,14 +99,14 @@ def _write_outputs(out_dir: Path, quick: bool, synth: dict, roc, results: dict, 
     """Fold table, accuracy figure, ``results.json`` and ``report.md`` from what has run so far."""
     folds = pd.concat([df.assign(corpus=key) for key, df in results.items()]) if results else pd.DataFrame()
     to_csv(folds, out_dir / "accuracy_folds.csv", index=False)
-    table = rtm_exp.accuracy_table(results) if results else pd.DataFrame()
+    table = rtm_study.accuracy_table(results) if results else pd.DataFrame()
     if results:
         _write(rtm_plots.accuracy_figure(table[[c for c in table.columns if not c.endswith(" sd")]]),
                out_dir / "accuracy.html")
     rows = result_rows(roc.auc, table)
     results_file.write(out_dir, "rtm-roc", quick, {
         "synthetic": {**synth, "seeds": list(synth["seeds"]), "prior": "Beta(5, 5)"},
-        "corpora": {k: {"label": rtm_exp.CORPORA[k].label, "documents": int(df.n_docs.iloc[0]),
+        "corpora": {k: {"label": rtm_study.CORPORA[k].label, "documents": int(df.n_docs.iloc[0]),
                         "folds": int(df.fold.nunique())} for k, df in results.items()},
         "variants": [c for c in roc.auc.columns if c.startswith("RTM")]}, rows)
     text = _report(quick, synth, roc, roc.summary(), results, folds, table, missing, rows)
@@ -152,11 +149,11 @@ def result_rows(auc: pd.DataFrame, table: pd.DataFrame) -> list[results_file.Row
         acc = table[corpus]
         dataset2 = corpus == SLIDES_DATASET_2
         for label, value in acc.items():
-            paper = rtm_exp.SLIDES_ACCURACY["Dataset 2"].get(label) if dataset2 else None
+            paper = rtm_study.SLIDES_ACCURACY["Dataset 2"].get(label) if dataset2 else None
             q = f"accuracy, {label}, {corpus}"
             rows.append(results_file.within(q, value, float(paper), ACCURACY_TOL) if paper is not None
                         else results_file.recorded(q, value, note="the slides' datasets are unnamed"))
-        slides2 = rtm_exp.SLIDES_ACCURACY["Dataset 2"]
+        slides2 = rtm_study.SLIDES_ACCURACY["Dataset 2"]
         for name, order in orders:
             if not set(order) <= set(acc.index):
                 continue
@@ -166,8 +163,8 @@ def result_rows(auc: pd.DataFrame, table: pd.DataFrame) -> list[results_file.Row
                                          margin, results_file.judge(margin > 0, rule)))
         best_rtm = acc[[i for i in acc.index if i.startswith("RTM")]].max()
         rows.append(results_file.Row(f"best RTM minus BernoulliNB, accuracy, {corpus}", None,
-                                     float(best_rtm - acc[rtm_exp.NB_LABEL]),
-                                     results_file.judge(best_rtm > acc[rtm_exp.NB_LABEL],
+                                     float(best_rtm - acc[rtm_study.NB_LABEL]),
+                                     results_file.judge(best_rtm > acc[rtm_study.NB_LABEL],
                                                         "ours > 0 (an RTM variant beats Naive Bayes)")))
     return rows
 
@@ -263,20 +260,20 @@ def _report(quick, synth, roc, summary, results, folds, table, missing, rows) ->
         lines += [
             "Word-presence tags (vocabulary rebuilt on each training fold; min df 5 for movie "
             "reviews, 2 for sentences), stratified k-fold CV (seed 0). RTM settings per corpus: "
-            + "; ".join(f"{rtm_exp.CORPORA[k].label}: alpha0 = {rtm_exp.CORPORA[k].settings.alpha0:g}, "
-                        f"inner damping {rtm_exp.CORPORA[k].settings.inner_damping:g}, max "
-                        f"{rtm_exp.CORPORA[k].settings.max_iter} sweeps" for k in results)
+            + "; ".join(f"{rtm_study.CORPORA[k].label}: alpha0 = {rtm_study.CORPORA[k].settings.alpha0:g}, "
+                        f"inner damping {rtm_study.CORPORA[k].settings.inner_damping:g}, max "
+                        f"{rtm_study.CORPORA[k].settings.max_iter} sweeps" for k in results)
             + ". Baselines: BernoulliNB (alpha = 1) and L1-logistic regression (C in {0.1, 0.3, 1, 3} by "
             "inner 3-fold CV).",
             "",
             "Ours (mean over folds, sd beside; documents per corpus: "
-            + ", ".join(f"{rtm_exp.CORPORA[k].label} {df.n_docs.iloc[0]:,}" for k, df in results.items()) + "):",
+            + ", ".join(f"{rtm_study.CORPORA[k].label} {df.n_docs.iloc[0]:,}" for k, df in results.items()) + "):",
             "",
             _md(table),
             "",
             "The slides' table (datasets not named there):",
             "",
-            _md(rtm_exp.SLIDES_ACCURACY),
+            _md(rtm_study.SLIDES_ACCURACY),
             "",
             "Convergence of the RTM fits (per fold; `accuracy_folds.csv`):",
             "",

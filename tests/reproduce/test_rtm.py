@@ -18,6 +18,7 @@ QUICK_ACCURACY = {"RTM Power EP": 0.6213, "RTM EP": 0.6233, "RTM EM": 0.6227, "R
                   "RTM EP + ARD": 0.6373, "RTM EM + ARD": 0.6247, "BernoulliNB": 0.6620, "L1": 0.6180}
 
 
+@pytest.mark.slow  # the quick reproduction: a few minutes on real corpora
 def test_rtm_roc_quick_numbers(quick_reproduction):
     require_real(read_sentence_polarity)
     assert "rtm-roc" in TARGETS and get_target("rtm-roc") is rtm_target.run

@@ -4,9 +4,9 @@ Modules: ``special`` (digamma family for numba), ``logistic_normal`` (E[sigmoid]
 Gaussian), ``model`` (tag structure, predictive probability), ``beta_projection`` (digamma-system
 Newton), ``power_ep`` and ``ep`` (tilted moments), ``sites`` (sweeps with the convergence tricks,
 evidence), ``em`` (variational bound), ``ard`` (prior strengths), ``evidence`` (Bayes factor per
-tag), ``fit`` (driver), ``estimators`` (scikit-learn wrappers), ``experiments`` (the slides'
-experiments), ``quadrature`` and ``reference_sweep`` (independent references for tests and the
-benchmark).
+tag), ``fit`` (driver), ``selector`` (the scikit-learn estimators), ``study`` (the slides'
+experiments: what the page and the reproduction run), ``quadrature`` and ``reference_sweep``
+(independent references for tests and the benchmark).
 """
 
 from fsengine.methods.rtm.fit import METHOD_LABELS, METHODS, RTMFit, RTMSettings, fit_rtm, suggested_settings

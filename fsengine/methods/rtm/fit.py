@@ -1,6 +1,11 @@
 """Training driver: sweeps of Power EP, EP or EM, optional ARD, the per-iteration trace and the
 convergence verdict.
 
+Progress: after every sweep ``progress(sweep / max_iter, message)`` (:mod:`fsengine.progress`),
+then ``progress(1.0, verdict)`` when training ends; a callback that raises
+:class:`~fsengine.progress.StopRequested` stops training and the exception propagates (a partial
+posterior is not a result: nothing is returned).
+
 Convergence needs all of: the largest change of a posterior mean E[theta_j] below ``tol``; at
 most ``max_skipped_frac`` of the factors skipped in the last sweep (an eta = -1 tilted
 distribution that does not exist cannot be matched, and a run that skips most factors has not
@@ -13,7 +18,6 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,6 +27,7 @@ from sklearn.exceptions import ConvergenceWarning
 from fsengine.methods.rtm import ard, em, ep, sites
 from fsengine.methods.rtm.evidence import log_bayes_factor
 from fsengine.methods.rtm.model import TagMatrix, class_counts
+from fsengine.progress import Progress, report_to
 
 METHODS = ("power_ep", "ep", "em")
 METHOD_LABELS = {"power_ep": "Power EP", "ep": "EP", "em": "EM"}
@@ -103,26 +108,70 @@ class RTMFit:
         return self.relevance() > 0.0
 
 
-Progress = Callable[[int, int], None]
+def run_label(settings: RTMSettings) -> str:
+    """How progress messages and warnings name a fit: ``RTM Power EP`` or ``RTM EM + ARD``."""
+    return f"RTM {METHOD_LABELS[settings.method]}" + (" + ARD" if settings.ard else "")
 
 
-def fit_rtm(tags: TagMatrix, y01: np.ndarray, settings: RTMSettings = RTMSettings(),
+def fit_rtm(tags: TagMatrix, y01: np.ndarray, settings: RTMSettings = RTMSettings(), *,
             progress: Progress | None = None) -> RTMFit:
-    """Train the RTM on binary tags and labels y01 in {0, 1}."""
+    """Train the RTM on binary tags and labels y01 in {0, 1}.
+
+    Parameters
+    ----------
+    tags : TagMatrix
+        The objects' tags (:func:`~fsengine.methods.rtm.model.tags_from`).
+    y01 : ndarray of shape (n_objects,)
+        Class labels, 0 or 1.
+    settings : RTMSettings
+        Method (Power EP, EP or EM), prior, ARD, damping and stopping rule.
+    progress : callable ``progress(fraction, message)`` or None, keyword-only
+        Called before the first sweep (fraction 0), after every sweep (``sweep / max_iter``, the
+        sweep and its largest change of a posterior mean) and at the end (1.0, the verdict).
+        Raising :class:`~fsengine.progress.StopRequested` in it stops training; the exception
+        propagates (no partial fit is returned).
+
+    Returns
+    -------
+    RTMFit
+        The posterior Beta(A_j, B_j), the prior strengths alpha_j, the trace and the verdict; a
+        ``ConvergenceWarning`` says what failed when it did not converge.
+    """
     y01 = np.asarray(y01, dtype=np.float64)
     if y01.shape != (tags.n_objects,):
         raise ValueError(f"y has {y01.size} labels for {tags.n_objects} objects")
+    progress = report_to(progress)
+    report = _sweep_reporter(progress, settings)
+    report(0)
     if settings.method == "em":
-        run = _run_em(tags, y01, settings, progress)
+        run = _run_em(tags, y01, settings, report)
     else:
-        run = _run_ep(tags, y01, settings, progress)
+        run = _run_ep(tags, y01, settings, report)
     A, B, alpha, rows = run
     trace = pd.DataFrame(rows, columns=list(TRACE_COLUMNS))
     converged, message = _verdict(trace, tags, settings)
+    progress(1.0, message)
     if not converged:
         warnings.warn(message, ConvergenceWarning, stacklevel=3)
     return RTMFit(A=A, B=B, alpha=alpha, trace=trace, converged=converged, message=message,
                   settings=settings)
+
+
+def _sweep_reporter(progress: Progress, s: RTMSettings):
+    """``report(sweep, max_change, alpha_change)``: the progress protocol's call for one finished
+    sweep (sweep 0: before the first); with ARD the message also gives the sweep's largest change
+    of 1/alpha_j."""
+    label = run_label(s)
+
+    def report(sweep: int, change: float = np.nan, alpha_change: float = np.nan) -> None:
+        if sweep == 0:
+            progress(0.0, f"{label}: starting (at most {s.max_iter} sweeps)")
+            return
+        ard_part = f", 1/alpha change {alpha_change:.1e}" if s.ard else ""
+        progress(sweep / s.max_iter, f"{label}: sweep {sweep} of at most {s.max_iter}, "
+                                     f"max change {change:.1e}{ard_part} (tol {s.tol:g})")
+
+    return report
 
 
 def _verdict(trace: pd.DataFrame, tags: TagMatrix, s: RTMSettings) -> tuple[bool, str]:
@@ -165,7 +214,9 @@ def _row(it, change, alpha_change, log_z, A, B, alpha, s, skipped, improper, t0)
             time.perf_counter() - t0)
 
 
-def _run_ep(tags: TagMatrix, y01, s: RTMSettings, progress):
+def _run_ep(tags: TagMatrix, y01, s: RTMSettings, report):
+    """Power EP (eta = -1) or EP sweeps with the four tricks and the optional ARD step; ``report``
+    is called after every sweep (see :func:`_sweep_reporter`)."""
     eta = sites.POWER_EP if s.method == "power_ep" else sites.EP
     y = y01.astype(np.int64)
     d = tags.n_tags
@@ -198,14 +249,14 @@ def _run_ep(tags: TagMatrix, y01, s: RTMSettings, progress):
             log_z = sites.log_evidence(tags.indptr, tags.indices, y, alpha, A, B, site_a, site_b,
                                        eta, ep.QUADRATURE)
         rows.append(_row(it, change, alpha_change, log_z, A, B, alpha, s, skipped, improper, t0))
-        if progress is not None:
-            progress(it, s.max_iter)
+        report(it, change, alpha_change)
         if _should_stop(change, alpha_change, skipped, improper, n_factors, s):
             break
     return A, B, alpha, rows
 
 
-def _run_em(tags: TagMatrix, y01, s: RTMSettings, progress):
+def _run_em(tags: TagMatrix, y01, s: RTMSettings, report):
+    """EM coordinate-ascent sweeps with the optional ARD step; ``report`` after every sweep."""
     d = tags.n_tags
     pos, neg = class_counts(tags, y01)
     alpha = np.full(d, float(s.alpha0))
@@ -231,8 +282,7 @@ def _run_em(tags: TagMatrix, y01, s: RTMSettings, progress):
         em.object_log_products(tags.indptr, tags.indices, A, B, log_u, log_w)
         log_z = em.elbo(pos, neg, alpha, A, B, log_u, log_w)
         rows.append(_row(it, change, alpha_change, log_z, A, B, alpha, s, 0, 0, t0))
-        if progress is not None:
-            progress(it, s.max_iter)
+        report(it, change, alpha_change)
         if _should_stop(change, alpha_change, 0, 0, 1, s):
             break
     return A, B, alpha, rows

@@ -15,12 +15,17 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from fsengine.base import BaseFeatureSelector
+from fsengine.base import BaseFeatureSelector, deprecated_alias
+from fsengine.methods.registry import method_defaults
 from fsengine.methods.rtm.ep import QUADRATURE
 from fsengine.methods.rtm.evidence import posterior_summary, top_tags
-from fsengine.methods.rtm.fit import METHOD_LABELS, METHODS, RTMSettings, fit_rtm, suggested_settings
+from fsengine.methods.rtm.fit import METHODS, RTMSettings, fit_rtm, suggested_settings
 from fsengine.methods.rtm.model import TagMatrix, predict_positive, tags_from
+from fsengine.progress import StopRequested
 from fsengine.validation import as_binary_labels, validate_X, validate_X_y
+
+#: the registry's defaults (method, alpha0, ard, max_iter): the app, the command line and the classes share them
+_DEFAULTS = method_defaults("rtm")
 
 _RTM_PARAMS = {
     "method": [StrOptions(set(METHODS))],
@@ -39,18 +44,21 @@ _RTM_PARAMS = {
 }
 
 _PARAM_DOC = """
-    method : "power_ep", "ep" or "em"
+    method : {"power_ep", "ep", "em"}, default "power_ep"
         Power EP with eta = -1 (the slides' method), standard EP with the approximate tilted
         moments of :mod:`.ep`, or coordinate ascent on the variational bound of :mod:`.em`.
-    alpha0 : float or "auto", default "auto"
+    alpha0 : float > 0 or "auto", default "auto"
         Strength of the symmetric Beta(alpha0, alpha0) prior, kept as a fixed exact factor of q
         (trick 4); with ``ard`` the starting alpha. alpha0 >= 5 keeps the eta = -1 cavities
         defined for short objects; alpha0 = 2 left most of them undefined in the reference run.
         "auto": from the average number of tags per training object
         (:func:`~fsengine.methods.rtm.fit.suggested_settings`: 5 up to 50 tags, else tags / 6).
-    ard : bool (default False for the classifier, True for the selector)
-        Maximise the evidence over each alpha_j (:mod:`.ard`), within [alpha_floor, alpha_max].
-    alpha_floor, alpha_max : float, defaults 2.0 and 1e5
+    ard : bool, default False
+        Maximise the evidence over each alpha_j (:mod:`.ard`), within [alpha_floor, alpha_max]
+        (about 10x slower). The default is the method registry's, so ``fsengine select --method
+        rtm``, the app and the class fit the same model (``RTMSelector`` defaulted to True in
+        fsengine 0.2; pass ``ard=True`` for that model).
+    alpha_floor, alpha_max : float, default 2.0 and 1e5
         ARD bounds; a tag whose alpha ends above sqrt(alpha_floor * alpha_max) is removed.
     damping : float in [0, 1), default 0.5
         Outer damping gamma (trick 1): sites become gamma * old + (1 - gamma) * new after a sweep.
@@ -110,33 +118,77 @@ class _RTMParams:
 class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
     __doc__ = """Relevance Tagging Machine classifier (Molchanov, Kondrashkin & Vetrov).
 
-    P(c = 1 | x, theta) = prod theta_j^x_j / (prod theta_j^x_j + prod (1 - theta_j)^x_j), theta_j ~
-    Beta(alpha_j, alpha_j); the posterior is approximated by prod_j Beta(A_j, B_j) and
-    ``predict_proba`` averages the likelihood over it (:func:`.model.predict_positive`).
+    Tags x in {0, 1}^d and a class c in {0, 1}; each tag carries theta_j = P(c = 1 | tag j
+    present) and the tags of an object vote independently (slides, "Relevance Tagging Machine";
+    ``/work/shared/papers/004_b0c01880b1cd24a2.txt``)::
+
+        P(c = 1 | x, theta) = prod_j theta_j^x_j / (prod_j theta_j^x_j + prod_j (1 - theta_j)^x_j),
+        theta_j ~ Beta(alpha_j, alpha_j).
+
+    The posterior is approximated by prod_j Beta(A_j, B_j), trained by Power EP with eta = -1
+    (slides "Likelihood approximation" to "Convergence tricks"), EP or EM; ``predict_proba``
+    averages the likelihood over it (:func:`~fsengine.methods.rtm.model.predict_positive`).
     Objects without any tag get probability 1/2 (the model has no bias term).
 
     Parameters
     ----------""" + _PARAM_DOC + """
     Attributes
     ----------
-    classes_ : the two class labels (classes_[1] is c = 1).
-    A_, B_ : posterior Beta parameters per tag.  alpha_ : prior strengths (after ARD).
-    alpha0_, inner_damping_ : the values used ("auto" resolved from the tags per object).
-    theta_mean_ : posterior mean of theta_j.  relevance_ : log Bayes factor against theta_j = 0.5.
-    trace_ : DataFrame per sweep: max_change, alpha_change, log_evidence (EP/Power EP estimate
-        or the EM lower bound), n_active, n_skipped, n_improper, seconds.
-    converged_ : bool.  n_iter_ : sweeps run.
+    classes_ : ndarray of shape (2,)
+        The two class labels (``classes_[1]`` is c = 1).
+    A_, B_ : ndarray of shape (n_features,)
+        Posterior Beta parameters of every theta_j.
+    alpha_ : ndarray of shape (n_features,)
+        Prior strengths alpha_j (all ``alpha0_`` without ARD).
+    alpha0_, inner_damping_ : float
+        The values used ("auto" resolved from the tags per object).
+    theta_mean_ : ndarray of shape (n_features,)
+        Posterior mean A_j / (A_j + B_j).
+    relevance_ : ndarray of shape (n_features,)
+        log Bayes factor of theta_j against 0.5 (:mod:`~fsengine.methods.rtm.evidence`).
+    active_ : ndarray of shape (n_features,), bool
+        Tags the model deems relevant: not pinned by the ARD (``ard=True``), else log BF > 0.
+    trace_ : pandas.DataFrame, one row per sweep
+        iteration, max_change, alpha_change, log_evidence (EP/Power EP estimate or the EM lower
+        bound), n_active, n_skipped, n_improper, seconds.
+    converged_ : bool
+        Whether the stopping rule was met (else a ``ConvergenceWarning`` said why).
+    n_iter_ : int
+        Sweeps run.
+    n_features_in_ : int
+        Number of features (tags) seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when X had string column names.
 
+    See Also
+    --------
+    RTMSelector : the tags this classifier deems relevant, as a scikit-learn selector.
+    sklearn.naive_bayes.BernoulliNB : the same voting structure with point estimates of theta.
+
+    Notes
+    -----
     Passes scikit-learn's ``check_estimator`` without exemptions: it declares itself binary
     (``classifier_tags.multi_class = False``) and rejects other targets with scikit-learn's
     message.
+
+    Examples
+    --------
+    >>> from fsengine.data.synthetic.rtm import make_rtm
+    >>> from fsengine.selectors import RTMClassifier
+    >>> ds = make_rtm(n_samples=200, n_tags=20, n_relevant=3, tag_rate=0.15, min_effect=0.3, seed=0)
+    >>> clf = RTMClassifier().fit(ds.X[:150], ds.y[:150])
+    >>> clf.converged_, clf.predict_proba(ds.X[150:]).shape
+    (True, (50, 2))
+    >>> bool(clf.score(ds.X[150:], ds.y[150:]) > 0.6)
+    True
     """
 
     _parameter_constraints = dict(_RTM_PARAMS)
 
-    def __init__(self, method="power_ep", alpha0="auto", ard=False, alpha_floor=2.0, alpha_max=1e5,
-                 damping=0.5, inner_damping="auto", sequential=True, site_init=0.5, max_iter=300,
-                 tol=1e-4, max_skipped_frac=0.01, binarize=0.0):
+    def __init__(self, *, method=_DEFAULTS["method"], alpha0=_DEFAULTS["alpha0"], ard=_DEFAULTS["ard"],
+                 alpha_floor=2.0, alpha_max=1e5, damping=0.5, inner_damping="auto", sequential=True,
+                 site_init=0.5, max_iter=_DEFAULTS["max_iter"], tol=1e-4, max_skipped_frac=0.01,
+                 binarize=0.0):
         self.method = method
         self.alpha0 = alpha0
         self.ard = ard
@@ -151,16 +203,25 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
         self.max_skipped_frac = max_skipped_frac
         self.binarize = binarize
 
-    def fit(self, X, y, progress=None):
-        """Train on X (n, d) and two-class y; ``progress(iteration, max_iter)`` is optional."""
+    def fit(self, X, y, *, progress=None):
+        """Train on X of shape (n_samples, n_features) and a two-class y; returns self.
+
+        ``progress(fraction, message)`` (:mod:`fsengine.progress`) hears about every sweep; if it
+        raises :class:`~fsengine.progress.StopRequested` the exception propagates and the
+        classifier is left unfitted (a partial posterior is not a result).
+        """
         self._validate_params()
         X, y = validate_X_y(self, X, y, accept_sparse=("csr", "csc"))
-        y01, self.classes_ = binary_target(y)
+        y01, classes = binary_target(y)
         tags = tags_from(X, self.binarize)
         settings = self._settings(tags)
+        try:
+            fit = fit_rtm(tags, y01, settings, progress=progress)
+        except StopRequested:
+            forget_fit(self)
+            raise
+        self.classes_ = classes
         self.alpha0_, self.inner_damping_ = settings.alpha0, settings.inner_damping
-        self._fit_ = fit_rtm(tags, y01, settings, progress)
-        fit = self._fit_
         self.A_, self.B_, self.alpha_ = fit.A, fit.B, fit.alpha
         self.theta_mean_ = fit.theta_mean
         self.relevance_ = fit.relevance()
@@ -204,26 +265,78 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
 class RTMSelector(_RTMParams, BaseFeatureSelector):
     __doc__ = """Feature (tag) selection with the Relevance Tagging Machine.
 
-    Fits an :class:`RTMClassifier` (``estimator_``); ``scores_`` are its log Bayes factors of
-    theta_j against 0.5, and ``get_support()`` keeps the tags the model deems relevant: those the
-    ARD does not drive towards ``alpha_max`` (``ard=True``, the default here), those with log
-    Bayes factor > 0 (``ard=False``, fixed prior), or the ``n_features_to_select`` best by score.
+    Fits an :class:`RTMClassifier` (``model_``) and scores every tag by the log Bayes factor of
+    theta_j against 0.5 under its approximate posterior q_j = Beta(A_j, B_j) (Savage-Dickey;
+    :mod:`~fsengine.methods.rtm.evidence`)::
+
+        log BF_j = (A_j + B_j - 2 alpha_j) log 2 + log B(A_j, B_j) - log B(alpha_j, alpha_j).
+
+    ``get_support()`` keeps the tags the model deems relevant: those with log BF > 0 under the
+    fixed prior (``ard=False``, the default), those the ARD does not drive towards ``alpha_max``
+    (``ard=True``; slides "ARD"), or the ``n_features_to_select`` best by score.
 
     Parameters
     ----------""" + _PARAM_DOC + """
     n_features_to_select : int or None, default None
         Keep this many top-scoring tags instead of the model's own verdict.
 
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features,)
+        log Bayes factor of every tag (higher = more relevant).
+    order_ : ndarray of shape (n_features,)
+        Tags by decreasing score (ties by lower index).
+    ranking_ : ndarray of shape (n_features,)
+        Rank of every tag, 1 = best (``ranking_[order_[i]] == i + 1``).
+    support_ : ndarray of shape (n_features,), bool
+        The selected tags (see above).
+    trace_ : pandas.DataFrame, one row per sweep
+        The classifier's trace (:attr:`RTMClassifier.trace_`).
+    n_iter_ : int
+        Sweeps run.
+    model_ : RTMClassifier
+        The fitted classifier (posterior, prior strengths, predictions). ``estimator_`` is its
+        deprecated old name.
+    n_features_in_ : int
+        Number of features (tags) seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when X had string column names.
+
+    See Also
+    --------
+    RTMClassifier : the model behind the scores.
+    fsengine.selectors.MutualInfoSelector : the marginal baseline of the slides' ROC.
+
+    Notes
+    -----
     Passes scikit-learn's ``check_estimator`` without exemptions; as a two-class model it
     carries ``classifier_tags.multi_class = False`` so that the checks hand it binary targets.
+    The defaults are the method registry's (:func:`fsengine.methods.registry.method_defaults`),
+    so ``RTMSelector()`` selects what ``fsengine select --method rtm`` selects.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.data.synthetic.rtm import make_rtm
+    >>> from fsengine.selectors import RTMSelector
+    >>> ds = make_rtm(n_samples=200, n_tags=20, n_relevant=3, tag_rate=0.15, min_effect=0.3, seed=0)
+    >>> sel = RTMSelector().fit(ds.X, ds.y)
+    >>> sorted(sel.order_[:3]) == sorted(np.flatnonzero(ds.truth))
+    True
+    >>> sel.transform(ds.X).shape[1] == int(sel.support_.sum()), type(sel.model_).__name__
+    (True, 'RTMClassifier')
     """
 
     _parameter_constraints = {**_RTM_PARAMS,
                               "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None]}
 
-    def __init__(self, method="power_ep", alpha0="auto", ard=True, alpha_floor=2.0, alpha_max=1e5,
-                 damping=0.5, inner_damping="auto", sequential=True, site_init=0.5, max_iter=300,
-                 tol=1e-4, max_skipped_frac=0.01, binarize=0.0, n_features_to_select=None):
+    estimator_ = deprecated_alias("model_")
+
+    def __init__(self, *, method=_DEFAULTS["method"], alpha0=_DEFAULTS["alpha0"], ard=_DEFAULTS["ard"],
+                 alpha_floor=2.0, alpha_max=1e5, damping=0.5, inner_damping="auto", sequential=True,
+                 site_init=0.5, max_iter=_DEFAULTS["max_iter"], tol=1e-4, max_skipped_frac=0.01,
+                 binarize=0.0,
+                 n_features_to_select=None):
         self.method = method
         self.alpha0 = alpha0
         self.ard = ard
@@ -240,17 +353,16 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
         self.n_features_to_select = n_features_to_select
 
     def _fit(self, X, y):
-        progress = self._progress  # set by BaseFeatureSelector.fit: one report per sweep
-
-        def report(sweep: int, max_iter: int) -> None:
-            progress(sweep / max_iter, f"RTM {METHOD_LABELS[self.method]}: sweep {sweep} of at most {max_iter}")
-
-        self.estimator_ = RTMClassifier(**self._rtm_params()).fit(X, y, progress=report if progress else None)
-        est = self.estimator_
-        self.scores_ = est.relevance_
-        self._rank_and_support(est.active_)
-        self.trace_ = est.trace_
-        self.n_iter_ = est.n_iter_
+        try:  # one report per sweep, through the protocol (self._progress is set by BaseFeatureSelector.fit)
+            model = RTMClassifier(**self._rtm_params()).fit(X, y, progress=self._progress)
+        except StopRequested:
+            forget_fit(self)
+            raise
+        self.model_ = model
+        self.scores_ = model.relevance_
+        self._rank_and_support(model.active_)
+        self.trace_ = model.trace_
+        self.n_iter_ = model.n_iter_
         return self
 
     def __sklearn_tags__(self):
@@ -258,3 +370,10 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
         # a two-class model: the estimator checks must hand it binary targets, as a classifier's
         tags.classifier_tags = ClassifierTags(multi_class=False)
         return tags
+
+
+def forget_fit(estimator) -> None:
+    """Remove every fitted attribute (``name_``) of ``estimator``: a stopped fit leaves it unfitted
+    (:mod:`fsengine.progress`), not holding a mix of the old fit and the new input's shape."""
+    for name in [v for v in vars(estimator) if v.endswith("_") and not v.startswith("__")]:
+        delattr(estimator, name)

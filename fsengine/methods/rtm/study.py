@@ -8,6 +8,14 @@
 * Sentiment: word-presence tags (vocabulary at a minimum document frequency, rebuilt on every
   training fold) and stratified k-fold test accuracy for the RTM and two baselines, Bernoulli
   Naive Bayes and L1-regularised logistic regression (C by inner 3-fold CV).
+* The page: a picked dataset reduced to two classes, binarised and split
+  (:func:`page_split`); every chosen training method on it (:func:`page_fit`), the baselines
+  (:func:`page_baselines`) and the numbers its captions and tables show.
+
+Progress: every function that trains takes ``progress(fraction, message)``
+(:mod:`fsengine.progress`); the sweeps of each RTM fit report through it (on the serial backend
+of :func:`fsengine.parallel.map_tasks`, within each task), and a callback that raises
+:class:`~fsengine.progress.StopRequested` stops the computation.
 """
 
 from __future__ import annotations
@@ -28,16 +36,18 @@ from sklearn.naive_bayes import BernoulliNB
 
 from fsengine import config
 from fsengine.data import corpora
+from fsengine.data.dataset import Dataset
 from fsengine.data.features import word_presence_tags
 from fsengine.data.synthetic.rtm import make_rtm
+from fsengine.data.transforms import binarize_features, split, two_classes
 from fsengine.methods.classic.l1_path import entry_scores
 from fsengine.methods.rtm.ep import QUADRATURE
-from fsengine.methods.rtm.fit import METHOD_LABELS, METHODS, RTMSettings, fit_rtm
+from fsengine.methods.rtm.evidence import top_tags
+from fsengine.methods.rtm.fit import METHOD_LABELS, METHODS, RTMFit, RTMSettings, fit_rtm
 from fsengine.methods.rtm.model import predict_positive, tags_from
 from fsengine.parallel import map_tasks
+from fsengine.progress import Progress, report_to, scaled
 from fsengine.selection_metrics import roc_auc, roc_curve
-
-Progress = Callable[[float, str], None]
 
 #: display label of each RTM training method (matches fsengine.plots.style.METHOD_COLORS)
 RTM_LABELS = {m: f"RTM {METHOD_LABELS[m]}" for m in METHODS}
@@ -56,6 +66,8 @@ REFERENCE_ANCHORS = {
     "synthetic AUC (800 objects, 400 tags, 30 relevant)": {"RTM Power EP": 0.82, "MI": 0.80},
     "subjectivity accuracy": {"RTM": 0.89, "BernoulliNB": 0.90},
 }
+#: the earlier run's synthetic AUC, drawn as diamonds beside ours (page and reproduction)
+EARLIER_RUN_AUC = REFERENCE_ANCHORS["synthetic AUC (800 objects, 400 tags, 30 relevant)"]
 
 
 def rtm_label(method: str, ard: bool = False) -> str:
@@ -68,10 +80,11 @@ def as_variant(item, settings: RTMSettings) -> tuple[str, bool]:
     return (item, settings.ard) if isinstance(item, str) else (item[0], bool(item[1]))
 
 
-def _quiet_fit(tags, y01, settings: RTMSettings):
+def _quiet_fit(tags, y01, settings: RTMSettings, progress: Progress | None = None) -> RTMFit:
+    """:func:`fit_rtm` without its ConvergenceWarning (the callers record ``converged``)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return fit_rtm(tags, y01, settings)
+        return fit_rtm(tags, y01, settings, progress=progress)
 
 
 def l1_path_scores(X, y, Cs=None) -> np.ndarray:
@@ -110,18 +123,21 @@ def fit_outcome(fit) -> dict:
             "log_evidence": float(last.log_evidence)}
 
 
-def relevance_scores(X, y, settings: RTMSettings, methods=METHODS,
-                     baselines=True) -> tuple[dict, dict, dict, dict]:
+def relevance_scores(X, y, settings: RTMSettings, methods=METHODS, baselines=True, *,
+                     progress: Progress | None = None) -> tuple[dict, dict, dict, dict]:
     """Scores per method label, RTM traces per label, seconds per label and the RTM fits'
-    outcomes per label (:func:`fit_outcome`). ``methods``: method names or (method, ard) pairs."""
+    outcomes per label (:func:`fit_outcome`). ``methods``: method names or (method, ard) pairs;
+    ``progress`` hears every sweep of every fit (each fit one equal share)."""
     tags = tags_from(X)
     y01 = np.asarray(y, dtype=np.float64)
     scores, traces, seconds, outcomes = {}, {}, {}, {}
-    for item in methods:
+    methods = list(methods)
+    for k, item in enumerate(methods):
         m, ard = as_variant(item, settings)
         label = rtm_label(m, ard)
         t0 = time.perf_counter()
-        fit = _quiet_fit(tags, y01, replace(settings, method=m, ard=ard))
+        fit = _quiet_fit(tags, y01, replace(settings, method=m, ard=ard),
+                         scaled(progress, k / len(methods), (k + 1) / len(methods)))
         seconds[label] = time.perf_counter() - t0
         scores[label] = fit.relevance()
         traces[label] = fit.trace
@@ -141,10 +157,11 @@ def roc_curves(truth, scores: dict[str, np.ndarray]) -> tuple[dict, dict]:
     return curves, auc
 
 
-def _seed_task(setup: dict, seed: int) -> tuple:
+def _seed_task(setup: dict, seed: int, *, progress: Progress | None = None) -> tuple:
     """One seed of :func:`synthetic_roc` (a task): data, every method's scores, ROC curves, AUC."""
     ds = make_rtm(setup["n_samples"], setup["n_tags"], setup["n_relevant"], tag_rate=setup["tag_rate"], seed=seed)
-    scores, traces, secs, outcomes = relevance_scores(ds.X, ds.y, setup["settings"], setup["methods"])
+    scores, traces, secs, outcomes = relevance_scores(ds.X, ds.y, setup["settings"], setup["methods"],
+                                                      progress=progress)
     curves, auc = roc_curves(ds.truth, scores)
     return curves, auc, traces, secs, outcomes
 
@@ -160,7 +177,7 @@ def synthetic_roc(seeds=(0, 1, 2, 3, 4), *, n_samples=800, n_tags=400, n_relevan
     setup = dict(n_samples=n_samples, n_tags=n_tags, n_relevant=n_relevant, tag_rate=tag_rate, settings=settings,
                  methods=methods)
     outputs = map_tasks(_seed_task, list(seeds), shared=setup, names=[f"synthetic seed {s}" for s in seeds],
-                        progress=progress, n_jobs=n_jobs, scheduler=scheduler)
+                        progress=progress, n_jobs=n_jobs, scheduler=scheduler, task_progress=True)
     rows, fits, seconds = [], [], {}
     for seed, (_, auc, _, secs, outcomes) in zip(seeds, outputs):
         rows.append(auc)
@@ -215,7 +232,8 @@ class _Fold:
     row: dict
 
 
-def _fold_task(shared: tuple, task: tuple[int, tuple[str, bool] | None]) -> list[dict]:
+def _fold_task(shared: tuple, task: tuple[int, tuple[str, bool] | None], *,
+               progress: Progress | None = None) -> list[dict]:
     """Rows of one (fold, (method, ard)) task of :func:`cv_accuracy`; variant None: the two baselines."""
     folds, settings = shared
     number, variant = task
@@ -224,7 +242,7 @@ def _fold_task(shared: tuple, task: tuple[int, tuple[str, bool] | None]) -> list
         method, ard = variant
         t0 = time.perf_counter()
         fit = _quiet_fit(tags_from(f.X_train), f.y_train.astype(np.float64),
-                         replace(settings, method=method, ard=ard))
+                         replace(settings, method=method, ard=ard), progress)
         test = tags_from(f.X_test)
         p1 = predict_positive(test.indptr, test.indices, fit.A, fit.B, QUADRATURE)
         return [{**f.row, "method": rtm_label(method, ard), "accuracy": float(np.mean((p1 > 0.5) == (f.y_test == 1))),
@@ -268,7 +286,7 @@ def cv_accuracy(key: str, *, folds: int = 5, methods=METHODS, max_docs: int | No
     names = [f"{corpus.label}: fold {number + 1}/{folds}, " + ("baselines" if v is None else rtm_label(*v))
              for number, v in tasks]
     rows = map_tasks(_fold_task, tasks, shared=(tuple(fold_data), settings), names=names, progress=progress,
-                     n_jobs=n_jobs, scheduler=scheduler)
+                     n_jobs=n_jobs, scheduler=scheduler, task_progress=True)
     return pd.DataFrame([row for task_rows in rows for row in task_rows])
 
 
@@ -282,10 +300,13 @@ def accuracy_table(results: dict[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(cols)
 
 
-def fit_and_score(X_train, y_train, X_test, y_test, settings: RTMSettings, method: str):
-    """Train one RTM method on a split; returns (fit, test accuracy, seconds). Labels are 0/1."""
+def fit_and_score(X_train, y_train, X_test, y_test, settings: RTMSettings, method: str, *,
+                  progress: Progress | None = None):
+    """Train one RTM method on a split; returns (fit, test accuracy, seconds). Labels are 0/1;
+    ``progress`` hears every sweep."""
     t0 = time.perf_counter()
-    fit = _quiet_fit(tags_from(X_train), np.asarray(y_train, dtype=np.float64), replace(settings, method=method))
+    fit = _quiet_fit(tags_from(X_train), np.asarray(y_train, dtype=np.float64), replace(settings, method=method),
+                     progress)
     seconds = time.perf_counter() - t0
     test = tags_from(X_test)
     p1 = predict_positive(test.indptr, test.indices, fit.A, fit.B, QUADRATURE)
@@ -298,7 +319,6 @@ def baseline_accuracy(X_train, y_train, X_test, y_test) -> dict[str, float]:
             L1_LABEL: _l1_accuracy(X_train, y_train, X_test, y_test)}
 
 
-#: where ``reproduce rtm-roc`` records its results
 def recorded_accuracy(path: Path | None = None) -> pd.DataFrame | None:
     """Mean CV accuracy per method and corpus from a recorded reproduction run (None if absent);
     ``path`` defaults to ``accuracy_folds.csv`` of the recorded ``rtm-roc`` run."""
@@ -316,3 +336,106 @@ def recorded_synthetic_auc(path: Path | None = None) -> pd.DataFrame | None:
     if not Path(path).is_file():
         return None
     return pd.read_csv(path, index_col=0)
+
+
+# --- the page ----------------------------------------------------------------------------------
+
+#: the page's held-out split: a quarter of the objects, stratified, seed 0
+PAGE_TEST_SIZE = 0.25
+
+
+def tag_counts(ds: Dataset) -> tuple[int, float]:
+    """(tags that are on, average tags per object) of a binary dataset: what the page reports and
+    what the "auto" prior strength and inner damping follow (:func:`~.fit.suggested_settings`)."""
+    on = int(ds.X.nnz) if ds.is_sparse else int(np.asarray(ds.X).sum())
+    return on, on / max(ds.n_samples, 1)
+
+
+def page_split(ds: Dataset, classes: tuple) -> tuple[Dataset, Dataset]:
+    """The picked dataset (catalogue or upload) reduced to the chosen class pair, binarised and
+    split (train, test): :data:`PAGE_TEST_SIZE` held out, stratified, seed 0."""
+    if len(ds.classes) > 2:
+        ds = two_classes(ds, *classes)
+    return split(binarize_features(ds), test_size=PAGE_TEST_SIZE, seed=0)
+
+
+@dataclass(frozen=True)
+class PageFit:
+    """One training method on the page's split: its trace and verdict, every tag's relevance
+    (log Bayes factor) and posterior mean, the tags the model keeps, held-out accuracy, training
+    seconds and the 25 most relevant tags (:func:`~.evidence.top_tags`)."""
+
+    trace: pd.DataFrame
+    converged: bool
+    message: str
+    relevance: np.ndarray
+    theta: np.ndarray
+    n_active: int
+    accuracy: float
+    seconds: float
+    top: pd.DataFrame
+
+
+#: most relevant tags a page fit keeps for its table and figure
+PAGE_TOP_TAGS = 25
+
+
+def page_fit(train: Dataset, test: Dataset, settings: RTMSettings, method: str, *,
+             progress: Progress | None = None) -> PageFit:
+    """Train ``method`` on ``train`` with ``settings`` and score it on ``test`` (the page's unit
+    of work; ``progress`` hears every sweep)."""
+    fit, acc, secs = fit_and_score(train.X, train.y, test.X, test.y, settings, method, progress=progress)
+    return PageFit(trace=fit.trace, converged=fit.converged, message=fit.message, relevance=fit.relevance(),
+                   theta=fit.theta_mean, n_active=int(fit.active().sum()), accuracy=acc, seconds=secs,
+                   top=top_tags(fit.A, fit.B, fit.alpha, train.feature_names, k=PAGE_TOP_TAGS))
+
+
+def page_baselines(train: Dataset, test: Dataset, *,
+                   progress: Progress | None = None) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """Held-out accuracy of the baselines (:func:`baseline_accuracy`) and their tag scores (MI,
+    L1 path) on the page's split."""
+    report = report_to(progress)
+    report(0.0, "Naive Bayes and L1-logistic accuracy")
+    acc = baseline_accuracy(train.X, train.y, test.X, test.y)
+    report(0.5, "mutual information and L1-path scores")
+    scores = {MI_LABEL: mutual_information_scores(train.X, train.y), L1_LABEL: l1_path_scores(train.X, train.y)}
+    report(1.0, "baselines done")
+    return acc, scores
+
+
+def threshold_counts(relevance: np.ndarray, truth: np.ndarray | None, threshold: float) -> dict[str, int]:
+    """How many tags have a log Bayes factor above ``threshold`` (``above``) and, when the truly
+    relevant tags are known, how many of those are relevant (``relevant_above`` of ``relevant``)
+    and how many are not (``irrelevant_above``).
+
+    >>> threshold_counts(np.array([2.0, -1.0, 0.5]), np.array([True, True, False]), 0.0)
+    {'above': 2, 'relevant_above': 1, 'relevant': 2, 'irrelevant_above': 1}
+    """
+    chosen = np.asarray(relevance) > threshold
+    counts = {"above": int(chosen.sum())}
+    if truth is not None:
+        truth = np.asarray(truth, dtype=bool)
+        counts.update(relevant_above=int((chosen & truth).sum()), relevant=int(truth.sum()),
+                      irrelevant_above=int((chosen & ~truth).sum()))
+    return counts
+
+
+def convergence_table(fits: dict[str, PageFit]) -> pd.DataFrame:
+    """One row per method label: sweeps, converged, seconds (rounded to 0.01) and the final log
+    evidence estimate (EM: its lower bound)."""
+    # rows from a list of dicts keep the methods' and the columns' order on every pandas version
+    return pd.DataFrame([{"sweeps": len(f.trace), "converged": f.converged, "seconds": round(f.seconds, 2),
+                          "final log evidence": f.trace["log_evidence"].iloc[-1]} for f in fits.values()],
+                        index=list(fits))
+
+
+def page_accuracy(fits: dict[str, PageFit], baselines: dict[str, float]) -> pd.DataFrame:
+    """Held-out accuracy per method, RTM methods first, then the baselines (column ``test accuracy``)."""
+    return pd.Series({**{label: f.accuracy for label, f in fits.items()}, **baselines},
+                     name="test accuracy").to_frame()
+
+
+def page_roc(truth: np.ndarray, fits: dict[str, PageFit], baseline_scores: dict[str, np.ndarray]) -> tuple[dict, dict]:
+    """ROC curves and AUC (:func:`roc_curves`) of every RTM method's relevance and the baselines'
+    scores against the known relevant tags."""
+    return roc_curves(truth, {**{label: f.relevance for label, f in fits.items()}, **baseline_scores})

@@ -1,7 +1,14 @@
-"""The RTM in the method registry: "auto" prior from the tags per object, sweep progress, the
-comparison's ROC against the known relevant tags, and the figures of ``fsengine select``."""
+"""The RTM in the method registry: "auto" prior from the tags per object, one set of defaults for
+the command line, the app and the class, sweep progress, the comparison's ROC against the known
+relevant tags, and the figures of ``fsengine select``."""
+
+import inspect
+import os
+import subprocess
+import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from sklearn.metrics import roc_auc_score
@@ -9,9 +16,10 @@ from sklearn.metrics import roc_auc_score
 from fsengine.cli import main
 from fsengine.compare.engine import CompareSettings, run_comparison
 from fsengine.data import load_dataset
-from fsengine.methods.registry import get_method
+from fsengine.methods.registry import get_method, method_defaults
 from fsengine.methods.run import fit_method
-from fsengine.selectors import RTMClassifier
+from fsengine.selectors import RTMClassifier, RTMSelector
+from tests.conftest import PROJECT_ROOT
 
 
 def _tags(n, d, per_object, seed):
@@ -37,18 +45,68 @@ def test_auto_prior_follows_tags_per_object(per_object, alpha0, inner):
         RTMClassifier(alpha0="big").fit(X, y)
 
 
-def test_registry_entry_maps_zero_to_auto_and_reports_sweeps():
+def test_registry_entry_is_the_class_with_auto_prior_and_reports_sweeps():
     spec = get_method("rtm")
+    assert spec.factory == "fsengine.selectors:RTMSelector"  # no adapter function
     assert spec.build().alpha0 == "auto" and spec.build({"alpha0": 12.0}).alpha0 == 12.0
+    assert spec.parse(["alpha0=auto"])["alpha0"] == "auto" and spec.parse(["alpha0=7.5"])["alpha0"] == 7.5
+    with pytest.raises(ValueError, match="alpha0=0.0: must be at least 1.0"):
+        spec.parse(["alpha0=0"])  # no magic number: "auto" is spelled out
     assert spec.needs.two_classes and spec.needs.binary_features
     ds = load_dataset("synthetic_rtm", n_samples=400, n_tags=80, n_relevant=8, seed=1)
     seen = []
     fit = fit_method("rtm", {"method": "em"}, ds, progress=lambda f, m: seen.append((f, m)))
-    assert seen and seen[0][1] == "RTM EM: sweep 1 of at most 300"
-    assert [f for f, _ in seen] == sorted(f for f, _ in seen)
+    assert seen[0] == (0.0, "RTM EM: starting (at most 300 sweeps)")
+    assert seen[1][0] == 1 / 300 and seen[1][1].startswith("RTM EM: sweep 1 of at most 300, max change ")
+    assert [f for f, _ in seen] == sorted(f for f, _ in seen) and seen[-1][0] == 1.0
     assert fit.notes == ()  # converged: no ConvergenceWarning note
-    np.testing.assert_allclose(fit.scores, fit.selector.estimator_.relevance_)
+    np.testing.assert_allclose(fit.scores, fit.selector.model_.relevance_)
     assert roc_auc_score(ds.truth, fit.scores) > 0.75  # 8 relevant among 80 (0.83 measured)
+
+
+@pytest.mark.parametrize("cls", [RTMSelector, RTMClassifier])
+def test_class_defaults_are_the_registry_defaults(cls):
+    signature = inspect.signature(cls)
+    assert {name: signature.parameters[name].default for name in method_defaults("rtm")} == method_defaults("rtm")
+    assert method_defaults("rtm") == {"method": "power_ep", "alpha0": "auto", "ard": False, "max_iter": 300}
+
+
+DEFAULTS_DATA = "synthetic_rtm:n_samples=300,n_tags=40,n_relevant=5,seed=4"
+
+
+def _select_in_process(out):
+    assert main(["select", "--method", "rtm", "--data", DEFAULTS_DATA, "--out", str(out)]) == 0
+
+
+def _select_in_a_subprocess(out):
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-m", "fsengine", "select", "--method", "rtm", "--data", DEFAULTS_DATA,
+                           "--out", str(out)], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("select", [_select_in_process,
+                                    pytest.param(_select_in_a_subprocess, marks=pytest.mark.slow)],
+                         ids=["main", "python -m fsengine"])
+def test_command_line_app_and_class_select_the_same_by_default(tmp_path, select):
+    """Issue 21's done-criterion: ``python -m fsengine select --method rtm`` (in this process, and
+    as a real subprocess), the app's route (the registry's defaults through ``fit_method``, what
+    the Compare page runs) and ``RTMSelector()`` give the same order_ and scores_ on one dataset."""
+    select(tmp_path / "cli")
+    cli_order = pd.read_csv(tmp_path / "cli" / "order.csv")["feature"].to_numpy()
+    cli_scores = pd.read_csv(tmp_path / "cli" / "scores.csv")["score"].to_numpy()
+
+    ds = load_dataset(DEFAULTS_DATA)
+    api = RTMSelector().fit(ds.X, ds.y)
+    app = fit_method("rtm", None, ds)
+    np.testing.assert_array_equal(cli_order, api.order_)
+    np.testing.assert_array_equal(app.order, api.order_)
+    np.testing.assert_allclose(cli_scores, api.scores_, rtol=1e-12)
+    np.testing.assert_array_equal(app.scores, api.scores_)
+    # and the class does what the registry's values say, not what RTMSelector defaulted to before
+    ard = RTMSelector(ard=True).fit(ds.X, ds.y)
+    assert not np.array_equal(ard.scores_, api.scores_)
 
 
 def test_comparison_roc_includes_the_rtm():

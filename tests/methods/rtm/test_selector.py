@@ -1,30 +1,119 @@
-"""RTMClassifier / RTMSelector: scikit-learn contract, pipelines on sparse tags, predictive
+"""RTMClassifier / RTMSelector: scikit-learn contract, the selector dialect (keyword-only
+parameters, progress, stop requests, ``model_``), pipelines on sparse tags, predictive
 probabilities against quadrature, traces and loud failures."""
+
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
 from scipy import integrate
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.naive_bayes import BernoulliNB
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.validation import check_is_fitted
 
 from fsengine.data.synthetic.rtm import make_rtm
+from fsengine.progress import StopRequested
 from fsengine.selectors import RTMClassifier, RTMSelector
 
 
-@parametrize_with_checks([RTMClassifier(), RTMClassifier(method="em"), RTMSelector(),
+@parametrize_with_checks([RTMClassifier(), RTMClassifier(method="em"), RTMSelector(), RTMSelector(ard=True),
                           RTMSelector(method="ep", ard=False, n_features_to_select=2)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
+def _small(seed=0):
+    return make_rtm(n_samples=200, n_tags=20, n_relevant=3, tag_rate=0.15, min_effect=0.3, seed=seed)
+
+
+@pytest.mark.parametrize("cls", [RTMClassifier, RTMSelector])
+def test_parameters_are_keyword_only(cls):
+    with pytest.raises(TypeError):
+        cls("em")
+    assert cls(method="em").method == "em"
+
+
+@pytest.mark.parametrize("make", [lambda: RTMClassifier(method="em", ard=True), lambda: RTMSelector(method="power_ep")],
+                         ids=["classifier-em-ard", "selector-power-ep"])
+def test_progress_reports_every_sweep_as_fractions(make):
+    ds = _small()
+    seen = []
+    est = make().fit(ds.X, ds.y, progress=lambda fraction, message: seen.append((fraction, message)))
+    fractions = [f for f, _ in seen]
+    assert all(0.0 <= f <= 1.0 for f in fractions) and fractions == sorted(fractions)
+    assert fractions[0] == 0.0 and fractions[-1] == 1.0
+    n_iter = est.n_iter_
+    assert len(seen) == n_iter + 2  # start, one per sweep, the verdict
+    assert fractions[1:-1] == [k / est.max_iter for k in range(1, n_iter + 1)]
+    assert "sweep 1 of at most 300" in seen[1][1] and seen[-1][1].endswith(f"converged in {n_iter} sweeps")
+
+
+def test_positional_progress_is_refused():
+    ds = _small()
+    with pytest.raises(TypeError):
+        RTMClassifier().fit(ds.X, ds.y, print)
+    with pytest.raises(TypeError):
+        RTMSelector().fit(ds.X, ds.y, print)
+
+
+@pytest.mark.parametrize("cls", [RTMClassifier, RTMSelector])
+def test_stop_request_propagates_and_leaves_the_estimator_unfitted(cls):
+    """A partial RTM posterior is not a result: StopRequested propagates, nothing fitted is left
+    (also when the estimator held an earlier fit), and no ConvergenceWarning is raised."""
+    ds = _small()
+    calls = []
+
+    def stop_at_third_sweep(fraction, message):
+        calls.append(message)
+        if "sweep 3 " in message:
+            raise StopRequested
+
+    est = cls().fit(ds.X, ds.y)  # an earlier fit must not survive the stopped one either
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        with pytest.raises(StopRequested):
+            est.fit(ds.X[:, :10], ds.y, progress=stop_at_third_sweep)
+    assert len(calls) == 4  # start, sweeps 1-3
+    with pytest.raises(NotFittedError):
+        check_is_fitted(est)
+    assert not [name for name in vars(est) if name.endswith("_")]
+    assert cls().fit(ds.X, ds.y).n_features_in_ == 20  # a later fit works as usual
+
+
+def test_model_is_the_fitted_classifier_and_estimator_is_its_deprecated_name():
+    ds = _small()
+    sel = RTMSelector().fit(ds.X, ds.y)
+    assert isinstance(sel.model_, RTMClassifier)
+    np.testing.assert_array_equal(sel.scores_, sel.model_.relevance_)
+    with pytest.warns(DeprecationWarning, match=r"RTMSelector.estimator_ is deprecated.*use model_"):
+        assert sel.estimator_ is sel.model_
+
+
+def test_default_selector_is_the_fixed_prior_and_its_support_is_positive_evidence():
+    """The registry's defaults (ard=False, alpha0 "auto") are the class's: with a fixed prior
+    every alpha_j is alpha0, and the support is log Bayes factor > 0 computed from the posterior."""
+    from scipy.special import betaln
+
+    ds = _small(2)
+    sel = RTMSelector().fit(ds.X, ds.y)
+    assert sel.ard is False and sel.alpha0 == "auto"
+    clf = sel.model_
+    assert clf.alpha0_ == 5.0 and np.all(clf.alpha_ == 5.0)  # 3 tags per object on average: short objects
+    A, B, a = clf.A_, clf.B_, clf.alpha_
+    log_bf = (A + B - 2 * a) * np.log(2) + betaln(A, B) - betaln(a, a)  # Savage-Dickey, written out
+    np.testing.assert_allclose(sel.scores_, log_bf, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(sel.support_, log_bf > 0)
+    assert sorted(sel.order_[:3]) == sorted(np.flatnonzero(ds.truth))
+
+
 def test_pipeline_with_bernoulli_nb_on_sparse_tags():
     ds = make_rtm(n_samples=900, n_tags=200, n_relevant=20, min_effect=0.25, tag_rate=0.08, seed=0)
     X = sp.csr_matrix(ds.X)
-    pipe = Pipeline([("rtm", RTMSelector()), ("nb", BernoulliNB())]).fit(X[:600], ds.y[:600])
+    pipe = Pipeline([("rtm", RTMSelector(ard=True)), ("nb", BernoulliNB())]).fit(X[:600], ds.y[:600])
     sel = pipe.named_steps["rtm"]
     kept = sel.get_support()
     assert 0 < kept.sum() < 200 and sel.transform(X[:5]).shape == (5, kept.sum())

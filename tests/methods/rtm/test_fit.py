@@ -1,0 +1,67 @@
+"""The training driver's progress protocol: every sweep of Power EP, EP and EM (with and without the
+ARD step) reports ``progress(fraction, message)``, and a stop request ends training without a
+result."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+from fsengine.data.synthetic.rtm import make_rtm
+from fsengine.methods.rtm import RTMSettings, fit_rtm, tags_from
+from fsengine.progress import StopRequested
+
+
+@pytest.fixture(scope="module")
+def small():
+    ds = make_rtm(n_samples=150, n_tags=15, n_relevant=3, tag_rate=0.15, min_effect=0.3, seed=1)
+    return tags_from(ds.X), ds.y.astype(float)
+
+
+@pytest.mark.parametrize("method", ["power_ep", "ep", "em"])
+@pytest.mark.parametrize("ard", [False, True])
+def test_every_sweep_reports_a_fraction_and_what_moved(small, method, ard):
+    tags, y = small
+    seen = []
+    fit = fit_rtm(tags, y, RTMSettings(method=method, ard=ard, max_iter=400),
+                  progress=lambda fraction, message: seen.append((fraction, message)))
+    label = {"power_ep": "RTM Power EP", "ep": "RTM EP", "em": "RTM EM"}[method] + (" + ARD" if ard else "")
+    assert seen[0] == (0.0, f"{label}: starting (at most 400 sweeps)")
+    sweeps = seen[1:-1]
+    assert len(sweeps) == fit.n_iter == len(fit.trace)
+    for k, ((fraction, message), row) in enumerate(zip(sweeps, fit.trace.itertuples()), start=1):
+        assert fraction == k / 400
+        assert message.startswith(f"{label}: sweep {k} of at most 400, max change {row.max_change:.1e}")
+        assert ("1/alpha change" in message) == ard
+        if ard:
+            assert f"1/alpha change {row.alpha_change:.1e}" in message
+    assert seen[-1] == (1.0, fit.message) and fit.converged
+
+
+@pytest.mark.parametrize("method", ["power_ep", "em"])
+def test_a_stop_request_propagates_without_a_result_or_a_warning(small, method):
+    tags, y = small
+
+    def stop(fraction, message):
+        if fraction >= 2 / 300:
+            raise StopRequested("enough")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # the stopped fit does not pretend to have ended
+        with pytest.raises(StopRequested, match="enough"):
+            fit_rtm(tags, y, RTMSettings(method=method, ard=True), progress=stop)
+
+
+def test_progress_does_not_change_the_fit(small):
+    tags, y = small
+    quiet = fit_rtm(tags, y, RTMSettings(ard=True))
+    heard = fit_rtm(tags, y, RTMSettings(ard=True), progress=lambda f, m: None)
+    np.testing.assert_array_equal(quiet.A, heard.A)
+    np.testing.assert_array_equal(quiet.alpha, heard.alpha)
+
+
+def test_progress_is_keyword_only(small):
+    tags, y = small
+    with pytest.raises(TypeError):
+        fit_rtm(tags, y, RTMSettings(), print)
