@@ -8,6 +8,7 @@ import argparse
 from pathlib import Path
 
 from fsengine.methods.registry import METHODS
+from fsengine.params import Param
 from fsengine.plots.style import disarm_links
 
 
@@ -22,7 +23,8 @@ def methods_help() -> str:
                 f" [{p.min if p.min is not None else ''}..{p.max if p.max is not None else ''}]"
                 if p.min is not None or p.max is not None else "")
             choices = f" one of {', '.join(map(str, p.choices))}" if p.kind == "choice" else ""
-            lines.append(f"      {p.name}={p.default} ({p.kind}{choices}{bounds}) {p.label}")
+            also = "".join(f" or {Param.spell(v)}" for v in p.special)
+            lines.append(f"      {p.name}={Param.spell(p.default)} ({p.kind}{choices}{bounds}{also}) {p.label}")
     return "\n".join(lines)
 
 
