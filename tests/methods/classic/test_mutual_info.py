@@ -107,6 +107,7 @@ def test_selector_support_by_bonferroni_test_and_budget_and_pipeline():
     assert pipe.fit(X, y).score(X, y) > 0.85
 
 
+@pytest.mark.slow  # the real corpus: about 5 s
 def test_movie_review_vocabulary_matches_sklearn():
     reviews = require_real(read_movie_reviews)
     X, vocab = word_presence_tags(reviews.texts, min_df=20)
