@@ -81,7 +81,8 @@ class MutualInfoSelector(_BinaryInputSelector):
     binarize : "auto", float or None, default "auto"
         How X becomes binary (:func:`fsengine.data.transforms.binarize_input`): "auto" keeps binary
         X (0/1, or -1/1 dense) and binarises other X as the app does; a number t: x > t; None: X
-        must already be binary.
+        must already be binary. The default was None (non-binary X refused) in fsengine 0.2; binary
+        X gives the same result under both.
 
     Attributes
     ----------
