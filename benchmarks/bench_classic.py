@@ -30,7 +30,8 @@ from timing import timed
 from fsengine.data import load_dataset
 from fsengine.data.corpora import read_conll2000, read_movie_reviews
 from fsengine.data.features import word_presence_tags
-from fsengine.methods.classic.binary import binarize_matrix, binary_indicator, class_codes
+from fsengine.data.transforms import binarize_input
+from fsengine.methods.classic.binary import binary_indicator, class_codes, csc01
 from fsengine.methods.classic.boosting import adaboost_stumps
 from fsengine.methods.classic.l1_path import eq19_violation, l1_logistic_path, path_grid
 from fsengine.methods.classic.mdl import mdl_forward_selection
@@ -129,7 +130,7 @@ def bench_stumps(name, X, y, rounds: int, rows: list):
 
 
 def bench_mdl(name, X, y, steps: int, rows: list):
-    X01, _ = binarize_matrix(X, "auto")
+    X01 = csc01(binarize_input(X, "auto")[0])
     mdl_forward_selection(X01[:, :5], y, max_features=1)  # compile
     start = time.perf_counter()
     path = mdl_forward_selection(X01, y, max_features=steps)

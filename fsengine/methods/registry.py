@@ -124,9 +124,6 @@ _CUTOFF = Param("cutoff", "Count cutoff", 1, min=1, max=1000,
                 help="candidate pairs must occur together at least this often")
 
 
-def l1_selector(n_Cs: int, C_span: float, cv: int):
-    """The L1 path selector from the registry's parameters (``cv=0``: no cross-validation)."""
-    return resolve("fsengine.selectors:L1PathSelector")(n_Cs=n_Cs, C_span=C_span, cv=cv or None)
 
 
 _ENTRIES = (
@@ -153,11 +150,11 @@ _ENTRIES = (
         needs=Needs(binary_features=True), progress=True, figures="fsengine.plots.select:mdl_figures"),
     MethodSpec(
         "l1", "L1", "entry order along the L1-logistic regularisation path (Jaakkola Eq. 18-19)",
-        "fsengine.methods.registry:l1_selector",
+        "fsengine.selectors:L1PathSelector",
         params=(Param("n_Cs", "Values of C", 20, min=4, max=100),
                 Param("C_span", "C range (max / min)", 1000.0, kind="float", min=2.0, max=1e6),
-                Param("cv", "Cross-validation folds (0: none)", 0, min=0, max=10,
-                      help="0: the method's own selection is the model at the largest C; k >= 2: the C "
+                Param("cv", "Cross-validation folds", None, min=2, max=10, special=(None,),
+                      help="none: the method's own selection is the model at the largest C; k >= 2: the C "
                            "with the best k-fold accuracy (k+1 times the work)")),
         progress=True, figures="fsengine.plots.select:l1_figures"),
     MethodSpec(

@@ -1,5 +1,9 @@
 """Figures of the Classic criteria page (Jaakkola, lecture 12): MI ranking, MDL curve, L1 path,
-boosting rounds, and per-pixel heatmaps for image data."""
+boosting rounds, and per-pixel heatmaps for image data.
+
+The builders named after a selector (``l1_selector_path``, ``mdl_chosen_image``,
+``l1_coefficient_image``, ``boosting_image``) take the fitted selector; the page, ``fsengine select``
+(:mod:`fsengine.plots.select`) and the notebook draw the same figures with them."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, MUTED, apply_style
+from fsengine.position import Position
 
 MAX_LABELLED_PATHS = 12
 MAX_LABELLED_FEATURES = 60
@@ -185,3 +190,55 @@ def prefix_comparison(sizes: Sequence[int], curves: dict[str, Sequence[float]], 
     fig.update_xaxes(title="number of features k")
     fig.update_yaxes(title=ylabel)
     return apply_style(fig, title=title, height=380)
+
+
+def ordinal_labels(order: Sequence[int], p: int) -> np.ndarray:
+    """Cell texts "1", "2", ... for the features in ``order`` (empty for the other p features)."""
+    labels = np.full(p, "", dtype=object)
+    labels[np.asarray(order, dtype=np.intp)] = [str(i + 1) for i in range(len(order))]
+    return labels
+
+
+def mdl_chosen_image(selector, image_shape: tuple[int, int], *, background: np.ndarray | None = None) -> go.Figure:
+    """The pixels of the MDL subset (the first ``best_size_`` of ``order_``), numbered in the order added."""
+    chosen = np.asarray(selector.order_[: selector.best_size_])
+    p = selector.n_features_in_
+    entered = np.full(p, np.nan)
+    entered[chosen] = np.arange(1, chosen.size + 1)
+    return feature_image(entered, image_shape, title="Chosen pixels (order added)", colorbar="added at step",
+                         colorscale="Plasma_r", text=ordinal_labels(chosen, p), background=background)
+
+
+def _two_classes(selector) -> bool:
+    return selector.coefs_.shape[1] == 1
+
+
+def l1_value_label(selector) -> str:
+    """What ``path_`` holds: the coefficient (two classes) or the norm of the class coefficients."""
+    return "coefficient" if _two_classes(selector) else "norm of class coefficients"
+
+
+def l1_selector_path(selector, names: Sequence[str], *, held_out: pd.Series | None = None,
+                     chosen_C: float | None = None) -> go.Figure:
+    """:func:`l1_path` of a fitted ``L1PathSelector``: the features that enter, in entry order."""
+    entered = [int(j) for j in selector.order_ if selector.scores_[j] > 0]
+    return l1_path(selector.path_, selector.trace_, entered, list(names), held_out=held_out, chosen_C=chosen_C,
+                   ylabel=l1_value_label(selector))
+
+
+def l1_coefficient_image(selector, at: Position, image_shape: tuple[int, int], *,
+                         background: np.ndarray | None = None) -> go.Figure:
+    """Every pixel's path value at the grid position ``at`` of ``Cs_`` (zeros blank)."""
+    label = l1_value_label(selector)
+    two = _two_classes(selector)
+    return feature_image(selector.path_.iloc[at.index].to_numpy(), image_shape, title=f"{label} at C = {at.value:.3g}",
+                         colorbar=label.split()[0], colorscale="RdBu" if two else "Viridis",
+                         zmid=0.0 if two else None, background=background, blank_zero=True)
+
+
+def boosting_image(selector, image_shape: tuple[int, int], *, background: np.ndarray | None = None) -> go.Figure:
+    """Total alpha per pixel, the pixels numbered by first use."""
+    used = selector.order_[: int(np.count_nonzero(selector.scores_ > 0))]
+    return feature_image(selector.scores_, image_shape, blank_zero=True,
+                         title="Chosen pixels (total alpha, first-use order)", colorbar="total alpha",
+                         text=ordinal_labels(used, selector.n_features_in_), background=background)

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from fsengine.methods.rtm.fit import METHOD_LABELS
 from fsengine.plots.bayes_factor import beta_rounds_figure
 from fsengine.plots.bia import path_figure
-from fsengine.plots.classic import boosting_rounds, feature_image, l1_path, mdl_curve, mi_bars
+from fsengine.plots.classic import boosting_rounds, feature_image, l1_selector_path, mdl_curve, mi_bars
 from fsengine.plots.gain import gain_computations, gain_per_stage
 from fsengine.plots.rtm import convergence_figure, relevant_tags_figure, theta_image_figure
 from fsengine.plots.style import HIGHLIGHT, MUTED, apply_style
@@ -94,10 +94,8 @@ def mdl_figures(selector, names, image_shape) -> dict[str, go.Figure]:
 
 
 def l1_figures(selector, names, image_shape) -> dict[str, go.Figure]:
-    """The L1 path with the number of active features (``plots.classic.l1_path``)."""
-    order = [int(j) for j in selector.order_ if selector.scores_[j] > 0]
-    ylabel = "coefficient" if selector.coefs_.shape[1] == 1 else "norm of class coefficients"
-    return {"l1_path": l1_path(selector.path_, selector.trace_, order, list(names), ylabel=ylabel)}
+    """The L1 path with the number of active features (``plots.classic.l1_selector_path``)."""
+    return {"l1_path": l1_selector_path(selector, names)}
 
 
 def boosting_figures(selector, names, image_shape) -> dict[str, go.Figure]:

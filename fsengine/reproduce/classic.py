@@ -83,8 +83,9 @@ def run_case(case: Case, out_dir: Path) -> dict:
     train, test = split(ds, test_size=0.3, seed=0)
     mdl = MDLSelector(max_features=case.max_features).fit(train.X, train.y)
     mi = MutualInfoSelector().fit(train.X, train.y)
-    m = mdl.forward_sequence_.size
-    mdl_scores = held_out_scores(train, test, mdl.forward_sequence_)
+    sequence = mdl.order_[: len(mdl.trace_) - 1]  # the forward sequence: the sizes 1..m explored
+    m = sequence.size
+    mdl_scores = held_out_scores(train, test, sequence)
     mi_scores = held_out_scores(train, test, mi.order_[:m])
     n = train.n_samples
     prior = np.bincount(np.unique(train.y, return_inverse=True)[1]) / n
@@ -101,15 +102,16 @@ def run_case(case: Case, out_dir: Path) -> dict:
     comparison.write_html(out_dir / f"{case.slug}_mdl_vs_mi.html", include_plotlyjs="cdn")
     return {
         "case": case, "ds": ds, "train": train, "test": test, "mdl": mdl, "mi": mi, "h_y": h_y,
-        "mdl_scores": mdl_scores, "mi_scores": mi_scores, "names": names,
+        "mdl_scores": mdl_scores, "mi_scores": mi_scores, "names": names, "sequence": sequence,
     }
 
 
 def _fmt_case(r: dict) -> list[str]:
     case, mdl, mi, trace, names = r["case"], r["mdl"], r["mi"], r["mdl"].trace_, r["names"]
+    sequence = r["sequence"]
     n, d = r["train"].n_samples, r["train"].n_features
     best = mdl.best_size_
-    first_same = mdl.forward_sequence_[0] == mi.order_[0]
+    first_same = sequence[0] == mi.order_[0]
     dl1 = trace["dl_data"].iloc[1]
     dl1_expected = n * (r["h_y"] - mi.scores_.max())
     lines = [
@@ -118,23 +120,23 @@ def _fmt_case(r: dict) -> list[str]:
         f"{n:,} training / {r['test'].n_samples:,} held-out samples, d = {d:,} binary features, "
         f"{len(np.unique(r['train'].y))} classes. {'; '.join(r['ds'].provenance.notes)}.",
         "",
-        f"- **Chosen size** (minimum of DL, sizes 0..{mdl.forward_sequence_.size} explored): |J| = **{best}**, "
+        f"- **Chosen size** (minimum of DL, sizes 0..{sequence.size} explored): |J| = **{best}**, "
         f"DL = {trace['dl_total'].iloc[best]:.1f} nats (empty model {trace['dl_total'].iloc[0]:.1f}; "
         f"DL-data {trace['dl_data'].iloc[best]:.1f} + DL-model {trace['dl_model'].iloc[best]:.1f}).",
         "- **Chosen features** in order: "
-        f"{', '.join(f'`{names[j]}`' for j in mdl.forward_sequence_[:best]) or 'none'}.",
+        f"{', '.join(f'`{names[j]}`' for j in sequence[:best]) or 'none'}.",
         f"- **Claim 1** (first MDL feature = first MI feature): {'holds' if first_same else 'FAILS'} "
-        f"(`{names[mdl.forward_sequence_[0]]}`); DL-data with it = {dl1:.4f} nats vs n (H(Y) - max I) = "
+        f"(`{names[sequence[0]]}`); DL-data with it = {dl1:.4f} nats vs n (H(Y) - max I) = "
         f"{dl1_expected:.4f}.",
         f"- **Claim 2** (sequential conditional selection beats individual MI ranking for "
         f"classification): the MDL order and the MI ranking share "
-        f"{len(set(mdl.forward_sequence_[:best]) & set(mi.order_[:best]))} of their first {best} features; "
+        f"{len(set(sequence[:best]) & set(mi.order_[:best]))} of their first {best} features; "
         f"held-out Naive Bayes scores of the first k features:",
         "",
         "| k | MDL order: accuracy | MI ranking: accuracy | MDL order: log-loss | MI ranking: log-loss |",
         "|---:|---:|---:|---:|---:|",
     ]
-    ks = sorted({1, 2, 3, 5, best, 10, 20, mdl.forward_sequence_.size} & set(range(1, mdl.forward_sequence_.size + 1)))
+    ks = sorted({1, 2, 3, 5, best, 10, 20, sequence.size} & set(range(1, sequence.size + 1)))
     for k in ks:
         a, b = r["mdl_scores"].iloc[k - 1], r["mi_scores"].iloc[k - 1]
         mark = " (MDL size)" if k == best else ""
@@ -142,12 +144,12 @@ def _fmt_case(r: dict) -> list[str]:
     wins = int((r["mdl_scores"]["log_loss"] < r["mi_scores"]["log_loss"]).sum())
     lines += [
         "",
-        f"  Over k = 1..{mdl.forward_sequence_.size} the MDL order has the lower held-out log-loss for {wins} "
-        f"of {mdl.forward_sequence_.size} values of k.",
+        f"  Over k = 1..{sequence.size} the MDL order has the lower held-out log-loss for {wins} "
+        f"of {sequence.size} values of k.",
         f"- **Claim 3** (DL has an interior minimum): DL-data falls from {trace['dl_data'].iloc[0]:.1f} "
         f"to {trace['dl_data'].iloc[-1]:.1f} nats while DL-model rises by about "
         f"{np.diff(trace['dl_model']).mean():.1f} nats per feature; "
-        + ("the minimum is interior." if 0 < best < mdl.forward_sequence_.size else
+        + ("the minimum is interior." if 0 < best < sequence.size else
            "the minimum is at the edge of the explored range."),
         "",
         f"Figures: [`{case.slug}_mdl_curve.html`]({case.slug}_mdl_curve.html), "
@@ -161,9 +163,9 @@ def result_rows(results: list[dict]) -> list[results_file.Row]:
     """The lecture's three claims per dataset, each judged by its rule (the lecture prints no numbers)."""
     rows = []
     for r in results:
-        mdl, mi, title = r["mdl"], r["mi"], r["case"].title
-        m = mdl.forward_sequence_.size
-        first = bool(mdl.forward_sequence_[0] == mi.order_[0])
+        mdl, mi, title, sequence = r["mdl"], r["mi"], r["case"].title, r["sequence"]
+        m = sequence.size
+        first = bool(sequence[0] == mi.order_[0])
         share = float(np.mean(r["mdl_scores"]["log_loss"] < r["mi_scores"]["log_loss"]))
         best = int(mdl.best_size_)
         rows += [
@@ -208,8 +210,8 @@ def run(out_dir: Path, quick: bool, progress: Callable[[float, str], None]) -> P
         mdl, mi = r["mdl"], r["mi"]
         wins = int((r["mdl_scores"]["log_loss"] < r["mi_scores"]["log_loss"]).sum())
         lines.append(f"| {r['case'].title} | {r['train'].n_features:,} | {len(np.unique(r['train'].y))} | "
-                     f"{mdl.best_size_} | {'holds' if mdl.forward_sequence_[0] == mi.order_[0] else 'fails'} | "
-                     f"{wins} of {mdl.forward_sequence_.size} values of k |")
+                     f"{mdl.best_size_} | {'holds' if r['sequence'][0] == mi.order_[0] else 'fails'} | "
+                     f"{wins} of {r['sequence'].size} values of k |")
     lines.append("")
     rows = result_rows(results)
     failed = [r.quantity for r in rows if results_file.outcome(r.verdict) == "fails"]

@@ -87,6 +87,37 @@ def test_mi_and_mdl_on_images_with_two_class_restriction():
     n = counts.sum()
     empty = -(counts * np.log(counts / n)).sum() + np.log(n + 1)  # n H(Y) + log(n + 1), Eq. (10, 14)
     assert by_name(at, 0, "DL total")["y"][0] == pytest.approx(empty, rel=1e-12)
+    table = at.dataframe[0].value
+    assert table["size"].tolist() == list(range(1, 31))
+    assert table["name"].tolist() == [digits.feature_names[j] for j in table["feature"]]
+
+
+def test_image_figures_of_the_l1_path_and_boosting_follow_the_slider():
+    at = app_test(PAGE)
+    at.sidebar.selectbox(key="picker_key").set_value("digits").run()
+    at.toggle(key="classic_two_classes").set_value(True).run()
+    at.selectbox(key="classic_pair_c0").set_value("3").run()
+    at.selectbox(key="classic_pair_c1").set_value("8").run()
+    at.radio(key="classic_view").set_value("L1 path").run()
+    check_clean(at)
+    log_c = np.asarray(by_name(at, 0, "held-out")["x"], dtype=float)
+    n_active = int(spec(at, 0)["layout"]["xaxis3"]["ticktext"][-1])
+    at.select_slider(key="classic_l1_step").set_value(0).run()
+    check_clean(at)
+    image = traces(at, 1)[-1]
+    assert np.isnan(np.array(image["z"], dtype=float)).all()  # at l1_min_c every coefficient is zero
+    assert spec(at, 1)["layout"]["title"]["text"] == f"coefficient at C = {10 ** log_c[0]:.3g}"
+    at.select_slider(key="classic_l1_step").set_value(len(log_c) - 1).run()
+    z = np.array(traces(at, 1)[-1]["z"], dtype=float)
+    assert z.shape == (8, 8) and np.count_nonzero(~np.isnan(z)) == n_active
+
+    at.radio(key="classic_view").set_value("Boosting").run()
+    at.slider(key="classic_boost_rounds").set_value(10).run()
+    check_clean(at)
+    first = by_name(at, 0, "stump feature")["y"][0]
+    text = np.array(traces(at, 1)[-1]["text"], dtype=object).ravel()
+    names = load_bundled("digits").feature_names
+    assert names[int(np.flatnonzero(text == "1")[0])] == first  # pixel "1" is the first round's stump
 
 
 def test_l1_path_and_boosting_on_a_table():

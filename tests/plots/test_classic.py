@@ -1,9 +1,23 @@
 """Figure builders of the Classic criteria page (pure plotly, no Streamlit)."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 
-from fsengine.plots.classic import boosting_rounds, feature_image, l1_path, mdl_curve, mi_bars
+from fsengine.plots.classic import (
+    boosting_image,
+    boosting_rounds,
+    feature_image,
+    l1_coefficient_image,
+    l1_path,
+    l1_selector_path,
+    mdl_chosen_image,
+    mdl_curve,
+    mi_bars,
+    ordinal_labels,
+)
+from fsengine.position import Position
 
 
 def test_mi_bars_sorted_and_highlighted():
@@ -49,3 +63,49 @@ def test_boosting_rounds_orders_features_by_first_use():
     fig = boosting_rounds(trace, ["f0", "f1", "f2"])
     assert list(fig.layout.yaxis2.categoryarray) == ["f2", "f0"]
     assert list(fig.data[2].y) == ["f2", "f0", "f2"]
+
+
+def test_ordinal_labels_number_the_given_order():
+    assert ordinal_labels([3, 0], 5).tolist() == ["2", "", "", "1", ""]
+
+
+def test_mdl_chosen_image_numbers_the_chosen_prefix():
+    selector = SimpleNamespace(order_=np.array([2, 0, 3, 1]), best_size_=2, n_features_in_=4)
+    fig = mdl_chosen_image(selector, (2, 2), background=np.full(4, 0.5))
+    z = np.array(fig.data[1].z, dtype=float).ravel()
+    assert z[2] == 1.0 and z[0] == 2.0 and np.isnan(z[[1, 3]]).all()
+    assert np.array(fig.data[1].text).ravel().tolist() == ["2", "", "1", ""]
+
+
+def _l1(n_classes_columns: int):
+    Cs = np.array([0.1, 1.0, 10.0])
+    values = np.array([[0.0, 0.0, 0.0, 0.0], [0.0, 0.4, 0.0, 0.0], [-0.3, 0.9, 0.0, 0.2]])
+    path = pd.DataFrame(values, index=pd.Index(Cs, name="C"))
+    trace = pd.DataFrame({"n_active": [0, 1, 3], "train_accuracy": [0.5, 0.7, 0.8], "cv_accuracy": np.nan})
+    return SimpleNamespace(path_=path, trace_=trace, Cs_=Cs, coefs_=np.zeros((3, n_classes_columns, 4)),
+                           order_=np.array([1, 0, 3, 2]), scores_=np.array([1.0, 2.0, 0.0, 1.0]))
+
+
+def test_l1_coefficient_image_shows_the_path_at_the_position():
+    two = _l1(1)
+    fig = l1_coefficient_image(two, Position.at(two.Cs_, 2), (2, 2))
+    z = np.array(fig.data[0].z, dtype=float).ravel()
+    np.testing.assert_array_equal(z[[0, 1, 3]], [-0.3, 0.9, 0.2])
+    assert np.isnan(z[2]) and fig.data[0].zmid == 0.0 and fig.layout.title.text == "coefficient at C = 10"
+    many = l1_coefficient_image(_l1(3), Position.at(two.Cs_, 1), (2, 2))
+    assert many.data[0].zmid is None and many.layout.title.text == "norm of class coefficients at C = 1"
+
+
+def test_l1_selector_path_labels_the_features_that_enter_in_entry_order():
+    fig = l1_selector_path(_l1(1), ["a", "b", "c", "d"])
+    labelled = [t.name for t in fig.data if t.name and t.name[0].isdigit()]
+    assert labelled == ["1. b", "2. a", "3. d"]  # c never enters (score 0)
+
+
+def test_boosting_image_blanks_unused_pixels_and_numbers_first_use():
+    selector = SimpleNamespace(scores_=np.array([0.0, 0.7, 1.2, 0.0]), order_=np.array([2, 1, 0, 3]),
+                               n_features_in_=4)
+    fig = boosting_image(selector, (2, 2))
+    z = np.array(fig.data[0].z, dtype=float).ravel()
+    assert np.isnan(z[[0, 3]]).all() and z[1] == 0.7 and z[2] == 1.2
+    assert np.array(fig.data[0].text).ravel().tolist() == ["", "2", "1", ""]

@@ -20,12 +20,14 @@ The ensemble predicts the class with the largest total alpha of stumps voting fo
 threshold) and 0 for K > 2, where ``left_class`` / ``right_class`` describe the stump.
 
 Boosting stops early when no stump beats chance (eps_m >= 1 - 1/K) or a stump is perfect
-(eps_m = 0, where alpha is computed with eps clipped to 1e-10).
+(eps_m = 0, where alpha is computed with eps clipped to 1e-10), or when the progress callback
+(``progress(fraction, message)``, called after every round) raises
+:class:`~fsengine.progress.StopRequested`: the rounds run so far are a valid ensemble and are kept
+(``stop_reason`` "stop requested").
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +36,7 @@ from scipy.special import logsumexp
 
 from fsengine.methods.classic.binary import class_codes
 from fsengine.methods.classic.stumps import Stump, find_stump, sorted_columns
+from fsengine.progress import Progress, StopRequested, report_to
 
 EPS_FLOOR = 1e-10
 
@@ -73,46 +76,48 @@ class BoostingRun:
         return self.classes[np.argmax(self.decision_votes(X), axis=1)]
 
 
-def adaboost_stumps(X, y, *, n_estimators: int = 50,
-                    progress: Callable[[float, str], None] | None = None) -> BoostingRun:
+def adaboost_stumps(X, y, *, n_estimators: int = 50, progress: Progress | None = None) -> BoostingRun:
     """Run AdaBoost with weighted-error stumps for ``n_estimators`` rounds (or until it stops)."""
     codes, classes = class_codes(y)
     K, n = classes.size, codes.size
     columns = sorted_columns(X)
+    report = report_to(progress)
     log_w = np.zeros(n)  # log of the unnormalised weights W_m(t) = per-example loss
     votes = np.zeros((n, K))
     rows = np.arange(n)
     stumps, alphas, records = [], [], []
     stop = f"ran all {n_estimators} rounds"
-    for m in range(n_estimators):
-        weights = np.exp(log_w - logsumexp(log_w))  # normalised W~_{m-1}
-        stump = find_stump(columns, codes, weights, K)
-        if stump.feature < 0:
-            stop = "no feature has two distinct values"
-            break
-        if stump.error >= 1.0 - 1.0 / K - 1e-12:
-            stop = f"round {m + 1}: no stump beats chance (weighted error {stump.error:.4f})"
-            break
-        alpha = stump_alpha(stump.error, K)
-        predicted = stump.predict_codes(X)
-        wrong = predicted != codes
-        log_w = log_w + log_loss_factor(alpha, wrong, K)
-        votes[rows, predicted] += alpha
-        stumps.append(stump)
-        alphas.append(alpha)
-        records.append({
-            "round": m + 1, "feature": stump.feature, "threshold": stump.threshold,
-            "left_class": classes[stump.left_class], "right_class": classes[stump.right_class],
-            "sign": (1 if stump.right_class > stump.left_class else -1) if K == 2 else 0,
-            "weighted_error": stump.error, "alpha": alpha,
-            "train_loss": float(np.exp(logsumexp(log_w) - np.log(n))),
-            "train_error": float(np.mean(np.argmax(votes, axis=1) != codes)),
-        })
-        if progress is not None:
-            progress((m + 1) / n_estimators, f"boosting round {m + 1} of {n_estimators}")
-        if stump.error <= EPS_FLOOR:
-            stop = f"round {m + 1}: perfect stump (weighted error 0)"
-            break
+    try:
+        for m in range(n_estimators):
+            weights = np.exp(log_w - logsumexp(log_w))  # normalised W~_{m-1}
+            stump = find_stump(columns, codes, weights, K)
+            if stump.feature < 0:
+                stop = "no feature has two distinct values"
+                break
+            if stump.error >= 1.0 - 1.0 / K - 1e-12:
+                stop = f"round {m + 1}: no stump beats chance (weighted error {stump.error:.4f})"
+                break
+            alpha = stump_alpha(stump.error, K)
+            predicted = stump.predict_codes(X)
+            wrong = predicted != codes
+            log_w = log_w + log_loss_factor(alpha, wrong, K)
+            votes[rows, predicted] += alpha
+            stumps.append(stump)
+            alphas.append(alpha)
+            records.append({
+                "round": m + 1, "feature": stump.feature, "threshold": stump.threshold,
+                "left_class": classes[stump.left_class], "right_class": classes[stump.right_class],
+                "sign": (1 if stump.right_class > stump.left_class else -1) if K == 2 else 0,
+                "weighted_error": stump.error, "alpha": alpha,
+                "train_loss": float(np.exp(logsumexp(log_w) - np.log(n))),
+                "train_error": float(np.mean(np.argmax(votes, axis=1) != codes)),
+            })
+            if stump.error <= EPS_FLOOR:
+                stop = f"round {m + 1}: perfect stump (weighted error 0)"
+                break
+            report((m + 1) / n_estimators, f"boosting round {m + 1} of {n_estimators}")
+    except StopRequested:
+        stop = "stop requested"
     columns_order = ["round", "feature", "threshold", "left_class", "right_class", "sign",
                      "weighted_error", "alpha", "train_loss", "train_error"]
     return BoostingRun(stumps, np.asarray(alphas), classes,

@@ -24,7 +24,6 @@ the Euclidean norm over the K class coefficients otherwise.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +32,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.svm import l1_min_c
 
 from fsengine.methods.classic.binary import class_codes
+from fsengine.progress import Progress, report_to
 
 INTERCEPT_SCALING = 100.0
 SOLVERS = ("liblinear", "saga")
@@ -99,13 +99,15 @@ def path_grid(X, y, n_Cs: int = 20, C_span: float = 1e3) -> np.ndarray:
 
 def l1_logistic_path(X, y, Cs, *, solver: str = "liblinear", tol: float = 1e-6,
                      max_iter: int = 1000, warm_start: bool | None = None, random_state: int = 0,
-                     progress: Callable[[float, str], None] | None = None) -> L1Path:
+                     progress: Progress | None = None) -> L1Path:
     """Fit Eq. (18) at every C in increasing order (one-vs-rest for K > 2 classes).
 
     ``warm_start`` (saga only; default True for saga) starts each fit from the previous C's
     solution; scikit-learn's liblinear binding always starts from scratch. Both solvers visit the
     coordinates (liblinear) or samples (saga) in a random order: ``random_state`` fixes it, so the
     same data give the same path (unseeded, paths differed by ~1e-5 between runs at tol 1e-6).
+    ``progress(fraction, message)`` is called after every fit; an exception it raises
+    (:class:`~fsengine.progress.StopRequested` included) ends the path without a result.
     """
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {', '.join(SOLVERS)}, not {solver!r}")
@@ -122,6 +124,7 @@ def l1_logistic_path(X, y, Cs, *, solver: str = "liblinear", tol: float = 1e-6,
     n_iter = np.zeros((Cs.size, len(problems)), dtype=np.int64)
     converged = np.ones(Cs.size, dtype=bool)
     total = Cs.size * len(problems)
+    report = report_to(progress)
     for b, target in enumerate(problems):
         model = LogisticRegression(l1_ratio=1.0, solver=solver, tol=tol, max_iter=max_iter,
                                    warm_start=warm, random_state=random_state,
@@ -136,9 +139,8 @@ def l1_logistic_path(X, y, Cs, *, solver: str = "liblinear", tol: float = 1e-6,
             coefs[i, b] = model.coef_[0]
             intercepts[i, b] = model.intercept_[0]
             n_iter[i, b] = int(np.max(model.n_iter_))
-            if progress is not None:
-                progress((b * Cs.size + i + 1) / total, f"L1 path: C {i + 1} of {Cs.size}"
-                         + (f", class {b + 1} of {len(problems)}" if len(problems) > 1 else ""))
+            report((b * Cs.size + i + 1) / total, f"L1 path: C {i + 1} of {Cs.size}"
+                   + (f", class {b + 1} of {len(problems)}" if len(problems) > 1 else ""))
     return L1Path(Cs, coefs, intercepts, classes, n_iter, converged)
 
 

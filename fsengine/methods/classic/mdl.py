@@ -18,7 +18,11 @@ terms generalise as the paper's argument does: the class counts take C(n + K - 1
 (n + 1 when K = 2) and each feature's K conditionals take prod_c (n_c + 1) values, so the K = 2 case
 is exactly Eq. (13-14). J grows by sequential forward selection (the paper's "simplest way"): at
 each step the feature whose inclusion gives the smallest DL-data is added. The selected subset is
-the prefix of that sequence minimising DL(J).
+the prefix of that sequence minimising DL(J) over the sizes explored (0..``max_features``).
+
+Progress: ``progress(fraction, message)`` after every added feature; a callback that raises
+:class:`~fsengine.progress.StopRequested` ends the search early and the path explored so far is
+returned (``stop_reason`` "stop requested"): every prefix of a greedy sequence is a valid answer.
 
 On the training data the maximum-likelihood tables never give the true class probability zero
 (a count that is zero for class c only affects rows of other classes), so every DL-data is finite
@@ -28,7 +32,6 @@ even though some log-probabilities are -inf.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +41,7 @@ from scipy.special import gammaln
 
 from fsengine.methods.classic.binary import class_codes
 from fsengine.methods.classic.mutual_info import ones_per_class
+from fsengine.progress import Progress, StopRequested, report_to
 
 
 def naive_bayes_log_tables(ones: np.ndarray, class_sizes: np.ndarray):
@@ -180,6 +184,7 @@ class MDLPath:
     last_gain    per feature: DL-data decrease it offered at the last evaluated step (NaN for
                  features already selected before it)
     classes      the class labels, in code order
+    stop_reason  why the search ended, in words
     """
 
     order: np.ndarray
@@ -191,15 +196,18 @@ class MDLPath:
     step_gain: np.ndarray
     last_gain: np.ndarray
     classes: np.ndarray
+    stop_reason: str = ""
 
 
-def mdl_forward_selection(X01: sp.csc_matrix, y, *, max_features: int = 50, candidates=None,
-                          progress: Callable[[float, str], None] | None = None) -> MDLPath:
+def mdl_forward_selection(X01: sp.csc_matrix, y, *, max_features: int = 30, candidates=None,
+                          progress: Progress | None = None) -> MDLPath:
     """Greedy minimisation of DL(J) (Eq. 15) over prefixes of size 0..max_features.
 
     ``X01`` is a 0/1 CSC matrix (see :func:`.binary.binary_indicator`); ``candidates`` an optional
     boolean mask restricting which features may be added (the description length of the subset
-    still uses the full d in log C(d, |J|)).
+    still uses the full d in log C(d, |J|)). ``progress(fraction, message)`` is called before the
+    first and after every added feature; :class:`~fsengine.progress.StopRequested` from it ends
+    the search with the prefixes explored so far.
     """
     X01 = sp.csc_matrix(X01)
     n, d = X01.shape
@@ -217,22 +225,30 @@ def mdl_forward_selection(X01: sp.csc_matrix, y, *, max_features: int = 50, cand
         raise ValueError(f"candidates must be a boolean mask of length {d}")
     steps = int(min(max_features, candidate.sum()))
 
+    report = report_to(progress)
     F = np.tile(log_prior, (n, 1))
     dl_data = [data_description_length(F, codes)]
     order, gains = [], []
     last_dl = np.full(d, np.nan)
-    for step in range(steps):
-        dl = candidate_data_lengths(F, codes, indptr, indices, log_p0, log_p1, candidate,
-                                    group, n_groups)
-        last_dl = np.where(candidate, dl, np.nan)
-        j = int(np.argmin(dl))
-        add_feature(F, indptr, indices, j, log_p0[j], log_p1[j])
-        candidate[j] = False
-        order.append(j)
-        gains.append(dl_data[-1] - dl[j])
-        dl_data.append(float(dl[j]))
-        if progress is not None:
-            progress((step + 1) / max(steps, 1), f"MDL: {step + 1} of {steps} features")
+    if steps == max_features:
+        stop = f"explored every subset size up to the largest, {max_features} features"
+    else:
+        stop = f"added every candidate feature ({steps}, fewer than the largest size {max_features})"
+    try:
+        report(0.0, f"MDL: 0 of {steps} features")
+        for step in range(steps):
+            dl = candidate_data_lengths(F, codes, indptr, indices, log_p0, log_p1, candidate,
+                                        group, n_groups)
+            last_dl = np.where(candidate, dl, np.nan)
+            j = int(np.argmin(dl))
+            add_feature(F, indptr, indices, j, log_p0[j], log_p1[j])
+            candidate[j] = False
+            order.append(j)
+            gains.append(dl_data[-1] - dl[j])
+            dl_data.append(float(dl[j]))
+            report((step + 1) / steps, f"MDL: {step + 1} of {steps} features")
+    except StopRequested:
+        stop = "stop requested"
     before_last = dl_data[-2] if len(dl_data) > 1 else dl_data[-1]
     last_gain = before_last - last_dl
 
@@ -245,5 +261,5 @@ def mdl_forward_selection(X01: sp.csc_matrix, y, *, max_features: int = 50, cand
         order=np.asarray(order, dtype=np.intp), dl_data=dl_data_arr,
         dl_model=model_terms["dl_model"], dl_total=dl_total, model_terms=model_terms,
         best_size=int(np.argmin(dl_total)), step_gain=np.asarray(gains), last_gain=last_gain,
-        classes=classes,
+        classes=classes, stop_reason=stop,
     )

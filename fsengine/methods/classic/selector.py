@@ -5,11 +5,17 @@
 ``L1PathSelector``      L1-logistic path over C, features ranked by entry (Eq. 18-19)
 ``BoostingSelector``    AdaBoost with weighted-error stumps, ranked by first use (Eq. 21-34)
 
-The two Naive Bayes criteria need binary features. Their ``binarize`` parameter is None by
-default: non-binary input is then refused with a message naming the ways to binarise
-(:func:`fsengine.data.transforms.binarize_features`, ``sklearn.preprocessing.Binarizer``, or
-``binarize='auto'`` / a threshold here, which applies the same rule as ``binarize_features`` and
-records it in ``binarization_``).
+The source is ``/work/shared/papers/003_8d12e87c0246f81e.txt`` (T. Jaakkola, MIT 6.867 Machine
+Learning, lecture 12). Parameters are keyword-only; the defaults of the parameters the app and the
+command line offer come from the method registry (:func:`fsengine.methods.registry.method_defaults`),
+so ``MDLSelector()``, ``fsengine select --method mdl`` and the Compare page fit the same model.
+
+The two Naive Bayes criteria need binary features. Their ``binarize`` parameter has the meaning it
+has for every method that needs binary features (:func:`fsengine.data.transforms.binarize_input`):
+``"auto"`` (the default: binary X is used as it is, other X is binarised by the rule the app and the
+command line apply, x > 0.5 for data in [0, 1], else x > each column's median, x > 0 for sparse
+data), a threshold t (x > t), or None (X must already be binary). The rule applied is recorded in
+``binarization_``.
 """
 
 from __future__ import annotations
@@ -24,55 +30,107 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from fsengine.base import BaseFeatureSelector
+from fsengine.base import BaseFeatureSelector, deprecated_alias
 from fsengine.chunked import class_counts, classes_of
-from fsengine.methods.classic.binary import binarize_matrix, binary_indicator
+from fsengine.data.transforms import PLUS_MINUS_NOTE, Binarization, binarize_input
+from fsengine.methods.classic.binary import csc01
 from fsengine.methods.classic.boosting import adaboost_stumps
 from fsengine.methods.classic.l1_path import SOLVERS, l1_logistic_path, path_grid
 from fsengine.methods.classic.mdl import mdl_forward_selection
 from fsengine.methods.classic.mutual_info import mutual_information, mutual_information_from_counts
+from fsengine.methods.registry import method_defaults
+from fsengine.progress import scaled
 from fsengine.ranking import order_from
 from fsengine.validation import validate_X
 
 _BINARIZE = [None, StrOptions({"auto"}), Real]
 _BUDGET = [Interval(Integral, 1, None, closed="left"), None]
 
+_MI = method_defaults("mi")
+_MDL = method_defaults("mdl")
+_L1 = method_defaults("l1")
+_BOOSTING = method_defaults("boosting")
+
 
 class _BinaryInputSelector(BaseFeatureSelector):
     """Shared binary-input handling of the Naive Bayes criteria (see the module docstring)."""
 
-    def _binary_input(self, X):
-        if self.binarize is None:
-            self.binarization_ = None
-            return binary_indicator(X, type(self).__name__)
-        X01, self.binarization_ = binarize_matrix(X, self.binarize)
-        return X01
+    def _binary_input(self, X) -> sp.csc_matrix:
+        X01, self.binarization_ = binarize_input(X, self.binarize, what=type(self).__name__)
+        return csc01(X01)
 
 
 class MutualInfoSelector(_BinaryInputSelector):
-    """Rank binary features by the Naive Bayes mutual information I(X_i; Y) (Eq. 2, nats).
+    """Rank binary features by their Naive Bayes mutual information with the class.
+
+    With probabilities estimated from counts (Jaakkola, lecture 12, Eq. 2, in nats)
+
+        I(X_i; Y) = H(X_i) - H(X_i | Y),
+
+    and including features in decreasing order of I maximises the log-likelihood of the data under
+    the Naive Bayes model of Eq. (1). Each feature is judged alone. Under independence of X_i and
+    Y, G = 2 n I ~ chi^2 with K - 1 degrees of freedom (K classes), which gives the stopping rule.
 
     Parameters
     ----------
-    n_features_to_select : int or None
-        Keep the k highest-MI features. None: keep every feature whose independence test
-        (G = 2 n I ~ chi^2 with K-1 degrees of freedom) rejects at level ``alpha`` after a
-        Bonferroni correction over the d features.
-    alpha : float in (0, 1)
+    n_features_to_select : int or None, default None
+        Keep the k highest-MI features. None: keep every feature whose independence test rejects
+        at level ``alpha`` after a Bonferroni correction over the d features.
+    alpha : float in (0, 1), default from the registry (0.01)
         Family-wise level of that test.
-    binarize : None, "auto" or float
-        None: X must be binary (0/1, or -1/1 dense); "auto" or a threshold: binarise as
-        :func:`fsengine.data.transforms.binarize_features` does (recorded in ``binarization_``).
+    binarize : "auto", float or None, default "auto"
+        How X becomes binary (:func:`fsengine.data.transforms.binarize_input`): "auto" keeps binary
+        X (0/1, or -1/1 dense) and binarises other X as the app does; a number t: x > t; None: X
+        must already be binary. The default was None (non-binary X refused) in fsengine 0.2; binary
+        X gives the same result under both.
 
     Attributes
     ----------
-    scores_ : I(X_i; Y) per feature.   p_values_ : uncorrected independence-test p-values.
-    trace_ : one row per rank: feature, mi, h_x, h_x_given_y, g_statistic, p_value,
+    scores_ : ndarray of shape (n_features,)
+        I(X_i; Y) in nats.
+    pvalues_ : ndarray of shape (n_features,)
+        Uncorrected p-values of the independence test (scikit-learn's spelling, as in ``SelectKBest``).
+    order_ : ndarray of shape (n_features,)
+        Features by decreasing I (ties by lower index).
+    ranking_ : ndarray of shape (n_features,)
+        Rank of each feature, 1 = best.
+    support_ : ndarray of shape (n_features,), dtype bool
+        The Bonferroni-significant features, or the top ``n_features_to_select``.
+    trace_ : DataFrame with n_features rows
+        One row per rank: rank, feature, mi, h_x, h_x_given_y, g_statistic, p_value,
         p_bonferroni, selected.
-    classes_, binarization_.
+    classes_ : ndarray of shape (n_classes,)
+    binarization_ : :class:`~fsengine.data.transforms.Binarization`
+        The rule applied to X (``str()`` of it says what was done).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features,)
+        Only when X has string column names.
 
-    Multiclass: Eq. (2) holds for any number of classes. check_estimator passes with
-    ``binarize="auto"``; the default (None) refuses the continuous data those checks use.
+    See Also
+    --------
+    MDLSelector : features chosen together (a set), not one by one.
+    sklearn.feature_selection.mutual_info_classif : the same Eq. (2) with
+        ``discrete_features=True`` on 0/1 data.
+
+    Notes
+    -----
+    Eq. (2) holds for any number of classes. A row-chunked ``dask.array`` X is accepted (the
+    per-class counts are reduced over row blocks, :mod:`fsengine.chunked`) with binary data or a
+    numeric ``binarize``. Passes scikit-learn's ``check_estimator`` without exemptions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.selectors import MutualInfoSelector
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 200)
+    >>> X = (rng.random((200, 5)) < 0.3).astype(float)
+    >>> X[:, 2] = np.where(rng.random(200) < 0.9, y, 1 - y)
+    >>> sel = MutualInfoSelector().fit(X, y)
+    >>> int(sel.order_[0]), sel.get_support(indices=True).tolist()
+    (2, [2])
+    >>> print(sel.binarization_)
+    features already binary (0/1), used as they are
     """
 
     _parameter_constraints = {
@@ -81,7 +139,7 @@ class MutualInfoSelector(_BinaryInputSelector):
         "binarize": _BINARIZE,
     }
 
-    def __init__(self, n_features_to_select=None, alpha=0.01, binarize=None):
+    def __init__(self, *, n_features_to_select=None, alpha=_MI["alpha"], binarize="auto"):
         self.n_features_to_select = n_features_to_select
         self.alpha = alpha
         self.binarize = binarize
@@ -92,25 +150,30 @@ class MutualInfoSelector(_BinaryInputSelector):
     def _fit_chunked(self, X, y):
         """A row-chunked dask X: the per-class counts are reduced over row blocks
         (:mod:`fsengine.chunked`); binary data, or a numeric ``binarize`` threshold (x > t)."""
-        if self.binarize == "auto":
-            raise ValueError("binarize='auto' needs the column medians of the whole array; for a dask array "
-                             "pass a threshold (e.g. binarize=0.5 for data in [0, 1]) or binary data.")
         classes = classes_of(y)
-        threshold = None if self.binarize is None else float(self.binarize)
+        threshold = None if self.binarize is None or self.binarize == "auto" else float(self.binarize)
         counts = class_counts(X, y, classes, threshold)
         if threshold is None and not counts.binary:
+            auto = ("; binarize='auto' needs the column medians of the whole array, which a dask array does "
+                    "not give" if self.binarize == "auto" else "")
             raise ValueError(f"{type(self).__name__} needs binary features (0/1 or -1/1); the dask array holds "
-                             "other values. Pass binarize=<threshold> (x > threshold counts as on) or binarise "
-                             "the array first, e.g. (X > 0.5).astype('float32').")
-        self.binarization_ = None if counts.binary else f"features binarised as x > {threshold:g}"
-        ones = counts.ones if counts.binary else counts.above  # binary data is kept as it is, as in memory
+                             f"other values{auto}. Pass binarize=<threshold> (x > threshold counts as on, e.g. "
+                             "binarize=0.5 for data in [0, 1]) or binarise the array first, e.g. "
+                             "(X > 0.5).astype('float32').")
+        kind = "01" if counts.zero_one else "pm1" if counts.plus_minus else None
+        if threshold is None:
+            self.binarization_ = Binarization(None, None if kind == "01" else PLUS_MINUS_NOTE)
+            ones = counts.ones
+        else:
+            self.binarization_ = Binarization.from_threshold(threshold, kind)
+            ones = counts.above
         self._fit_result(mutual_information_from_counts(ones, counts.class_sizes, classes), X.shape[1])
 
     def _fit_result(self, result, p):
         """Scores, support (Bonferroni-corrected independence test) and trace from Eq. (2)."""
         self.classes_ = result.classes
         self.scores_ = result.mi
-        self.p_values_ = result.p_value
+        self.pvalues_ = result.p_value
         p_bonferroni = np.minimum(result.p_value * p, 1.0)
         self._rank_and_support(p_bonferroni < self.alpha)
         r = self.order_
@@ -122,35 +185,91 @@ class MutualInfoSelector(_BinaryInputSelector):
         })
 
 
+def _explored(selector, order):
+    """The forward sequence: the first len(trace_) - 1 entries of ``order_`` (sizes 1..m)."""
+    return order[: len(selector.trace_) - 1]
+
+
 class MDLSelector(_BinaryInputSelector):
-    """MDL forward selection with the Naive Bayes classifier (Eq. 10-15).
+    """MDL forward selection with the Naive Bayes classifier.
 
     Features are added one at a time, each time the one giving the smallest conditional
-    description length of the labels DL-data (Eq. 10) with the Naive Bayes parameters fixed from
-    counts; the discriminant is updated incrementally. ``support_`` is the prefix minimising
-    DL = DL-data + DL-model (Eq. 15) over the explored sizes 0..max_features.
+    description length of the labels (Jaakkola, lecture 12, Eq. 10, nats)
+
+        DL-data(J) = sum_t -log P(y_t | x_t, J)
+
+    with the Naive Bayes parameters fixed from counts (the discriminant is updated incrementally).
+    ``support_`` is the prefix minimising (Eq. 13-15)
+
+        DL(J) = DL-data(J) + log*|J| + log C(d, |J|) + log(n + 1) + |J| sum_y log(n_y + 1)
+
+    over the explored sizes 0..``max_features``.
 
     Parameters
     ----------
-    n_features_to_select : int or None
-        None: the MDL minimiser. k: the first k features of the forward sequence.
-    max_features : int
-        Largest subset size explored (the minimiser is searched over 0..max_features).
-    binarize : None, "auto" or float
+    n_features_to_select : int or None, default None
+        None: the MDL minimiser. k: the first k features of the forward sequence (grown to k
+        when k > ``max_features``).
+    max_features : int, default from the registry (30)
+        The largest subset explored: the forward sequence is grown to this size and the minimiser
+        of DL is searched over the sizes 0..max_features (if DL still falls at the largest size,
+        explore larger subsets). The registry's 30 is what the app and the command line have used;
+        the class default was 50 in fsengine 0.2.
+    binarize : "auto", float or None, default "auto"
         As for :class:`MutualInfoSelector`.
 
     Attributes
     ----------
-    scores_ : DL-data decrease (nats) when the feature was added; for features never added, the
-        decrease it offered at the last step.
-    trace_ : one row per size 0..m: size, feature (-1 for the empty set), dl_data, dl_model,
-        dl_total, gain, the four DL-model terms (log_star, log_binom, class_counts, parameters)
-        and ``selected`` (size <= the chosen size).
-    best_size_, forward_sequence_ (the forward sequence), classes_, binarization_.
+    scores_ : ndarray of shape (n_features,)
+        DL-data decrease (nats) when the feature was added; for features never added, the decrease
+        it offered at the last step (NaN for none).
+    order_ : ndarray of shape (n_features,)
+        The forward sequence (the features in the order they were added), then the rest by score.
+    ranking_ : ndarray of shape (n_features,)
+    support_ : ndarray of shape (n_features,), dtype bool
+        The chosen prefix of the forward sequence.
+    best_size_ : int
+        The size that minimises DL (Eq. 15) among the sizes explored.
+    trace_ : DataFrame with m + 1 rows (m features added)
+        One row per size 0..m: size, feature (-1 for the empty set), dl_data, dl_model, dl_total,
+        gain, the four DL-model terms (log_star, log_binom, class_counts, parameters) and
+        ``selected`` (size <= the chosen size).
+    stop_reason_ : str
+        Why the forward selection ended: the largest size explored, every candidate added, or
+        "stop requested" (a progress callback raised :class:`~fsengine.progress.StopRequested`;
+        the sizes explored so far are kept).
+    classes_ : ndarray of shape (n_classes,)
+    binarization_ : :class:`~fsengine.data.transforms.Binarization`
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features,)
+    forward_sequence_ : ndarray
+        Deprecated alias of ``order_[:m]`` (removed in 0.4).
 
+    See Also
+    --------
+    MutualInfoSelector : the first feature MDL adds is the mutual-information winner.
+    fsengine.methods.classic.mdl.mdl_forward_selection : the forward selection itself.
+
+    Notes
+    -----
     Multiclass: K-class Naive Bayes (softmax of the per-class log-joints); the model terms
     generalise to log C(n+K-1, K-1) and |J| sum_c log(n_c + 1), which are Eq. (14) at K = 2.
-    check_estimator passes with ``binarize="auto"``.
+    Progress: ``fit(X, y, progress=callback)`` reports after every added feature. Passes
+    scikit-learn's ``check_estimator`` without exemptions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.selectors import MDLSelector
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 300)
+    >>> X = (rng.random((300, 6)) < 0.3).astype(float)
+    >>> X[:, 4] = np.where(rng.random(300) < 0.85, y, 1 - y)
+    >>> sel = MDLSelector(max_features=3).fit(X, y)
+    >>> int(sel.order_[0]), sel.best_size_, len(sel.trace_)
+    (4, 1, 4)
+    >>> sel.stop_reason_
+    'explored every subset size up to the largest, 3 features'
     """
 
     _parameter_constraints = {
@@ -159,7 +278,9 @@ class MDLSelector(_BinaryInputSelector):
         "binarize": _BINARIZE,
     }
 
-    def __init__(self, n_features_to_select=None, max_features=50, binarize=None):
+    forward_sequence_ = deprecated_alias("order_", convert=_explored)
+
+    def __init__(self, *, n_features_to_select=None, max_features=_MDL["max_features"], binarize="auto"):
         self.n_features_to_select = n_features_to_select
         self.max_features = max_features
         self.binarize = binarize
@@ -174,8 +295,8 @@ class MDLSelector(_BinaryInputSelector):
         scores = path.last_gain.copy()
         scores[path.order] = path.step_gain
         self.classes_ = path.classes
-        self.forward_sequence_ = path.order
         self.best_size_ = path.best_size
+        self.stop_reason_ = path.stop_reason
         self.scores_ = scores
         self._set_order(order_from(scores, path.order))
         self.support_ = np.zeros(p, dtype=bool)
@@ -191,34 +312,95 @@ class MDLSelector(_BinaryInputSelector):
 
 
 class L1PathSelector(BaseFeatureSelector):
-    """L1-regularised logistic regression path over C (Eq. 18); features ranked by entry.
+    """L1-regularised logistic regression path over C; features ranked by entry.
 
-    The path runs from ``sklearn.svm.l1_min_c`` (all coefficients zero) up to ``C_span`` times it
-    on ``n_Cs`` log-spaced values, with scikit-learn's ``LogisticRegression(l1_ratio=1)``
-    (``solver="liblinear"``: each C from scratch; ``"saga"``: warm-started from the previous C).
-    Features are standardised first (``standardize=True``: dense columns centred and scaled to unit
-    variance, sparse ones only scaled) so that their coefficients are comparable.
+    At each C the selector maximises (Jaakkola, lecture 12, Eq. 18, with lambda = 1/C)
+
+        l(theta) - lambda sum_i |theta_i|,
+
+    and at the optimum every zero coefficient has |dl/dtheta_k| <= lambda (Eq. 19): a feature enters
+    when its likelihood slope reaches lambda. The path runs from ``sklearn.svm.l1_min_c`` (all
+    coefficients zero) up to ``C_span`` times it on ``n_Cs`` log-spaced values, with scikit-learn's
+    ``LogisticRegression(l1_ratio=1)`` (``solver="liblinear"``: each C from scratch; ``"saga"``:
+    warm-started from the previous C). Features are standardised first (``standardize=True``: dense
+    columns centred and scaled to unit variance, sparse ones only scaled) so that their
+    coefficients are comparable.
 
     Parameters
     ----------
-    n_features_to_select : int or None
+    n_features_to_select : int or None, default None
         k: the first k features to enter. None: the features active at the C with the best
         ``cv``-fold stratified cross-validated accuracy (smallest C on ties), or at the largest C
         when ``cv`` is None.
-    n_Cs, C_span, solver, tol, max_iter, standardize, cv, random_state : path and CV settings.
+    n_Cs : int, default from the registry (20)
+        Number of values of C.
+    C_span : float, default from the registry (1000.0)
+        Largest C over smallest C.
+    solver : {"liblinear", "saga"}, default "liblinear"
+    tol : float, default 1e-6
+    max_iter : int, default 1000
+        Solver settings at each C.
+    standardize : bool, default True
+    cv : int >= 2 or None, default from the registry (None)
+        Folds of the cross-validation that chooses C; None: no cross-validation (the model at the
+        largest C), ``cv=none`` on the command line. The registry's None is what the app and the
+        command line have used; the class default was 3 in fsengine 0.2.
+    random_state : int, default 0
+        Seeds the solvers' coordinate order and the folds.
 
     Attributes
     ----------
-    path_ : DataFrame indexed by C, one column per feature: the coefficient (two classes) or the
-        Euclidean norm of the K one-vs-rest coefficients (multiclass).
-    coefs_ (n_Cs, K', p), intercepts_ (n_Cs, K'), Cs_, C_ (the chosen C), classes_, scaler_,
-    n_iter_ (the most solver iterations any C needed), l1_path_ (the fitted path object).
-    scores_ : number of path steps a feature has been in the model since it entered (0: never).
-    trace_ : one row per C: C, log10_C, n_active, train_accuracy, cv_accuracy, n_iter, converged.
+    path_ : DataFrame of shape (n_Cs, n_features)
+        Indexed by C: the coefficient (two classes) or the Euclidean norm of the K one-vs-rest
+        coefficients (multiclass) of every feature.
+    scores_ : ndarray of shape (n_features,)
+        Number of path steps a feature has been in the model since it entered (0: never).
+    order_ : ndarray of shape (n_features,)
+        Features by entry (then larger |coefficient| at entry, then index), never-entering last.
+    ranking_ : ndarray of shape (n_features,)
+    support_ : ndarray of shape (n_features,), dtype bool
+    coefs_ : ndarray of shape (n_Cs, K', n_features)
+        K' = 1 for two classes, K otherwise.
+    intercepts_ : ndarray of shape (n_Cs, K')
+    Cs_ : ndarray of shape (n_Cs,)
+    C_ : float
+        The chosen C.
+    model_ : :class:`~fsengine.methods.classic.l1_path.L1Path`
+        The fitted path (``predict``, ``accuracy`` at every C).
+    scaler_ : StandardScaler or None
+    n_iter_ : int
+        The most solver iterations any C needed.
+    trace_ : DataFrame with n_Cs rows
+        C, log10_C, n_active, train_accuracy, cv_accuracy, n_iter, converged, chosen.
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features,)
 
+    See Also
+    --------
+    fsengine.methods.classic.l1_path.l1_logistic_path : the path itself.
+    sklearn.linear_model.LogisticRegression : the solver at each C.
+
+    Notes
+    -----
     Multiclass: one-vs-rest (K binary L1 paths); a feature is active when any class uses it.
-    check_estimator passes with ``cv=None``: its tiny data sets have classes with a single
-    sample, which stratified cross-validation cannot split.
+    Progress: ``fit(X, y, progress=callback)`` reports after every fit (path and folds);
+    :class:`~fsengine.progress.StopRequested` from the callback ends the fit without a result (a
+    partial path has no valid ranking of the features that have not been reached).
+    ``check_estimator`` passes with the default ``cv=None``; with ``cv`` set it would not: the
+    checks' tiny data sets have classes with a single sample, which stratified cross-validation
+    cannot split.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.selectors import L1PathSelector
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 5))
+    >>> y = (X[:, 3] + 0.5 * X[:, 1] > 0).astype(int)
+    >>> sel = L1PathSelector(n_Cs=8).fit(X, y)
+    >>> sel.order_[:2].tolist(), sel.path_.shape
+    ([3, 1], (8, 5))
     """
 
     _parameter_constraints = {
@@ -233,8 +415,8 @@ class L1PathSelector(BaseFeatureSelector):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_features_to_select=None, n_Cs=20, C_span=1e3, solver="liblinear",
-                 tol=1e-6, max_iter=1000, standardize=True, cv=3, random_state=0):
+    def __init__(self, *, n_features_to_select=None, n_Cs=_L1["n_Cs"], C_span=_L1["C_span"], solver="liblinear",
+                 tol=1e-6, max_iter=1000, standardize=True, cv=_L1["cv"], random_state=0):
         self.n_features_to_select = n_features_to_select
         self.n_Cs = n_Cs
         self.C_span = C_span
@@ -253,23 +435,17 @@ class L1PathSelector(BaseFeatureSelector):
         Xs = self._scaled(X)
         self.Cs_ = path_grid(Xs, y, self.n_Cs, self.C_span)
         n_fits = 1 + (self.cv or 0)
-        report = self._progress
-
-        def stage(i):
-            return None if report is None else (lambda f, msg: report((i + f) / n_fits, msg))
-
-        path = l1_logistic_path(Xs, y, self.Cs_, solver=self.solver, tol=self.tol,
-                                max_iter=self.max_iter, progress=stage(0))
-        cv_accuracy = self._cross_validate(Xs, y, stage) if self.cv else None
+        path = l1_logistic_path(Xs, y, self.Cs_, solver=self.solver, tol=self.tol, max_iter=self.max_iter,
+                                progress=scaled(self._progress, 0.0, 1.0 / n_fits))
+        cv_accuracy = self._cross_validate(Xs, y, n_fits) if self.cv else None
         self.coefs_, self.intercepts_, self.classes_ = path.coefs, path.intercepts, path.classes
-        self.l1_path_ = path
+        self.model_ = path
         self.n_iter_ = int(path.n_iter.max())
         p = X.shape[1]
         self.path_ = pd.DataFrame(path.values, index=pd.Index(self.Cs_, name="C"), columns=range(p))
         entry = path.entry_step()
         self.scores_ = (self.Cs_.size - entry).astype(np.float64)
-        order = path.entry_order()
-        self._set_order(order_from(self.scores_, order))
+        self._set_order(order_from(self.scores_, path.entry_order()))
         if cv_accuracy is not None:
             best = int(np.flatnonzero(cv_accuracy >= cv_accuracy.max() - 1e-12)[0])
         else:
@@ -288,48 +464,85 @@ class L1PathSelector(BaseFeatureSelector):
             "chosen": np.arange(self.Cs_.size) == best,
         })
 
-    def _cross_validate(self, Xs, y, stage):
+    def _cross_validate(self, Xs, y, n_fits):
         folds = StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
         scores = []
         for i, (train, test) in enumerate(folds.split(np.zeros(len(y)), y), start=1):
+            stage = scaled(self._progress, i / n_fits, (i + 1) / n_fits, f"CV fold {i} of {self.cv}: ")
             fold = l1_logistic_path(Xs[train], y[train], self.Cs_, solver=self.solver, tol=self.tol,
-                                    max_iter=self.max_iter, progress=stage(i))
+                                    max_iter=self.max_iter, progress=stage)
             scores.append(fold.accuracy(Xs[test], y[test]))
         return np.mean(scores, axis=0)
 
     def path_accuracy(self, X, y) -> pd.Series:
         """Accuracy of the model at every C on other data (e.g. a held-out split), indexed by C."""
-        check_is_fitted(self, "l1_path_")
+        check_is_fitted(self, "model_")
         X = validate_X(self, X, accept_sparse=self._accept_sparse, reset=False)
-        return pd.Series(self.l1_path_.accuracy(self._scaled(X), np.asarray(y)),
+        return pd.Series(self.model_.accuracy(self._scaled(X), np.asarray(y)),
                          index=pd.Index(self.Cs_, name="C"), name="accuracy")
 
 
 class BoostingSelector(BaseFeatureSelector):
-    """AdaBoost with decision stumps (Eq. 21-34); features ranked by first use.
+    """AdaBoost with decision stumps; features ranked by first use.
 
-    Each round's stump minimises the weighted error (Eq. 32) over every feature and threshold
-    (numba search over sorted feature values); alpha_m = 0.5 log((1 - eps)/eps) (Eq. 33) and the
-    weights follow Eq. (34). ``trace_`` has one row per round: feature, threshold, left/right
-    class and sign s of Eq. (21), weighted error, alpha, training loss (Eq. 27 divided by n) and
-    training error.
+    Each round's stump h(x; theta) = sign(s (x_k - theta_0)) (Jaakkola, lecture 12, Eq. 21)
+    minimises the weighted error eps_m (Eq. 32) over every feature and threshold (numba search
+    over sorted feature values); it gets the votes
+
+        alpha_m = 0.5 log((1 - eps_m) / eps_m)                                     (Eq. 33)
+
+    and the example weights follow W_m(t) ~ W_{m-1}(t) exp(-y_t alpha_m h_m(x_t)) (Eq. 34).
 
     Parameters
     ----------
-    n_features_to_select : int or None
+    n_features_to_select : int or None, default None
         None: every feature some stump used. k: the first k distinct features used.
-    n_estimators : int
+    n_estimators : int, default from the registry (50)
         Number of boosting rounds (fewer if boosting stops, see ``stop_reason_``).
 
     Attributes
     ----------
-    scores_ : total alpha of the stumps on each feature.   first_use_ : features by first use.
-    ensemble_ : the fitted :class:`~fsengine.methods.classic.boosting.BoostingRun` (``predict``).
-    stop_reason_, classes_.
+    scores_ : ndarray of shape (n_features,)
+        Total alpha of the stumps on each feature (0: never used).
+    order_ : ndarray of shape (n_features,)
+        Features by first use, then the unused ones by index.
+    ranking_ : ndarray of shape (n_features,)
+    support_ : ndarray of shape (n_features,), dtype bool
+    model_ : :class:`~fsengine.methods.classic.boosting.BoostingRun`
+        The fitted ensemble (``predict``, ``decision_votes``).
+    trace_ : DataFrame with one row per round
+        round, feature, threshold, left_class, right_class, sign (the s of Eq. 21), weighted_error,
+        alpha, train_loss (Eq. 27 divided by n) and train_error.
+    stop_reason_ : str
+        Why boosting ended: all rounds run, no stump beats chance, a perfect stump, or "stop
+        requested" (a progress callback raised :class:`~fsengine.progress.StopRequested`; the
+        rounds run so far are kept).
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features,)
 
+    See Also
+    --------
+    fsengine.methods.classic.boosting.adaboost_stumps : the boosting loop.
+    fsengine.methods.classic.study.same_weights : scikit-learn's Gini stumps with our weights.
+
+    Notes
+    -----
     Multiclass: the SAMME form of the multi-class exponential loss (see
     :mod:`fsengine.methods.classic.boosting`), identical to Eq. (33-34) for two classes.
-    Passes check_estimator without exemptions.
+    Progress: ``fit(X, y, progress=callback)`` reports after every round. Passes scikit-learn's
+    ``check_estimator`` without exemptions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.selectors import BoostingSelector
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 6))
+    >>> y = (X[:, 2] - X[:, 5] > 0).astype(int)
+    >>> sel = BoostingSelector(n_estimators=10).fit(X, y)
+    >>> sorted(sel.order_[:2].tolist()), len(sel.trace_), sel.stop_reason_
+    ([2, 5], 10, 'ran all 10 rounds')
     """
 
     _parameter_constraints = {
@@ -337,7 +550,7 @@ class BoostingSelector(BaseFeatureSelector):
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, n_features_to_select=None, n_estimators=50):
+    def __init__(self, *, n_features_to_select=None, n_estimators=_BOOSTING["n_estimators"]):
         self.n_features_to_select = n_features_to_select
         self.n_estimators = n_estimators
 
@@ -345,15 +558,13 @@ class BoostingSelector(BaseFeatureSelector):
         run = adaboost_stumps(X, y, n_estimators=self.n_estimators, progress=self._progress)
         p = X.shape[1]
         features = run.trace["feature"].to_numpy(dtype=np.intp)
-        first_use = pd.unique(features) if features.size else np.zeros(0, dtype=np.intp)
-        self.ensemble_ = run
+        first_use = np.asarray(pd.unique(features), dtype=np.intp) if features.size else np.zeros(0, dtype=np.intp)
+        self.model_ = run
         self.classes_ = run.classes
         self.stop_reason_ = run.stop_reason
-        self.first_use_ = np.asarray(first_use, dtype=np.intp)
         self.scores_ = np.bincount(features, weights=run.alphas, minlength=p).astype(np.float64)
-        self._set_order(order_from(self.scores_, self.first_use_))
-        keep = self.first_use_ if self.n_features_to_select is None else \
-            self.first_use_[: self.n_features_to_select]
+        self._set_order(order_from(self.scores_, first_use))
+        keep = first_use if self.n_features_to_select is None else first_use[: self.n_features_to_select]
         self.support_ = np.zeros(p, dtype=bool)
         self.support_[keep] = True
         self.trace_ = run.trace.copy()

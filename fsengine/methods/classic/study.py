@@ -1,4 +1,8 @@
-"""Our weighted-error stumps next to scikit-learn's AdaBoost with depth-1 trees.
+"""What the Classic criteria page and its reproduction run beside the selectors.
+
+The numbers the page shows (``mi_summary``, ``mdl_summary``, ``l1_held_out`` and ``l1_summary``,
+``boosting_summary``, ``mean_image``) and the comparison of our weighted-error stumps with
+scikit-learn's AdaBoost with depth-1 trees.
 
 scikit-learn's ``AdaBoostClassifier(DecisionTreeClassifier(max_depth=1))`` grows each stump by
 the weighted Gini impurity, not by the weighted error that Eq. (32) minimises, so the two can
@@ -13,14 +17,111 @@ choose different stumps. Two comparisons, both per round:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from sklearn.ensemble import AdaBoostClassifier
 from sklearn.tree import DecisionTreeClassifier
 
+from fsengine.data.transforms import split
 from fsengine.methods.classic.binary import class_codes
 from fsengine.methods.classic.boosting import BoostingRun, log_loss_factor
+from fsengine.methods.classic.selector import L1PathSelector
 from fsengine.methods.classic.stumps import Stump
+from fsengine.progress import Progress
+
+
+def mean_image(X) -> np.ndarray:
+    """The mean of every column (dense or sparse X): the grey background of the pixel figures."""
+    return np.asarray(X.mean(axis=0)).ravel()
+
+
+@dataclass(frozen=True)
+class MISummary:
+    """The mutual-information view's numbers: the largest I(X; Y) (nats), how many features pass
+    the Bonferroni-corrected test, and the best feature's name."""
+
+    largest: float
+    significant: int
+    best: str
+
+
+def mi_summary(selector, names) -> MISummary:
+    return MISummary(float(selector.scores_.max()), int(selector.support_.sum()), names[int(selector.order_[0])])
+
+
+@dataclass(frozen=True)
+class MDLSummary:
+    """The MDL view's numbers: the chosen size, DL at it and of the empty model (nats), whether
+    the minimum is at the largest size explored, and the table of the forward sequence."""
+
+    best_size: int
+    dl_at_minimum: float
+    dl_empty: float
+    at_largest_size: bool
+    table: pd.DataFrame
+
+
+def mdl_summary(selector, names) -> MDLSummary:
+    trace, best = selector.trace_, int(selector.best_size_)
+    table = trace.loc[trace["size"] > 0, ["size", "feature", "dl_data", "gain", "dl_model", "dl_total"]].copy()
+    table.insert(2, "name", [names[j] for j in table["feature"]])
+    return MDLSummary(best, float(trace["dl_total"].iloc[best]), float(trace["dl_total"].iloc[0]),
+                      best == int(trace["size"].iloc[-1]), table)
+
+
+@dataclass(frozen=True)
+class L1HeldOut:
+    """An L1 path fitted on the training part of a split, and its accuracy on the held-out part."""
+
+    selector: L1PathSelector
+    held_out: pd.Series
+    n_train: int
+    n_test: int
+
+
+def l1_held_out(ds, *, n_Cs: int, C_span: float, cv: int | None, test_size: float,
+                progress: Progress | None = None) -> L1HeldOut:
+    """``L1PathSelector`` on a stratified split of ``ds`` (seed 0), with held-out accuracy per C."""
+    train, test = split(ds, test_size=test_size, seed=0)
+    selector = L1PathSelector(n_Cs=n_Cs, C_span=C_span, cv=cv).fit(train.X, train.y, progress=progress)
+    return L1HeldOut(selector, selector.path_accuracy(test.X, test.y), train.n_samples, test.n_samples)
+
+
+@dataclass(frozen=True)
+class L1Summary:
+    """The L1 view's numbers: the best held-out accuracy, the non-zero features there, the
+    number of features the chosen C keeps, and whether the solver converged at every C."""
+
+    best_accuracy: float
+    active_at_best: int
+    n_selected: int
+    converged: bool
+
+
+def l1_summary(fit: L1HeldOut) -> L1Summary:
+    best = int(np.argmax(fit.held_out.to_numpy()))
+    trace = fit.selector.trace_
+    return L1Summary(float(fit.held_out.iloc[best]), int(trace["n_active"].iloc[best]),
+                     int(fit.selector.support_.sum()), bool(trace["converged"].all()))
+
+
+@dataclass(frozen=True)
+class BoostingSummary:
+    """The boosting view's numbers: rounds run, distinct features used, the final training error
+    (None without rounds) and whether boosting stopped before the rounds asked for."""
+
+    rounds: int
+    n_features_used: int
+    train_error: float | None
+    stopped_early: bool
+
+
+def boosting_summary(selector, rounds: int) -> BoostingSummary:
+    trace = selector.trace_
+    return BoostingSummary(len(trace), int(np.count_nonzero(selector.scores_ > 0)),
+                           float(trace["train_error"].iloc[-1]) if len(trace) else None, len(trace) < rounds)
 
 
 def _tree_stump(tree: DecisionTreeClassifier, classes: np.ndarray) -> tuple[int, float, np.ndarray]:
@@ -80,3 +181,8 @@ def side_by_side(X, y, run: BoostingRun, random_state: int = 0) -> pd.DataFrame:
     table["same_stump"] = same
     table["weights_identical"] = same.cumprod().shift(1, fill_value=1).astype(bool)
     return table
+
+
+def rounds_with_another_feature(table: pd.DataFrame) -> int:
+    """How many rounds of a :func:`same_weights` table the Gini stump split on another feature."""
+    return int((~table["same_feature"].astype(bool)).sum())

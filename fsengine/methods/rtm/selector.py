@@ -1,7 +1,8 @@
 """scikit-learn estimators for the RTM: ``RTMClassifier`` and the ``RTMSelector`` that wraps it.
 
-Both take sparse or dense X; a tag is present where X > ``binarize`` (scikit-learn's
-``BernoulliNB`` convention), or X must already be 0/1 when ``binarize=None``.
+Both take sparse or dense X; ``binarize`` turns it into tags as for every method that needs binary
+features (:func:`fsengine.data.transforms.binarize_input`): "auto" (binary X as it is, other X by
+the rule the app applies), a threshold t (tag present where X > t) or None (X must be binary).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted
 
 from fsengine.base import BaseFeatureSelector, deprecated_alias
+from fsengine.data.transforms import binarize_input
 from fsengine.methods.registry import method_defaults
 from fsengine.methods.rtm.ep import QUADRATURE
 from fsengine.methods.rtm.evidence import posterior_summary, top_tags
@@ -40,7 +42,7 @@ _RTM_PARAMS = {
     "max_iter": [Interval(Integral, 1, None, closed="left")],
     "tol": [Interval(Real, 0, None, closed="neither")],
     "max_skipped_frac": [Interval(Real, 0, 1, closed="both")],
-    "binarize": [Real, None],
+    "binarize": [Real, None, StrOptions({"auto"})],
 }
 
 _PARAM_DOC = """
@@ -77,8 +79,13 @@ _PARAM_DOC = """
         Convergence threshold on the largest change of a posterior mean (and of 1/alpha).
     max_skipped_frac : float, default 0.01
         Convergence is refused while more than this fraction of factors is skipped.
-    binarize : float or None, default 0.0
-        Tag present where X > binarize; None requires X in {0, 1}.
+    binarize : "auto", float or None, default "auto"
+        How X becomes tags (:func:`fsengine.data.transforms.binarize_input`, the rule the app and the
+        command line apply): "auto" keeps binary X (0/1, or -1/1 dense) and binarises other X as
+        x > 0.5 for data in [0, 1], else x > each column's median (sparse: x > 0); a number t: tag
+        present where X > t (scikit-learn's ``BernoulliNB`` convention); None: X must be binary.
+        The rule learnt in ``fit`` (``binarization_``) is applied to the X of ``predict_proba``.
+        The default was 0.0 in fsengine 0.2 (the same tags for binary and non-negative sparse X).
 """
 
 
@@ -159,6 +166,8 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
         Number of features (tags) seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Column names, when X had string column names.
+    binarization_ : Binarization
+        The rule that made X binary (:class:`~fsengine.data.transforms.Binarization`).
 
     See Also
     --------
@@ -188,7 +197,7 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
     def __init__(self, *, method=_DEFAULTS["method"], alpha0=_DEFAULTS["alpha0"], ard=_DEFAULTS["ard"],
                  alpha_floor=2.0, alpha_max=1e5, damping=0.5, inner_damping="auto", sequential=True,
                  site_init=0.5, max_iter=_DEFAULTS["max_iter"], tol=1e-4, max_skipped_frac=0.01,
-                 binarize=0.0):
+                 binarize="auto"):
         self.method = method
         self.alpha0 = alpha0
         self.ard = ard
@@ -213,14 +222,15 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
         self._validate_params()
         X, y = validate_X_y(self, X, y, accept_sparse=("csr", "csc"))
         y01, classes = binary_target(y)
-        tags = tags_from(X, self.binarize)
+        X01, binarization = binarize_input(X, self.binarize, what=type(self).__name__)
+        tags = tags_from(X01, None)
         settings = self._settings(tags)
         try:
             fit = fit_rtm(tags, y01, settings, progress=progress)
         except StopRequested:
             forget_fit(self)
             raise
-        self.classes_ = classes
+        self.classes_, self.binarization_ = classes, binarization
         self.alpha0_, self.inner_damping_ = settings.alpha0, settings.inner_damping
         self.A_, self.B_, self.alpha_ = fit.A, fit.B, fit.alpha
         self.theta_mean_ = fit.theta_mean
@@ -247,7 +257,7 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
         """Columns P(classes_[0] | x), P(classes_[1] | x) under the approximate posterior."""
         check_is_fitted(self, "A_")
         X = validate_X(self, X, accept_sparse=("csr", "csc"), reset=False)
-        tags = tags_from(X, self.binarize)
+        tags = tags_from(self.binarization_.apply(X, what=type(self).__name__), None)
         p1 = predict_positive(tags.indptr, tags.indices, self.A_, self.B_, QUADRATURE)
         return np.column_stack([1.0 - p1, p1])
 
@@ -335,7 +345,7 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
     def __init__(self, *, method=_DEFAULTS["method"], alpha0=_DEFAULTS["alpha0"], ard=_DEFAULTS["ard"],
                  alpha_floor=2.0, alpha_max=1e5, damping=0.5, inner_damping="auto", sequential=True,
                  site_init=0.5, max_iter=_DEFAULTS["max_iter"], tol=1e-4, max_skipped_frac=0.01,
-                 binarize=0.0,
+                 binarize="auto",
                  n_features_to_select=None):
         self.method = method
         self.alpha0 = alpha0

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from fsengine.methods.classic.boosting import adaboost_stumps
 from fsengine.methods.classic.study import same_weights, side_by_side
 from fsengine.methods.classic.stumps import find_stump, sorted_columns
+from fsengine.progress import StopRequested
 from fsengine.selectors import BoostingSelector
 
 
@@ -124,3 +125,27 @@ def test_boosting_stops_on_a_perfect_stump():
     sel = BoostingSelector(n_estimators=10).fit(X, [0, 0, 1, 1])
     assert len(sel.trace_) == 1 and "perfect stump" in sel.stop_reason_
     assert sel.trace_["threshold"].iloc[0] == 1.5
+
+
+def test_rounds_report_progress_and_a_stop_keeps_the_rounds_run():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(120, 5))
+    y = (X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=120) > 0).astype(int)
+    seen = []
+    full = adaboost_stumps(X, y, n_estimators=5, progress=lambda f, m: seen.append((f, m)))
+    assert [f for f, _ in seen] == pytest.approx([0.2, 0.4, 0.6, 0.8, 1.0])
+    assert seen[0][1] == "boosting round 1 of 5"
+
+    def stop(fraction, message):
+        if fraction >= 0.4:
+            raise StopRequested
+
+    part = adaboost_stumps(X, y, n_estimators=5, progress=stop)
+    assert part.stop_reason == "stop requested" and len(part.stumps) == 2
+    assert part.trace.equals(full.trace.iloc[:2])
+    # the kept ensemble votes with its two stumps only (Eq. 23): checked by hand
+    votes = np.zeros((120, 2))
+    for stump, alpha in zip(full.stumps[:2], full.alphas[:2]):
+        votes[np.arange(120), np.where(X[:, stump.feature] <= stump.threshold, stump.left_class,
+                                       stump.right_class)] += alpha
+    np.testing.assert_array_equal(part.predict(X), np.argmax(votes, axis=1))

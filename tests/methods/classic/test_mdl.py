@@ -11,6 +11,7 @@ from sklearn.naive_bayes import BernoulliNB
 from fsengine.methods.classic.binary import binary_indicator
 from fsengine.methods.classic.mdl import log_star, mdl_forward_selection, model_description_length
 from fsengine.methods.classic.mutual_info import mutual_information
+from fsengine.progress import StopRequested
 from fsengine.selectors import MDLSelector
 
 
@@ -109,10 +110,36 @@ def test_selector_picks_the_minimiser_and_traces_each_size():
     np.testing.assert_allclose(trace["dl_total"], trace["dl_data"] + trace["dl_model"])
     best = int(np.argmin(trace["dl_total"]))
     assert sel.best_size_ == best and 1 <= best < 10
-    assert sel.get_support(indices=True).tolist() == sorted(sel.forward_sequence_[:best].tolist())
-    assert sel.order_[:10].tolist() == sel.forward_sequence_.tolist()
-    assert set(sel.forward_sequence_[:best]) <= {0, 1, 2, 4}
-    np.testing.assert_allclose(sel.scores_[sel.forward_sequence_], trace["gain"].to_numpy()[1:])
-    assert MDLSelector(n_features_to_select=12, max_features=3).fit(X, y).support_.sum() == 12
+    sequence = sel.order_[:10]
+    assert sequence.tolist() == trace["feature"].tolist()[1:]
+    assert sel.get_support(indices=True).tolist() == sorted(sequence[:best].tolist())
+    assert set(sequence[:best]) <= {0, 1, 2, 4}
+    np.testing.assert_allclose(sel.scores_[sequence], trace["gain"].to_numpy()[1:])
+    assert sel.stop_reason_ == "explored every subset size up to the largest, 10 features"
+    budget = MDLSelector(n_features_to_select=12, max_features=3).fit(X, y)
+    assert budget.support_.sum() == 12 and len(budget.trace_) == 13  # grown to the budget
+    few = MDLSelector(max_features=60).fit(X[:, :5], y)
+    assert few.stop_reason_ == "added every candidate feature (5, fewer than the largest size 60)"
     with pytest.raises(ValueError, match="binary features"):
-        MDLSelector().fit(X + 0.5, y)
+        MDLSelector(binarize=None).fit(X + 0.5, y)
+    shifted = MDLSelector(max_features=10).fit(X + 0.5, y)  # "auto": x > column median
+    assert str(shifted.binarization_) == "features binarised as x > column median"
+
+
+def test_forward_selection_reports_each_feature_and_a_stop_keeps_the_prefix():
+    X, y = data(seed=1)
+    X01 = binary_indicator(X)
+    seen = []
+    full = mdl_forward_selection(X01, y, max_features=6, progress=lambda f, m: seen.append((f, m)))
+    assert [f for f, _ in seen] == pytest.approx([k / 6 for k in range(7)])
+    assert seen[-1][1] == "MDL: 6 of 6 features"
+
+    def stop_at_half(fraction, message):
+        if fraction >= 0.5:
+            raise StopRequested
+
+    part = mdl_forward_selection(X01, y, max_features=6, progress=stop_at_half)
+    assert part.stop_reason == "stop requested"
+    assert part.order.tolist() == full.order[:3].tolist()
+    np.testing.assert_allclose(part.dl_data, full.dl_data[:4], rtol=1e-12)
+    assert part.best_size == int(np.argmin(part.dl_total))

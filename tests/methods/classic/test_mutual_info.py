@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.stats import chi2
 from sklearn.feature_selection import mutual_info_classif
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
@@ -10,7 +11,8 @@ from sklearn.preprocessing import Binarizer
 
 from fsengine.data.corpora import read_movie_reviews
 from fsengine.data.features import word_presence_tags
-from fsengine.methods.classic.binary import binarize_matrix, binary_indicator
+from fsengine.data.transforms import binarize_input
+from fsengine.methods.classic.binary import binary_indicator, csc01
 from fsengine.methods.classic.mutual_info import mutual_information
 from fsengine.selectors import MutualInfoSelector
 from tests.conftest import require_real
@@ -64,25 +66,35 @@ def test_minus_one_one_encoding_is_the_same_model():
                                mutual_information(binary_indicator(X), y).mi, atol=0)
 
 
-def test_non_binary_input_is_refused_with_advice_and_binarize_is_recorded():
+def test_non_binary_input_is_binarised_by_default_or_refused_with_advice():
     X, y = planted()
     Xc = X + np.random.default_rng(0).normal(size=X.shape)
-    with pytest.raises(ValueError, match="needs binary features.*binarize_features"):
-        MutualInfoSelector().fit(Xc, y)
+    with pytest.raises(ValueError, match="MutualInfoSelector needs binary features.*binarize_features"):
+        MutualInfoSelector(binarize=None).fit(Xc, y)
     bad_sparse = sp.csr_matrix(np.array([[0.0, 2.0], [1.0, 0.0], [0.0, -1.0]]))
     with pytest.raises(ValueError, match="needs binary features"):
         binary_indicator(bad_sparse)
-    sel = MutualInfoSelector(binarize="auto").fit(Xc, y)
-    assert sel.binarization_ == "features binarised as x > column median"
-    X01, note = binarize_matrix(Xc, "auto")
-    np.testing.assert_allclose(sel.scores_, mutual_information(X01, y).mi)
-    assert MutualInfoSelector(binarize="auto").fit(X, y).binarization_ is None
+    sel = MutualInfoSelector().fit(Xc, y)  # binarize="auto", the rule of the app and the command line
+    assert str(sel.binarization_) == "features binarised as x > column median"
+    medians = np.median(Xc, axis=0)
+    np.testing.assert_array_equal(sel.binarization_.threshold, medians)
+    np.testing.assert_allclose(sel.scores_, direct_mi((Xc > medians).astype(float), y), atol=1e-13)
+    X01, rule = binarize_input(Xc, "auto")
+    assert rule == sel.binarization_
+    np.testing.assert_allclose(sel.scores_, mutual_information(csc01(X01), y).mi)
+    kept = MutualInfoSelector().fit(X, y).binarization_
+    assert kept.threshold is None and kept.note is None
+    fixed = MutualInfoSelector(binarize=0.3).fit(Xc, y)
+    np.testing.assert_allclose(fixed.scores_, direct_mi((Xc > 0.3).astype(float), y), atol=1e-13)
+    assert str(fixed.binarization_) == "features binarised as x > 0.3"
 
 
 def test_selector_support_by_bonferroni_test_and_budget_and_pipeline():
     X, y = planted(n=600)
     sel = MutualInfoSelector().fit(X, y)
     assert set(sel.get_support(indices=True)) == {0, 1, 2, 3}
+    g = 2 * 600 * sel.scores_  # likelihood-ratio test of the 2 x 2 table, one degree of freedom
+    np.testing.assert_allclose(sel.pvalues_, chi2.sf(g, 1), rtol=1e-10, atol=1e-300)
     assert sel.order_[:4].tolist() == [0, 1, 2, 3]
     trace = sel.trace_
     assert trace["feature"].tolist() == sel.order_.tolist()
@@ -95,6 +107,7 @@ def test_selector_support_by_bonferroni_test_and_budget_and_pipeline():
     assert pipe.fit(X, y).score(X, y) > 0.85
 
 
+@pytest.mark.slow  # the real corpus: about 5 s
 def test_movie_review_vocabulary_matches_sklearn():
     reviews = require_real(read_movie_reviews)
     X, vocab = word_presence_tags(reviews.texts, min_df=20)
