@@ -40,9 +40,17 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from fsengine.chunked import is_dask_array
-from fsengine.progress import report_to
+from fsengine.progress import StopRequested, report_to
 from fsengine.ranking import order_from, ranks_from_order, top_k_mask
 from fsengine.validation import validate_X_y
+
+
+def forget_fit(estimator) -> None:
+    """Remove every fitted attribute (``name_``) of ``estimator``: a fit stopped by
+    :class:`~fsengine.progress.StopRequested` leaves it unfitted (scikit-learn's
+    ``check_is_fitted`` then says so), never holding a mix of an old fit and the new input."""
+    for name in [v for v in vars(estimator) if v.endswith("_") and not v.startswith("__")]:
+        delattr(estimator, name)
 
 
 class deprecated_alias:
@@ -98,6 +106,9 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
             if is_dask_array(X):
                 return self._chunked_fit(X, y)
             return self._validated_fit(X, y)
+        except StopRequested:
+            forget_fit(self)  # a stop that reached here leaves no result: unfitted, not half-fitted
+            raise
         finally:
             del self._progress
 

@@ -55,3 +55,26 @@ def test_ranking_is_a_rank_per_feature_as_in_sklearn_and_order_is_the_ordering()
     np.testing.assert_array_equal(sel.ranking_, rfe.ranking_)
     np.testing.assert_array_equal(sel.order_, np.argsort(rfe.ranking_))
     assert sel.ranking_[sel.order_[0]] == 1 and sel.ranking_.min() == 1 and sel.ranking_.max() == 7
+
+
+def test_a_stop_that_reaches_fit_leaves_the_selector_unfitted():
+    """A selector that lets StopRequested propagate is left without fitted attributes, even when
+    it held an earlier fit (the L1 path does not keep partial paths)."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    from fsengine.progress import StopRequested
+    from fsengine.selectors import L1PathSelector
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 5)), rng.integers(0, 2, 60)
+    sel = L1PathSelector(n_Cs=4).fit(X, y)
+
+    def stop(fraction, message):
+        raise StopRequested
+
+    with pytest.raises(StopRequested):
+        sel.fit(X, y, progress=stop)
+    with pytest.raises(NotFittedError):
+        check_is_fitted(sel)
+    assert not [v for v in vars(sel) if v.endswith("_")]

@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from fsengine.base import BaseFeatureSelector, deprecated_alias
+from fsengine.base import BaseFeatureSelector, deprecated_alias, forget_fit
 from fsengine.data.transforms import binarize_input
 from fsengine.methods.registry import method_defaults
 from fsengine.methods.rtm.ep import QUADRATURE
@@ -363,11 +363,8 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
         self.n_features_to_select = n_features_to_select
 
     def _fit(self, X, y):
-        try:  # one report per sweep, through the protocol (self._progress is set by BaseFeatureSelector.fit)
-            model = RTMClassifier(**self._rtm_params()).fit(X, y, progress=self._progress)
-        except StopRequested:
-            forget_fit(self)
-            raise
+        # one report per sweep; a StopRequested propagates and BaseFeatureSelector.fit forgets the fit
+        model = RTMClassifier(**self._rtm_params()).fit(X, y, progress=self._progress)
         self.model_ = model
         self.scores_ = model.relevance_
         self._rank_and_support(model.active_)
@@ -380,10 +377,3 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
         # a two-class model: the estimator checks must hand it binary targets, as a classifier's
         tags.classifier_tags = ClassifierTags(multi_class=False)
         return tags
-
-
-def forget_fit(estimator) -> None:
-    """Remove every fitted attribute (``name_``) of ``estimator``: a stopped fit leaves it unfitted
-    (:mod:`fsengine.progress`), not holding a mix of the old fit and the new input's shape."""
-    for name in [v for v in vars(estimator) if v.endswith("_") and not v.startswith("__")]:
-        delattr(estimator, name)
