@@ -77,7 +77,7 @@ def page():
 
 def _reference(**kw):
     task = heldout_task(load_dataset("planted_maxent", **PLANTED))
-    return task, run_bayes_factor(task, max_features=40, rounds_past_stop=2, **kw)
+    return task, run_bayes_factor(task, max_pairs=40, rounds_past_stop=2, **kw)
 
 
 def test_page_figures_carry_the_engine_run(page):

@@ -130,7 +130,7 @@ def render() -> None:
     def bayes_run(_task, task_token, per_round, variance, sign, model_prior, budget, past):
         bar = st.progress(0.0, text=f"Bayes-factor selection ({sign} sign) ...")
         run = run_bayes_factor(_task, per_round=per_round, prior_variance=variance, sign=sign,
-                               model_prior=model_prior, max_features=budget, rounds_past_stop=past,
+                               model_prior=model_prior, max_pairs=budget, rounds_past_stop=past,
                                progress=lambda f, msg: bar.progress(f, text=msg))
         bar.empty()
         return run
