@@ -39,7 +39,7 @@ from fsengine.methods.bayes_factor.model import (
     misclassified_proposals,
     score_candidates,
 )
-from fsengine.methods.bayes_factor.study import heldout_task, prefix_curve
+from fsengine.methods.bayes_factor.study import at_stop_row, heldout_task, prefix_curve
 from fsengine.methods.gain.model import select_features
 
 MAP_TOL = 1e-5
@@ -89,14 +89,14 @@ def main() -> int:
 
     # warm-up (numba caches, L-BFGS) on a slice, then the full run
     approx_bayes_factor_selection(task.X[:2000], task.y[:2000], n_classes=task.n_classes,
-                                  per_round=S, max_features=2 * S)
+                                  per_round=S, max_pairs=2 * S)
     t0 = time.perf_counter()
     run = approx_bayes_factor_selection(task.X, task.y, n_classes=task.n_classes, per_round=S,
                                         prior_variance=1.0, X_val=task.X_val, y_val=task.y_val,
                                         map_tol=MAP_TOL)
     wall = time.perf_counter() - t0
     tr = run.trace
-    at_stop = tr.loc[tr["n_selected"] == run.n_at_stop].iloc[0]
+    at_stop = at_stop_row(run)
     print(f"\nFull run, S = {S}, sigma^2 = 1, Laplace sign, uniform model prior: {wall:.1f} s, "
           f"{len(tr)} rounds, stop: {run.stop_reason} with {run.n_at_stop:,} pairs "
           f"({len(set(run.predicates.tolist())):,} predicates); train accuracy "

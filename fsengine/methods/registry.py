@@ -191,8 +191,10 @@ _ENTRIES = (
                 Param("sign", "Occam term", "laplace", kind="choice", choices=("laplace", "printed"),
                       help="laplace: -1/2 log(σ² a_g) as Eq. (7) gives; printed: +1/2 log a_g as Eq. (12) is printed"),
                 Param("log_prior_odds", "Log prior odds per pair", 0.0, kind="float", min=-50.0, max=50.0,
-                      help="0: uniform model prior (Eq. 13); -2 asks for e² times more evidence per pair")),
-        figures="fsengine.plots.select:bayes_factor_figures"),
+                      special=("multiplicity",),
+                      help="0: uniform model prior (Eq. 13); -2 asks for e² times more evidence per pair; "
+                           "multiplicity: -log(F - G), the current model keeps half the prior mass")),
+        progress=True, figures="fsengine.plots.select:bayes_factor_figures"),
     MethodSpec(
         "rtm", "RTM", "log Bayes factor of theta_j = P(class 1 | tag j) against 0.5 under the Relevance "
         "Tagging Machine's approximate posterior (Molchanov, Kondrashkin & Vetrov)",

@@ -23,8 +23,9 @@ import pandas as pd
 
 from fsengine.csv_export import to_csv
 from fsengine.data.maxent_tasks import load_conll2000_maxent
-from fsengine.methods.bayes_factor.study import gain_selector_curves, heldout_task, run_bayes_factor
+from fsengine.methods.bayes_factor.study import at_stop_row, gain_selector_curves, heldout_task, run_bayes_factor
 from fsengine.plots.bayes_factor import accuracy_figure
+from fsengine.progress import scaled
 from fsengine.reproduce import results as results_file
 
 #: (sign, model prior), cheapest first: the multiplicity prior stops early, the printed sign rarely
@@ -50,7 +51,7 @@ def config_label(sign: str, prior: str) -> str:
 def summarise(run) -> dict:
     """Stop, accuracy at the stop, the held-out peak along the path, whether it stopped by itself."""
     tr = run.trace
-    at_stop = tr.loc[tr["n_selected"] == run.n_at_stop].iloc[0]
+    at_stop = at_stop_row(run)
     peak = tr.loc[tr["heldout_accuracy"].idxmax()]
     return {"pairs_at_stop": int(run.n_at_stop), "stopped": run.stop_round is not None,
             "rounds": int(at_stop["round"]) + 1, "stop_reason": run.stop_reason,
@@ -115,9 +116,8 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
     for i, (sign, prior) in enumerate(CONFIGS):
         cap = cfg["caps"][prior]
         runs[(sign, prior)] = run_bayes_factor(
-            task, per_round=cfg["per_round"], sign=sign, model_prior=prior, max_features=cap,
-            progress=lambda f, msg, i=i, sign=sign, prior=prior: progress(
-                (i + f) / n, f"{config_label(sign, prior)}: {msg}"))
+            task, per_round=cfg["per_round"], sign=sign, model_prior=prior, max_pairs=cap,
+            progress=scaled(progress, i / n, (i + 1) / n, f"{config_label(sign, prior)}: "))
         summaries[(sign, prior)] = summarise(runs[(sign, prior)])
         _write(out_dir, quick, cfg, task, runs, summaries, pd.DataFrame(columns=["method", "n_features"]))
     sizes = sorted({s["pairs_at_stop"] for s in summaries.values()} | {s["pairs_at_peak"] for s in summaries.values()})

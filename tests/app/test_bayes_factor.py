@@ -1,12 +1,15 @@
 """The "Bayes-factor selection" page: widgets drive the runs, figures carry the engine's numbers."""
 
+import ast
 import base64
+import inspect
 import json
 
 import numpy as np
 import pytest
 
 from fsengine import config
+from fsengine.app.views import bayes_factor as view
 from fsengine.app.views.bayes_factor import PRIOR_OPTIONS, PRIOR_VALUES, SIGN_OPTIONS, SIGN_VALUES
 from fsengine.data import load_dataset
 from fsengine.data.notmnist import real_notmnist_available
@@ -14,8 +17,10 @@ from fsengine.methods.bayes_factor.study import (
     DEFAULT_MODEL_PRIOR,
     DEFAULT_SIGN,
     approximation_check,
+    checkable_rounds,
     heldout_task,
     run_bayes_factor,
+    stop_summary,
 )
 from tests.conftest import app_test
 
@@ -77,13 +82,33 @@ def page():
 
 def _reference(**kw):
     task = heldout_task(load_dataset("planted_maxent", **PLANTED))
-    return task, run_bayes_factor(task, max_features=40, rounds_past_stop=2, **kw)
+    return task, run_bayes_factor(task, max_pairs=40, rounds_past_stop=2, **kw)
+
+
+def test_the_view_is_thin():
+    """No numpy or pandas in the view, render() under 80 lines, short helpers, every cached
+    computation at module level."""
+    tree = ast.parse(inspect.getsource(view))
+    imported = {a.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert not imported & {"numpy", "pandas", "scipy"}, imported
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert functions["render"].end_lineno - functions["render"].lineno < 80
+    assert all(f.end_lineno - f.lineno < 50 for f in functions.values())
+    for f in functions.values():
+        nested = [n for n in ast.walk(f) if isinstance(n, ast.FunctionDef) and n is not f]
+        assert not nested, f"{f.name} defines {[n.name for n in nested]} inside"
+    cached = [name for name, f in functions.items() if any("cache_data" in ast.unparse(d) for d in f.decorator_list)]
+    assert cached == ["task_of", "bayes_run", "gain_curves", "exact_check"]
 
 
 def test_page_figures_carry_the_engine_run(page):
     at = page
     task, ref = _reference()
-    assert at.metric[0].value == str(ref.n_at_stop)
+    stop = stop_summary(ref)
+    assert [m.value for m in at.metric] == [str(ref.n_at_stop), str(stop.rounds), f"{stop.heldout_accuracy:.2%}",
+                                            at.metric[3].value]
+    assert at.select_slider(key="bf_check_round").options == [str(r) for r in checkable_rounds(ref)]
     beta = _traces(_chart(at, "bf_beta_chart"))
     np.testing.assert_allclose(_values(beta["β₀"]["y"]), ref.trace["beta_0"], rtol=1e-6)
     np.testing.assert_allclose(_values(beta["best candidate at round start"]["customdata"]),

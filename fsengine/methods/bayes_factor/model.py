@@ -34,10 +34,16 @@ Each round (Fig. 1):
    beats every candidate; stop the algorithm when a round adds nothing.
 
 Fig. 1 loops ``while |Current| <= S`` (S + 1 features); here a round adds at most S.
+
+Progress follows :mod:`fsengine.progress`: ``progress(fraction, message)`` after every round; a
+callback that raises :class:`~fsengine.progress.StopRequested` ends the rounds with the pairs
+selected so far (their MAP model is fitted, as at a normal end) and the stop reason
+:data:`STOP_REQUESTED`.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,6 +53,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from fsengine.maxent import MaxentData, MaxentModel, MaxentState, fit_map
+from fsengine.progress import Progress, StopRequested, report_to
 
 SIGNS = ("laplace", "printed")
 #: Stop reasons reported in ``BayesFactorRun.stop_reason``.
@@ -54,6 +61,7 @@ STOP_BAYES = "beta_0 beats every candidate"
 STOP_BUDGET = "feature budget reached"
 STOP_CLEAN = "no misclassified training instance"
 STOP_EXHAUSTED = "no candidate left to propose"
+STOP_REQUESTED = "stop requested"
 
 
 # --------------------------------------------------------------------------- Eq. (12)
@@ -259,13 +267,65 @@ def _accuracy(y, pred):
     return float(np.mean(np.asarray(y) == pred)) if len(y) else float("nan")
 
 
+# --------------------------------------------------------------------------- progress
+class RoundProgress:
+    """Reports the rounds through ``progress(fraction, message)`` and notes a stop request.
+
+    The number of rounds is not known in advance, so the fraction is an estimate, kept
+    non-decreasing: the larger of the budget used (pairs selected / ``max_pairs``) and the
+    evidence used up, ``1 - log(1 + m) / log(1 + m_0)`` with ``m`` the best margin
+    beta_g - beta_0 at the start of the round and ``m_0`` that of round 0 (the best margin falls
+    to 0 at the automatic stop). With ``rounds_past_stop = k > 0`` the way to the stop fills
+    [0, 0.9] and the k traced rounds the rest in equal steps. A :class:`StopRequested` raised by
+    the callback is caught and remembered in ``stop_requested``.
+
+    >>> seen = []
+    >>> report = RoundProgress(lambda f, m: seen.append(round(f, 2)), max_pairs=None, rounds_past_stop=0)
+    >>> for best in (100.0, 9.0, -1.0):
+    ...     report.round(best, n_selected=0, stop_round=None, rnd=0, message="")
+    >>> seen
+    [0.0, 0.5, 1.0]
+    """
+
+    def __init__(self, progress: Progress | None, max_pairs: int | None, rounds_past_stop: int | None):
+        self.progress = report_to(progress)
+        self.max_pairs = max_pairs
+        self.past = rounds_past_stop
+        self.first_best = None
+        self.fraction = 0.0
+        self.stop_requested = False
+
+    def _evidence(self, best: float) -> float:
+        if not math.isfinite(best) or best <= 0:
+            return 1.0
+        if self.first_best is None:
+            self.first_best = best
+        return max(0.0, 1.0 - math.log1p(best) / math.log1p(self.first_best))
+
+    def round(self, best: float, *, n_selected: int, stop_round: int | None, rnd: int, message: str) -> None:
+        """Report the end of round ``rnd`` (``best``: its best margin at the start, NaN if none)."""
+        share = 0.9 if self.past else 1.0
+        fraction = share * (1.0 if stop_round is not None else self._evidence(best))
+        if stop_round is not None and self.past:
+            fraction += (1.0 - share) * min((rnd - stop_round + 1) / self.past, 1.0)
+        if self.max_pairs:
+            fraction = max(fraction, n_selected / self.max_pairs)
+        self.fraction = max(self.fraction, min(fraction, 1.0))
+        self.send(self.fraction, message)
+
+    def send(self, fraction: float, message: str) -> None:
+        try:
+            self.progress(fraction, message)
+        except StopRequested:
+            self.stop_requested = True
+
+
 # --------------------------------------------------------------------------- the algorithm
 def approx_bayes_factor_selection(
     X, y, *, n_classes: int | None = None, per_round: int = 10, prior_variance=1.0,
-    sign: str = "laplace", log_prior_odds=0.0, max_features: int | None = None,
+    sign: str = "laplace", log_prior_odds=0.0, max_pairs: int | None = None,
     rounds_past_stop: int | None = 0, X_val=None, y_val=None, map_tol: float = 1e-6,
-    names: Callable[[int, int], str] | None = None,
-    progress: Callable[[int, str], None] | None = None,
+    names: Callable[[int, int], str] | None = None, progress: Progress | None = None,
 ) -> BayesFactorRun:
     """Run APPROXBFFS (Fig. 1) on instances X (n x P, any real values, sparse or dense) and class
     indices y in 0..Y-1.
@@ -276,21 +336,23 @@ def approx_bayes_factor_selection(
     log_prior_odds     log pi(M_g) - log pi(M_0) per candidate (scalar, (P,) or (P, Y)); 0 is the
                        uniform model prior of Eq. (13), negative values penalise adding features;
                        ``"multiplicity"``: see :func:`multiplicity_log_odds`.
-    max_features       budget on selected pairs (None: no budget).
+    max_pairs          the most (predicate, class) pairs selected, a cap (None: no cap).
     rounds_past_stop   0: stop when beta_0 beats every candidate (Fig. 1). k > 0: run k more
                        rounds after that point, each adding the S best candidates whatever their
                        margin (to trace accuracy beyond the automatic stop); None: continue until
-                       the ``max_features`` budget. The stopping point is kept in ``n_at_stop``.
+                       the ``max_pairs`` cap. The stopping point is kept in ``n_at_stop``.
     X_val, y_val       optional held-out rows for the accuracy column of the trace.
     names(j, c)        display name of pair (j, c) for the trace (default "x{j}=>{c}").
-    progress(n, msg)   called after every round with the number of selected pairs.
+    progress           ``progress(fraction, message)`` after every round (:class:`RoundProgress`:
+                       the fraction is an estimate); raising :class:`~fsengine.progress.StopRequested`
+                       ends the run with the pairs selected so far (``stop_reason`` "stop requested").
     """
     if sign not in SIGNS:
         raise ValueError(f"sign must be one of {SIGNS}, got {sign!r}")
     if per_round < 1:
         raise ValueError(f"per_round (S) must be at least 1, got {per_round}")
-    if rounds_past_stop is None and max_features is None:
-        raise ValueError("rounds_past_stop=None (continue to the budget) needs max_features")
+    if rounds_past_stop is None and max_pairs is None:
+        raise ValueError("rounds_past_stop=None (continue to the cap) needs max_pairs")
     if rounds_past_stop is not None and rounds_past_stop < 0:
         raise ValueError(f"rounds_past_stop must be >= 0 or None, got {rounds_past_stop}")
     Xb = add_bias_column(X)
@@ -314,7 +376,8 @@ def approx_bayes_factor_selection(
             raise ValueError(f"X_val has {Xv.shape[1] - 1} columns, X has {n_input}")
         y_val = np.asarray(y_val)
     names = names or (lambda j, c: f"x{j}=>{c}")
-    budget = np.inf if max_features is None else int(max_features)
+    budget = np.inf if max_pairs is None else int(max_pairs)
+    report = RoundProgress(progress, max_pairs, rounds_past_stop)
 
     act_pred, act_cls, act_var = bias_features(n_input, Y)
     n_bias = act_pred.size
@@ -340,8 +403,13 @@ def approx_bayes_factor_selection(
                                      if Xv is not None else float("nan")),
                    map_iterations=fit.n_iter, n_proposals=0, best_margin=float("nan"),
                    best_margin_after=float("nan"), n_rescored=0, n_added=0, added=(),
-                   beta_added=(), margin_added=(),
+                   predicate_added=(), class_added=(), mu_added=(), beta_added=(), margin_added=(),
                    seconds_optmap=t1 - t0, seconds_scoring=0.0, seconds_newton=0.0)
+        if report.stop_requested:  # asked during the previous round: keep its pairs, now fitted
+            stop_reason = STOP_REQUESTED
+            row.update(seconds=time.perf_counter() - t_start, bayes_stop=False)
+            rows.append(row)
+            break
         remaining_budget = budget - len(sel["predicates"])
         pred, cls = (misclassified_proposals(data, predicted, act_pred * Y + act_cls, n_input)
                      if remaining_budget > 0 else (np.empty(0, np.int64),) * 2)
@@ -369,12 +437,13 @@ def approx_bayes_factor_selection(
                                                   or rnd - stop_round < rounds_past_stop)
             picked = pick_round(state, pred, cls, mu, margin, var, odds, sign,
                                 int(min(per_round, remaining_budget)), forcing)
-            added = [(b, beta0 + cum) for b, cum in zip(picked.order, np.cumsum(picked.margin))]
+            added = picked.order
             row["n_rescored"] = picked.n_rescored
             row["best_margin_after"] = picked.best_left
             if not added:
                 stop_reason = STOP_BAYES
-            for (best, beta), m in zip(added, picked.margin):
+            betas = beta0 + np.cumsum(picked.margin)
+            for best, beta, m in zip(added, betas, picked.margin):
                 sel["predicates"].append(int(pred[best]))
                 sel["classes"].append(int(cls[best]))
                 sel["mu"].append(float(mu[best]))
@@ -382,16 +451,18 @@ def approx_bayes_factor_selection(
                 sel["beta"].append(float(beta))
                 sel["round"].append(rnd)
             row.update(n_added=len(added),
-                       added=tuple(names(int(pred[b]), int(cls[b])) for b, _ in added),
-                       beta_added=tuple(float(b) for _, b in added),
+                       added=tuple(names(int(pred[b]), int(cls[b])) for b in added),
+                       predicate_added=tuple(int(pred[b]) for b in added),
+                       class_added=tuple(int(cls[b]) for b in added),
+                       mu_added=tuple(float(mu[b]) for b in added),
+                       beta_added=tuple(float(b) for b in betas),
                        margin_added=tuple(float(m) for m in picked.margin))
         row["seconds_scoring"] = time.perf_counter() - t1
         row["seconds"] = time.perf_counter() - t_start
         row["bayes_stop"] = stop_round == rnd
         rows.append(row)
-        if progress is not None:
-            progress(len(sel["predicates"]), f"round {rnd}: {len(sel['predicates'])} features, "
-                                             f"{row['n_proposals']} proposals")
+        report.round(row["best_margin"], n_selected=len(sel["predicates"]), stop_round=stop_round, rnd=rnd,
+                     message=f"round {rnd}: {len(sel['predicates'])} features, {row['n_proposals']} proposals")
         if not added:
             break
         new_pred = np.asarray(sel["predicates"][-len(added):], dtype=np.int64)
@@ -408,6 +479,7 @@ def approx_bayes_factor_selection(
         odds_table = odds_table + multiplicity_log_odds(n_space - n_sel)
     column_margin = final_column_margins(data, state, act_pred * Y + act_cls, n_input, var_table,
                                          odds_table, sign)
+    report.send(1.0, f"done: {n_sel} features, {stop_reason}")
     return BayesFactorRun(
         predicates=np.asarray(sel["predicates"], dtype=np.int64),
         classes=np.asarray(sel["classes"], dtype=np.int64),

@@ -10,6 +10,8 @@
   per-stage callback for the progress bar), each prefix re-fitted by the same MAP
   (same prior, same unpenalised bias) as Bayes-factor selection, so only the order differs.
 * :func:`sign_comparison`: what the sign of the Occam factor in Eq. (12) changes.
+* :func:`stop_summary`, :func:`accuracy_curves`, :func:`checkable_rounds`: the numbers the page
+  shows around a run (the view computes none itself).
 """
 
 from __future__ import annotations
@@ -128,26 +130,22 @@ def pair_name(task: HeldOutTask, j: int, c: int) -> str:
 
 def run_bayes_factor(task: HeldOutTask, *, per_round: int = 10, prior_variance: float = 1.0,
                      sign: str = "laplace", model_prior: str = "uniform",
-                     max_features: int | None = None, rounds_past_stop: int = 0,
+                     max_pairs: int | None = None, rounds_past_stop: int = 0,
                      progress: Progress | None = None) -> BayesFactorRun:
     """APPROXBFFS on the task's training rows, held-out accuracy per round. ``model_prior``:
-    ``"uniform"`` (Eq. 13) or ``"multiplicity"``; ``rounds_past_stop``: rounds traced after the
-    automatic stop (forced additions, for the accuracy curve beyond it)."""
+    ``"uniform"`` (Eq. 13) or ``"multiplicity"``; ``max_pairs``: a cap on the selected pairs;
+    ``rounds_past_stop``: rounds traced after the automatic stop (forced additions, for the
+    accuracy curve beyond it); ``progress(fraction, message)`` after every round (a
+    :class:`~fsengine.progress.StopRequested` it raises ends the run with the pairs so far)."""
     if model_prior not in ("uniform", "multiplicity"):
         raise ValueError(f"model_prior must be 'uniform' or 'multiplicity', got {model_prior!r}")
-
-    def tick(n_selected, message):
-        if progress is not None:
-            frac = n_selected / max_features if max_features else 0.0
-            progress(min(frac, 1.0), message)
-
     return approx_bayes_factor_selection(
         task.X, task.y, n_classes=task.n_classes, per_round=per_round,
         prior_variance=prior_variance, sign=sign,
         log_prior_odds=0.0 if model_prior == "uniform" else "multiplicity",
-        max_features=max_features, rounds_past_stop=rounds_past_stop, X_val=task.X_val,
+        max_pairs=max_pairs, rounds_past_stop=rounds_past_stop, X_val=task.X_val,
         y_val=task.y_val, map_tol=PAGE_MAP_TOL,
-        names=lambda j, c: pair_name(task, j, c), progress=tick)
+        names=lambda j, c: pair_name(task, j, c), progress=progress)
 
 
 def prefix_curve(task: HeldOutTask, predicates, classes, sizes, *, prior_variance: float = 1.0
@@ -208,6 +206,45 @@ def bayes_factor_curve(run: BayesFactorRun) -> pd.DataFrame:
                          "heldout_accuracy": tr["heldout_accuracy"], "round": tr["round"]})
 
 
+def comparison_budget(run: BayesFactorRun) -> int:
+    """How many pairs IFS and SGC select next to ``run``: as many as its last round held (at
+    least 10)."""
+    return max(int(run.trace["n_selected"].max()), 10)
+
+
+def accuracy_curves(run: BayesFactorRun, others: pd.DataFrame | None = None) -> pd.DataFrame:
+    """:func:`bayes_factor_curve` as method "Bayes factor", followed by ``others`` (the
+    :func:`gain_selector_curves` of IFS / SGC) when given: the data of the accuracy figure."""
+    curves = bayes_factor_curve(run).assign(method="Bayes factor")
+    return curves if others is None else pd.concat([curves, others], ignore_index=True)
+
+
+@dataclass(frozen=True)
+class StopSummary:
+    """Where a run stopped by itself (or ended): pairs, rounds (MAP fits), held-out accuracy and
+    seconds at that point; ``traced_past`` when rounds after the automatic stop were traced."""
+
+    pairs: int
+    rounds: int
+    heldout_accuracy: float
+    seconds: float
+    traced_past: bool
+
+
+def stop_summary(run: BayesFactorRun) -> StopSummary:
+    """The page's headline numbers of ``run`` at its automatic stop (:func:`at_stop_row`)."""
+    row = at_stop_row(run)
+    return StopSummary(int(run.n_at_stop), int(row["round"]) + 1, float(row["heldout_accuracy"]),
+                       float(row["seconds"]),
+                       run.stop_round is not None and len(run.trace) - 1 > run.stop_round)
+
+
+def checkable_rounds(run: BayesFactorRun) -> list[int]:
+    """Rounds whose proposals the exact check can score: every round up to the automatic stop
+    (all rounds when it never fired)."""
+    return [int(r) for r in run.trace["round"] if run.stop_round is None or r <= run.stop_round]
+
+
 def selected_table(task: HeldOutTask, run: BayesFactorRun, n: int | None = None) -> pd.DataFrame:
     """The selected pairs with their Bayes factors (up to the automatic stop unless ``n``)."""
     k = run.n_at_stop if n is None else n
@@ -233,7 +270,9 @@ class SignComparison:
     only_printed: list[str]
 
 
-def _at_stop(run: BayesFactorRun) -> pd.Series:
+def at_stop_row(run: BayesFactorRun) -> pd.Series:
+    """The trace row of the round that starts with the ``n_at_stop`` pairs of the automatic stop
+    (the last round when the run never stopped by itself)."""
     tr = run.trace
     return tr.loc[tr["n_selected"] == run.n_at_stop].iloc[0]
 
@@ -243,7 +282,7 @@ def sign_comparison(task: HeldOutTask, laplace: BayesFactorRun, printed: BayesFa
     rows = []
     sets = {}
     for label, run in (("Laplace: -1/2 log a_g", laplace), ("printed: +1/2 log a_g", printed)):
-        row = _at_stop(run)
+        row = at_stop_row(run)
         rows.append({"sign": label, "pairs selected": run.n_at_stop,
                      "automatic stop (β₀ wins)": f"round {run.stop_round}" if run.stop_round is not None
                      else f"none in {int(run.trace['round'].max()) + 1} rounds",
@@ -317,3 +356,17 @@ def approximation_check(task: HeldOutTask, run: BayesFactorRun, round_: int, *,
                                prior_variance=prior_variance, progress=progress)
     out.insert(1, "pair", [pair_name(task, j, c) for j, c in zip(cand_p[top], cand_c[top])])
     return out
+
+
+def largest_difference(check: pd.DataFrame) -> float:
+    """max |mean field - full Laplace| (nats) over the candidates of :func:`approximation_check`."""
+    return float(check["difference"].abs().max())
+
+
+#: a sparse dataset with more rows than this opens the page on a subset (CoNLL-2000, treebank)
+LARGE_ROWS = 20000
+
+
+def starts_on_subset(ds: Dataset) -> bool:
+    """Whether the page's widgets start on a training / held-out subset and a smaller cap."""
+    return bool(ds.is_sparse and ds.n_samples > LARGE_ROWS)

@@ -1,0 +1,95 @@
+"""What the Bayes-factor page and reproduction compute (``study.py``): the numbers around a run on
+planted data (checked against the run's own trace), and the real CoNLL-2000 Base-NP subset."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fsengine.data import load_dataset
+from fsengine.data.maxent_tasks import load_conll2000_maxent
+from fsengine.methods.bayes_factor.study import (
+    accuracy_curves,
+    at_stop_row,
+    checkable_rounds,
+    comparison_budget,
+    heldout_task,
+    run_bayes_factor,
+    selected_table,
+    starts_on_subset,
+    stop_summary,
+)
+from fsengine.progress import StopRequested
+from tests.conftest import require_real
+
+
+@pytest.fixture(scope="module")
+def task():
+    return heldout_task(load_dataset("planted_maxent", n_samples=600, n_predicates=40, n_classes=3, seed=0))
+
+
+def test_numbers_around_a_run_come_from_its_trace(task):
+    run = run_bayes_factor(task, per_round=2, model_prior="multiplicity", max_pairs=40, rounds_past_stop=2)
+    tr = run.trace
+    assert run.stop_round is not None and tr["bayes_stop"].sum() == 1
+    stop_row = tr[tr["bayes_stop"]].iloc[0]          # the round whose best candidate lost to beta_0
+    assert at_stop_row(run)["round"] == stop_row["round"] == run.stop_round
+    summary = stop_summary(run)
+    assert summary.pairs == run.n_at_stop == stop_row["n_selected"]
+    assert summary.rounds == run.stop_round + 1 and summary.traced_past   # 2 rounds traced after it
+    assert summary.heldout_accuracy == stop_row["heldout_accuracy"] and summary.seconds == stop_row["seconds"]
+    assert checkable_rounds(run) == list(range(run.stop_round + 1))
+    assert comparison_budget(run) == max(int(tr["n_selected"].iloc[-1]), 10)
+    table = selected_table(task, run)
+    assert len(table) == run.n_at_stop and table["order"].tolist() == list(range(1, run.n_at_stop + 1))
+    others = pd.DataFrame({"method": ["IFS"], "n_features": [3], "train_accuracy": [0.5], "heldout_accuracy": [0.4]})
+    curves = accuracy_curves(run, others)
+    assert curves["method"].tolist() == ["Bayes factor"] * len(tr) + ["IFS"]
+    np.testing.assert_array_equal(curves["heldout_accuracy"].iloc[:-1], tr["heldout_accuracy"])
+    assert accuracy_curves(run)["n_features"].tolist() == tr["n_selected"].tolist()
+
+
+def test_a_run_that_never_stops_by_itself(task):
+    run = run_bayes_factor(task, sign="printed", max_pairs=20)
+    assert run.stop_round is None and run.stop_reason == "feature budget reached"
+    summary = stop_summary(run)
+    assert summary.pairs == 20 and summary.rounds == len(run.trace) and not summary.traced_past
+    assert checkable_rounds(run) == run.trace["round"].tolist()
+
+
+def test_progress_and_stop_request_reach_the_rounds(task):
+    seen = []
+
+    def stop_at_second_round(fraction, message):
+        seen.append(fraction)
+        if len(seen) == 2:
+            raise StopRequested
+
+    run = run_bayes_factor(task, per_round=3, max_pairs=40, progress=stop_at_second_round)
+    assert run.stop_reason == "stop requested" and run.predicates.size == 6 and run.n_at_stop == 6
+    assert seen[-1] == 1.0 and all(0 <= f <= 1 for f in seen)
+
+
+def test_large_sparse_datasets_start_on_a_subset():
+    assert not starts_on_subset(SimpleNamespace(is_sparse=True, n_samples=20000))
+    assert starts_on_subset(SimpleNamespace(is_sparse=True, n_samples=20001))
+    assert not starts_on_subset(SimpleNamespace(is_sparse=False, n_samples=10**6))
+
+
+@pytest.mark.slow
+@pytest.mark.realdata
+def test_conll2000_base_np_subset_selects_tag_predicates_and_generalises():
+    ds = require_real(load_conll2000_maxent, task="np", n_sentences=150)
+    task = heldout_task(ds, n_heldout=5000)
+    assert task.class_names == ("B-NP", "I-NP", "O")
+    run = run_bayes_factor(task, per_round=25, max_pairs=150)
+    tr = run.trace
+    at_stop = at_stop_row(run)
+    # the bias-only model predicts the majority tag; a few dozen pairs already chunk well
+    assert tr["heldout_accuracy"].iloc[0] < 0.5 < 0.9 < at_stop["heldout_accuracy"]
+    table = selected_table(task, run)
+    # the strongest evidence in round 0 comes from POS tags and previous chunk tags
+    first = table[table["round"] == 0]["predicate"]
+    assert first.str.contains(r"P0=|T-1=").mean() > 0.5
+    assert np.all(np.diff(table["beta_g"]) > 0)
