@@ -397,18 +397,9 @@ def _verdict_lines(sections: dict, results: dict) -> list[str]:
                      "prior; corrected resampled t over folds): "
                      + "; ".join(f"{r.quantity.split(', ')[1].removeprefix('RTM ')} {_est(r)} against "
                                  f"{r.paper:.4f}: {results_file.outcome(r.verdict)}" for r in versus) + ".")
-    order = [r for r in rows if r.quantity.startswith("ordering, ") and REFIT not in r.quantity]
-    if order:  # every pair is (better, worse) in the slides' order: the difference is slides-first
-        agree = [r for r in order if r.interval[0] > 0]
-        reverse = [r for r in order if r.interval[1] < 0]
-        lines.append(f"- **The slides' ordering Power EP > EP > EM**, judged pair by pair (Power EP vs EP, EP vs EM, "
-                     f"Power EP vs EM; fold- or seed-paired t): of {len(order)} pair comparisons, {len(agree)} "
-                     f"resolve in the slides' direction, {len(reverse)} resolve the other way and "
-                     f"{len(order) - len(agree) - len(reverse)} are not resolved."
-                     + (" Resolved the other way: " + "; ".join(
-                         f"{_word(r)} ({_where(r)}: {_est(r)})" for r in reverse) + "." if reverse else "")
-                     + (" In the slides' direction: " + "; ".join(
-                         f"{_word(r)} ({_where(r)}: {_est(r)})" for r in agree) + "." if agree else ""))
+    for measure, how in (("accuracy", "fold-paired corrected resampled t"), ("synthetic AUC", "seed-paired t")):
+        lines += _ordering_bullet([r for r in rows if r.quantity.startswith(f"ordering, {measure}, ")
+                                   and REFIT not in r.quantity], measure, how)
     diff = _rows_like(rows, "accuracy difference, ")
     if diff:
         worse = [r for r in diff if r.interval[1] < 0]  # RTM minus baseline: the baseline is better
@@ -446,6 +437,24 @@ def _verdict_lines(sections: dict, results: dict) -> list[str]:
             lines.append("- **Sweep cap** (" + rtm_study.CORPORA[key].label.lower() + "): " + _rerun_sentence(r)
                          + " " + _refit_effect(sections[key]))
     return lines + [""]
+
+
+def _ordering_bullet(order: list[results_file.Row], measure: str, how: str) -> list[str]:
+    """One verdict line: the slides' ordering pair by pair on ``measure``. Every pair is (better,
+    worse) in the slides' order, so the difference is slides-first: above 0 agrees with them."""
+    if not order:
+        return []
+    agree = [r for r in order if r.interval[0] > 0]
+    reverse = [r for r in order if r.interval[1] < 0]
+
+    def listed(rs):
+        return "; ".join(f"{_word(r)} ({_where(r).removeprefix(measure + ', ')}: {_est(r)})" for r in rs)
+
+    return [f"- **The slides' ordering Power EP > EP > EM on {measure}**, pair by pair ({how}): of {len(order)} "
+            f"pairs, {len(agree)} resolve in the slides' direction, {len(reverse)} resolve the other way and "
+            f"{len(order) - len(agree) - len(reverse)} are not resolved."
+            + (f" The other way: {listed(reverse)}." if reverse else "")
+            + (f" The slides' way: {listed(agree)}." if agree else "")]
 
 
 def _baseline_summary(rows) -> str:
@@ -730,3 +739,38 @@ def _grid_section(grid_rows, results) -> list[str]:
          f"Every one of the {len(fits)} grid fits converged."),
         "",
     ]
+
+
+def readme_summary(out_dir: Path) -> str:
+    """The README's paragraph on the recorded full run, formatted from its ``results.json`` and
+    report (a test checks that the README carries exactly this text)."""
+    out_dir = Path(out_dir)
+    data = results_file.read(out_dir / results_file.FILENAME)
+    rows = [results_file.Row(**r) for r in data["rows"]]
+    by = {r.quantity: r for r in rows}
+    folds = sorted({c["folds"] for c in data["inputs"]["corpora"].values()})
+    took = _DURATION.search((out_dir / "report.md").read_text())
+    sp = SLIDES_DATASET_2
+    acc = {m: by[f"accuracy, RTM {m}, {sp}"] for m in SLIDES_ORDER}
+    versus = "; ".join(f"{m} {_est(r)} (slides {r.paper:.4f}: {results_file.outcome(r.verdict)})"
+                       for m, r in acc.items())
+    order = [r for r in rows if r.quantity.startswith("ordering, accuracy, ") and REFIT not in r.quantity]
+    resolved = [r for r in order if results_file.outcome(r.verdict) == "resolved"]
+    diffs = [r for r in rows if r.quantity.startswith("accuracy difference, ")]
+    for_base = [r for r in diffs if r.interval[1] < 0]
+    for_rtm = [r for r in diffs if r.interval[0] > 0]
+    auc = {m: by[f"synthetic AUC, {m}"] for m in ("RTM Power EP", "MI")}
+    d = by["synthetic AUC difference, RTM Power EP minus MI"]
+    n_seeds = d.method.split(" over ")[1].split()[0]
+    text = ("**`rtm-roc`** (recorded full run"
+            + (f", {float(took.group(1).replace(',', '')) / 60:,.0f} min wall on {took.group(2)}" if took else "")
+            + f"; 95% intervals, corrected resampled t over the {'/'.join(map(str, folds))} CV folds, t over the "
+            "synthetic seeds). "
+            f"{sp}, read as the slides' Dataset 2, fixed prior: {versus}. The slides' ordering pair by pair on "
+            f"accuracy: {len(resolved)} of {len(order)} pairs resolved ("
+            + "; ".join(f"{_word(r)}, {_where(r).removeprefix('accuracy, ')}" for r in resolved)
+            + f"), the rest not resolved. Against the four baselines on the same folds, {len(for_rtm)} of "
+            f"{len(diffs)} RTM-minus-baseline differences resolve for the RTM and {len(for_base)} for the baseline. "
+            f"Synthetic AUC over {n_seeds} seeds: Power EP {_est(auc['RTM Power EP'])}, MI {_est(auc['MI'])}, "
+            f"difference {_est(d)} ({_word(d)}).")
+    return text

@@ -53,7 +53,7 @@ def test_rtm_roc_quick_report_and_figures(quick_reproduction):
     out = report.parent
     text = report.read_text()
     head = text.split("## Synthetic data")[0]
-    assert "**The slides' ordering Power EP > EP > EM**, judged pair by pair" in head
+    assert "**The slides' ordering Power EP > EP > EM on accuracy**, pair by pair" in head
     assert "Choices made after seeing results on the same test folds" in head
     assert "earlier run" not in text.lower()
     for name in ("roc.html", "auc.html", "convergence.html", "accuracy.html"):
@@ -187,11 +187,12 @@ def test_verdict_lines_count_pairs_by_the_sign_of_their_interval():
                              _est(-0.02, -0.03, -0.01), "RTM EM", "BernoulliNB")]
     text = "\n".join(rtm_target._verdict_lines({"synthetic": rows[2:3], "sentence_polarity": [rows[0], rows[1],
                                                                                                rows[3]]}, {}))
-    assert ("of 3 pair comparisons, 1 resolve in the slides' direction, 1 resolve the other way and 1 are not "
-            "resolved") in text
-    assert "Resolved the other way: EM > EP (accuracy, Sentence polarity, fixed prior: -0.0080 [-0.0120, -0.0040])" \
-        in text
-    assert "In the slides' direction: Power EP + ARD > EM + ARD (synthetic AUC, ARD: 0.0200 [0.0100, 0.0300])" in text
+    assert ("ordering Power EP > EP > EM on accuracy**, pair by pair (fold-paired corrected resampled t): of 2 "
+            "pairs, 0 resolve in the slides' direction, 1 resolve the other way and 1 are not resolved. The other way: "
+            "EM > EP (Sentence polarity, fixed prior: -0.0080 [-0.0120, -0.0040]).") in text
+    assert ("on synthetic AUC**, pair by pair (seed-paired t): of 1 pairs, 1 resolve in the slides' direction, 0 "
+            "resolve the other way and 0 are not resolved. The slides' way: Power EP + ARD > EM + ARD (ARD: 0.0200 "
+            "[0.0100, 0.0300]).") in text
     assert "1 for the baseline" in text and "On sentence polarity, BernoulliNB beats EM." in text
 
 
@@ -249,3 +250,8 @@ def test_convergence_section_names_every_failed_fit():
     assert ("**1 of 3 RTM fits did not converge**: subjectivity RTM Power EP, fold 1 "
             "(1000 sweeps, 112 factors skipped).") in text
     assert "Every RTM fit converged" in rtm_target._convergence_lines(fits.iloc[[0, 2]], ["corpus", "method"], "fold")
+
+
+def test_readme_shows_the_recorded_run_as_formatted_from_it():
+    readme = (PROJECT_ROOT / "README.md").read_text()
+    assert rtm_target.readme_summary(RECORDED) in readme
