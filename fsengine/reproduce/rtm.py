@@ -370,8 +370,15 @@ def _md(df: pd.DataFrame, digits: int = 4) -> str:
                      + ["| " + " | ".join(r) + " |" for r in rows])
 
 
+def _num(x: float, digits: int = 4) -> str:
+    """``x`` to ``digits`` decimals, or in e-notation when that would print a non-zero bound as
+    0 (an interval that excludes 0 must not look as if it touched it)."""
+    text = f"{x:.{digits}f}"
+    return f"{x:.1e}" if x != 0 and float(text) == 0 else text
+
+
 def _est(row: results_file.Row, digits: int = 4) -> str:
-    return f"{row.ours:.{digits}f} [{row.interval[0]:.{digits}f}, {row.interval[1]:.{digits}f}]"
+    return f"{_num(row.ours, digits)} [{_num(row.interval[0], digits)}, {_num(row.interval[1], digits)}]"
 
 
 def _word(row: results_file.Row) -> str:
