@@ -28,6 +28,7 @@ from fsengine.methods.bia.study import run_bia_path, sample_images
 from fsengine.methods.bia.validation import check_subproblem, pick_features
 from fsengine.plots.bia import agreement_figure, path_figure, posterior_heatmap, samples_with_top_pixels
 from fsengine.position import Position, nearest_index
+from fsengine.progress import scaled
 from fsengine.reproduce import results as results_file
 
 SPEC = "notmnist:letters=BD,n_per_class=500,seed=0"
@@ -60,7 +61,7 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
     progress(0.1, "BIA path")
     run_bia_path(make_sparse_glm("logistic", n=50, p=5), "logistic", n_steps=5)  # numba warm-up
     t0 = time.perf_counter()
-    result = run_bia_path(ds, "logistic")
+    result = run_bia_path(ds, "logistic", progress=scaled(progress, 0.1, 0.3))
     seconds = time.perf_counter() - t0
     star = result.position(1.0)
     post = result.full_scores(star)
