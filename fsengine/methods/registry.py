@@ -135,7 +135,7 @@ _ENTRIES = (
                 Param("lambda_ratio", "Λ/Λ* of the reported posteriors", 1.0, kind="float", min=0.05, max=100.0,
                       help="below 1 the expansion behind the Ising model breaks down"),
                 Param("n_steps", "Path steps", 200, min=20, max=1000, help="step k is at Λ/Λ* = 20/k")),
-        needs=Needs(two_classes=True, non_constant=True, max_features=5000, tasks=ANY_TASK),
+        needs=Needs(two_classes=True, non_constant=True, max_features=5000, tasks=ANY_TASK), progress=True,
         figures="fsengine.plots.select:bia_figures"),
     MethodSpec(
         "mi", "MI", "Naive Bayes mutual information I(X_i; Y) of each binary feature (Jaakkola Eq. 2)",

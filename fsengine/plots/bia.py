@@ -17,6 +17,7 @@ from plotly.subplots import make_subplots
 
 from fsengine import ranking
 from fsengine.plots.style import FEATURE_COLORS, FOREGROUND, HIGHLIGHT, MUTED, apply_style
+from fsengine.position import Position
 
 BREAKDOWN_FILL = "rgba(255, 160, 0, 0.13)"
 EXACT_COLOR = "#1f77b4"
@@ -81,13 +82,22 @@ def _region(x0, x1, lo, hi, color, name):
             "fillcolor": color, "line": {"width": 0}, "mode": "lines", "name": name, "hoverinfo": "skip"}
 
 
-def path_figure(path: pd.DataFrame, *, top_k: int = 20, current_ratio: float = 1.0,
-                quantity: str = "posterior", image_shape=None, title: str | None = None,
-                max_lines: int | None = 200, converged=None) -> go.Figure:
+def _checked_row(grid, position: Position) -> int:
+    """``position.index``, checked to be the row of ``grid`` whose value is ``position.value``."""
+    grid = np.asarray(grid, dtype=np.float64)
+    if not 0 <= position.index < grid.size or grid[position.index] != position.value:
+        raise ValueError(f"{position} is not a position on this grid; make it with Position.nearest(grid, value)")
+    return position.index
+
+
+def path_figure(path: pd.DataFrame, *, position: Position, top_k: int = 20, quantity: str = "posterior",
+                image_shape=None, title: str | None = None, max_lines: int | None = 200,
+                converged=None) -> go.Figure:
     """Fig. 2A: posterior (or magnetization m = 2p - 1) of the features vs Lambda/Lambda* (log axis).
 
-    ``path``: index Lambda/Lambda*, one column of posteriors per feature. Drawn: the top-k
-    features at ``current_ratio`` (nearest path point) in red, the next highest up to
+    ``path``: index Lambda/Lambda*, one column of posteriors per feature; ``position``: the
+    current row of ``path`` (e.g. ``Position.nearest(path.index, 1.0)``, or the page's slider
+    position). Drawn: the top-k features at ``position`` in red, the next highest up to
     ``max_lines`` lines in grey, and for all features a grey band (5-95 % and 25-75 % of the
     features at each step) with the median; Lambda < Lambda* is shaded. Steps are thinned to
     :data:`MIN_STEP_DECADES` apart on the log axis (the current step is always kept).
@@ -99,11 +109,12 @@ def path_figure(path: pd.DataFrame, *, top_k: int = 20, current_ratio: float = 1
     """
     if quantity not in ("posterior", "magnetization"):
         raise ValueError("quantity must be 'posterior' or 'magnetization'")
+    row = _checked_row(path.index, position)
     order = np.argsort(path.index.to_numpy())
     x_all = path.index.to_numpy(dtype=np.float64)[order]
     P_all = path.to_numpy(dtype=np.float64)[order]
     ok = np.ones(x_all.size, dtype=bool) if converged is None else np.asarray(converged, dtype=bool)[order]
-    now = int(np.argmin(np.abs(np.log(x_all / current_ratio))))
+    now = int(np.flatnonzero(order == row)[0])  # the current row among the ascending steps
     rows = thinned_rows(x_all, keep=[now])
     x, P, ok_rows = x_all[rows], P_all[rows], ok[rows]
     Y = P if quantity == "posterior" else 2.0 * P - 1.0
@@ -243,19 +254,20 @@ def posterior_bars(scores, feature_names, *, top_n: int = 40, truth=None,
     return apply_style(fig, title=title, height=max(300, 18 * idx.size + 80))
 
 
-def validation_figure(ratios, bia, exact, feature_names, *, ising=None, current_ratio: float = 1.0,
+def validation_figure(ratios, bia, exact, feature_names, *, position: Position, ising=None,
                       exact_label: str = "exact") -> go.Figure:
     """BIA vs exact posteriors of a small subproblem.
 
     ``bia``, ``exact`` and optionally ``ising`` (exact marginals of the BIA's Ising model, which
     separates the expansion error from the mean-field error) have shape (len(ratios), p).
-    Left: the posteriors per feature at the grid ratio nearest ``current_ratio``.
+    Left: the posteriors per feature at ``position``, a position on ``ratios`` (the check's own
+    grid: :meth:`fsengine.methods.bia.validation.SubproblemCheck.position`).
     Right: max |p - p_exact| over features vs Lambda/Lambda* (log-log).
     """
     ratios = np.asarray(ratios, dtype=np.float64)
     bia = np.asarray(bia, dtype=np.float64)
     exact = np.asarray(exact, dtype=np.float64)
-    now = int(np.argmin(np.abs(np.log(ratios / current_ratio))))
+    now = _checked_row(ratios, position)
     names = [str(n) for n in feature_names]
     fig = make_subplots(rows=1, cols=2, column_widths=[0.6, 0.4], subplot_titles=(
         f"posteriors at Λ/Λ* = {ratios[now]:.3g}", "max |p − p_exact| over features"))
@@ -277,6 +289,7 @@ def validation_figure(ratios, bia, exact, feature_names, *, ising=None, current_
     fig = apply_style(fig, height=380)  # the legend on the right: below, rotated labels and a big font collide
     fig.update_layout(barmode="group")
     return fig
+
 
 def agreement_figure(agreement: pd.DataFrame, k: int, departure: float | None = None, *,
                      title: str | None = None) -> go.Figure:

@@ -24,9 +24,11 @@ from fsengine.csv_export import to_csv
 from fsengine.data import load_dataset
 from fsengine.data.synthetic.glm import make_sparse_glm
 from fsengine.methods.bia import baselines as bl
-from fsengine.methods.bia.study import run_bia_path, sample_rows
+from fsengine.methods.bia.study import run_bia_path, sample_images
 from fsengine.methods.bia.validation import check_subproblem, pick_features
 from fsengine.plots.bia import agreement_figure, path_figure, posterior_heatmap, samples_with_top_pixels
+from fsengine.position import Position, nearest_index
+from fsengine.progress import scaled
 from fsengine.reproduce import results as results_file
 
 SPEC = "notmnist:letters=BD,n_per_class=500,seed=0"
@@ -59,26 +61,24 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
     progress(0.1, "BIA path")
     run_bia_path(make_sparse_glm("logistic", n=50, p=5), "logistic", n_steps=5)  # numba warm-up
     t0 = time.perf_counter()
-    result = run_bia_path(ds, "logistic")
+    result = run_bia_path(ds, "logistic", progress=scaled(progress, 0.1, 0.3))
     seconds = time.perf_counter() - t0
-    star = result.nearest_position(1.0)
+    star = result.position(1.0)
     post = result.full_scores(star)
     top = ranking.top_k(post, TOP_K)
     rows, cols = np.divmod(np.arange(ds.n_features), ds.image_shape[1])
 
     progress(0.3, "figures")
-    thin = result.path.iloc[sorted({result.nearest_position(r) for r in result.slider_ratios(50)})]
-    _write(path_figure(thin, top_k=TOP_K, current_ratio=1.0, image_shape=ds.image_shape,
+    thin = result.path.iloc[sorted(pos.index for pos in result.slider_positions(50))]
+    _write(path_figure(thin, position=Position.nearest(thin.index, 1.0), top_k=TOP_K, image_shape=ds.image_shape,
                        title="Fig. 2A: BIA path, notMNIST B vs D (logistic)"), out_dir / "fig2a_path.html")
     _write(posterior_heatmap(post, ds.image_shape, title="Fig. 2B: posterior at Λ/Λ* = 1"),
            out_dir / "fig2b_posterior.html")
-    samples = sample_rows(ds.y, per_class=3, seed=0)
-    _write(samples_with_top_pixels(ds.X[samples], ds.y[samples], ds.target_names, top, ds.image_shape,
+    images, labels, names = sample_images(ds, per_class=3, seed=0)
+    _write(samples_with_top_pixels(images, labels, names, top, ds.image_shape,
                                    title=f"Fig. 2C: top {TOP_K} pixels at Λ = Λ*"),
            out_dir / "fig2c_top_pixels.html")
-    order = np.argsort(-post, kind="stable")
-    rank = np.empty(ds.n_features, dtype=int)
-    rank[order] = np.arange(1, ds.n_features + 1)
+    rank = ranking.ranks_from_order(ranking.order_from(post))
     to_csv(pd.DataFrame({"pixel": ds.feature_names, "row": rows, "col": cols, "posterior": post,
                          "magnetization": 2 * post - 1, "rank": rank}),
            out_dir / "posteriors_lambda_star.csv", index=False, float_format="%.6f")
@@ -91,21 +91,21 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
     acc_all = None if quick else _cv_accuracy(ds.X, ds.y)
 
     diff = np.abs(ds.X[ds.y == 0].mean(axis=0) - ds.X[ds.y == 1].mean(axis=0))
-    discriminative = set(np.argsort(-diff, kind="stable")[:int(round(DISCRIMINATIVE_FRACTION * ds.n_features))])
+    discriminative = set(ranking.top_k(diff, int(round(DISCRIMINATIVE_FRACTION * ds.n_features))).tolist())
     share = float(np.mean([j in discriminative for j in top]))
 
     progress(0.45, "baselines: correlation screening, L1 entry order, logistic |coef|")
     baselines = bl.baseline_orders(ds.X, ds.y)
-    agreement = bl.path_agreement(path_posteriors(result, ds.n_features), baselines, TOP_K, AGREEMENT_RATIOS)
+    agreement = bl.path_agreement(result.full_path(), baselines, TOP_K, AGREEMENT_RATIOS)
     to_csv(agreement, out_dir / "baselines_along_path.csv", index=False, float_format="%.4f")
     departure = bl.departure_ratio(agreement)
     _write(agreement_figure(agreement, TOP_K, departure, title=f"BIA top {TOP_K} vs simpler rankings along the path"),
            out_dir / "bia_baselines.html")
     rankings = {"BIA at Λ*": result.full_scores(star),
-                "BIA at the path's end": result.full_scores(result.nearest_position(min(AGREEMENT_RATIOS)))}
+                "BIA at the path's end": result.full_scores(result.position(min(AGREEMENT_RATIOS)))}
     rankings.update(baselines)
     acc_rank = bl.top_k_accuracy(ds.X, ds.y, rankings, TOP_K)
-    at_star = agreement.iloc[int(np.argmin(np.abs(np.log(agreement.lambda_ratio))))]
+    at_star = agreement.iloc[nearest_index(agreement.lambda_ratio, 1.0)]
     at_deep = agreement.iloc[-1]
 
     checks = []
@@ -127,7 +127,7 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
              "matter only below Λ*, i.e. lower down the path.")
     bia_star = acc_rank["BIA at Λ*"]
     best_base = max(acc_rank[name] for name in baselines)
-    ising10 = [c.max_error[int(np.argmin(np.abs(np.asarray(c.ratios) - 10)))] for _, c in checks]
+    ising10 = [c.max_error[c.position(10.0).index] for _, c in checks]
     headline = [
         results_file.within("samples n", ds.n_samples, 1000, 0),
         results_file.within("pixels p", ds.n_features, 784, 0),
@@ -189,7 +189,7 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
         "The mean-field update uses the fields and couplings derived in `fsengine/methods/bia/model.py` "
         "(b and H as sums over rows, Eq. 18-19): m_i = tanh(h_i + Σ_j J_ij m_j). The printed "
         "prefactor n²/(4Λ) is not used; the derivation is checked against exact enumeration in "
-        "`tests/methods/bia/test_exact.py` and below.",
+        "`tests/methods/bia/test_model.py` and below.",
         "",
         "## Fig. 2B: posteriors at Λ = Λ*",
         "",
@@ -279,8 +279,3 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
     progress(1.0, "done")
     return report
 
-
-def path_posteriors(result, n_features: int) -> pd.DataFrame:
-    """The BIA path over all pixels (rows: Lambda/Lambda*), for the baseline comparison."""
-    return pd.DataFrame([result.full_scores(i) for i in range(len(result.path))], index=result.path.index,
-                        columns=range(n_features))

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import plotly.io as pio
+import pytest
 
 from fsengine import ranking
 from fsengine.plots.bia import (
@@ -14,6 +15,7 @@ from fsengine.plots.bia import (
     validation_figure,
 )
 from fsengine.plots.style import HIGHLIGHT, Style, restyle
+from fsengine.position import Position
 
 
 def _toy_path(p=12, steps=40):
@@ -22,6 +24,11 @@ def _toy_path(p=12, steps=40):
     post = 0.5 + 0.4 * strength[None, :] * (1 - np.exp(-1.0 / ratios[:, None]))
     return pd.DataFrame(post, index=pd.Index(ratios, name="lambda_ratio"),
                         columns=[f"px({j // 4},{j % 4})" for j in range(p)])
+
+
+def _at(path, ratio):
+    """The row of ``path`` nearest ``ratio``, as the page's slider gives it."""
+    return Position.nearest(path.index, ratio)
 
 
 def _lines(trace):
@@ -40,7 +47,7 @@ def _trace(fig, prefix):
 
 def test_path_figure_packs_lines_and_marks_top_and_breakdown():
     path = _toy_path()
-    fig = path_figure(path, top_k=3, current_ratio=1.0, image_shape=(3, 4))
+    fig = path_figure(path, position=_at(path, 1.0), top_k=3, image_shape=(3, 4))
     grey, red = _trace(fig, "other features"), _trace(fig, "top 3")
     fill, now = _trace(fig, "breakdown"), _trace(fig, "current")
     assert grey.type == red.type == "scatter"
@@ -53,9 +60,9 @@ def test_path_figure_packs_lines_and_marks_top_and_breakdown():
     assert max(fill.x) == 1.0 and min(fill.x) == path.index.min()
     assert fig.layout.xaxis.type == "log"
     assert now.x[0] == 1.0
-    capped = path_figure(path, top_k=3, current_ratio=1.0, max_lines=5)
+    capped = path_figure(path, position=_at(path, 1.0), top_k=3, max_lines=5)
     assert len(_lines(_trace(capped, "next 2 of 9"))) == 2
-    mag = path_figure(path, top_k=3, current_ratio=1.0, quantity="magnetization")
+    mag = path_figure(path, position=_at(path, 1.0), top_k=3, quantity="magnetization")
     red_mag = _trace(mag, "top 3")
     np.testing.assert_allclose(np.nanmax(np.asarray(red_mag.y, dtype=float)), 2 * path.to_numpy().max() - 1,
                                rtol=1e-6)
@@ -65,8 +72,8 @@ def test_path_figure_packs_lines_and_marks_top_and_breakdown():
 def test_top_k_follows_the_current_ratio():
     path = _toy_path()
     path.iloc[:, 0] = np.where(path.index > 5, 0.99, 0.5)  # feature 0 leads only at large Lambda
-    big = path_figure(path, top_k=1, current_ratio=20.0)
-    small = path_figure(path, top_k=1, current_ratio=1.0)
+    big = path_figure(path, position=_at(path, 20.0), top_k=1)
+    small = path_figure(path, position=_at(path, 1.0), top_k=1)
     assert _trace(big, "top 1").customdata[0][0] == "px(0,0)"
     assert _trace(small, "top 1").customdata[0][0] == "px(2,3)"
 
@@ -78,7 +85,7 @@ def test_thinned_steps_are_log_spaced_and_keep_the_current_one():
     assert 40 <= plain.size <= 80  # 200 steps over 2.3 decades
     rows = thinned_rows(x, keep=[57])
     assert 57 not in plain and 57 in rows and rows[0] == 0 and rows[-1] == 199
-    fig = path_figure(_toy_path(steps=200), top_k=2, current_ratio=x[57])
+    fig = path_figure(_toy_path(steps=200), position=_at(_toy_path(steps=200), x[57]), top_k=2)
     assert len(_lines(_trace(fig, "top 2"))[0]) == rows.size + 1  # those steps and the NaN separator
 
 
@@ -86,7 +93,7 @@ def test_band_summarises_every_feature_beyond_the_drawn_lines():
     rng = np.random.default_rng(1)
     ratios = 1.0 / (np.arange(1, 41) * 0.05)
     path = pd.DataFrame(rng.random((40, 50)), index=pd.Index(ratios, name="lambda_ratio"))
-    fig = path_figure(path, top_k=3, current_ratio=1.0, max_lines=10)
+    fig = path_figure(path, position=_at(path, 1.0), top_k=3, max_lines=10)
     band = [t for t in fig.data if t.fill == "tonexty"]
     assert [t.name for t in band] == ["all 50 features: 5-95 %", "25-75 %"]
     x = np.asarray(band[0].x, dtype=float)
@@ -100,7 +107,7 @@ def test_band_summarises_every_feature_beyond_the_drawn_lines():
 def test_non_converged_steps_are_not_drawn_and_named():
     path = _toy_path(steps=40)
     ok = path.index.to_numpy() > 2.0  # the recursion oscillates below Lambda/Lambda* = 2
-    fig = path_figure(path, top_k=3, current_ratio=5.0, converged=ok)
+    fig = path_figure(path, position=_at(path, 5.0), top_k=3, converged=ok)
     red = _trace(fig, "top 3")
     x, y = np.asarray(red.x, dtype=float), np.asarray(red.y, dtype=float)
     drawn = np.isfinite(y)
@@ -116,7 +123,7 @@ def test_path_figure_payload_for_784_features_and_200_steps():
     ratios = 1.0 / (np.arange(1, 201) * 0.05)
     P = 0.5 + 0.5 * np.tanh(rng.normal(size=784)[None, :] / ratios[:, None])
     path = pd.DataFrame(P, index=pd.Index(ratios, name="lambda_ratio"))
-    fig = path_figure(path, top_k=20, current_ratio=1.0, image_shape=(28, 28), max_lines=200)
+    fig = path_figure(path, position=_at(path, 1.0), top_k=20, image_shape=(28, 28), max_lines=200)
     size = len(pio.to_json(restyle(fig, Style(lecture=True)), validate=False))
     assert size < 200_000, size
     assert len(_lines(_trace(fig, "top 20"))) == 20 and len(_lines(_trace(fig, "next 180"))) == 180
@@ -147,9 +154,29 @@ def test_heatmap_samples_bars_and_validation():
     ratios = np.array([1.0, 2.0, 10.0])
     exact = np.array([[0.9, 0.2], [0.8, 0.3], [0.6, 0.45]])
     bia = exact + np.array([[0.05], [0.01], [0.001]])
-    val = validation_figure(ratios, bia, exact, ["a", "b"], ising=exact, current_ratio=2.0)
+    val = validation_figure(ratios, bia, exact, ["a", "b"], ising=exact, position=Position.nearest(ratios, 2.0))
     bars_now = [t for t in val.data if t.type == "bar"]
     assert [t.name for t in bars_now] == ["exact", "BIA Ising, exact marginals", "BIA mean field"]
     np.testing.assert_allclose(bars_now[2].y, bia[1])
     err = [t for t in val.data if t.type == "scatter" and t.name == "error: BIA mean field"][0]
     np.testing.assert_allclose(err.y, [0.05, 0.01, 0.001])
+
+
+def test_figures_take_one_position_and_refuse_one_from_another_grid():
+    path = _toy_path(steps=40)
+    pos = Position.at(path.index, 13)  # Lambda/Lambda* = 20/14
+    fig = path_figure(path, position=pos, top_k=2)
+    assert list(_trace(fig, "current").x) == [pos.value, pos.value]
+    assert _trace(fig, "top 2").name == f"top 2 at Λ/Λ* = {pos.value:.3g}"
+    thin = path.iloc[::3]
+    with pytest.raises(ValueError, match="not a position on this grid"):
+        path_figure(thin, position=pos, top_k=2)  # row 13 of the full path is another row of the thinned one
+    with pytest.raises(ValueError, match="not a position on this grid"):
+        path_figure(path, position=Position(40, 0.5), top_k=2)
+    ratios = np.array([1.0, 2.0, 10.0])
+    values = np.array([[0.9, 0.2], [0.8, 0.3], [0.6, 0.45]])
+    val = validation_figure(ratios, values, values, ["a", "b"], position=Position.at(ratios, 2))
+    assert val.layout.annotations[0].text == "posteriors at Λ/Λ* = 10"
+    np.testing.assert_allclose(val.data[0].y, values[2])
+    with pytest.raises(ValueError, match="not a position on this grid"):
+        validation_figure(ratios, values, values, ["a", "b"], position=Position(2, 7.0))

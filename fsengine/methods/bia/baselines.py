@@ -24,6 +24,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import cross_val_score
 
 from fsengine.methods.classic.l1_path import entry_scores
+from fsengine.position import nearest_index
 from fsengine.ranking import top_k
 
 SCREENING, L1_ENTRY, LOGISTIC = "correlation screening", "L1 entry order", "logistic |coef|"
@@ -60,11 +61,11 @@ def baseline_orders(X, y) -> dict[str, np.ndarray]:
 
 def path_agreement(path: pd.DataFrame, baselines: dict[str, np.ndarray], k: int,
                    ratios=None) -> pd.DataFrame:
-    """One row per Lambda/Lambda* (``ratios``: path rows nearest to them; default every row):
-    overlap |top_k(BIA) & top_k(baseline)| / k per baseline and Spearman(BIA posteriors, b^2)."""
+    """One row per Lambda/Lambda* (``ratios``: the path rows nearest them on a log scale; default
+    every row), largest first: overlap |top_k(BIA) & top_k(baseline)| / k per baseline and
+    Spearman(BIA posteriors, b^2)."""
     grid = path.index.to_numpy()
-    rows_at = (range(len(grid)) if ratios is None
-               else sorted({int(np.argmin(np.abs(np.log(grid / r)))) for r in ratios}))
+    rows_at = range(len(grid)) if ratios is None else sorted({nearest_index(grid, r) for r in ratios})
     tops = {name: set(top_k(s, k).tolist()) for name, s in baselines.items()}
     screening = baselines[SCREENING]
     out = []

@@ -8,13 +8,14 @@ BIA's mean-field posterior and the exact marginals of the BIA's own Ising model 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from fsengine.methods.bia.model import build_bia_model, posterior_from_magnetization
+from fsengine.position import Position
+from fsengine.progress import Progress
 from fsengine.references.ising_exact import exact_magnetizations
 from fsengine.references.laplace_evidence import laplace_inclusion_probabilities
 from fsengine.references.linear_evidence import linear_inclusion_probabilities
@@ -29,7 +30,7 @@ MAX_LAPLACE_CHECK_FEATURES = 10
 
 @dataclass
 class SubproblemCheck:
-    """Posteriors of the subproblem: rows follow ``ratios``, columns ``features``."""
+    """Posteriors of the subproblem: rows follow ``ratios`` (ascending), columns ``features``."""
 
     features: np.ndarray
     feature_names: list[str]
@@ -44,6 +45,28 @@ class SubproblemCheck:
     def max_error(self) -> np.ndarray:
         """max_j |p_BIA - p_exact| per ratio."""
         return np.abs(self.bia - self.exact).max(axis=1)
+
+    def position(self, lambda_ratio: float) -> Position:
+        """The checked ratio nearest ``lambda_ratio`` (log scale): the check's own grid position of
+        a path position's value, made once and passed to its figure and caption."""
+        return Position.nearest(self.ratios, lambda_ratio)
+
+    def caption(self, position: Position) -> str:
+        """Lambda* of the subproblem and the largest error at ``position`` and at the largest ratio."""
+        return (f"Subproblem Λ* = {self.lambda_star:,.0f}. Largest |p_BIA − p_exact| at the nearest checked "
+                f"Λ/Λ*: {self.max_error[position.index]:.2g}; at Λ/Λ* = {self.ratios[-1]:g}: "
+                f"{self.max_error[-1]:.2g}.")
+
+
+def check_size_limit(family: str, n_usable: int) -> int:
+    """The most features the live check may enumerate: :data:`MAX_CHECK_FEATURES` with the
+    closed-form evidence (linear), :data:`MAX_LAPLACE_CHECK_FEATURES` with the Laplace evidence,
+    and never more than the ``n_usable`` features there are.
+
+    >>> check_size_limit("linear", 40), check_size_limit("logistic", 40), check_size_limit("poisson", 3)
+    (12, 10, 3)
+    """
+    return min(MAX_CHECK_FEATURES if family == "linear" else MAX_LAPLACE_CHECK_FEATURES, int(n_usable))
 
 
 def pick_features(X, n_features: int, seed: int, candidates=None) -> np.ndarray:
@@ -62,11 +85,13 @@ def pick_features(X, n_features: int, seed: int, candidates=None) -> np.ndarray:
     return np.sort(rng.choice(usable, size=n_features, replace=False))
 
 
-def check_subproblem(X, y, family: str, features, feature_names=None, ratios=DEFAULT_RATIOS,
-                     progress: Callable[[float, str], None] | None = None) -> SubproblemCheck:
-    """BIA vs exact posteriors on the columns ``features`` of X.
+def check_subproblem(X, y, family: str, features, feature_names=None, *, ratios=DEFAULT_RATIOS,
+                     progress: Progress | None = None) -> SubproblemCheck:
+    """BIA vs exact posteriors on the columns ``features`` of X, at Lambda/Lambda* = ``ratios``
+    (Lambda* of the subproblem).
 
     For the logistic family y may hold any two class labels (mapped to 0/1 as the selector does).
+    ``progress(fraction, message)`` follows the Laplace evidence (the closed form is immediate).
     """
     y = as_binary_labels(y)[0] if family == "logistic" else np.asarray(y, dtype=np.float64)
     features = np.asarray(features, dtype=np.intp)
