@@ -82,14 +82,6 @@ def _region(x0, x1, lo, hi, color, name):
             "fillcolor": color, "line": {"width": 0}, "mode": "lines", "name": name, "hoverinfo": "skip"}
 
 
-def _checked_row(grid, position: Position) -> int:
-    """``position.index``, checked to be the row of ``grid`` whose value is ``position.value``."""
-    grid = np.asarray(grid, dtype=np.float64)
-    if not 0 <= position.index < grid.size or grid[position.index] != position.value:
-        raise ValueError(f"{position} is not a position on this grid; make it with Position.nearest(grid, value)")
-    return position.index
-
-
 def path_figure(path: pd.DataFrame, *, position: Position, top_k: int = 20, quantity: str = "posterior",
                 image_shape=None, title: str | None = None, max_lines: int | None = 200,
                 converged=None) -> go.Figure:
@@ -109,7 +101,7 @@ def path_figure(path: pd.DataFrame, *, position: Position, top_k: int = 20, quan
     """
     if quantity not in ("posterior", "magnetization"):
         raise ValueError("quantity must be 'posterior' or 'magnetization'")
-    row = _checked_row(path.index, position)
+    row = position.row_of(path.index)
     order = np.argsort(path.index.to_numpy())
     x_all = path.index.to_numpy(dtype=np.float64)[order]
     P_all = path.to_numpy(dtype=np.float64)[order]
@@ -267,7 +259,7 @@ def validation_figure(ratios, bia, exact, feature_names, *, position: Position, 
     ratios = np.asarray(ratios, dtype=np.float64)
     bia = np.asarray(bia, dtype=np.float64)
     exact = np.asarray(exact, dtype=np.float64)
-    now = _checked_row(ratios, position)
+    now = position.row_of(ratios)
     names = [str(n) for n in feature_names]
     fig = make_subplots(rows=1, cols=2, column_widths=[0.6, 0.4], subplot_titles=(
         f"posteriors at Λ/Λ* = {ratios[now]:.3g}", "max |p − p_exact| over features"))

@@ -59,16 +59,9 @@ class BIAPathResult:
         """The path row nearest ``lambda_ratio`` (on a log scale) and its Lambda/Lambda*."""
         return Position.nearest(self.path.index, lambda_ratio)
 
-    def _row(self, position: Position) -> int:
-        """``position.index``, checked to be a row of this path at ``position.value``."""
-        grid = self.path.index
-        if not 0 <= position.index < len(grid) or grid[position.index] != position.value:
-            raise ValueError(f"{position} is not a row of this path (make it with result.position(ratio))")
-        return position.index
-
     def scores_at(self, position: Position) -> np.ndarray:
         """Posteriors of the analysed features at ``position``."""
-        return self.path.iloc[self._row(position)].to_numpy()
+        return self.path.iloc[position.row_of(self.path.index)].to_numpy()
 
     def full_scores(self, position: Position) -> np.ndarray:
         """Posteriors of all original features at ``position`` (NaN where excluded)."""

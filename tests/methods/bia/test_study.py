@@ -85,9 +85,9 @@ def test_a_position_is_the_nearest_row_on_a_log_scale_and_must_belong_to_the_pat
         assert pos.index == _nearest_by_hand(grid, value) and pos.value == grid[pos.index]
     pos = result.position(1.0)
     np.testing.assert_array_equal(result.scores_at(pos), result.path.iloc[pos.index].to_numpy())
-    with pytest.raises(ValueError, match="not a row of this path"):
+    with pytest.raises(ValueError, match="not a position on this grid"):
         result.scores_at(Position(pos.index, 1.5))  # an index with another path's value
-    with pytest.raises(ValueError, match="not a row of this path"):
+    with pytest.raises(ValueError, match="not a position on this grid"):
         result.scores_at(Position(len(grid), 0.05))
 
 
