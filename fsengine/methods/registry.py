@@ -69,8 +69,6 @@ class MethodSpec(HasParams):
     factory   ``"module:name"`` of the selector factory, called with the main parameters
     params    the main parameters (defaults, ranges, help)
     needs     what data it accepts
-    progress  the method reports ``callback(fraction, message)`` through ``fit(X, y, progress=callback)``
-              (every BaseFeatureSelector accepts the argument; only these use it)
     figures   ``"module:name"`` of the method's own figures for ``fsengine select``
               (see :mod:`fsengine.plots.select`), or None
     """
@@ -81,7 +79,6 @@ class MethodSpec(HasParams):
     factory: str
     params: tuple[Param, ...] = ()
     needs: Needs = field(default_factory=Needs)
-    progress: bool = False
     figures: str | None = None
 
     _kind = "Method"
@@ -135,7 +132,7 @@ _ENTRIES = (
                 Param("lambda_ratio", "Λ/Λ* of the reported posteriors", 1.0, kind="float", min=0.05, max=100.0,
                       help="below 1 the expansion behind the Ising model breaks down"),
                 Param("n_steps", "Path steps", 200, min=20, max=1000, help="step k is at Λ/Λ* = 20/k")),
-        needs=Needs(two_classes=True, non_constant=True, max_features=5000, tasks=ANY_TASK), progress=True,
+        needs=Needs(two_classes=True, non_constant=True, max_features=5000, tasks=ANY_TASK),
         figures="fsengine.plots.select:bia_figures"),
     MethodSpec(
         "mi", "MI", "Naive Bayes mutual information I(X_i; Y) of each binary feature (Jaakkola Eq. 2)",
@@ -147,7 +144,7 @@ _ENTRIES = (
         "mdl", "MDL", "Naive Bayes forward selection minimising the description length (Jaakkola Eq. 10-15)",
         "fsengine.selectors:MDLSelector",
         params=(Param("max_features", "Largest subset explored", 30, min=1, max=500),),
-        needs=Needs(binary_features=True), progress=True, figures="fsengine.plots.select:mdl_figures"),
+        needs=Needs(binary_features=True), figures="fsengine.plots.select:mdl_figures"),
     MethodSpec(
         "l1", "L1", "entry order along the L1-logistic regularisation path (Jaakkola Eq. 18-19)",
         "fsengine.selectors:L1PathSelector",
@@ -156,17 +153,17 @@ _ENTRIES = (
                 Param("cv", "Cross-validation folds", None, min=2, max=10, special=(None,),
                       help="none: the method's own selection is the model at the largest C; k >= 2: the C "
                            "with the best k-fold accuracy (k+1 times the work)")),
-        progress=True, figures="fsengine.plots.select:l1_figures"),
+        figures="fsengine.plots.select:l1_figures"),
     MethodSpec(
         "boosting", "Boosting",
         "total vote (alpha) of the AdaBoost decision stumps on each feature (Jaakkola Eq. 21-34)",
         "fsengine.selectors:BoostingSelector",
         params=(Param("n_estimators", "Boosting rounds", 50, min=1, max=1000),),
-        progress=True, figures="fsengine.plots.select:boosting_figures"),
+        figures="fsengine.plots.select:boosting_figures"),
     MethodSpec(
         "ifs", "IFS", "log-likelihood gain of the best (feature, class) pair of a conditional maxent model, "
         "every gain recomputed each stage (Berger et al.; Zhou et al. Fig. 1)",
-        "fsengine.selectors:IFSSelector", params=(_PAIRS, _CUTOFF), progress=True,
+        "fsengine.selectors:IFSSelector", params=(_PAIRS, _CUTOFF),
         figures="fsengine.plots.select:gain_figures"),
     MethodSpec(
         "sgc", "SGC", "the same gains as IFS, recomputed selectively from a heap of stale gains "
@@ -175,12 +172,11 @@ _ENTRIES = (
         params=(_PAIRS, _CUTOFF,
                 Param("lookahead", "Look-ahead L", 0, min=0, max=5000,
                       help="also recompute the next L candidates each stage (SGC-LA; the paper uses 500)")),
-        progress=True, figures="fsengine.plots.select:gain_figures"),
+        figures="fsengine.plots.select:gain_figures"),
     MethodSpec(
         "count", "Count cutoff", "how often the feature fires together with a class, for its most frequent "
         "(feature, class) pair (the count-cutoff baseline of Zhou et al. Fig. 5; binary predicates)",
-        "fsengine.selectors:CountCutoffSelector", params=(_PAIRS, _CUTOFF), needs=Needs(binary_features=True),
-        progress=True),
+        "fsengine.selectors:CountCutoffSelector", params=(_PAIRS, _CUTOFF), needs=Needs(binary_features=True)),
     MethodSpec(
         "bayes", "Bayes factor", "Laplace-approximated log Bayes factor of adding the feature's best "
         "(feature, class) pair to a maxent model; stops when no candidate beats the model (Daume III)",
@@ -194,7 +190,7 @@ _ENTRIES = (
                       special=("multiplicity",),
                       help="0: uniform model prior (Eq. 13); -2 asks for e² times more evidence per pair; "
                            "multiplicity: -log(F - G), the current model keeps half the prior mass")),
-        progress=True, figures="fsengine.plots.select:bayes_factor_figures"),
+        figures="fsengine.plots.select:bayes_factor_figures"),
     MethodSpec(
         "rtm", "RTM", "log Bayes factor of theta_j = P(class 1 | tag j) against 0.5 under the Relevance "
         "Tagging Machine's approximate posterior (Molchanov, Kondrashkin & Vetrov)",
@@ -210,7 +206,7 @@ _ENTRIES = (
                       help="selected tags: those the ARD does not pin at 0.5 (about 10x slower); "
                            "off: log Bayes factor > 0 under the fixed prior"),
                 Param("max_iter", "Max sweeps", 300, min=10, max=5000)),
-        needs=Needs(two_classes=True, binary_features=True), progress=True,
+        needs=Needs(two_classes=True, binary_features=True),
         figures="fsengine.plots.select:rtm_figures"),
     MethodSpec(
         "variance", "Variance", "variance of each feature, ignoring the labels (an unsupervised baseline)",

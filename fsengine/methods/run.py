@@ -53,8 +53,9 @@ def _warning_notes(caught, label: str) -> tuple[str, ...]:
 def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Dataset,
                progress: Progress | None = None) -> MethodFit:
     """Adapt ``ds`` to the method (:func:`fsengine.methods.adapt.adapt`), fit its selector and
-    expand the result to every original feature. ``progress(fraction, message)`` is passed to
-    selectors that report it; an exception raised by it aborts the fit (cancellation)."""
+    expand the result to every original feature. ``progress(fraction, message)`` is passed to the
+    selector (every selector takes it, :mod:`fsengine.progress`); an exception raised by it aborts
+    the fit (cancellation)."""
     spec = get_method(method) if isinstance(method, str) else method
     values = spec.resolve(params)
     data = adapt(spec, ds)
@@ -62,10 +63,7 @@ def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Data
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         start = time.perf_counter()
-        if spec.progress and progress is not None:
-            selector.fit(data.ds.X, data.ds.y, progress=progress)
-        else:
-            selector.fit(data.ds.X, data.ds.y)
+        selector.fit(data.ds.X, data.ds.y, progress=progress)
         seconds = time.perf_counter() - start
     p = ds.n_features
     cols = data.columns
