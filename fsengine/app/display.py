@@ -1,5 +1,6 @@
-"""How the app shows figures: the sidebar's lecture-mode switch and light/dark choice, and
-:func:`show_figure`, through which every page draws its plotly figures in that style.
+"""How the app shows figures: the sidebar's lecture-mode switch and light/dark choice,
+:func:`show_figure`, through which every page draws its plotly figures in that style, and
+:func:`show_explorable` for a figure that carries its own slider.
 
 Both settings live in the URL (``?lecture=true&theme=dark``), so a link carries them. The dark
 choice switches the whole page, not only the figures: Streamlit reads the page theme from the
@@ -70,3 +71,75 @@ def show_figure(where, fig, **kwargs) -> None:
     in the sidebar's style; keyword arguments go to ``st.plotly_chart``."""
     kwargs.setdefault("width", "stretch")
     where.plotly_chart(restyle(fig, current_style()), theme=None, **kwargs)
+
+
+# --- explorables: the figure's own slider, its position in the URL --------------------------------
+
+#: Finds the plotly chart ``.st-key-<chart>`` on the page (it is drawn, and redrawn on a rerun, after
+#: this element mounts: polled) and listens to its slider. After a move (a click, or the last step
+#: of a drag, 250 ms quiet) the step's value goes into the URL's ``param`` (left out when it is
+#: ``fallback``, as Streamlit leaves out a widget's default). Nothing is sent to Python: a move
+#: costs no rerun and no websocket byte. The page reads the value back from the URL
+#: (:func:`url_value`) whenever it runs again, so a reload, a shared link and a rerun caused by any
+#: other widget draw the same position. One listener per chart, whose settings the latest mount
+#: replaces.
+_URL_BRIDGE_JS = """
+export default function (component) {
+  const settings = component.data || {};
+  let stopped = false;
+  let timer = null;
+  const write = (value) => {
+    const url = new URL(window.location.href);
+    if (value === settings.fallback) url.searchParams.delete(settings.param);
+    else url.searchParams.set(settings.param, value);
+    if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
+  };
+  const onChange = (event) => {
+    const value = event && event.step ? event.step.value : null;
+    if (value === null || value === undefined) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => write(String(value)), 250);
+  };
+  const attach = () => {
+    if (stopped) return;
+    const gd = document.querySelector(`.st-key-${settings.chart} .js-plotly-plot`);
+    if (!gd || typeof gd.on !== "function") return;
+    if (gd.__fsengineBridge) { gd.__fsengineBridge.handler = onChange; return; }
+    const bridge = { handler: onChange };
+    gd.__fsengineBridge = bridge;
+    gd.on("plotly_sliderchange", (event) => bridge.handler(event));
+  };
+  attach();
+  const poll = setInterval(attach, 250);
+  return () => { stopped = true; clearInterval(poll); clearTimeout(timer); };
+}
+"""
+
+_url_bridge = None
+
+
+def _bridge():
+    """The URL bridge component, registered once (a components v2 element with inline JS)."""
+    global _url_bridge
+    if _url_bridge is None:
+        _url_bridge = st.components.v2.component("fsengine_slider_url", js=_URL_BRIDGE_JS)
+    return _url_bridge
+
+
+def url_value(param: str) -> str | None:
+    """The value of ``param`` in the page's URL (an explorable's position), or None."""
+    return st.query_params.get(param)
+
+
+def show_explorable(where, fig, *, key: str, param: str, fallback: str) -> None:
+    """Draw an explorable (:mod:`fsengine.plots.explorable`) in ``where`` like :func:`show_figure`,
+    and keep its slider's position in the URL's ``param`` (``fallback``: the value the page uses
+    when the URL has none, left out of the URL). Moves never reach Python; the page reads the
+    position back with :func:`url_value` when it runs."""
+    show_figure(where, fig, key=key)
+    data = {"chart": key, "param": param, "fallback": fallback}
+    if where is st:
+        _bridge()(key=f"{key}_url", data=data)
+        return
+    with where:
+        _bridge()(key=f"{key}_url", data=data)

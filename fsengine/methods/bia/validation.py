@@ -51,11 +51,12 @@ class SubproblemCheck:
         a path position's value, made once and passed to its figure and caption."""
         return Position.nearest(self.ratios, lambda_ratio)
 
-    def caption(self, position: Position) -> str:
-        """Lambda* of the subproblem and the largest error at ``position`` and at the largest ratio."""
-        return (f"Subproblem Λ* = {self.lambda_star:,.0f}. Largest |p_BIA − p_exact| at the nearest checked "
-                f"Λ/Λ*: {self.max_error[position.index]:.2g}; at Λ/Λ* = {self.ratios[-1]:g}: "
-                f"{self.max_error[-1]:.2g}.")
+    def caption(self, position: Position | None = None) -> str:
+        """Lambda* of the subproblem and the largest error at the largest ratio (and at ``position``:
+        an explorable figure names it at each of its positions instead)."""
+        at = "" if position is None else (f" at the nearest checked Λ/Λ*: {self.max_error[position.index]:.2g};")
+        return (f"Subproblem Λ* = {self.lambda_star:,.0f}. Largest |p_BIA − p_exact|{at} at Λ/Λ* = "
+                f"{self.ratios[-1]:g}: {self.max_error[-1]:.2g}.")
 
 
 def check_size_limit(family: str, n_usable: int) -> int:
