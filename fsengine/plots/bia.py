@@ -361,14 +361,6 @@ def _annotation(text, x, y, *, xanchor="center", yanchor="bottom", size=None) ->
             "yanchor": yanchor, "showarrow": False, "font": font}
 
 
-def _text_shape(x0, x1, y0, y1, *, position="middle left", colour=None) -> dict:
-    """An invisible box whose label a step rewrites (a shape label redraws alone; an annotation's
-    text would redraw the whole figure)."""
-    font = {} if colour is None else {"color": colour}
-    return {"type": "rect", "xref": "paper", "yref": "paper", "x0": x0, "x1": x1, "y0": y0, "y1": y1,
-            "line": {"width": 0}, "label": {"text": "", "textposition": position, "font": font}}
-
-
 def bia_explorable(result, position: Position, *, top_k: int = 20, quantity: str = "posterior",
                    image_shape=None, samples=None, feature_names=None, truth=None, discriminative=None,
                    class_names=None, max_positions: int = MAX_POSITIONS, max_lines: int = 200) -> go.Figure:
@@ -392,7 +384,15 @@ def bia_explorable(result, position: Position, *, top_k: int = 20, quantity: str
     the heatmap (its colours span the position's own range; the colour bar's labels say which)
     and the marks; and rewrites two texts.
     """
-    from fsengine.plots.explorable import Step, distinct_labels, explorable, layout_image, line_image, marker_image
+    from fsengine.plots.explorable import (
+        Step,
+        distinct_labels,
+        explorable,
+        layout_image,
+        line_image,
+        marker_image,
+        text_box,
+    )
 
     positions = result.slider_positions(max_positions)
     grid = np.array([pos.value for pos in positions])
@@ -436,7 +436,7 @@ def bia_explorable(result, position: Position, *, top_k: int = 20, quantity: str
         "hovermode": "closest",
     }
     annotations = []
-    shapes = [_text_shape(path_x[0] + 0.01, path_x[1], top_y[0] + 0.01, top_y[0] + 0.08, position="bottom left",
+    shapes = [text_box(path_x[0] + 0.01, path_x[1], top_y[0] + 0.01, top_y[0] + 0.08, position="bottom left",
                           colour=HIGHLIGHT)]
     labels = distinct_labels(grid)
     step_data = [{} for _ in positions]
@@ -518,7 +518,7 @@ def _samples_panel(data, layout, annotations, shapes, images, step_layout, sampl
                    discriminative, class_names) -> None:
     """Fig. 2C: the sample images side by side in one mosaic (one heatmap, grouped by class), the
     current top pixels marked on every image by one transparent image over it."""
-    from fsengine.plots.explorable import layout_image, mask_uri
+    from fsengine.plots.explorable import layout_image, mask_uri, text_box
 
     images_, sample_labels, sample_names = samples
     n_rows, n_cols = image_shape
@@ -547,7 +547,7 @@ def _samples_panel(data, layout, annotations, shapes, images, step_layout, sampl
                         "scaleanchor": "x3", "constrain": "domain"}
     annotations.extend({"text": name, "x": (a + b - 1) / 2, "y": n_rows - 0.5, "xref": "x3", "yref": "y3",
                         "yanchor": "top", "showarrow": False} for name, a, b in groups)
-    shapes.append(_text_shape(0.0, 1.0, 0.35, 0.41, position="middle left"))
+    shapes.append(text_box(0.0, 1.0, 0.35, 0.41, position="middle left"))
     text_at = len(shapes) - 1
     where = len(images)
     images.append(layout_image("", 0, 1, 1, 1, xref="x3 domain", yref="y3 domain"))

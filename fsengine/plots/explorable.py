@@ -262,16 +262,31 @@ def png_bytes(pixels) -> bytes:
     return out.getvalue()
 
 
-def mask_uri(mask, colour: tuple[int, int, int]) -> str:
-    """A PNG URI of ``mask`` (h, w bool): ``colour`` where True, transparent elsewhere (a two-colour
+def palette_uri(indices, colours) -> str:
+    """A PNG URI of ``indices`` (h, w ints): 0 transparent, i >= 1 the RGB ``colours[i - 1]`` (a
     palette image: a few hundred bytes for sparse marks)."""
     from PIL import Image
 
-    image = Image.fromarray(np.asarray(mask, dtype=np.uint8), mode="P")
-    image.putpalette([0, 0, 0, *colour])
+    image = Image.fromarray(np.asarray(indices, dtype=np.uint8), mode="P")
+    image.putpalette([0, 0, 0] + [int(v) for c in colours for v in c])
     out = io.BytesIO()
     image.save(out, format="PNG", transparency=0, optimize=True)
     return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode("ascii")
+
+
+def mask_uri(mask, colour: tuple[int, int, int]) -> str:
+    """A PNG URI of ``mask`` (h, w bool): ``colour`` where True, transparent elsewhere."""
+    return palette_uri(np.asarray(mask, dtype=np.uint8), [colour])
+
+
+def ring_marks(labels, scale: int = 4) -> np.ndarray:
+    """Each cell of ``labels`` (h, w ints, 0 = none) as a hollow ``scale`` x ``scale`` square of
+    its label: (h * scale, w * scale), for :func:`palette_uri` (marks that leave the cell visible)."""
+    labels = np.asarray(labels)
+    ring = np.ones((scale, scale), dtype=bool)
+    ring[1:-1, 1:-1] = False
+    out = labels[:, None, :, None] * ring[None, :, None, :]
+    return out.reshape(labels.shape[0] * scale, labels.shape[1] * scale)
 
 
 def png_uri(pixels) -> str:
@@ -293,8 +308,8 @@ def pixelated_uri(pixels) -> str:
 
 
 def image_pixels(uri: str) -> np.ndarray:
-    """The pixels (h, w, channels) of a :func:`png_uri` or :func:`pixelated_uri` image (tests and
-    readers of a figure)."""
+    """The pixels (h, w[, channels]) of a PNG or :func:`pixelated_uri` image URI (tests and readers
+    of a figure; a palette image gives its indices)."""
     from PIL import Image
 
     if uri.startswith("data:image/svg+xml,"):
@@ -373,3 +388,23 @@ def colourbar_ticks(low: float, high: float, n: int = 5) -> list[str]:
         if len(set(labels)) == n:
             break
     return labels
+
+
+def text_box(x0: float, x1: float, y0: float, y1: float, *, position: str = "middle left",
+             colour: str | None = None, xref: str = "paper", yref: str = "paper") -> dict:
+    """An invisible box whose label a step rewrites (``"shapes[i].label.text"``): a shape's label
+    redraws alone, while an annotation's text would redraw the whole figure."""
+    font = {} if colour is None else {"color": colour}
+    return {"type": "rect", "xref": xref, "yref": yref, "x0": x0, "x1": x1, "y0": y0, "y1": y1,
+            "line": {"width": 0}, "label": {"text": "", "textposition": position, "font": font}}
+
+
+def position_line(xref: str, width: float, *, colour=(128, 128, 128, 255), vertical: bool = True) -> dict:
+    """A line across a subplot as a layout image (a step moves its ``x``, or its ``y`` when not
+    ``vertical``): ``width`` in the axis' units (decades on a log axis). It spans the axis'
+    domain, so it needs no data range."""
+    if vertical:
+        return layout_image(line_image(colour), 0.0, 1.0, width, 1.0, xref=xref, yref=f"y{xref[1:]} domain",
+                            xanchor="center")
+    return layout_image(line_image(colour), 0.0, 0.0, 1.0, width, xref=f"x{xref[1:]} domain", yref=xref,
+                        yanchor="middle")
