@@ -240,7 +240,6 @@ def pairs_explorable(run, curves: pd.DataFrame, *, k: int | None = None, predica
         position_line,
         ring_marks,
         spread_rows,
-        text_box,
     )
 
     n = int(len(run.predicates))
@@ -252,14 +251,17 @@ def pairs_explorable(run, curves: pd.DataFrame, *, k: int | None = None, predica
     spec = base.to_plotly_json()
     layout, data = spec["layout"], spec["data"]
     image = pixels is not None
-    layout["xaxis"] = dict(layout.get("xaxis", {}), domain=[0.0, 0.5 if image else 1.0])
-    layout["yaxis"] = dict(layout.get("yaxis", {}), domain=[0.15, 1.0])
+    layout["xaxis"] = dict(layout.get("xaxis", {}), domain=[0.0, 0.5 if image else 0.74])
+    layout["yaxis"] = dict(layout.get("yaxis", {}), domain=[0.0, 1.0])
     layout["height"] = 470
-    layout["margin"] = dict(layout.get("margin", {}), b=60, t=40)
-    layout["legend"] = {"orientation": "h", "x": 0.0, "y": 1.0, "yanchor": "bottom"}
+    layout["margin"] = dict(layout.get("margin", {}), b=50, t=70, r=10)
+    # the legend beside the accuracy panel: under the mean images, or on the right without them
+    layout["legend"] = {"orientation": "v", "x": 0.56 if image else 0.77, "xanchor": "left", "y": 0.0,
+                        "yanchor": "bottom"}
+    for note in layout.get("annotations", []):  # the accuracy panel's notes at its own right edge
+        if note.get("xref") == "paper" and note.get("x") == 1:
+            note["x"] = layout["xaxis"]["domain"][1]
     images = [position_line("x", 0.004 * max(n, 10))]
-    shapes = list(layout.get("shapes", [])) + [text_box(0.0, 1.0, -0.02, 0.05, position="middle left")]
-    text_at = len(shapes) - 1
     heldout = bayes_curve = None
     if curves is not None:
         bayes_curve = curves[curves["method"] == "Bayes factor"].sort_values("n_features")
@@ -275,14 +277,14 @@ def pairs_explorable(run, curves: pd.DataFrame, *, k: int | None = None, predica
                      "colorscale": [[0.0, "#ffffff"], [1.0, "#000000"]], "showscale": False, "hoverinfo": "skip"})
         layout["xaxis2"] = {"domain": [0.56, 1.0], "anchor": "y2", "range": [-0.5, mosaic.shape[1] - 0.5],
                             "visible": False, "constrain": "domain"}
-        layout["yaxis2"] = {"domain": [0.15, 1.0], "anchor": "x2", "range": [rows - 0.5, -0.5], "visible": False,
+        layout["yaxis2"] = {"domain": [0.5, 1.0], "anchor": "x2", "range": [rows - 0.5, -0.5], "visible": False,
                             "scaleanchor": "x2", "constrain": "domain"}
         layout["annotations"] = list(layout.get("annotations", [])) + [
             {"text": f"mean image of {class_names[c]}", "x": c * (cols + 1) + (cols - 1) / 2, "y": -0.5,
              "xref": "x2", "yref": "y2", "yanchor": "bottom", "showarrow": False} for c in range(n_classes)]
         images.append(layout_image("", 0, 1, 1, 1, xref="x2 domain", yref="y2 domain"))
         all_rows, all_cols = np.divmod(np.asarray(run.predicates), cols)
-    layout.update(images=images, shapes=shapes)
+    layout.update(images=images, title={"text": "", "x": 0.0, "xanchor": "left"})
     steps = []
     for kk in ks:
         j, c = int(run.predicates[kk - 1]), int(run.classes[kk - 1])
@@ -293,7 +295,7 @@ def pairs_explorable(run, curves: pd.DataFrame, *, k: int | None = None, predica
             if within.any():
                 text += f"; held-out accuracy with {int(bayes_curve['n_features'].to_numpy()[within][-1])} pairs: " \
                         f"{heldout[within][-1]:.2%}"
-        lay = {"images[0].x": float(kk), f"shapes[{text_at}].label.text": text}
+        lay = {"images[0].x": float(kk), "title.text": text}
         if image:
             labels = np.zeros((rows, mosaic.shape[1]), dtype=np.uint8)
             for c2 in range(n_classes):  # every pair on every class's image, in its class's colour

@@ -489,13 +489,13 @@ def _heatmap_panel(data, layout, annotations, images, step_data, step_layout, re
     """Fig. 2B at each position: every pixel's posterior as an image, coloured over the position's
     own range (the colour bar's labels), excluded pixels blank. A transparent heatmap beneath
     carries the colour bar and names the pixel under the pointer."""
-    from fsengine.plots.explorable import colourbar_ticks, heatmap_image, layout_image
+    from fsengine.plots.explorable import colour_scale, colourbar_ticks, heatmap_image, layout_image
 
     n_rows, n_cols = image_shape
     features, p_total = np.asarray(result.features), int(result.n_features_total)
     heat = len(data)
     data.append({"type": "heatmap", "xaxis": "x2", "yaxis": "y2", "z": np.zeros(image_shape, dtype=np.uint8),
-                 "zmin": 0.0, "zmax": 1.0, "opacity": 0, "colorscale": "Viridis",
+                 "zmin": 0.0, "zmax": 1.0, "opacity": 0, "colorscale": colour_scale("Viridis"),
                  "colorbar": {"title": {"text": "p(s=1|y)", "side": "right"}, "x": 0.93, "xanchor": "left",
                               "len": top_y[1] - top_y[0], "y": top_y[1], "yanchor": "top", "thickness": 14,
                               "tickmode": "array", "tickvals": COLOURBAR_TICKS},

@@ -257,13 +257,13 @@ def l1_explorable(selector, position: Position, names: Sequence[str], *, image_s
     """
     from fsengine.plots.explorable import (
         Step,
+        colour_scale,
         colourbar_ticks,
         distinct_labels,
         explorable,
         heatmap_image,
         layout_image,
         position_line,
-        text_box,
     )
 
     Cs = np.asarray(selector.Cs_, dtype=np.float64)
@@ -273,17 +273,17 @@ def l1_explorable(selector, position: Position, names: Sequence[str], *, image_s
     image = image_shape is not None
     if image:
         for axis in ("xaxis", "xaxis2", "xaxis3"):
-            layout.setdefault(axis, {})["domain"] = [0.0, 0.56]
+            layout.setdefault(axis, {})["domain"] = [0.0, 0.46]
+        layout["legend"] = {"x": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "top"}
     layout["height"] = 560
-    layout["margin"] = dict(layout.get("margin", {}), b=80)
+    layout["margin"] = dict(layout.get("margin", {}), t=100, r=150 if image else 20)
     values = selector.path_.to_numpy(dtype=np.float64)
     label = l1_value_label(selector)
     two = _two_classes(selector)
     width = 0.006 * float(np.ptp(np.log10(Cs))) or 0.01
     images = [position_line("x", width), position_line("x2", width)]
-    shapes = list(layout.get("shapes", [])) + [text_box(0.0, 1.0, -0.16, -0.1, position="middle left")]
-    text_at = len(shapes) - 1
     cbar = None
+    scale = colour_scale("RdBu" if two else "Viridis")
     if image:
         rows, cols = image_shape
         if background is not None:
@@ -292,16 +292,16 @@ def l1_explorable(selector, position: Position, names: Sequence[str], *, image_s
                          "hoverinfo": "skip"})
         cbar = len(data)
         data.append({"type": "heatmap", "z": np.zeros(image_shape, dtype=np.uint8), "xaxis": "x4", "yaxis": "y4",
-                     "zmin": 0.0, "zmax": 1.0, "opacity": 0, "colorscale": "RdBu" if two else "Viridis",
-                     "colorbar": {"title": {"text": label.split()[0]}, "x": 1.0, "len": 0.6, "y": 1.0,
+                     "zmin": 0.0, "zmax": 1.0, "opacity": 0, "colorscale": scale,
+                     "colorbar": {"title": {"text": label.split()[0]}, "x": 0.8, "len": 0.6, "y": 1.0,
                                   "yanchor": "top", "tickmode": "array", "tickvals": [0.0, 0.25, 0.5, 0.75, 1.0]},
                      "hovertemplate": "row %{y}, col %{x}<extra></extra>"})
-        layout["xaxis4"] = {"domain": [0.64, 0.96], "anchor": "y4", "range": [-0.5, cols - 0.5], "visible": False,
+        layout["xaxis4"] = {"domain": [0.52, 0.79], "anchor": "y4", "range": [-0.5, cols - 0.5], "visible": False,
                             "constrain": "domain"}
         layout["yaxis4"] = {"domain": [0.35, 1.0], "anchor": "x4", "range": [rows - 0.5, -0.5], "visible": False,
                             "scaleanchor": "x4", "constrain": "domain"}
         images.append(layout_image("", 0, 1, 1, 1, xref="x4 domain", yref="y4 domain"))
-    layout.update(images=images, shapes=shapes)
+    layout.update(images=images, title={"text": "", "x": 0.0, "xanchor": "left"})
     labels = distinct_labels(Cs)
     accuracy = None if held_out is None else np.asarray(held_out, dtype=np.float64)
     steps = []
@@ -313,15 +313,14 @@ def l1_explorable(selector, position: Position, names: Sequence[str], *, image_s
         if largest.size:
             text += " (largest: " + ", ".join(str(names[j]) for j in largest) + ")"
         if accuracy is not None and np.isfinite(accuracy[i]):
-            text += f"; held-out accuracy {accuracy[i]:.3f}"
-        lay = {"images[0].x": float(np.log10(C)), "images[1].x": float(np.log10(C)),
-               f"shapes[{text_at}].label.text": text}
+            text += f"; held-out {accuracy[i]:.3f}"
+        lay = {"images[0].x": float(np.log10(C)), "images[1].x": float(np.log10(C)), "title.text": text}
         step = {}
         if image:
             z = np.where(row != 0, row, np.nan).reshape(rows, cols)
             top = float(np.nanmax(np.abs(z))) if active.size else 1.0
             low, high = (-top, top) if two else (0.0, top)
-            lay["images[2].source"] = heatmap_image(z, low, high, "RdBu" if two else "Viridis")
+            lay["images[2].source"] = heatmap_image(z, low, high, scale)
             step[cbar] = {"colorbar.ticktext": colourbar_ticks(low, high, 5)}
         steps.append(Step(labels[i], labels[i], step, lay))
     return explorable(spec, steps, active=start, prefix="C = ", name="C")

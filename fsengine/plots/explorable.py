@@ -185,9 +185,10 @@ def explorable(spec: dict, steps: Sequence[Step], *, active: int, prefix: str, n
     for path, v in start.layout.items():
         _set_path(spec["layout"], path, v)
     many = len(steps) > MAX_LABELLED_STEPS
+    bottom = int(spec["layout"].get("margin", {}).get("b", 50))  # the x axis' ticks and title sit there
     slider = {
         "name": name, "active": active, "len": 1.0, "x": 0.0, "xanchor": "left", "y": 0.0, "yanchor": "top",
-        "pad": {"t": space - 45, "b": 0, "l": 0, "r": 0},
+        "pad": {"t": bottom, "b": 0, "l": 0, "r": 0},
         "currentvalue": {"prefix": prefix, "xanchor": "left", "visible": True, "offset": 8,
                          "font": {"color": CURRENT_VALUE_COLOUR}},
         "transition": {"duration": 0},
@@ -198,8 +199,7 @@ def explorable(spec: dict, steps: Sequence[Step], *, active: int, prefix: str, n
         slider.update(ticklen=3, minorticklen=0, font={"color": "rgba(0, 0, 0, 0)"})
     layout = spec["layout"]
     layout["sliders"] = [slider]
-    margin = layout.setdefault("margin", {})
-    margin["b"] = int(margin.get("b", 50)) + space
+    layout.setdefault("margin", {})["b"] = bottom + space
     if layout.get("height"):
         layout["height"] = int(layout["height"]) + space
     return go.Figure(spec, _validate=False)
@@ -323,6 +323,13 @@ def _named_scale(name: str) -> tuple:
     import plotly.colors as pc
 
     return tuple(tuple(stop) for stop in pc.get_colorscale(name))
+
+
+def colour_scale(name: str) -> list:
+    """plotly.py's colour scale ``name`` as an explicit ``[[t, colour], ...]`` list. Give it to a
+    figure's trace, never the name: plotly.js names some scales the other way round (its
+    ``RdBu`` runs blue to red), and the images of :func:`heatmap_image` follow plotly.py's."""
+    return [list(stop) for stop in _named_scale(name)]
 
 
 def colour_stops(colorscale: str | list) -> tuple[np.ndarray, np.ndarray]:

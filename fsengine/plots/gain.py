@@ -128,8 +128,9 @@ def stage_explorable(comp, stage: int = 1, *, max_stages: int = MAX_STAGES) -> g
     stages = spread_rows(n, max_stages) + 1
     start = int(np.argmin(np.abs(stages - stage)))
     traces = {m: t for m, t in comp.traces().items() if len(t)}
+    drawn = _gain_methods(traces)  # the count cutoff computes no gains: a line of text only
     data = []
-    for m, t in traces.items():
+    for m, t in drawn.items():
         data.append(_line(m, t["stage"] + 1, t["gain"], legendgroup=m,
                           hovertemplate="stage %{x}<br>G = %{y:.3g}<extra>" + m + "</extra>").to_plotly_json())
         work = np.cumsum(t["gain_computations"].to_numpy())
@@ -153,11 +154,12 @@ def stage_explorable(comp, stage: int = 1, *, max_stages: int = MAX_STAGES) -> g
     width = 0.004 * max(n, 10)
     images = [position_line("x", width), position_line("x2", width)]
     shapes = []
-    for k, m in enumerate(traces):
+    for m in drawn:
         dot = marker_image(METHOD_COLORS.get(m, "#555555"))
         for axis in ("", "2"):
             images.append(layout_image(dot, 0.0, 0.0, 0.03 * max(n, 10), 100.0, xref=f"x{axis}", yref=f"y{axis}",
                                        xanchor="center", yanchor="middle", sizing="contain"))
+    for k, m in enumerate(traces):
         y = plots_bottom - 0.1 - text_height * (k + 1)
         shapes.append(text_box(0.0, 1.0, y, y + text_height, colour=METHOD_COLORS.get(m)))
     layout.update(images=images, shapes=shapes)
@@ -165,13 +167,15 @@ def stage_explorable(comp, stage: int = 1, *, max_stages: int = MAX_STAGES) -> g
     steps = []
     for s in stages:
         lay = {"images[0].x": float(s), "images[1].x": float(s)}
-        for k, (m, (table, work)) in enumerate(done.items()):
-            row = table.iloc[s - 1]
-            for j, value in enumerate((float(row["gain G"]), max(float(work[s - 1]), 1.0))):
+        for k, m in enumerate(drawn):
+            table, work = done[m]
+            for j, value in enumerate((float(table["gain G"].iloc[s - 1]), max(float(work[s - 1]), 1.0))):
                 lay[f"images[{2 + 2 * k + j}].x"] = float(s)
                 lay[f"images[{2 + 2 * k + j}].y"] = float(np.log10(max(value, 1e-300)))
-            lay[f"shapes[{k}].label.text"] = (
-                f"{m}: added {row['predicate']} → {row['class']} (G = {row['gain G']:.3g}); "
-                f"{int(work[s - 1]):,} gains computed, {row['seconds']:.2g} s so far")
+        for k, (m, (table, work)) in enumerate(done.items()):
+            row = table.iloc[s - 1]
+            gain = f"G = {row['gain G']:.3g}; {int(work[s - 1]):,} gains computed" if m in drawn else "by its count"
+            lay[f"shapes[{k}].label.text"] = (f"{m}: added {row['predicate']} → {row['class']} ({gain}, "
+                                              f"{row['seconds']:.2g} s so far)")
         steps.append(Step(str(int(s)), str(int(s)), {}, lay))
     return explorable({"data": data, "layout": layout}, steps, active=start, prefix="stage ", name="stage")

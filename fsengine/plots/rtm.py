@@ -146,7 +146,7 @@ def threshold_explorable(relevance, threshold: float = 0.0, *, truth=None, theta
     ``relevance`` (p,): a fit's log Bayes factors; the slider runs over ``thresholds`` and starts
     at the one nearest ``threshold``. Slider values are the thresholds (``"0.5"``).
     """
-    from fsengine.plots.explorable import Step, explorable, layout_image, mask_uri, position_line, text_box
+    from fsengine.plots.explorable import Step, colour_scale, explorable, layout_image, mask_uri, position_line
 
     relevance = np.asarray(relevance, dtype=np.float64)
     thresholds = np.asarray(thresholds, dtype=np.float64)
@@ -170,32 +170,32 @@ def threshold_explorable(relevance, threshold: float = 0.0, *, truth=None, theta
     high = float(max(thresholds.max() + 1, np.quantile(finite, 0.99) if finite.size else 6))
     layout = {
         "template": pio.templates["plotly_white"].to_plotly_json(), "height": 420, "font": {"size": 13},
-        "margin": {"l": 60, "r": 20, "t": 40, "b": 50},
+        "margin": {"l": 60, "r": 20, "t": 70, "b": 50},
+        "title": {"text": "", "x": 0.0, "xanchor": "left"},
         "legend": {"orientation": "h", "x": 0.0, "y": 1.0, "yanchor": "bottom"},
         "xaxis": {"domain": left, "anchor": "y", "title": {"text": "tags, most relevant first"},
                   "type": "log" if p > 200 else "linear"},
-        "yaxis": {"domain": [0.12, 1.0], "anchor": "x", "range": [low, high],
+        "yaxis": {"domain": [0.0, 1.0], "anchor": "x", "range": [low, high],
                   "title": {"text": "log Bayes factor (θ_j vs ½)"}},
     }
     images = [position_line("y", (high - low) / 150, colour=(214, 39, 40, 255), vertical=False)]
-    shapes = [text_box(0.0, 1.0, -0.02, 0.05, position="middle left")]
     if image:
         rows, cols = image_shape
         img = np.asarray(theta, dtype=float).reshape(image_shape)
         span = max(float(np.nanmax(np.abs(img - 0.5))), 1e-6)
         data.append({"type": "heatmap", "z": img.astype(np.float32), "xaxis": "x2", "yaxis": "y2",
-                     "zmin": 0.5 - span, "zmax": 0.5 + span, "colorscale": "RdBu", "reversescale": True,
-                     "colorbar": {"title": {"text": "θ"}, "len": 0.88, "y": 1.0, "yanchor": "top"},
+                     "zmin": 0.5 - span, "zmax": 0.5 + span, "colorscale": colour_scale("RdBu_r"),
+                     "colorbar": {"title": {"text": "θ"}, "len": 0.9, "y": 0.9, "yanchor": "top"},
                      "hovertemplate": "row %{y}, col %{x}: θ %{z:.3f}<extra></extra>"})
         layout["xaxis2"] = {"domain": [0.6, 0.95], "anchor": "y2", "range": [-0.5, cols - 0.5], "visible": False,
                             "constrain": "domain"}
-        layout["yaxis2"] = {"domain": [0.12, 1.0], "anchor": "x2", "range": [rows - 0.5, -0.5], "visible": False,
+        layout["yaxis2"] = {"domain": [0.0, 0.9], "anchor": "x2", "range": [rows - 0.5, -0.5], "visible": False,
                             "scaleanchor": "x2", "constrain": "domain"}
         layout["annotations"] = [{"text": f"θ per pixel tag (red: {class_names[1]}, blue: {class_names[0]}); "
-                                  "boxes: above the threshold", "x": 0.775, "y": 1.0, "xref": "paper",
+                                  "boxes: above the threshold", "x": 0.775, "y": 0.92, "xref": "paper",
                                   "yref": "paper", "yanchor": "bottom", "showarrow": False}]
         images.append(layout_image("", 0, 1, 1, 1, xref="x2 domain", yref="y2 domain"))
-    layout.update(images=images, shapes=shapes)
+    layout["images"] = images
     scale, ring = 4, np.ones((4, 4), dtype=bool)
     ring[1:-1, 1:-1] = False
     steps = []
@@ -207,7 +207,7 @@ def threshold_explorable(relevance, threshold: float = 0.0, *, truth=None, theta
                      f"irrelevant {int((chosen & ~truth).sum()):,}")
         if ard_active is not None:
             text += f" (the ARD left {ard_active:,} unpinned)"
-        lay = {"images[0].y": float(t), "shapes[0].label.text": text}
+        lay = {"images[0].y": float(t), "title.text": text}
         if image:
             marks = np.zeros((rows, cols, scale, scale), dtype=bool)
             marks[chosen.reshape(rows, cols)] = ring
