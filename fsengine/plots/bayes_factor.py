@@ -280,7 +280,7 @@ def pairs_explorable(run, curves: pd.DataFrame, *, k: int | None = None, predica
         layout["yaxis2"] = {"domain": [0.5, 1.0], "anchor": "x2", "range": [rows - 0.5, -0.5], "visible": False,
                             "scaleanchor": "x2", "constrain": "domain"}
         layout["annotations"] = list(layout.get("annotations", [])) + [
-            {"text": f"mean image of {class_names[c]}", "x": c * (cols + 1) + (cols - 1) / 2, "y": -0.5,
+            {"text": f"mean of {class_names[c]}", "x": c * (cols + 1) + (cols - 1) / 2, "y": -0.5,
              "xref": "x2", "yref": "y2", "yanchor": "bottom", "showarrow": False} for c in range(n_classes)]
         images.append(layout_image("", 0, 1, 1, 1, xref="x2 domain", yref="y2 domain"))
         all_rows, all_cols = np.divmod(np.asarray(run.predicates), cols)
@@ -291,10 +291,10 @@ def pairs_explorable(run, curves: pd.DataFrame, *, k: int | None = None, predica
         text = (f"pair {kk}: {predicate_names[j]} → {class_names[c]} (round {int(run.round[kk - 1])}, "
                 f"β_g − β₀ = {float(run.margin[kk - 1]):.3g})")
         if heldout is not None:
-            within = bayes_curve["n_features"].to_numpy() <= kk
+            sizes = bayes_curve["n_features"].to_numpy()
+            within = sizes <= kk
             if within.any():
-                text += f"; held-out accuracy with {int(bayes_curve['n_features'].to_numpy()[within][-1])} pairs: " \
-                        f"{heldout[within][-1]:.2%}"
+                text += f"; held-out {heldout[within][-1]:.1%} with {int(sizes[within][-1])}"
         lay = {"images[0].x": float(kk), "title.text": text}
         if image:
             labels = np.zeros((rows, mosaic.shape[1]), dtype=np.uint8)

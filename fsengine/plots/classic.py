@@ -271,12 +271,13 @@ def l1_explorable(selector, position: Position, names: Sequence[str], *, image_s
     spec = l1_selector_path(selector, names, held_out=held_out, chosen_C=chosen_C).to_plotly_json()
     layout, data = spec["layout"], spec["data"]
     image = image_shape is not None
-    if image:
+    layout["xaxis3"] = dict(layout.get("xaxis3", {}), title={"text": ""})  # the text above says how many
+    if image:  # the image takes the legend's place (hover names the lines; the text the largest)
         for axis in ("xaxis", "xaxis2", "xaxis3"):
-            layout.setdefault(axis, {})["domain"] = [0.0, 0.46]
-        layout["legend"] = {"x": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "top"}
-    layout["height"] = 560
-    layout["margin"] = dict(layout.get("margin", {}), t=100, r=150 if image else 20)
+            layout.setdefault(axis, {})["domain"] = [0.0, 0.52]
+        layout["showlegend"] = False
+    layout["height"] = 500  # with the slider: one 1280 x 800 screen, also in lecture mode (x 1.25)
+    layout["margin"] = dict(layout.get("margin", {}), t=90, r=20)
     values = selector.path_.to_numpy(dtype=np.float64)
     label = l1_value_label(selector)
     two = _two_classes(selector)
@@ -293,10 +294,10 @@ def l1_explorable(selector, position: Position, names: Sequence[str], *, image_s
         cbar = len(data)
         data.append({"type": "heatmap", "z": np.zeros(image_shape, dtype=np.uint8), "xaxis": "x4", "yaxis": "y4",
                      "zmin": 0.0, "zmax": 1.0, "opacity": 0, "colorscale": scale,
-                     "colorbar": {"title": {"text": label.split()[0]}, "x": 0.8, "len": 0.6, "y": 1.0,
+                     "colorbar": {"title": {"text": label.split()[0]}, "x": 0.97, "len": 0.65, "y": 1.0,
                                   "yanchor": "top", "tickmode": "array", "tickvals": [0.0, 0.25, 0.5, 0.75, 1.0]},
                      "hovertemplate": "row %{y}, col %{x}<extra></extra>"})
-        layout["xaxis4"] = {"domain": [0.52, 0.79], "anchor": "y4", "range": [-0.5, cols - 0.5], "visible": False,
+        layout["xaxis4"] = {"domain": [0.58, 0.95], "anchor": "y4", "range": [-0.5, cols - 0.5], "visible": False,
                             "constrain": "domain"}
         layout["yaxis4"] = {"domain": [0.35, 1.0], "anchor": "x4", "range": [rows - 0.5, -0.5], "visible": False,
                             "scaleanchor": "x4", "constrain": "domain"}

@@ -144,10 +144,10 @@ def stage_explorable(comp, stage: int = 1, *, max_stages: int = MAX_STAGES) -> g
         "template": pio.templates["plotly_white"].to_plotly_json(), "height": 330 + 26 * rows, "font": {"size": 13},
         "margin": {"l": 60, "r": 20, "t": 40, "b": 20},
         "legend": {"orientation": "h", "x": 0.0, "y": 1.0, "yanchor": "bottom"},
-        "xaxis": {"domain": [0.0, 0.45], "anchor": "y", "title": {"text": "stage"}},
+        "xaxis": {"domain": [0.0, 0.42], "anchor": "y", "title": {"text": "stage"}, "range": [0.5, n + 0.5]},
         "yaxis": {"domain": [plots_bottom, 1.0], "anchor": "x", "type": "log",
                   "title": {"text": "gain G of the feature added"}},
-        "xaxis2": {"domain": [0.56, 1.0], "anchor": "y2", "title": {"text": "stage"}},
+        "xaxis2": {"domain": [0.6, 1.0], "anchor": "y2", "title": {"text": "stage"}, "range": [0.5, n + 0.5]},
         "yaxis2": {"domain": [plots_bottom, 1.0], "anchor": "x2", "type": "log",
                    "title": {"text": "gains computed so far"}},
     }

@@ -191,8 +191,8 @@ def threshold_explorable(relevance, threshold: float = 0.0, *, truth=None, theta
                             "constrain": "domain"}
         layout["yaxis2"] = {"domain": [0.0, 0.9], "anchor": "x2", "range": [rows - 0.5, -0.5], "visible": False,
                             "scaleanchor": "x2", "constrain": "domain"}
-        layout["annotations"] = [{"text": f"θ per pixel tag (red: {class_names[1]}, blue: {class_names[0]}); "
-                                  "boxes: above the threshold", "x": 0.775, "y": 0.92, "xref": "paper",
+        note = f"θ (red: {class_names[1]}, blue: {class_names[0]}), □ above"
+        layout["annotations"] = [{"text": note, "x": 0.775, "y": 0.92, "xref": "paper",
                                   "yref": "paper", "yanchor": "bottom", "showarrow": False}]
         images.append(layout_image("", 0, 1, 1, 1, xref="x2 domain", yref="y2 domain"))
     layout["images"] = images
