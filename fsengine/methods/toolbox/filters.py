@@ -90,7 +90,7 @@ def chi_squared(X, y) -> Statistic:
     ``chi2``). X must be >= 0 (a ValueError says so otherwise); an all-zero feature gets NaN."""
     values = X.data if sp.issparse(X) else np.asarray(X)
     if values.size and values.min() < 0:
-        raise ValueError("chi-squared needs non-negative features (counts or frequencies); X has negative values. "
+        raise ValueError("Negative values in data: chi-squared needs non-negative features (counts or frequencies). "
                          "Rescale them first (e.g. sklearn.preprocessing.MinMaxScaler) or use the ANOVA F test.")
     Y, sizes = _class_indicator(y)
     observed = np.asarray(Y @ X if not sp.issparse(X) else (Y @ X).toarray())

@@ -315,9 +315,8 @@ class Chi2Selector(BaseFeatureSelector):
 
     Notes
     -----
-    ``check_estimator`` runs with one exemption: its data hold negative values, so the checks are
-    run on the absolute values (``tests/methods/toolbox/test_selector.py``); that every other X is
-    refused is tested there too.
+    Passes ``check_estimator`` without exemptions: the ``positive_only`` input tag makes the checks
+    feed non-negative data, and one of them checks that negative data are refused.
 
     Examples
     --------
@@ -460,9 +459,10 @@ class PermutationSelector(_TaskSelector):
         Keep the k most important. None: the features whose mean importance exceeds twice its
         standard deviation over the shuffles (importance_mean - 2 std > 0, the rule of
         scikit-learn's permutation-importance example).
-    model : {"forest", "linear"}, default from the registry ("forest")
-        A random forest (``n_estimators`` trees), or L2 logistic / ridge regression on
-        standardised features.
+    model : {"linear", "forest"}, default from the registry ("linear")
+        L2 logistic / ridge regression on standardised features, or a random forest
+        (``n_estimators`` trees; every one of the n_repeats x p shuffled copies is scored by every
+        tree, minutes on hundreds of features).
     n_repeats : int, default from the registry (5)
         Shuffles per feature (R).
     test_size : float in (0, 1), default from the registry (0.25)
@@ -506,7 +506,7 @@ class PermutationSelector(_TaskSelector):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 4))
     >>> y = (X[:, 1] > 0).astype(int)
-    >>> sel = PermutationSelector(n_estimators=20).fit(X, y)
+    >>> sel = PermutationSelector(model="forest", n_estimators=20).fit(X, y)
     >>> int(sel.order_[0]), sel.get_support(indices=True).tolist()
     (1, [1])
     """
@@ -514,7 +514,7 @@ class PermutationSelector(_TaskSelector):
     _accept_sparse = ()
     _parameter_constraints = {
         "n_features_to_select": _BUDGET,
-        "model": [StrOptions({"forest", "linear"})],
+        "model": [StrOptions({"linear", "forest"})],
         "n_repeats": [Interval(Integral, 1, None, closed="left")],
         "test_size": [Interval(Real, 0, 1, closed="neither")],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
