@@ -171,6 +171,7 @@ def file_format(filename: str) -> tuple[str, str | None]:
 def _decompress(data: bytes, compression: str, filename: str, limit: float) -> bytes:
     """The content of a .gz/.bz2/.xz/.zip file, read at most ``limit`` bytes far (a small file may
     unpack to gigabytes); a .zip must hold one file."""
+    size = -1 if math.isinf(limit) else int(limit) + 1
     if compression == ".zip":
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as archive:
@@ -179,7 +180,7 @@ def _decompress(data: bytes, compression: str, filename: str, limit: float) -> b
                     raise UploadError(f"{filename} holds {len(members)} files; put exactly one CSV/TSV table in "
                                       "the .zip.")
                 with archive.open(members[0]) as member:
-                    out = member.read(int(min(limit, 2**62)) + 1)
+                    out = member.read(size)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError,
                 zlib.error) as exc:
             raise UploadError(f"{filename} is not a readable .zip archive ({type(exc).__name__}: "
@@ -188,7 +189,7 @@ def _decompress(data: bytes, compression: str, filename: str, limit: float) -> b
         opener = {".gz": gzip.GzipFile, ".bz2": bz2.BZ2File, ".xz": lzma.LZMAFile}[compression]
         try:
             with opener(fileobj=io.BytesIO(data)) if compression == ".gz" else opener(io.BytesIO(data)) as stream:
-                out = stream.read(int(min(limit, 2**62)) + 1)
+                out = stream.read(size)
         except (OSError, EOFError, lzma.LZMAError, zlib.error, ValueError) as exc:
             raise UploadError(f"{filename} is not a readable {compression} file ({type(exc).__name__}: "
                               f"{_one_line(exc)}).") from exc
