@@ -137,3 +137,27 @@ def test_page_lists_the_toolbox_and_registered_methods_and_runs_them():
         assert expected.run("SelectKBest (mine)").support.sum() == 7
     finally:
         METHODS.pop("kbest_page", None)
+
+
+def test_readme_launcher_registers_its_method_before_the_app_runs(tmp_path):
+    """The entry script of README "Compare with your own methods" runs as an app and registers."""
+    import re
+
+    from streamlit.testing.v1 import AppTest
+
+    from fsengine.methods.registry import METHODS
+    from tests.conftest import PROJECT_ROOT
+
+    readme = (PROJECT_ROOT / "README.md").read_text()
+    section = readme[readme.index("### Compare with your own methods"):]
+    script = next(block for block in re.findall(r"```python\n(.*?)```", section, re.S) if "register_method" in block)
+    launcher = tmp_path / "my_app.py"
+    launcher.write_text("\n".join(line[2:] if line.startswith("  ") else line for line in script.splitlines()))
+    try:
+        at = AppTest.from_file(str(launcher), default_timeout=60).run()
+        assert not at.exception, at.exception
+        assert METHODS["kbest"].label == "SelectKBest" and METHODS["kbest"].defaults() == {"k": 20}
+        at.run()                                     # a rerun registers the same spec again: no error
+        assert not at.exception, at.exception
+    finally:
+        METHODS.pop("kbest", None)
