@@ -132,7 +132,7 @@ def test_page_lists_the_toolbox_and_registered_methods_and_runs_them():
         accuracy = _charts(at)["Held-out accuracy against the number of selected features"]
         assert [t["name"] for t in accuracy["data"]] == ["ANOVA F", "mRMR", "SelectKBest (mine)", "random features"]
         for i, label in enumerate(["ANOVA F", "mRMR", "SelectKBest (mine)"]):
-            curve = expected.accuracy.query("curve == @label")
+            curve = expected.accuracy[expected.accuracy["curve"] == label]
             np.testing.assert_allclose(_array(accuracy["data"][i]["y"]).astype(float), curve["accuracy"])
         assert expected.run("SelectKBest (mine)").support.sum() == 7
     finally:
