@@ -134,7 +134,7 @@ _LEVEL = Param("alpha", "Test level (Bonferroni)", 0.01, kind="float", min=1e-6,
                help="features whose test rejects at this level (corrected for the number of features) are 'selected'")
 _TASK = Param("task", "Task", "auto", kind="choice", choices=("auto", "classification", "regression"),
               help="auto: the dataset's own task (class labels or a real target)")
-_TREES = Param("n_estimators", "Trees", 100, min=10, max=2000)
+_TREES = Param("n_estimators", "Trees", 100, min=1, max=2000)
 _SEED = Param("random_state", "Seed", 0, min=0, max=2**31 - 1,
               help="every random choice of the method (resamples, trees, shuffles) follows it")
 
