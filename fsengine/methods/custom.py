@@ -211,15 +211,15 @@ def _wrap_class(cls, **params):
     return EstimatorSelector(estimator=cls(**params))
 
 
-def _wrap_object(estimator):
-    return EstimatorSelector(estimator=estimator)
+def _wrap_object(estimator, **params):
+    return EstimatorSelector(estimator=clone(estimator).set_params(**params) if params else estimator)
 
 
 @dataclass(frozen=True)
 class CustomMethodSpec(MethodSpec):
     """A method that is no registry entry: an estimator class named ``MODULE:CLASS`` (its parameters
     are its own, parsed by :func:`parse_value` and checked against its signature) or an estimator
-    object (its parameters as set)."""
+    object (its parameters as set; those given with it, ``(obj, {"C": 0.1})``, are set on a clone)."""
 
     def resolve(self, params: dict[str, Any] | None = None) -> dict[str, Any]:
         return dict(params or {})

@@ -166,7 +166,7 @@ def test_run_comparison_takes_estimator_objects_next_to_keys():
     ds = _ds(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = run_comparison(ds, ["anova", SelectKBest(k=3), (SelectKBest(k=5), {}),
+        result = run_comparison(ds, ["anova", SelectKBest(k=3), (SelectKBest(k=2), {"k": 5}),
                                      SelectFromModel(LogisticRegression()), ExposesNothing()],
                                 CompareSettings(n_bootstrap=2, max_k=6))
     assert result.labels == ["ANOVA F", "SelectKBest", "SelectKBest-2", "SelectFromModel"]
@@ -174,6 +174,7 @@ def test_run_comparison_takes_estimator_objects_next_to_keys():
     for label in ("SelectKBest", "SelectFromModel"):
         assert set(result.run(label).order[:2].tolist()) == {5, 7}
     assert result.run("SelectKBest").support.sum() == 3 and result.run("SelectKBest-2").support.sum() == 5
+    assert result.run("SelectKBest-2").params == {"k": 5}
     assert "score_SelectKBest-2" in result.scores_table().columns
     with pytest.raises(ValueError, match="Unknown method 'sklearn.feature_selection:SelectKBest'"):
         run_comparison(ds, ["sklearn.feature_selection:SelectKBest"])   # paths are for the command line only
