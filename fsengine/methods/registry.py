@@ -1,7 +1,8 @@
 """The method registry: every selector the Compare page and the ``select`` / ``compare`` commands
 can run, its main parameters and what data it needs.
 
-Adding a method is one :class:`MethodSpec` in ``_ENTRIES``. The parameters are
+Adding a method is one :class:`MethodSpec` in ``_ENTRIES`` (fsengine's own) or one call of
+:func:`register_method` (yours, before the app starts; the app never imports a path a visitor types). The parameters are
 :class:`fsengine.params.Param` objects, the same type the dataset picker uses: the page
 builds its widgets from them and the command line parses ``--param name=value`` with them.
 How a Dataset is adapted to a method's :class:`Needs` lives in :mod:`fsengine.methods.adapt`.

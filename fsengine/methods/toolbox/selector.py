@@ -265,17 +265,20 @@ class ANOVASelector(_TaskSelector):
         self.task_ = self._resolve_task(y)
         with np.errstate(divide="ignore", invalid="ignore"):
             result = anova_f(X, y) if self.task_ == "classification" else regression_f(X, y)
-        self._set_test_result(result, "f")
+        _set_test_result(self, result, "f")
         self._progress(1.0, "F statistics computed")
 
-    def _set_test_result(self, result, name: str) -> None:
-        p = result.statistic.size
-        self.scores_ = result.statistic
-        self.pvalues_ = result.pvalue
-        p_bonferroni = np.minimum(result.pvalue * p, 1.0)
-        _rank_infinite_first(self, np.nan_to_num(p_bonferroni, nan=1.0) < self.alpha)
-        self.trace_ = _trace(self.order_, self.support_, **{name: result.statistic, "p_value": result.pvalue,
-                                                            "p_bonferroni": p_bonferroni})
+
+def _set_test_result(selector, result, name: str) -> None:
+    """scores_, pvalues_, order_ (+inf first), support_ (Bonferroni at ``alpha``) and trace_ of a
+    univariate test."""
+    p = result.statistic.size
+    selector.scores_ = result.statistic
+    selector.pvalues_ = result.pvalue
+    p_bonferroni = np.minimum(result.pvalue * p, 1.0)
+    _rank_infinite_first(selector, np.nan_to_num(p_bonferroni, nan=1.0) < selector.alpha)
+    selector.trace_ = _trace(selector.order_, selector.support_, **{name: result.statistic, "p_value": result.pvalue,
+                                                                    "p_bonferroni": p_bonferroni})
 
 
 class Chi2Selector(BaseFeatureSelector):
@@ -340,7 +343,7 @@ class Chi2Selector(BaseFeatureSelector):
     def _fit(self, X, y):
         with np.errstate(divide="ignore", invalid="ignore"):
             result = chi_squared(X, y)
-        ANOVASelector._set_test_result(self, result, "chi2")
+        _set_test_result(self, result, "chi2")
         self._progress(1.0, "chi-squared statistics computed")
 
     def __sklearn_tags__(self):
@@ -540,7 +543,7 @@ class PermutationSelector(_TaskSelector):
         linear = (LogisticRegression(max_iter=2000) if self.task_ == "classification" else Ridge())
         return make_pipeline(StandardScaler(), linear)
 
-    def split(self, X, y):
+    def held_out_split(self, y):
         """The rows the model is fitted on and the held-out rows (``train_test_split`` with
         ``test_size`` and ``random_state``, stratified for class labels)."""
         task = self._resolve_task(y) if not hasattr(self, "task_") else self.task_
@@ -550,7 +553,7 @@ class PermutationSelector(_TaskSelector):
 
     def _fit(self, X, y):
         self.task_ = self._resolve_task(y)
-        train, test = self.split(X, y)
+        train, test = self.held_out_split(y)
         self.model_ = self._make_model().fit(X[train], y[train])
         self._progress(0.5, "model fitted")
         result = permutation_importance(self.model_, X[test], y[test], n_repeats=self.n_repeats,
