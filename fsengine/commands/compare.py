@@ -1,5 +1,5 @@
-"""``fsengine compare --methods a,b,c --data SPEC|FILE [--target COL] --out DIR [--force]``: the Compare page,
-headless (output folder rules: :mod:`fsengine.commands.output`)."""
+"""``fsengine compare --methods a,b,MODULE:CLASS --data SPEC|FILE [--target COL] --out DIR [--force]``: the
+Compare page, headless (output folder rules: :mod:`fsengine.commands.output`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from fsengine.commands.method_args import (
 from fsengine.commands.output import check_target, output_folder
 from fsengine.commands.workers import add_worker_arguments, worker_options
 from fsengine.compare.settings import CompareSettings
-from fsengine.methods.registry import get_method, method_keys
+from fsengine.methods.registry import method_keys
 from fsengine.progress import TerminalProgress
 
 NAME = "compare"
@@ -32,12 +32,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "overlap and the Kuncheva stability (bootstrap resamples) of the top-k sets, the "
                     "runtime table, ROC/AUC against the truth on synthetic data, as CSV files and a "
                     "self-contained report.html.", 100),
-        epilog=methods_help() + "\n\nexample: fsengine compare --methods bia,mi,l1 --data synthetic_glm "
-                                "--param l1.n_Cs=30 --k 5 --out results/compare --n-jobs -1",
+        epilog=methods_help() + "\n\nexamples: fsengine compare --methods bia,mi,l1 --data synthetic_glm "
+                                "--param l1.n_Cs=30 --k 5 --out results/compare --n-jobs -1\n"
+                                "          fsengine compare --methods bia,anova,sklearn.feature_selection:SelectKBest "
+                                "--param SelectKBest.k=20 --data digits --out results/mine",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--methods", required=True, metavar="A,B,C", help="comma-separated: " + ", ".join(method_keys()))
+    p.add_argument("--methods", required=True, metavar="A,B,C",
+                   help="comma-separated: " + ", ".join(method_keys()) + ", or MODULE:CLASS of your own "
+                        "scikit-learn-style selector or model")
     p.add_argument("--param", action="append", default=[], metavar="METHOD.K=V",
-                   help="a method parameter (repeatable), e.g. --param bia.n_steps=100")
+                   help="a method parameter (repeatable), e.g. --param bia.n_steps=100; for MODULE:CLASS "
+                        "methods METHOD is the path or the class name, e.g. --param SelectKBest.k=20")
     p.add_argument("--classes", metavar="A,B", help="keep two classes (display names), e.g. B,D")
     p.add_argument("--k", type=int, default=10, help="size of the top-k sets for overlap and stability (default 10)")
     p.add_argument("--bootstrap", type=int, default=defaults.n_bootstrap,
@@ -52,17 +57,28 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def method_params(keys: list[str], items: list[str]) -> list[tuple[str, dict]]:
-    """``--param method.name=value`` items distributed to the chosen methods, parsed and checked."""
-    per_method: dict[str, list[str]] = {key: [] for key in keys}
+def method_params(keys: list[str], items: list[str]) -> list[tuple]:
+    """``--param method.name=value`` items distributed to the chosen methods, parsed and checked:
+    (spec, parameters) per method. A MODULE:CLASS method is named by its path or its class name."""
+    from fsengine.methods.custom import method_from_argument
+
+    specs = [method_from_argument(key) for key in keys]
+    names = sorted(((name, i) for i, spec in enumerate(specs)
+                    for name in dict.fromkeys([spec.key] + ([spec.label] if ":" in spec.key else []))),
+                   key=lambda pair: -len(pair[0]))  # longest first: a path holds dots
+    per_method: list[list[str]] = [[] for _ in specs]
     for item in items:
-        head, dot, rest = item.partition(".")
-        if not dot or "=" not in rest:
-            raise ValueError(f"--param {item!r}: write METHOD.NAME=VALUE, e.g. bia.n_steps=100")
-        if head not in per_method:
+        match = next(((name, i) for name, i in names if item.startswith(name + ".")), None)
+        if match is None:
+            head, dot, rest = item.partition(".")
+            if not dot or "=" not in rest:
+                raise ValueError(f"--param {item!r}: write METHOD.NAME=VALUE, e.g. bia.n_steps=100")
             raise ValueError(f"--param {item!r}: method {head!r} is not among --methods ({', '.join(keys)})")
-        per_method[head].append(rest)
-    return [(key, get_method(key).parse(values)) for key, values in per_method.items()]
+        rest = item[len(match[0]) + 1:]
+        if "=" not in rest:
+            raise ValueError(f"--param {item!r}: write METHOD.NAME=VALUE, e.g. bia.n_steps=100")
+        per_method[match[1]].append(rest)
+    return [(spec, spec.parse(values)) for spec, values in zip(specs, per_method)]
 
 
 def run(args) -> int:
@@ -83,7 +99,8 @@ def run(args) -> int:
     if not 1 <= args.k <= hi:
         raise ValueError(f"--k {args.k}: choose k between 1 and {hi} (at most --max-k and below the "
                          f"{ds.n_features} features)")
-    with TerminalProgress(f"compare {','.join(keys)}") as bar:
+    with TerminalProgress(f"compare {','.join(spec.label if ':' in spec.key else spec.key for spec, _ in choices)}") \
+            as bar:
         result = run_comparison(ds, choices, settings, progress=bar, **where)
     with output_folder(out, force=args.force, command=NAME) as stage:
         paths = write_tables(result, args.k, stage)

@@ -47,7 +47,8 @@ from fsengine.compare.settings import CompareSettings
 from fsengine.data import Dataset
 from fsengine.data.transforms import class_names, split
 from fsengine.methods.adapt import restrict_classes
-from fsengine.methods.registry import get_method
+from fsengine.methods.custom import resolve_methods
+from fsengine.methods.registry import MethodSpec
 from fsengine.methods.run import fit_method
 from fsengine.parallel import TasksCancelled, backend_for, map_tasks
 from fsengine.ranking import ranks_from_order
@@ -285,11 +286,12 @@ def _subset(ds: Dataset, rows: np.ndarray) -> Dataset:
 
 @dataclass(frozen=True)
 class _FitJob:
-    """What every fit task shares: the training part, the methods (key, resolved parameters) and
-    how many of the first ranked features a bootstrap fit keeps."""
+    """What every fit task shares: the training part, the methods (spec, resolved parameters; the
+    spec travels with the task, so workers also fit registered and user-given methods) and how many
+    of the first ranked features a bootstrap fit keeps."""
 
     train: Dataset
-    methods: tuple[tuple[str, dict[str, Any]], ...]
+    methods: tuple[tuple[MethodSpec, dict[str, Any]], ...]
     keep: int
 
 
@@ -309,11 +311,10 @@ def _fit_task(job: _FitJob, item: tuple[int, np.ndarray | None], progress: Progr
     """Fit method ``item[0]`` on the training part (``item[1]`` None) or on the bootstrap rows
     ``item[1]``; an error of the method comes back as one line (a failure, not a crash)."""
     m, rows = item
-    key, values = job.methods[m]
+    spec, values = job.methods[m]
     # always a fresh copy: arrays that arrive from another process can be aligned differently, and
     # numpy's vectorised sums then round differently (1e-16 in BIA's scores on a Dask worker)
     ds = _subset(job.train, np.arange(job.train.n_samples) if rows is None else rows)
-    spec = get_method(key)
     # the full fit first compiles (or loads) the method's kernels untimed, in the process that fits
     warmup = _untimed_first_call(spec, values, ds) if rows is None else 0.0
     try:
@@ -387,7 +388,11 @@ def _untimed_first_call(spec, values, train: Dataset) -> float:
 def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSettings(), *,
                    progress: Progress | None = None, cancel: Callable[[], bool] | None = None,
                    n_jobs: int | None = None, scheduler=None) -> ComparisonResult:
-    """Run ``methods`` (keys, or (key, params) pairs) on ``ds`` as described in the module docstring.
+    """Run ``methods`` on ``ds`` as described in the module docstring. Each is a registered key, a
+    :class:`~fsengine.methods.registry.MethodSpec`, any scikit-learn-style selector or model object
+    (scores from ``scores_``, ``feature_importances_``, ``|coef_|``, ``ranking_`` or ``get_support()``,
+    :class:`fsengine.methods.custom.EstimatorSelector`), or a (one of these, params) pair
+    (:func:`fsengine.methods.custom.resolve_methods`).
 
     A method whose fit raises (a ValueError such as too many features, or any other error of the
     method) is reported in ``failures`` and the others go on; the run fails only when no method
@@ -400,10 +405,10 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     and results are assembled in submission order. ``progress`` advances per finished task.
     """
     started = time.perf_counter()
-    choices = [(m, {}) if isinstance(m, str) else (m[0], dict(m[1])) for m in methods]
+    choices = resolve_methods(methods)
     if not choices:
         raise ValueError("Choose at least one method to compare.")
-    specs = [get_method(key) for key, _ in choices]
+    specs = [spec for spec, _ in choices]
     if len({s.key for s in specs}) != len(specs):
         raise ValueError("Each method can be chosen once per comparison.")
     params = [spec.resolve(values) for spec, (_, values) in zip(specs, choices)]
@@ -418,7 +423,7 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     keep = min(settings.max_k + 1, ds.n_features)
     where = dict(n_jobs=n_jobs, scheduler=scheduler, cancel=cancel)
 
-    job = _FitJob(train=train, methods=tuple((s.key, v) for s, v in zip(specs, params)), keep=keep)
+    job = _FitJob(train=train, methods=tuple(zip(specs, params)), keep=keep)
     items = [(m, rows) for m in range(len(specs)) for rows in [None, *resamples]]
     names = [specs[m].label + ("" if rows is None else f" bootstrap {b} of {len(resamples)}")
              for m in range(len(specs)) for b, rows in enumerate([None, *resamples])]

@@ -33,6 +33,8 @@ METHOD_COLORS = {
     "Boosting": "#bcbd22", "RTM": "#17becf", "RTM Power EP": "#17becf", "RTM EP": "#aec7e8", "RTM EM": "#ffbb78",
     "RTM Power EP + ARD": "#0e7c8a", "RTM EP + ARD": "#5b8fc7", "RTM EM + ARD": "#e08a2c",
     "Count cutoff": "#c49c94", "Variance": "#c7c7c7",
+    "ANOVA F": "#393b79", "Chi²": "#637939", "Forest": "#2d6a2d", "Permutation": "#8c6d31",
+    "RFE": "#843c39", "Stability": "#7b4173", "mRMR": "#3182bd",
 }
 #: lecture mode makes figures this much taller: 18 px axis titles need the room
 LECTURE_HEIGHT_SCALE = 1.25

@@ -105,3 +105,59 @@ def test_regression_data_is_refused_with_a_clear_message():
     at.switch_page("pages/compare.py").run()
     assert not at.exception
     assert "has a regression target" in at.error[0].value
+
+
+def test_page_lists_the_toolbox_and_registered_methods_and_runs_them():
+    from fsengine.methods.registry import METHODS, MethodSpec, register_method
+    from fsengine.params import Param
+
+    spec = MethodSpec("kbest_page", "SelectKBest (mine)", "ANOVA F of scikit-learn's SelectKBest",
+                      "sklearn.feature_selection:SelectKBest", params=(Param("k", "Features kept", 5, min=1, max=50),))
+    register_method(spec)   # what an entry script does before the app starts
+    try:
+        at = app_test("pages/compare.py", timeout=180)
+        _ok(at)
+        options = at.multiselect(key="compare_methods").options
+        for label in ("ANOVA F", "Chi²", "Forest", "Permutation", "RFE", "Stability", "mRMR", "SelectKBest (mine)"):
+            assert label in options, options
+        at.sidebar.selectbox(key="picker_key").set_value("synthetic_glm").run()
+        at.multiselect(key="compare_methods").set_value(["anova", "mrmr", "kbest_page"]).run()
+        at.number_input(key="compare_kbest_page_k").set_value(7).run()
+        at.select_slider(key="compare_bootstrap").set_value(2).run()
+        at.number_input(key="compare_max_k").set_value(10).run()
+        at.button(key="compare_run").click().run()
+        _ok(at)
+        expected = run_comparison(load_dataset("synthetic_glm"), ["anova", "mrmr", ("kbest_page", {"k": 7})],
+                                  CompareSettings(n_bootstrap=2, max_k=10))
+        accuracy = _charts(at)["Held-out accuracy against the number of selected features"]
+        assert [t["name"] for t in accuracy["data"]] == ["ANOVA F", "mRMR", "SelectKBest (mine)", "random features"]
+        for i, label in enumerate(["ANOVA F", "mRMR", "SelectKBest (mine)"]):
+            curve = expected.accuracy[expected.accuracy["curve"] == label]
+            np.testing.assert_allclose(_array(accuracy["data"][i]["y"]).astype(float), curve["accuracy"])
+        assert expected.run("SelectKBest (mine)").support.sum() == 7
+    finally:
+        METHODS.pop("kbest_page", None)
+
+
+def test_readme_launcher_registers_its_method_before_the_app_runs(tmp_path):
+    """The entry script of README "Compare with your own methods" runs as an app and registers."""
+    import re
+
+    from streamlit.testing.v1 import AppTest
+
+    from fsengine.methods.registry import METHODS
+    from tests.conftest import PROJECT_ROOT
+
+    readme = (PROJECT_ROOT / "README.md").read_text()
+    section = readme[readme.index("### Compare with your own methods"):]
+    script = next(block for block in re.findall(r"```python\n(.*?)```", section, re.S) if "register_method" in block)
+    launcher = tmp_path / "my_app.py"
+    launcher.write_text("\n".join(line[2:] if line.startswith("  ") else line for line in script.splitlines()))
+    try:
+        at = AppTest.from_file(str(launcher), default_timeout=60).run()
+        assert not at.exception, at.exception
+        assert METHODS["kbest"].label == "SelectKBest" and METHODS["kbest"].defaults() == {"k": 20}
+        at.run()                                     # a rerun registers the same spec again: no error
+        assert not at.exception, at.exception
+    finally:
+        METHODS.pop("kbest", None)
