@@ -2,6 +2,7 @@
 and the intervals and verdicts on data with a planted advantage and with identical twins."""
 
 import dataclasses
+import html
 import io
 import re
 import zipfile
@@ -165,12 +166,25 @@ def test_exports_parse(result, tmp_path):
     assert sorted(scores["rank_mi"]) == list(range(1, 21))
     with zipfile.ZipFile(io.BytesIO(tables_zip(result, 4))) as archive:
         assert sorted(archive.namelist()) == names
+    accuracy = pd.read_csv(tmp_path / "accuracy.csv")
+    assert list(accuracy.columns) == ["curve", "k", "accuracy", "low", "high", "method"]
+    differences = pd.read_csv(tmp_path / "differences.csv")
+    assert list(differences.columns)[:7] == ["method", "reference", "k", "difference", "low", "high", "verdict"]
+    assert set(differences["verdict"]) <= {"better", "worse", "not resolved"}
+    assert {"kuncheva", "low", "high", "interval"} <= set(pd.read_csv(tmp_path / "stability.csv").columns)
+    assert {"bootstrap_median_seconds", "bootstrap_q1_seconds", "bootstrap_q3_seconds"} <= set(
+        pd.read_csv(tmp_path / "runtime.csv").columns)
+    assert {"accuracy_low", "accuracy_high", "difference", "verdict", "kuncheva_low"} <= set(summary.columns)
+    write_tables(result, 4, tmp_path / "l1", reference="l1")
+    assert set(pd.read_csv(tmp_path / "l1" / "differences.csv")["reference"]) == {"L1"}
     page = html_report(result, 4)
-    # plotly.js embedded once (offline), four figures: accuracy, Jaccard, stability, ROC (a figure's call
-    # names its div; plotly.js 2.x also carries the text "Plotly.newPlot(gd, ..." in a help message)
+    # plotly.js embedded once (offline), five figures: accuracy, differences, Jaccard, stability, ROC (a
+    # figure's call names its div; plotly.js 2.x also carries the text "Plotly.newPlot(gd, ..." in a help message)
     figures = re.findall(r"Plotly\.newPlot\(\s*\"", page)
-    assert "src=\"https://cdn.plot.ly" not in page and len(figures) == 4 and len(page) > 3_000_000
+    assert "src=\"https://cdn.plot.ly" not in page and len(figures) == 5 and len(page) > 3_000_000
     assert page.count("window.PlotlyConfig") == 1
+    assert html.escape(result.resolved_sentence(4)) in page and "Verdicts at every k" in page
+    assert "Paired differences from MI" in page and "Paired differences from L1" in html_report(result, 4, "L1")
 
 
 def test_accuracy_intervals_are_wilson_on_the_held_out_rows(result):
