@@ -54,7 +54,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -225,6 +225,8 @@ class ComparisonResult:
     seconds: float
     held_out: HeldOut
     all_features_interval: Estimate
+    #: differences by reference, computed once (a page redraws them on every move of a slider)
+    _differences: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_features(self) -> int:
@@ -291,6 +293,11 @@ class ComparisonResult:
         accuracy grid: the paired difference in held-out accuracy, its Bonferroni interval
         (:meth:`comparison_level`) and the verdict better / worse / not resolved."""
         ref = self.reference(reference)
+        if ref not in self._differences:
+            self._differences[ref] = self._compute_differences(ref)
+        return self._differences[ref].copy()
+
+    def _compute_differences(self, ref: str) -> pd.DataFrame:
         level = self.comparison_level()
         others = [label for label in self.labels if label != ref]
         rows = []
