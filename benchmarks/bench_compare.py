@@ -10,13 +10,13 @@ builds it for its download button).
 
 A is the engine before this work (by default the commit where this branch left ``main``,
 exported with ``git archive`` to a temporary folder, so nothing else differs), B this checkout.
-Each side runs in its own process: one untimed warm-up run (numba compilation or cache loading),
-then ``--repeats`` timed runs; the sides alternate for ``--rounds`` rounds so that a change in the
-machine's load hits both. The ratio is median(B) / median(A) over all timed runs; the load
-average is printed beside every round.
+Each side runs in one long-lived process (one untimed warm-up run first: numba compilation or
+cache loading); the parent then asks them for timed runs in turn, A B A B ..., ``--repeats`` each,
+so that a change in the machine's load hits both sides alike. The ratio is median(B) / median(A);
+the load average is printed beside every run.
 
-    PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_compare.py [--base REV] [--repeats 3]
-        [--rounds 2] [--n-jobs 1] [--quick]
+    PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_compare.py [--base REV] [--repeats 5]
+        [--n-jobs 1] [--quick]
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,14 +54,12 @@ def page_run():
     return result
 
 
-page_run()  # untimed: numba compilation or cache loading
-seconds = []
-for _ in range(repeats):
+result = page_run()  # untimed: numba compilation or cache loading
+print(json.dumps({"fsengine": fsengine.__file__, "columns": list(result.accuracy.columns)}), flush=True)
+for line in sys.stdin:  # one timed run per line the parent sends
     t0 = time.perf_counter()
-    result = page_run()
-    seconds.append(time.perf_counter() - t0)
-print(json.dumps({"seconds": seconds, "fsengine": fsengine.__file__, "n_test": result.n_test,
-                  "columns": list(result.accuracy.columns)}))
+    page_run()
+    print(json.dumps({"seconds": time.perf_counter() - t0}), flush=True)
 """
 
 
@@ -81,49 +78,65 @@ def export(rev: str, into: Path) -> Path:
     return into
 
 
-def timed(tree: Path, repeats: int, n_jobs: int, data: str) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, "-c", CHILD, str(repeats), str(n_jobs), data, ",".join(METHODS)],
-                         cwd=tree, env=env, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"the run in {tree} failed:\n{out.stderr[-3000:]}")
-    report = json.loads(out.stdout.strip().splitlines()[-1])
-    if not report["fsengine"].startswith(str(tree)):
-        raise RuntimeError(f"{tree} imported fsengine from {report['fsengine']}")
-    return report
+class Side:
+    """One long-lived process running the page's default run on request."""
+
+    def __init__(self, name: str, tree: Path, n_jobs: int, data: str):
+        self.name, self.tree, self.seconds = name, tree, []
+        env = dict(os.environ, PYTHONPATH=str(tree))
+        self.proc = subprocess.Popen([sys.executable, "-c", CHILD, "0", str(n_jobs), data, ",".join(METHODS)],
+                                     cwd=tree, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.ready = self._answer()
+        if not self.ready["fsengine"].startswith(str(tree)):
+            raise RuntimeError(f"{tree} imported fsengine from {self.ready['fsengine']}")
+
+    def _answer(self) -> dict:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the run in {self.tree} failed (exit code {self.proc.wait()})")
+        return json.loads(line)
+
+    def run(self) -> float:
+        self.proc.stdin.write("run\n")
+        self.proc.stdin.flush()
+        self.seconds.append(self._answer()["seconds"])
+        return self.seconds[-1]
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", help="revision of the 'before' engine (default: git merge-base HEAD main)")
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per process (default 3)")
-    parser.add_argument("--rounds", type=int, default=2, help="alternating rounds A, B (default 2)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per side, alternating (default 5)")
     parser.add_argument("--n-jobs", type=int, default=1,
                         help="worker processes (default 1: serial, the least noisy on a shared machine; the "
                              "page uses every core)")
-    parser.add_argument("--quick", action="store_true", help="notMNIST B/D with 150 rows per class, 1 round")
+    parser.add_argument("--quick", action="store_true", help="notMNIST B/D with 150 rows per class")
     args = parser.parse_args()
     base = args.base or _git("merge-base", "HEAD", "main")
     data = "notmnist:letters=BD,n_per_class=150" if args.quick else DATA
-    rounds = 1 if args.quick else args.rounds
     head = _git("rev-parse", "--short", "HEAD") + (" + uncommitted changes" if _git("status", "--porcelain") else "")
     print(f"Compare page default run: {data}, methods {','.join(METHODS)}, CompareSettings(), k = 10; "
-          f"n_jobs={args.n_jobs}; {args.repeats} timed runs per process x {rounds} rounds; {os.cpu_count()} cores")
+          f"n_jobs={args.n_jobs}; {args.repeats} timed runs per side, alternating; {os.cpu_count()} cores")
     print(f"  A = {base[:10]} (before), B = {head} (this checkout)")
-    seconds: dict[str, list[float]] = {"A": [], "B": []}
     with tempfile.TemporaryDirectory(prefix="bench_compare_") as tmp:
-        trees = {"A": export(base, Path(tmp)), "B": ROOT}
-        for r in range(rounds):
-            for side in ("A", "B") if r % 2 == 0 else ("B", "A"):
-                before = load()
-                t0 = time.perf_counter()
-                report = timed(trees[side], args.repeats, args.n_jobs, data)
-                seconds[side] += report["seconds"]
-                print(f"  round {r + 1} {side}: " + ", ".join(f"{s:.1f}" for s in report["seconds"])
-                      + f" s  (process {time.perf_counter() - t0:.0f} s; before: {before}; after: {load()}; "
-                        f"accuracy.csv columns: {', '.join(report['columns'])})", flush=True)
-    a, b = statistics.median(seconds["A"]), statistics.median(seconds["B"])
-    print(f"median A {a:.2f} s, median B {b:.2f} s over {len(seconds['A'])} runs each: ratio B/A = {b / a:.3f} "
+        sides = [Side("A", export(base, Path(tmp)), args.n_jobs, data), Side("B", ROOT, args.n_jobs, data)]
+        for side in sides:
+            print(f"  {side.name}: warmed up; accuracy.csv columns: {', '.join(side.ready['columns'])}", flush=True)
+        try:
+            for i in range(args.repeats):
+                for side in sides if i % 2 == 0 else sides[::-1]:
+                    before = load()
+                    print(f"  run {i + 1} {side.name}: {side.run():.1f} s  (before: {before}; after: {load()})",
+                          flush=True)
+        finally:
+            for side in sides:
+                side.close()
+    a, b = (statistics.median(side.seconds) for side in sides)
+    print(f"median A {a:.2f} s, median B {b:.2f} s over {args.repeats} runs each: ratio B/A = {b / a:.3f} "
           f"(budget 1.5)")
 
 

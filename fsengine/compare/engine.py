@@ -316,7 +316,7 @@ class ComparisonResult:
         table = self.differences(ref)
         table = table[table["k"] == at]
         if table.empty:
-            return f"Only {ref} ran: there is no other method to compare it with."
+            return f"Only one method, {ref}, is in this comparison: there is no other to set against it."
         m = len(table)
         where = f"k = {at}" if at == k else f"k = {at} (the accuracy grid point nearest k = {k})"
         resolved = table[table["verdict"] != "not resolved"]
