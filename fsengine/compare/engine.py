@@ -182,7 +182,10 @@ class HeldOut:
         return self._over_splits(self.all_repeats) if self.n_repeats > 1 else _proportion(self.all_rows)
 
     def _over_splits(self, values) -> Estimate:
-        return t_interval(values, test_train_ratio=self.test_train_ratio, what="repeated splits")
+        """The mean accuracy over the splits with its corrected resampled t interval, clipped to
+        [0, 1] (a t interval knows no bounds; an accuracy does)."""
+        e = t_interval(values, test_train_ratio=self.test_train_ratio, what="repeated splits")
+        return Estimate(e.value, max(0.0, e.low), min(1.0, e.high), e.level, e.method)
 
     def differences(self, method: str, reference: str, level: float) -> list[Estimate]:
         """Accuracy of ``method`` minus that of ``reference`` at each k, paired (same rows, same

@@ -326,7 +326,8 @@ def test_repeated_splits_use_the_corrected_resampled_t(glm, result):
     ratio = res.n_test / res.n_train
     row = res.accuracy.query("curve == 'L1' and k == 4").iloc[0]
     e = stats.t_interval(held.repeats[:, 1, 3], test_train_ratio=ratio)
-    assert (row["accuracy"], row["low"], row["high"]) == pytest.approx((e.value, e.low, e.high))
+    assert (row["accuracy"], row["low"], row["high"]) == pytest.approx((e.value, max(0, e.low), min(1, e.high)))
+    assert (res.accuracy["low"] >= 0).all() and (res.accuracy["high"] <= 1).all()
     assert row["method"] == "95% corrected resampled t (Nadeau & Bengio 2003) over 3 repeated splits"
     d = res.differences().query("method == 'L1' and k == 4").iloc[0]
     e = stats.paired_t_interval(held.repeats[:, 1, 3], held.repeats[:, 0, 3], 0.975, test_train_ratio=ratio)
