@@ -287,9 +287,8 @@ class ComparisonResult:
     def band_note(self) -> str:
         """What the accuracy figure's bands are, short enough for a line under its title."""
         if self.held_out.n_repeats > 1:
-            return f"bands: 95% corrected resampled t intervals over {self.held_out.n_repeats} train/test splits"
-        return (f"bands: 95% Wilson intervals on {self.held_out.n_test:,} held-out rows (random features: bootstrap); "
-                "one training split")
+            return f"bands: 95% corrected resampled t, {self.held_out.n_repeats} train/test splits"
+        return f"bands: 95% Wilson intervals, {self.held_out.n_test:,} held-out rows; one training split"
 
     def differences(self, reference: str | None = None) -> pd.DataFrame:
         """Every other method against ``reference`` (default: the first) at every k of the

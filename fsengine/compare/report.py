@@ -86,10 +86,9 @@ def comparison_figures(result: ComparisonResult, k: int, reference: str | None =
 def difference_note(result: ComparisonResult) -> str:
     """What the difference figure's bands are, in one line."""
     m = len(result.runs) - 1
-    how = ("paired bootstrap over the held-out rows" if result.held_out.n_repeats == 1 else
-           f"paired corrected resampled t over {result.held_out.n_repeats} splits")
+    how = "paired bootstrap" if result.held_out.n_repeats == 1 else "paired corrected resampled t"
     return (f"bands: {percent(result.comparison_level())} {how} (Bonferroni, {m} method{'s' if m != 1 else ''}); "
-            "filled marker: excludes 0")
+            "filled = resolved")
 
 
 def write_tables(result: ComparisonResult, k: int, out_dir: Path, reference: str | None = None) -> list[Path]:
