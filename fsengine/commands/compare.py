@@ -1,5 +1,5 @@
-"""``fsengine compare --methods a,b,MODULE:CLASS --data SPEC|FILE [--target COL] --out DIR [--force]``: the
-Compare page, headless (output folder rules: :mod:`fsengine.commands.output`)."""
+"""``fsengine compare --methods a,b,MODULE:CLASS --data SPEC|FILE [--target COL] [--reference METHOD] [--repeats N]
+--out DIR [--force]``: the Compare page, headless (output folder rules: :mod:`fsengine.commands.output`)."""
 
 from __future__ import annotations
 
@@ -28,9 +28,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         NAME, help="compare several methods on one dataset",
         description=textwrap.fill("Fit every method on a training split, then write held-out accuracy against k "
-                    "(logistic regression on each method's first k features), the pairwise Jaccard "
-                    "overlap and the Kuncheva stability (bootstrap resamples) of the top-k sets, the "
-                    "runtime table, ROC/AUC against the truth on synthetic data, as CSV files and a "
+                    "(logistic regression on each method's first k features) with 95% intervals, the "
+                    "paired difference of every method from a reference method at every k with its "
+                    "interval and verdict (better / worse / not resolved; Bonferroni over the methods), "
+                    "the pairwise Jaccard overlap and the Kuncheva stability (bootstrap resamples, with a "
+                    "jackknife interval) of the top-k sets, the runtime table (median and IQR of the "
+                    "bootstrap fits), ROC/AUC against the truth on synthetic data, as CSV files and a "
                     "self-contained report.html.", 100),
         epilog=methods_help() + "\n\nexamples: fsengine compare --methods bia,mi,l1 --data synthetic_glm "
                                 "--param l1.n_Cs=30 --k 5 --out results/compare --n-jobs -1\n"
@@ -52,6 +55,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--test-size", type=float, default=defaults.test_size,
                    help=f"held-out share (default {defaults.test_size})")
     p.add_argument("--seed", type=int, default=defaults.seed, help="split and resampling seed (default 0)")
+    p.add_argument("--reference", metavar="METHOD",
+                   help="the method every other is compared with (a --methods key; default: the first)")
+    p.add_argument("--repeats", type=int, default=defaults.n_repeats, metavar="N",
+                   help=f"train/test splits for the accuracy intervals (default {defaults.n_repeats}: one split, "
+                        "bootstrap over the held-out rows; N >= 2: every method also fitted on N - 1 more "
+                        "splits, corrected resampled t intervals over the splits)")
     add_data_arguments(p)
     add_worker_arguments(p)
     return p
@@ -90,8 +99,10 @@ def run(args) -> int:
         raise ValueError("--methods: name at least one method, e.g. --methods bia,mi")
     choices = method_params(keys, args.param)
     where = worker_options(args)
+    if args.reference is not None and args.reference not in keys:
+        raise ValueError(f"--reference {args.reference}: name one of --methods ({', '.join(keys)})")
     settings = CompareSettings(test_size=args.test_size, n_bootstrap=args.bootstrap, max_k=args.max_k,
-                               seed=args.seed, classes=parse_classes(args.classes))
+                               seed=args.seed, classes=parse_classes(args.classes), n_repeats=args.repeats)
     check_data_arguments(args)
     out = check_target(args.out, force=args.force)  # before any computation
     ds = load_data(args)
@@ -102,13 +113,18 @@ def run(args) -> int:
     with TerminalProgress(f"compare {','.join(spec.label if ':' in spec.key else spec.key for spec, _ in choices)}") \
             as bar:
         result = run_comparison(ds, choices, settings, progress=bar, **where)
+    reference = args.reference if args.reference in result.labels + [r.key for r in result.runs] else None
+    if args.reference is not None and reference is None:
+        print(f"note: the reference {args.reference} failed; the first method that ran is the reference")
     with output_folder(out, force=args.force, command=NAME) as stage:
-        paths = write_tables(result, args.k, stage)
-        (stage / "report.html").write_text(html_report(result, args.k), encoding="utf-8")
+        paths = write_tables(result, args.k, stage, reference)
+        (stage / "report.html").write_text(html_report(result, args.k, reference), encoding="utf-8")
     for note in data_notes(ds) + list(result.notes) + [n for r in result.runs for n in r.notes]:
         print(f"note: {note}")
     for label, message in result.failures.items():
         print(f"failed: {label}: {message}")
-    print(result.summary(args.k).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(result.summary(args.k, reference).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(result.interval_note())
+    print(result.resolved_sentence(args.k, reference))
     print(f"written to {out}: " + ", ".join(p.name for p in paths) + ", report.html")
     return 0

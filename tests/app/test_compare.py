@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 
+from fsengine.app.safe_text import md_escape
 from fsengine.compare.engine import CompareSettings, run_comparison
 from fsengine.data import load_dataset
 from tests.app.test_bia import _array
@@ -39,11 +40,24 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
                               CompareSettings(n_bootstrap=3, max_k=20))
     charts = _charts(at)
     accuracy = charts["Held-out accuracy against the number of selected features"]
-    names = [t["name"] for t in accuracy["data"]]
-    assert names == ["BIA", "MI", "Variance", "random features"]
+    lines = [t for t in accuracy["data"] if t.get("fill") != "toself"]
+    bands = [t for t in accuracy["data"] if t.get("fill") == "toself"]
+    assert [t["name"] for t in lines] == ["BIA", "MI", "Variance", "random features"]
+    assert [t["name"] for t in bands] == [f"{c}: interval" for c in ("BIA", "MI", "Variance", "random features")]
+    assert accuracy["data"].index(bands[-1]) < accuracy["data"].index(lines[0])  # bands under every line
     bia = expected.accuracy.query("curve == 'BIA'")
-    np.testing.assert_array_equal(_array(accuracy["data"][0]["x"]).astype(int), bia["k"])
-    np.testing.assert_allclose(_array(accuracy["data"][0]["y"]).astype(float), bia["accuracy"])
+    np.testing.assert_array_equal(_array(lines[0]["x"]).astype(int), bia["k"])
+    np.testing.assert_allclose(_array(lines[0]["y"]).astype(float), bia["accuracy"])
+    # the band is the interval: up along the high ends, back along the low ends
+    np.testing.assert_allclose(_array(bands[0]["y"]).astype(float),
+                               np.concatenate([bia["high"], bia["low"].to_numpy()[::-1]]))
+    assert (bia["low"] < bia["high"]).all() and "Wilson" in accuracy["layout"]["title"]["subtitle"]["text"]
+
+    differences = charts["Paired difference in held-out accuracy from BIA"]
+    diff = expected.differences()
+    diff_lines = [t for t in differences["data"] if t.get("fill") != "toself"]
+    assert [t["name"] for t in diff_lines] == ["MI − BIA", "Variance − BIA"]
+    np.testing.assert_allclose(_array(diff_lines[0]["y"]).astype(float), diff.query("method == 'MI'")["difference"])
 
     jaccard = charts["Overlap of the top-10 sets (Jaccard)"]["data"][0]
     np.testing.assert_allclose(_array(jaccard["z"]).astype(float), expected.jaccard(10).to_numpy())
@@ -52,9 +66,16 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
     roc = charts["Recovering the truly relevant features (ROC)"]["data"]
     auc = expected.auc()
     assert [t["name"] for t in roc[1:]] == [f"{m} (AUC {auc[m]:.3f})" for m in ("BIA", "MI", "Variance")]
-    runtime, summary = (at.dataframe[0].value, at.dataframe[1].value)
+    runtime, summary, table = (at.dataframe[0].value, at.dataframe[1].value, at.dataframe[2].value)
     assert summary["Method"].tolist() == ["BIA", "MI", "Variance"]
-    assert not [c for c in list(summary.columns) + list(runtime.columns) if "_" in c]  # named for a reader
+    assert summary["Verdict"].iloc[0] == "reference" and (summary["Reference"] == "BIA").all()
+    named = list(summary.columns) + list(runtime.columns) + list(table.columns)
+    assert not [c for c in named if "_" in c]  # named for a reader
+    at_k = diff[diff["k"] == expected.grid_k(10)]
+    assert table["Method"].tolist() == ["MI", "Variance"]
+    assert table["Verdict"].tolist() == at_k["verdict"].tolist()
+    np.testing.assert_allclose(table["Low"].astype(float), at_k["low"])
+    assert any(m.value == f"**{md_escape(expected.resolved_sentence(10))}**" for m in at.markdown)
     assert (runtime["First call, untimed warm-up incl. compilation (s)"] > 0).all()
     # the accuracy marker sits on the grid point whose accuracy the summary reports
     grid_k = int(summary["k of the accuracy grid point"].iloc[0])
@@ -69,6 +90,13 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
     _ok(at)
     jaccard3 = _charts(at)["Overlap of the top-3 sets (Jaccard)"]["data"][0]
     np.testing.assert_allclose(_array(jaccard3["z"]).astype(float), expected.jaccard(3).to_numpy())
+
+    # another reference: the differences, the verdicts and the sentence follow it (no refit)
+    at.selectbox(key="compare_reference").set_value("Variance").run()
+    _ok(at)
+    assert "Paired difference in held-out accuracy from Variance" in _charts(at)
+    assert at.dataframe[2].value["Method"].tolist() == ["BIA", "MI"]
+    assert any(m.value == f"**{md_escape(expected.resolved_sentence(3, 'Variance'))}**" for m in at.markdown)
 
     # changed settings: the old results stay, with a warning, until the next run
     at.select_slider(key="compare_bootstrap").set_value(0).run()
