@@ -94,6 +94,11 @@ def _described(name: str) -> str:
     return {ALL: "all pixels (no selection)", RANDOM: RANDOM}.get(name, f"top {TOP_K} by {name}")
 
 
+def _at(ratio: float) -> str:
+    """``Lambda = Lambda*`` or ``Lambda = 10 Lambda*``: names that stay distinct once digits are masked."""
+    return "Lambda = Lambda*" if ratio == 1 else f"Lambda = {ratio:g} Lambda*"
+
+
 def _direction(difference, name: str) -> str:
     if difference.low > 0:
         return f"the BIA better than {name}"
@@ -226,7 +231,7 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
         for ratio in EXACT_JUDGED:
             r = table.iloc[nearest_index(table.lambda_ratio, ratio)]
             exact_rows.append(results_file.exact(
-                f"max |p_BIA - p_exact| at Lambda/Lambda* = {ratio:g}, {EXACT_PIXELS} pixels from {pool_name}",
+                f"max |p_BIA - p_exact| at {_at(ratio)}, {EXACT_PIXELS} pixels from {pool_name}",
                 float(r.max_error), float(r.tolerance), EXACT_RULE))
     headline = [
         results_file.recorded("Lambda* = n(1 + p r)", result.lambda_star, note="the paper prints no value"),
