@@ -86,3 +86,12 @@ def test_mdl_curve_quick_intervals_recomputed_from_raw_counts(quick_reproduction
 def test_mdl_curve_committed_full_run_recomputes_from_its_raw_counts():
     data = _recomputed_from_raw_counts(RECORDED)
     assert not data["quick"] and {d["max_features"] for d in data["inputs"]["datasets"].values()} == {40}
+
+
+def test_readme_shows_the_committed_full_runs_headline_numbers():
+    text = " ".join((PROJECT_ROOT / "README.md").read_text(encoding="utf-8").split())
+    data = results.read(RECORDED / "results.json")
+    for row in data["rows"]:
+        if "at the MDL size, MDL order minus" in row["quantity"] or "log-loss averaged" in row["quantity"]:
+            shown = f"{row['ours']:.3f} [{row['interval'][0]:.3f}, {row['interval'][1]:.3f}]"
+            assert shown in text, (row["quantity"], shown)
