@@ -155,7 +155,7 @@ def test_uploaded_names_show_as_text_never_as_links_or_images(app_url, browser, 
     page.goto(app_url)
     wait_for_run(page)
     page.locator(".st-key-picker_key").click()
-    page.get_by_role("option", name="Upload a CSV or Parquet file").click()
+    page.get_by_role("option", name="Upload a file (CSV, Parquet, svmlight)").click()
     wait_for_run(page)
     page.locator('.st-key-upload_file input[type="file"]').set_input_files(str(table))
     wait_for_run(page)
