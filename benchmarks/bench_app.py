@@ -45,13 +45,14 @@ from tests.browser_tools import (  # noqa: E402 - the checkout's tests package, 
     wait_healthy,
 )
 
-#: page name, URL path, the explorable's chart key, a radio to click first (or None)
+#: page name, URL path, the explorable's chart key, a button or radio to click first (or None)
 PAGES = [
     ("BIA: Lambda paths (notMNIST B vs D)", "bia", "bia_explorable", None),
     ("SGC vs IFS (stage)", "gain", "sgc_stage_figure", None),
     ("Bayes-factor selection (first k pairs)", "bayes_factor", "bf_pairs_explorable", None),
     ("Classic criteria (L1 path: C)", "classic", "classic_l1_explorable", "L1 path"),
     ("Relevance Tagging Machine (threshold)", "rtm", "rtm_threshold_figure", None),
+    ("Compare methods (top-k: overlap, stability)", "compare", "compare_k_explorable", "Run comparison"),
 ]
 #: where on the rail the moves click: alternating ends, so that each lands on a new position
 FRACTIONS = [0.15, 0.85, 0.35, 0.65, 0.05, 0.95, 0.25, 0.75, 0.45, 0.55, 0.1, 0.9, 0.3, 0.7, 0.2, 0.8]

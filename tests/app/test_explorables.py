@@ -38,13 +38,14 @@ pytestmark = pytest.mark.browser
 
 SCREENSHOTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
 VIEWPORT = {"width": 1280, "height": 800}
-#: page URL path, the explorable's chart key, its URL parameter, a radio to click first (or None)
+#: page URL path, the explorable's chart key, its URL parameter, a button or radio to click first (or None)
 EXPLORABLES = [
     ("bia", "bia_explorable", "bia_ratio", None),
     ("gain", "sgc_stage_figure", "sgc_stage", None),
     ("bayes_factor", "bf_pairs_explorable", "bf_k", None),
     ("classic", "classic_l1_explorable", "classic_l1_C", "L1 path"),
     ("rtm", "rtm_threshold_figure", "rtm_threshold", None),
+    ("compare", "compare_k_explorable", "compare_k_view", "Run comparison"),
 ]
 
 
@@ -72,13 +73,14 @@ def browser(app_url):
         chromium.close()
 
 
-def _open(browser, url: str, key: str, radio: str | None = None):
+def _open(browser, url: str, key: str, action: str | None = None):
     page = browser.new_context(viewport=VIEWPORT).new_page()
     counter = FrameCounter(page)
     page.goto(url)
     wait_for_run(page)
-    if radio:
-        page.locator("label", has_text=radio).first.click()
+    if action:
+        button = page.get_by_role("button", name=action)
+        (button if button.count() else page.locator("label", has_text=action).first).click()
         wait_for_run(page)
     wait_for_explorable(page, key)
     return page, counter
@@ -125,11 +127,11 @@ def test_bia_move_costs_no_byte_redraws_the_heatmap_and_lands_in_the_url(app_url
         fresh.context.close()
 
 
-@pytest.mark.parametrize(("path", "key", "param", "radio"), EXPLORABLES, ids=[e[0] for e in EXPLORABLES])
+@pytest.mark.parametrize(("path", "key", "param", "action"), EXPLORABLES, ids=[e[0] for e in EXPLORABLES])
 def test_every_explorable_page_loads_moves_for_free_and_fits_a_lecture_screen(app_url, browser, path, key, param,
-                                                                              radio):
+                                                                              action):
     for lecture in (False, True):
-        page, counter = _open(browser, f"{app_url}/{path}" + ("?lecture=true" if lecture else ""), key, radio)
+        page, counter = _open(browser, f"{app_url}/{path}" + ("?lecture=true" if lecture else ""), key, action)
         try:
             assert problems_on(page) == [], problems_on(page)
             chart = page.locator(f".st-key-{key}")

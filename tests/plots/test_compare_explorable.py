@@ -27,4 +27,8 @@ def test_every_k_carries_the_jaccard_matrix_and_the_stability_of_its_top_k(resul
         np.testing.assert_allclose(data[0]["z"], result.jaccard(k).to_numpy(), rtol=1e-6)
         stability = result.stability(k).set_index("method")["kuncheva"].dropna()
         np.testing.assert_allclose(data[1]["y"], stability.to_numpy(), rtol=1e-6)
+        table = result.stability(k).set_index("method").loc[stability.index]
+        if {"low", "high"} <= set(table.columns):  # the jackknife whiskers move with k
+            np.testing.assert_allclose(data[1]["error_y.array"], np.nan_to_num(table["high"] - table["kuncheva"]),
+                                       rtol=1e-5, atol=1e-7)
         assert step_layout(fig, i)["title.text"].startswith(f"top {k}:")
