@@ -199,6 +199,11 @@ def disarm_links(fig: go.Figure) -> go.Figure:
     for annotation in fig.layout.annotations:
         if annotation.text:
             annotation.text = _disarmed(annotation.text)
+    for slider in fig.layout.sliders:  # an explorable's steps restyle traces with texts too
+        for step in slider.steps:
+            if step.args and isinstance(step.args[0], dict):
+                for attr in set(step.args[0]) & set(_TEXT_ATTRIBUTES):
+                    step.args[0][attr] = [_disarmed(v) for v in step.args[0][attr]]
     return fig
 
 
@@ -239,6 +244,9 @@ def restyle(fig, style: Style | None = None) -> go.Figure:
         for annotation in fig.layout.annotations:
             if annotation.font.size is not None and annotation.font.size < style.tick_size:
                 annotation.font.size = style.tick_size
+    for slider in fig.layout.sliders:  # an explorable's current value, above its slider
+        if style.dark and slider.currentvalue.font.color is not None:
+            slider.currentvalue.font.color = style.foreground
     if style.dark:
         for shape in fig.layout.shapes:
             if _is_black(shape.line.color):

@@ -147,6 +147,21 @@ def rule(verdict: str) -> str:
     return verdict.split(":", 1)[1].strip()
 
 
+def rule_of_judgement(verdict: str) -> str:
+    """The rule a verdict applies, without what it found: for an ordering, the rule is the paired
+    difference's interval against 0, whichever way it came out (``resolved: A > B (95% interval
+    ... excludes 0)`` and ``not resolved: A vs B (95% interval ... holds 0)`` apply the same rule),
+    so a quick run and a full run can be held to the same rules although their findings differ.
+
+    >>> rule_of_judgement("resolved: EM > EP (95% interval of the paired difference excludes 0)")
+    '95% interval of the paired difference against 0'
+    """
+    if outcome(verdict) in ("resolved", "not resolved") and "(" in verdict:
+        inner = verdict[verdict.rindex("(") + 1:].rstrip(")")
+        return inner.replace(" excludes 0", " against 0").replace(" holds 0", " against 0")
+    return rule(verdict)
+
+
 def public(text: str) -> str:
     """``text`` with the machine's data folder (``FSENGINE_DATA``) written as ``$FSENGINE_DATA``:
     reports name data by public source and relative layout, never by this machine's paths."""

@@ -3,15 +3,17 @@
 
 A thin page: the path and its captions come from :mod:`fsengine.methods.bia.study`, the exact
 check from :mod:`fsengine.methods.bia.validation`, the figures from :mod:`fsengine.plots.bia`.
-The Λ/Λ* slider becomes ONE :class:`~fsengine.position.Position` (``result.position(ratio)``)
-that every figure, table and caption below it takes; the exact check derives its own grid
-position from it once (``check.position(position.value)``).
+Λ/Λ* is the slider of ONE explorable figure (:func:`~fsengine.plots.bia.bia_explorable`: the
+path, the Fig. 2B heatmap and the Fig. 2C pixels, or the bars of non-image data), answered in
+the browser; its position lives in the URL (``?bia_ratio=0.5``), from which the page starts the
+figure, as one :class:`~fsengine.position.Position`. The exact check starts at the checked ratio
+nearest it and has its own slider.
 """
 
 import streamlit as st
 
 from fsengine.app.compute import computed_once, dataset_token
-from fsengine.app.display import figure_columns, show_figure
+from fsengine.app.display import show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.presets import Preset, preset_buttons
@@ -21,18 +23,12 @@ from fsengine.csv_export import csv_bytes
 from fsengine.methods.bia import study
 from fsengine.methods.bia.validation import check_size_limit, check_subproblem
 from fsengine.methods.registry import method_defaults
-from fsengine.plots.bia import (
-    agreement_figure,
-    mark_top_pixels,
-    path_figure,
-    posterior_bars,
-    posterior_heatmap,
-    samples_base,
-    validation_figure,
-)
+from fsengine.plots.bia import agreement_figure, bia_explorable, validation_explorable
 
-#: lines the path plot draws at most (the rest is the grey band): a slider move re-sends them
+#: lines the path plot draws at most (the rest is the grey band)
 MAX_PATH_LINES = 200
+#: the URL parameter holding the explorable's Λ/Λ*
+RATIO_PARAM = "bia_ratio"
 FAMILIES = ["logistic", "linear", "poisson"]
 #: the path steps the page starts with: the method registry's default (as the CLI and the API)
 DEFAULT_STEPS = method_defaults("bia")["n_steps"]
@@ -73,15 +69,21 @@ def screening(_ds, _result, token, family, n_steps, exclude, top_k) -> study.Scr
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def sample_images(_ds, token) -> dict:
-    """Fig. 2C's images (three per class) without marks, once per dataset: a move only marks pixels."""
-    images, labels, names = study.sample_images(_ds, per_class=3, seed=0)
-    return samples_base(images, labels, names, _ds.image_shape)
+def explorable(_ds, _result, token, family, n_steps, exclude, top_k, quantity, start) -> dict:
+    """The page's explorable (path, heatmap, pixels or bars) starting at Λ/Λ* = ``start``, once per
+    path, settings and start."""
+    image = _ds.image_shape is not None
+    classes = study.two_class_names(_ds)
+    return bia_explorable(_result, _result.position(start), top_k=top_k, quantity=quantity,
+                          image_shape=_ds.image_shape, feature_names=_ds.feature_names, truth=_ds.truth,
+                          samples=study.sample_images(_ds, per_class=3, seed=0) if image else None,
+                          discriminative=study.discriminative_features(_ds) if image and classes else None,
+                          class_names=classes, max_lines=MAX_PATH_LINES).to_plotly_json()
 
 
 def exact_check(ds, token, family: str, features: tuple[int, ...]):
     """BIA vs exact posteriors of the subproblem, computed once per server (last 16 kept) with a
-    progress bar: the second visitor, and every slider move, gets it at once."""
+    progress bar: the second visitor gets it at once."""
     return computed_once("bia_exact_check", (token, family, features),
                          lambda report: check_subproblem(ds.X, ds.y, family, list(features), ds.feature_names,
                                                          progress=report),
@@ -89,10 +91,19 @@ def exact_check(ds, token, family: str, features: tuple[int, ...]):
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def check_figure(_check, check_key, position) -> dict:
-    """The exact-check figure at ``position`` of the checked ratios, once per check and position."""
-    return validation_figure(_check.ratios, _check.bia, _check.exact, _check.feature_names, ising=_check.ising,
-                             position=position, exact_label=_check.exact_label).to_plotly_json()
+def check_explorable(_check, check_key, position) -> dict:
+    """The exact-check figure with its own slider, starting at ``position`` of the checked ratios."""
+    return validation_explorable(_check.ratios, _check.bia, _check.exact, _check.feature_names, ising=_check.ising,
+                                 position=position, exact_label=_check.exact_label).to_plotly_json()
+
+
+def start_ratio() -> float:
+    """Λ/Λ* where the explorable starts: the URL's, else 1 (Λ = Λ*)."""
+    try:
+        value = float(url_value(RATIO_PARAM) or 1.0)
+    except ValueError:
+        return 1.0
+    return value if value > 0 else 1.0
 
 
 # --- the page ------------------------------------------------------------------------------------
@@ -178,65 +189,21 @@ def render() -> None:
     st.download_button("Download the path (CSV)", path_csv(result, token, family, n_steps, exclude),
                        file_name=f"bia_path_{family}.csv", mime="text/csv", key="bia_csv",
                        help="Every feature's posterior at every step of the path.")
-    position_views(ds, result, token, family, top_k, quantity)
-    # depends on top-k, not on the slider: outside the fragment
+    position = result.position(start_ratio())
+    _path_section(ds, result, (token, family, n_steps, exclude), top_k, quantity, position)
+    _exact_check_section(ds, result, token, family, position)
     _screening_section(ds, result, (token, family, n_steps, exclude), top_k)
 
 
-@st.fragment
-def position_views(ds, result, token, family: str, top_k: int, quantity: str) -> None:
-    """Everything that depends on the Λ/Λ* slider. A fragment: a move reruns (and re-sends) only
-    this part, never the page above it."""
-    ratios = result.slider_ratios()
-    labels = study.ratio_labels(ratios)
-    current = st.select_slider(
-        "Current Λ/Λ*", options=ratios, value=result.position(1.0).value,
-        format_func=labels.get, key="bia_ratio", bind="query-params",
-        help="Moves the red top-k set, the heatmap and the sample overlays along the cached path.")
-    position = result.position(current)
-    _path_section(result, position, family, quantity, top_k, ds.image_shape)
-    top = result.top_features(position, top_k)
-    if ds.image_shape is not None:
-        _image_section(ds, result, token, position, top)
-    else:
-        show_figure(st, posterior_bars(result.full_scores(position), ds.feature_names,
-                                       top_n=min(40, ds.n_features), truth=ds.truth,
-                                       title=f"Posteriors at Λ/Λ* = {position.value:.3g}"),
-                    key="bia_bars")
-        if ds.truth is not None:
-            st.caption("Red bars are the truly relevant features of the synthetic model.")
-    _exact_check_section(ds, result, token, family, position)
-
-
-def _path_section(result, position, family: str, quantity: str, top_k: int, image_shape) -> None:
-    """Fig. 2A at ``position``, what to look for, and a warning where the mean field fails."""
-    show_figure(st, path_figure(result.path, position=position, top_k=top_k, quantity=quantity,
-                                image_shape=image_shape if not result.excluded.size else None,
-                                title="Feature-selection path (Fig. 2A)", max_lines=MAX_PATH_LINES,
-                                converged=result.converged),
-                key="bia_path_chart")
+def _path_section(ds, result, path_key: tuple, top_k: int, quantity: str, position) -> None:
+    """The explorable (Fig. 2A-C) at ``position``, what to look for, and where the mean field fails."""
+    fig = explorable(ds, result, *path_key, top_k, quantity, position.value)
+    show_explorable(st, fig, key="bia_explorable", param=RATIO_PARAM, fallback=study.ratio_labels([1.0])[1.0])
     if result.features.size > MAX_PATH_LINES:
-        st.caption(f"Lines: the {MAX_PATH_LINES} highest posteriors at the current Λ/Λ* of "
-                   f"{result.features.size:,} features; the grey band summarises all of them, and the CSV "
-                   "above holds every feature's path.")
-    st.caption(study.paths_caption(result, quantity, family))
-    if not result.converged[position.index]:
-        st.warning(f"At Λ/Λ* = {position.value:.3g} the mean field has not converged: the posteriors below are "
-                   f"not a solution of the mean-field equations. Move the slider above {result.convergence_limit:.3g}.")
-
-
-def _image_section(ds, result, token, position, top) -> None:
-    """Fig. 2B (posterior heatmap) beside Fig. 2C (the top pixels on sample images)."""
-    left, right = figure_columns([1, 1.4])
-    show_figure(left, posterior_heatmap(result.full_scores(position), ds.image_shape,
-                                        title=f"Posterior at Λ/Λ* = {position.value:.3g} (Fig. 2B)"),
-                key="bia_heatmap")
-    show_figure(right, mark_top_pixels(sample_images(ds, token), top, ds.image_shape,
-                                       title=f"Top {top.size} pixels on sample images (Fig. 2C)"),
-                key="bia_samples")
-    caption = study.pixels_caption(ds, top, position)
-    if caption is not None:
-        st.caption(caption)
+        st.caption(f"Lines: every feature that is ever among the top {top_k}, and the highest at Λ* up to "
+                   f"{MAX_PATH_LINES} of {result.features.size:,} features; the grey band summarises all of them, "
+                   "and the CSV above holds every feature's path.")
+    st.caption(study.paths_caption(result, quantity, path_key[1]))
 
 
 def _exact_check_section(ds, result, token, family: str, position) -> None:
@@ -265,9 +232,9 @@ def _exact_check_section(ds, result, token, family: str, position) -> None:
     with user_errors():
         features = study.check_features(ds, result, n_check, seed, from_top=pool_choice != "all features")
         check = exact_check(ds, token, family, features)
-    at_check = check.position(position.value)  # the checked ratio nearest the slider's, made once
-    show_figure(st, check_figure(check, (token, family, features), at_check), key="bia_check_chart")
-    st.caption(check.caption(at_check))
+    at_check = check.position(position.value)  # the checked ratio nearest the page's, made once
+    show_figure(st, check_explorable(check, (token, family, features), at_check), key="bia_check_chart")
+    st.caption(check.caption())
 
 
 def _screening_section(ds, result, path_key: tuple, top_k: int) -> None:

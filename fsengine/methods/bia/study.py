@@ -202,7 +202,8 @@ def paths_caption(result: BIAPathResult, quantity: str, family: str) -> str:
         neutral = "½"
     text = (f"What to look for: at the largest Λ/Λ* = {x.max():.3g} the prior dominates and every "
             f"{quantity} lies within {value_spread(first.min(), first.max())} (the prior alone gives {neutral}); "
-            "as Λ decreases the informative features rise first (red: the top features at the current Λ/Λ*; "
+            "as Λ decreases the informative features rise first (red lines: the top features at Λ*, red dots: "
+            "those at the slider's Λ/Λ*; "
             "grey band: where the other features lie). In the orange region (Λ < Λ*) the expansion behind "
             "the Ising model no longer converges.")
     limit = result.convergence_limit
@@ -214,15 +215,28 @@ def paths_caption(result: BIAPathResult, quantity: str, family: str) -> str:
     return text
 
 
-def discriminative_share(ds: Dataset, top) -> float:
-    """Share of the features ``top`` among the quarter of features whose two class means differ
-    most (chance: 0.25); ``ds`` has two classes."""
+def discriminative_features(ds: Dataset) -> np.ndarray:
+    """Bool per feature: the quarter of features whose two class means differ most; ``ds`` has two
+    classes."""
     X = ds.dense_X()
     classes = np.unique(ds.y)
     diff = np.abs(X[ds.y == classes[0]].mean(axis=0) - X[ds.y == classes[1]].mean(axis=0))
-    strong = diff >= np.quantile(diff, 0.75)
+    return diff >= np.quantile(diff, 0.75)
+
+
+def discriminative_share(ds: Dataset, top) -> float:
+    """Share of the features ``top`` among the quarter of features whose two class means differ
+    most (chance: 0.25); ``ds`` has two classes."""
     top = np.asarray(top, dtype=np.intp)
-    return float(strong[top].mean()) if top.size else 0.0
+    return float(discriminative_features(ds)[top].mean()) if top.size else 0.0
+
+
+def two_class_names(ds: Dataset) -> list[str] | None:
+    """The names of the two classes of ``ds`` (None unless it has exactly two)."""
+    classes = np.unique(ds.y)
+    if ds.task != "classification" or classes.size != 2:
+        return None
+    return list(ds.target_names or [str(c) for c in classes])
 
 
 def pixels_caption(ds: Dataset, top, position: Position) -> str | None:

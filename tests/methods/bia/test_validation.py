@@ -1,5 +1,6 @@
 """The live exact check (fsengine.methods.bia.validation): its posteriors, its grid position and its
-caption, against a fresh model solved at each ratio and errors recomputed by hand."""
+caption, against a fresh model solved at each ratio and errors recomputed by hand; the orders of the
+expansion against the closed-form and Laplace evidence, and the error scale derived from them."""
 
 import math
 
@@ -7,15 +8,20 @@ import numpy as np
 import pytest
 
 from fsengine.data.synthetic.glm import make_sparse_glm
-from fsengine.methods.bia.model import build_bia_model
+from fsengine.glm import prior_mean_expansion
+from fsengine.methods.bia.model import build_bia_model, posterior_from_magnetization
 from fsengine.methods.bia.validation import (
     DEFAULT_RATIOS,
     MAX_CHECK_FEATURES,
     check_size_limit,
     check_subproblem,
+    expansion_orders,
     pick_features,
+    third_cumulant,
 )
-from fsengine.references.linear_evidence import linear_inclusion_probabilities
+from fsengine.references.ising_exact import exact_magnetizations
+from fsengine.references.laplace_evidence import laplace_log_evidence
+from fsengine.references.linear_evidence import linear_inclusion_probabilities, linear_log_evidence
 
 
 @pytest.fixture(scope="module")
@@ -65,3 +71,61 @@ def test_feature_draws_and_size_limits():
         pick_features(X, 4, seed=0, candidates=[1, 2, 3, 4])
     assert check_size_limit("linear", 2) == 2 and check_size_limit("poisson", 100) == 10
     assert DEFAULT_RATIOS[-1] == 10.0
+
+
+# --- the error scale of the neglected orders (expansion_orders) -------------------------------------
+
+def _unbalanced_logistic():
+    ds = make_sparse_glm("logistic", n=1200, p=5, k=2, rho=0.3, seed=4)
+    keep = np.flatnonzero((ds.y == 0) | (np.arange(ds.y.size) % 4 == 0))  # about one positive in five
+    return ds.X[keep], ds.y[keep]
+
+
+def test_second_order_marginals_are_the_ising_models_exact_marginals():
+    X, y = _unbalanced_logistic()
+    model = build_bia_model(X, y, "logistic")
+    ratios = np.array([1.0, 4.0])
+    orders = expansion_orders(X, y, "logistic", ratios * model.lambda_star)
+    for row, ratio in enumerate(ratios):
+        m = exact_magnetizations(model.fields(ratio), model.couplings_at(ratio))[0]
+        np.testing.assert_allclose(orders.marginals()[row], posterior_from_magnetization(m), atol=1e-12)
+
+
+@pytest.mark.parametrize("family", ["linear", "logistic"])
+def test_third_order_is_the_leading_remainder_of_the_exact_evidence(family):
+    """exact - second order falls as eps^3 and exact - second - third as eps^4 when Lambda doubles
+    (linear: the closed-form evidence, Eq. 5 exactly; logistic with 18% positives: the Laplace
+    evidence, whose cubic likelihood terms the third order includes through kappa3)."""
+    if family == "linear":
+        ds = make_sparse_glm("linear", n=300, p=5, k=2, rho=0.3, seed=4)
+        X, y = ds.X, ds.y
+    else:
+        X, y = _unbalanced_logistic()
+    lam = build_bia_model(X, y, family).lambda_star * np.array([2.0, 4.0, 8.0])
+    orders = expansion_orders(X, y, family, lam)
+    _, exact = linear_log_evidence(X, y, lam) if family == "linear" else laplace_log_evidence(X, y, family, lam)
+    remainder = np.abs(exact - orders.second).max(axis=1)
+    residual = np.abs(exact - orders.second - orders.third).max(axis=1)
+    assert np.all(remainder[:-1] / remainder[1:] > 7.0)  # eps^3: 8 per doubling
+    assert np.all(residual[:-1] / residual[1:] > 12.0)  # eps^4: 16 per doubling
+    assert np.all(residual < 0.2 * remainder)
+    np.testing.assert_allclose(orders.x, 1.0 / lam * np.linalg.norm(
+        prior_mean_expansion(family, X, y).hessian(), 2), rtol=1e-12)
+
+
+def test_tolerance_is_the_covariance_scale_of_the_third_order():
+    X, y = _unbalanced_logistic()
+    lam = build_bia_model(X, y, "logistic").lambda_star * np.array([1.0, 10.0])
+    orders = expansion_orders(X, y, "logistic", lam)
+    for row in range(2):
+        w = np.exp(orders.second[row] - orders.second[row].max())
+        w /= w.sum()
+        p = w @ orders.masks
+        sd = math.sqrt(np.sum(w * orders.third[row] ** 2) - np.sum(w * orders.third[row]) ** 2)
+        expected = max(math.sqrt(q * (1 - q)) for q in p) * sd / (1 - orders.x[row])
+        assert orders.tolerance()[row] == pytest.approx(expected, rel=1e-9)
+        # first-order response of each marginal to the third order: |Cov_P(t_j, R3)| <= the scale
+        cov = w @ (orders.masks * (orders.third[row] - w @ orders.third[row])[:, None])
+        assert np.all(np.abs(cov) <= expected)
+    assert third_cumulant("logistic", 0.2) == pytest.approx(-0.2 * 0.8 * 0.6)
+    assert third_cumulant("logistic", 0.5) == 0.0 and third_cumulant("linear", 0.3) == 0.0
