@@ -235,9 +235,37 @@ def test_toolbox_committed_verdicts_follow_their_intervals_and_the_report_says_t
             assert method in head, method
 
 
-def test_readme_shows_the_committed_full_runs_headline_numbers():
-    text = " ".join((PROJECT_ROOT / "README.md").read_text(encoding="utf-8").split())
+def test_readme_summary_is_what_readme_summary_makes_of_the_committed_results():
+    """The text between the README's toolbox markers is exactly ``readme_summary`` of the committed
+    full run (refresh: ``README.md = tb.readme_with_summary(README.md, results.json)``)."""
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
     data = results.read(RECORDED / results.FILENAME)
-    summary = tb.readme_summary(data)
-    assert " ".join(summary.split()) in text
-    assert "docs/results/toolbox/report.md" in text
+    begin, end = tb.README_MARKERS
+    assert readme.count(begin) == 1 and readme.count(end) == 1
+    shown = readme.split(begin, 1)[1].split(end, 1)[0].strip("\n")
+    assert shown == tb.readme_summary(data)
+    assert tb.readme_with_summary(readme, data) == readme
+    assert "docs/results/toolbox/report.md" in readme
+
+
+def test_readme_summary_names_every_resolved_method_and_no_other():
+    data = results.read(RECORDED / results.FILENAME)
+    text = " ".join(tb.readme_summary(data).split())
+    ref = METHODS[tb.REFERENCE].label
+    small = data["inputs"]["plan"]["ks"][0]
+    for r in data["rows"]:
+        q = r["quantity"]
+        paired = q.startswith(f"accuracy difference from {ref} at the small k (k = {small}), ") \
+            or q.startswith(f"AUC difference from {ref}, ")
+        if not paired:
+            continue
+        method = q.split(", ")[-2]
+        shown = f"{method} {r['ours']:+.3f} [{r['interval'][0]:+.3f}, {r['interval'][1]:+.3f}]"
+        assert (shown in text) == (results.outcome(r["verdict"]) == "resolved"), (q, shown)
+    # a row flipped to "not resolved" leaves the summary
+    flipped = json.loads(json.dumps(data))
+    row = next(r for r in flipped["rows"] if r["quantity"].startswith(f"AUC difference from {ref}, ")
+               and results.outcome(r["verdict"]) == "resolved")
+    row["verdict"] = "not resolved: " + row["verdict"].split(": ", 1)[1]
+    method = row["quantity"].split(", ")[-2]
+    assert f"{method} {row['ours']:+.3f}" not in tb.readme_summary(flipped)
