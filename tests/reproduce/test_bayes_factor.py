@@ -104,7 +104,8 @@ def test_the_quick_expectations_are_sized_to_the_method():
     for sign in ("Laplace sign", "printed sign"):
         mult, uni = f"{sign}, multiplicity prior", f"{sign}, uniform prior"
         assert rows[f"stopped by itself, {mult}"]["ours"] == 1 and rows[f"stopped by itself, {uni}"]["ours"] == 0
-        assert 20 <= rows[f"pairs at the stop, {mult}"]["ours"] <= 50 and rows[f"pairs at the stop, {uni}"]["ours"] == 100
+        assert 20 <= rows[f"pairs at the stop, {mult}"]["ours"] <= 50
+        assert rows[f"pairs at the stop, {uni}"]["ours"] == 100  # the cap
         assert 0.94 < rows[f"section-20 accuracy at the stop, {mult}"]["ours"] < 0.96
         assert 0.96 < rows[f"section-20 accuracy at the stop, {uni}"]["ours"] < 0.975
         lost = rows[f"section-20 accuracy, the stop - the development-best round, {mult}"]
