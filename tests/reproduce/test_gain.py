@@ -6,8 +6,8 @@ quick run and on the committed full run).
 Tolerances: the quick run is deterministic apart from timings (the same selections, MAP fits,
 decodings and bootstrap resamples in every run), so every row's ``ours`` and interval must equal
 the expected file to a relative 1e-9, except the CPU-time ratios. Those move with the machine's
-load: two quick runs on this shared 2-core machine gave IFS / SGC medians of 62x and 56x (about
-10% apart, their IQRs not overlapping). Their deterministic part, the gain-computation counts, is
+load: three quick runs on this shared 2-core machine gave IFS / SGC medians of 62x, 56x and 66x (about
+15% apart, their IQRs not overlapping). Their deterministic part, the gain-computation counts, is
 compared exactly in its own rows; the timing rows are checked for their form (median with an IQR
 of 5 repeats).
 """
