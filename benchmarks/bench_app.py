@@ -2,18 +2,20 @@
 
 - first visit: from the server's first health answer to the home page's title and the app's own
   navigation in a fresh browser;
-- per slider move to a new value (keyboard, as a lecturer drives it): bytes the server sends over
-  the websocket, server time (from the rerun request the browser sends to the last message of
-  the run), and key press to idle page (script finished and every chart drawn);
-- the server alone, without a browser: a full rerun of the BIA page (AppTest) per move of
-  "Current Λ/Λ*" to a new value, everything else cached (the fragment's own rerun is a part of it).
+- per page with an explorable (a figure that carries its own slider, :mod:`fsengine.plots.explorable`):
+  the figure's size on the wire (the largest websocket message of the page's first run, which
+  carries it; and the same message deflated, as ``server.enableWebsocketCompression`` would send
+  it), then per click on the slider's rail at a new position: the time from the mouse press to the
+  figure's next ``plotly_afterplot`` (measured in the page, ``performance.now()``), and the
+  websocket bytes received and frames sent until 1 s after the click (a move answers in the
+  browser: 0 expected).
 
-    python benchmarks/bench_app.py            # BIA, SGC vs IFS, RTM, Classic (L1), Compare; 8 moves each
-    python benchmarks/bench_app.py --quick    # BIA only, 4 moves
-    python benchmarks/bench_app.py --pages bia,classic   # chosen pages (URL paths), 8 moves each
+    python benchmarks/bench_app.py            # every page with an explorable, 12 moves each
+    python benchmarks/bench_app.py --quick    # BIA only, 6 moves
+    python benchmarks/bench_app.py --pages bia,classic   # chosen pages (URL paths)
 
 Needs ``/usr/bin/chromium`` (never downloads a browser). Timings depend on the machine's load:
-the table header records the load average.
+the output starts with ``uptime``'s load averages.
 """
 
 from __future__ import annotations
@@ -24,38 +26,43 @@ import statistics
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.browser_tools import (  # noqa: E402 - the checkout's tests package, after the path
+    AFTERPLOT_TIMER_JS,
     NAV_LINKS,
     FrameCounter,
+    click_step,
+    explorable_state,
     launch_chromium,
-    script_state,
-    slider_thumb,
-    slider_value,
     streamlit_server,
+    wait_for_explorable,
     wait_for_run,
     wait_healthy,
 )
 
-#: page, URL query, slider label, how to get there after loading (None or a button to press)
-SLIDERS = [
-    ("BIA: Lambda paths", "bia", "Current Λ/Λ*", None),
-    ("SGC vs IFS", "gain", "Stage", None),
-    ("Relevance Tagging Machine", "rtm", "Relevance threshold", None),
-    ("Classic criteria (L1 path)", "classic?classic_view=L1+path", "C for the coefficient image", None),
-    ("Compare methods", "compare?picker_key=synthetic_glm", "Top-k size", "Run comparison"),
+#: page name, URL path, the explorable's chart key, a button or radio to click first (or None)
+PAGES = [
+    ("BIA: Lambda paths (notMNIST B vs D)", "bia", "bia_explorable", None),
+    ("SGC vs IFS (stage)", "gain", "sgc_stage_figure", None),
+    ("Bayes-factor selection (first k pairs)", "bayes_factor", "bf_pairs_explorable", None),
+    ("Classic criteria (L1 path: C)", "classic", "classic_l1_explorable", "L1 path"),
+    ("Relevance Tagging Machine (threshold)", "rtm", "rtm_threshold_figure", None),
+    ("Compare methods (top-k: overlap, stability)", "compare", "compare_k_explorable", "Run comparison"),
 ]
+#: where on the rail the moves click: alternating ends, so that each lands on a new position
+FRACTIONS = [0.15, 0.85, 0.35, 0.65, 0.05, 0.95, 0.25, 0.75, 0.45, 0.55, 0.1, 0.9, 0.3, 0.7, 0.2, 0.8]
 
 
 def first_visit(url: str, proc, log: Path, pw) -> float:
     """Seconds from the first health answer to the home title with the app's navigation."""
     t0 = wait_healthy(url, proc, log, poll_s=0.05)
     browser = launch_chromium(pw)
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.goto(url)
     while not (page.locator('[data-testid="stMain"] h1').count() and page.locator(NAV_LINKS).count()):
         time.sleep(0.02)
@@ -64,122 +71,83 @@ def first_visit(url: str, proc, log: Path, pw) -> float:
     return seconds
 
 
-#: resolves after the browser has painted twice: anything the page was drawing is on screen
-_PAINTED = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+class LargestFrame(FrameCounter):
+    """A :class:`FrameCounter` that also keeps the largest message received (the explorable's)."""
+
+    def __init__(self, page):
+        super().__init__(page)
+        self.largest = b""
+
+    def _received(self, payload) -> None:
+        super()._received(payload)
+        data = payload.encode() if isinstance(payload, str) else payload
+        if len(data) > len(self.largest):
+            self.largest = data
 
 
-def _idle(page, counter: FrameCounter, n_sent: int) -> float | None:
-    """The moment the run a key press started has finished and the page has painted it. The run
-    counts as started once the browser has sent its rerun request and the server has answered (a
-    fragment rerun can start and end between two polls of the script state), as finished when
-    the page says so; a frame arriving within 0.1 s after that means it was not finished. None
-    when the key press sent no request within 3 s (the slider was at the end of its range)."""
-    pressed = time.monotonic()
-    deadline = pressed + 120
-    while time.monotonic() < deadline:
-        state = script_state(page)  # a Playwright call: also delivers the frames received so far
-        answered = [t for t, _ in counter.frames if len(counter.sent) > n_sent and t > counter.sent[n_sent]]
-        if answered and state == "notRunning":
-            page.evaluate(_PAINTED)
-            idle = time.monotonic()
-            time.sleep(0.1)
-            script_state(page)
-            if counter.frames[-1][0] <= answered[-1]:
-                return idle
-        elif len(counter.sent) <= n_sent and time.monotonic() - pressed > 3:
-            return None
-        time.sleep(0.02)
-    raise TimeoutError("the page did not become idle within 120 s of the key press")
-
-
-def moves(url: str, pw, path: str, label: str, button: str | None, n_moves: int) -> list[dict]:
+def measure(url: str, pw, path: str, key: str, action: str | None, n_moves: int) -> dict:
     browser = launch_chromium(pw)
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    counter = FrameCounter(page)
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    counter = LargestFrame(page)
     page.goto(f"{url}/{path}")
     wait_for_run(page)
-    if button:
-        page.get_by_role("button", name=button).click()
+    if action:
+        target = page.get_by_role("button", name=action)
+        (target if target.count() else page.locator("label", has_text=action).first).click()
         wait_for_run(page)
-    thumb = slider_thumb(page, label)
-    seen, rows = {slider_value(page, label)}, []
-    key, turns = "ArrowRight", 0
-    while len(rows) < n_moves and turns < 3:
-        n_frames, n_sent, before = len(counter.frames), len(counter.sent), counter.received
-        thumb.focus()
-        pressed = time.monotonic()
-        page.keyboard.press(key)
-        idle = _idle(page, counter, n_sent)
-        time.sleep(0.3)  # late frames of the run
-        value = slider_value(page, label)
-        if idle is None or value in seen:  # the end of the range, or an old value: turn round, do not count it
-            key, turns = ("ArrowLeft" if key == "ArrowRight" else "ArrowRight"), turns + 1
-            continue
-        seen.add(value)
-        frames = [t for t, _ in counter.frames[n_frames:]]
-        request = counter.sent[n_sent] if len(counter.sent) > n_sent else pressed
-        rows.append({"bytes": counter.received - before, "server_s": (max(frames) - request) if frames else 0.0,
-                     "idle_s": idle - pressed, "value": value})
+    wait_for_explorable(page, key)
+    frame = counter.largest
+    page.evaluate(AFTERPLOT_TIMER_JS, key)
+    seen, moves = {explorable_state(page, key)["active"]}, []
+    for fraction in FRACTIONS:
+        if len(moves) == n_moves:
+            break
+        received, sent = counter.received, len(counter.sent)
+        done = page.evaluate("() => window.__moveTimes.length")
+        click_step(page, key, fraction)
+        page.wait_for_timeout(1000)  # the URL write (250 ms after the release) and any late frame
+        state = explorable_state(page, key)
+        times = page.evaluate("() => window.__moveTimes")
+        if state["active"] in seen or len(times) <= done:
+            continue  # the same position again: not a move
+        seen.add(state["active"])
+        moves.append({"ms": times[done], "bytes": counter.received - received, "sent": len(counter.sent) - sent})
+    steps = explorable_state(page, key)["steps"]
     browser.close()
-    return rows
-
-
-def apptest_moves(n_moves: int) -> list[float]:
-    """Seconds per full AppTest rerun of the BIA page after a move of Λ/Λ* to a new value (the
-    default notMNIST B/D path cached by the first run)."""
-    from fsengine.data import load_dataset
-    from fsengine.methods.bia.study import run_bia_path
-    from tests.conftest import app_test
-
-    at = app_test("pages/bia.py", timeout=600)
-    ratios = run_bia_path(load_dataset("notmnist:letters=BD"), "logistic", n_steps=200,
-                          exclude_constant=True).slider_ratios()
-    seconds = []
-    for value in ratios[-n_moves - 1:-1]:
-        t0 = time.perf_counter()
-        at.select_slider(key="bia_ratio").set_value(value).run()
-        seconds.append(time.perf_counter() - t0)
-        if at.exception or at.error:
-            raise RuntimeError(f"the BIA page failed at Λ/Λ* = {value}")
-    return seconds
+    return {"frame": len(frame), "deflated": len(zlib.compress(frame, 6)), "steps": steps, "moves": moves}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="BIA only, 4 moves")
+    parser.add_argument("--quick", action="store_true", help="BIA only, 6 moves")
     parser.add_argument("--pages", default="", help="comma-separated URL paths (default: all)")
+    parser.add_argument("--moves", type=int, default=None, help="moves per page (default 12, --quick 6)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    n_moves = 4 if args.quick else 8
-    sliders = SLIDERS[:1] if args.quick else SLIDERS
+    n_moves = args.moves or (6 if args.quick else 12)
+    pages = PAGES[:1] if args.quick else PAGES
     if args.pages:
-        sliders = [s for s in sliders if s[1].split("?")[0] in args.pages.split(",")]
-    env = dict(os.environ)
+        pages = [p for p in pages if p[1] in args.pages.split(",")]
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         log = Path(tmp) / "streamlit.log"
-        with streamlit_server(log, env) as (url, proc):
+        with streamlit_server(log, dict(os.environ)) as (url, proc):
             first = first_visit(url, proc, log, pw)
-            print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+            print(f"uptime load averages (1, 5, 15 min): {' '.join(f'{v:.1f}' for v in os.getloadavg())} "
+                  f"on {os.cpu_count()} cores")
             print(f"\nfirst visit after a server start: home title and navigation after {first:.2f} s\n")
-            print("| page | slider | moves | bytes per move: median (max) | server time per move: median [ms] "
-                  "| key to idle: median (max) [s] |")
-            print("|---|---|---|---|---|---|")
-            if any(s[1] == "bia" for s in sliders):
-                server = apptest_moves(n_moves)
-                print(f"BIA page, full AppTest rerun per move of Current Λ/Λ* ({n_moves} new values): median "
-                      f"{statistics.median(server) * 1000:,.0f} ms (max {max(server) * 1000:,.0f} ms)\n", flush=True)
-            for page_name, path, label, button in sliders:
-                rows = moves(url, pw, path, label, button, n_moves)
-                if not rows:
-                    print(f"| {page_name} | {label} | 0 | - | - | - |")
-                    continue
-                b = [r["bytes"] for r in rows]
-                s = [r["server_s"] * 1000 for r in rows]
-                i = [r["idle_s"] for r in rows]
-                print(f"| {page_name} | {label} | {len(rows)} | {statistics.median(b) / 1000:,.0f} KB "
-                      f"({max(b) / 1000:,.0f} KB) | {statistics.median(s):,.0f} | {statistics.median(i):.2f} "
-                      f"({max(i):.2f}) |", flush=True)
+            print("| page | slider positions | explorable on the wire: message (deflated) | moves "
+                  "| click to plotly_afterplot: median (max) [ms] | first move [ms] "
+                  "| bytes received / frames sent per move |")
+            print("|---|---|---|---|---|---|---|")
+            for name, path, key, action in pages:
+                r = measure(url, pw, path, key, action, n_moves)
+                ms = [m["ms"] for m in r["moves"]]
+                traffic = sorted({(m["bytes"], m["sent"]) for m in r["moves"]})
+                print(f"| {name} | {r['steps']} | {r['frame'] / 1e3:,.0f} KB ({r['deflated'] / 1e3:,.0f} KB) "
+                      f"| {len(ms)} | {statistics.median(ms):.0f} ({max(ms):.0f}) | {ms[0]:.0f} "
+                      f"| {', '.join(f'{b} / {s}' for b, s in traffic)} |" if ms else
+                      f"| {name} | {r['steps']} | - | 0 | - | - | - |", flush=True)
     return 0
 
 

@@ -66,7 +66,7 @@ def bench_size(n, p, repeats, numpy_ref=True):
     t_copy, _ = timed(lambda: G.copy(), repeats)
     t_cpl, (alpha, beta, J) = timed(numba_couplings, repeats)
     t_cpl = max(t_cpl - t_copy, 0.0)  # the copy only exists to re-run the in-place kernel
-    t_path, (M, _) = timed(lambda: bia_kernels.mean_field_path(alpha, beta, J, eps_ref, eps), repeats)
+    t_path, (M, _) = timed(lambda: bia_kernels.mean_field_path(alpha, beta, J, eps_ref, eps, np.zeros(p)), repeats)
     t_total, _ = timed(lambda: build_bia_model(X, y, "logistic").path(), repeats)
     row = dict(n=n, p=p, expansion=t_exp, couplings=t_cpl, path=t_path, total=t_total)
     if numpy_ref:

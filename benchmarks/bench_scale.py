@@ -97,7 +97,7 @@ def bench_compare(quick: bool, repeats: int) -> None:
         timed("LocalCluster 2 workers", scheduler=cluster.scheduler_address)
     runtime = runs["serial"].runtime()
     print("  per-task cost (serial run): " + ", ".join(
-        f"{r.method} fit {r.fit_seconds:.2f} s, bootstrap mean {r.bootstrap_mean_seconds:.2f} s"
+        f"{r.method} fit {r.fit_seconds:.2f} s, bootstrap median {r.bootstrap_median_seconds:.2f} s"
         for r in runtime.itertuples()))
 
 

@@ -6,7 +6,7 @@ what the fit already holds (Lambda/Lambda* on the BIA path, k on a ranking, C on
 is rebuilt by a pure builder of :mod:`fsengine.plots` from stored arrays and copied into its
 widget in place, so moving the slider never refits anything::
 
-    view = SliderFigures(ratios, [lambda r: path_figure(sel.path_, current_ratio=r)],
+    view = SliderFigures(ratios, [lambda r: path_figure(sel.path_, position=Position.nearest(sel.path_.index, r))],
                          description="Λ/Λ*", value=1.0)
     view          # the last expression of a cell: slider above the figures
 

@@ -47,6 +47,18 @@ class Position:
         i = nearest_index(grid, value, log=log)
         return cls(i, float(np.asarray(grid, dtype=np.float64)[i]))
 
+    def row_of(self, grid) -> int:
+        """``index``, checked to be the row of ``grid`` whose value is ``value`` (a position made
+        on another grid is a ValueError, never a silently wrong row).
+
+        >>> Position(1, 1.0).row_of([10.0, 1.0, 0.1])
+        1
+        """
+        grid = np.asarray(grid, dtype=np.float64)
+        if not 0 <= self.index < grid.size or grid[self.index] != self.value:
+            raise ValueError(f"{self} is not a position on this grid; make it with Position.nearest(grid, value)")
+        return self.index
+
     @classmethod
     def at(cls, grid, index: int) -> Position:
         """The position of row ``index`` of ``grid``."""

@@ -20,7 +20,7 @@ Streamlit stop button) always propagates.
 The bars
 --------
 :class:`TerminalProgress` (the command line, stderr), :class:`TqdmProgress` (notebooks) and the
-app's ``fsengine.app.progress`` bar all implement the same callable.
+app's ``fsengine.app.compute.progress_bar`` all implement the same callable.
 """
 
 from __future__ import annotations

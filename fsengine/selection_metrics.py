@@ -8,6 +8,9 @@
                        with r = |A ∩ B|, k = |A| = |B|, n the number of features.
 ``kuncheva_stability`` the stability of K subsets in the same paper, the mean of I_C over all
                        pairs: 2 / (K (K - 1)) sum_{i<j} I_C(S_i, S_j).
+``kuncheva_matrix``    every pair's I_C (K, K), and ``kuncheva_leave_one_out`` the stability
+                       without subset i, for each i (what a jackknife interval of the stability
+                       is computed from, :func:`fsengine.stats.jackknife_interval`).
 ``roc_curve``, ``roc_auc``  ROC of feature scores against a known relevant set: scikit-learn's
                        ``roc_curve`` (every distinct score a point; tied scores one diagonal step)
                        and ``roc_auc_score``, so the AUC is the Mann-Whitney probability
@@ -62,6 +65,33 @@ def kuncheva_stability(subsets, n_features: int) -> float:
         raise ValueError("Stability needs at least two selections (e.g. two bootstrap resamples).")
     values = [kuncheva_index(a, b, n_features) for a, b in combinations(subsets, 2)]
     return float(np.mean(values))
+
+
+def kuncheva_matrix(subsets, n_features: int) -> np.ndarray:
+    """I_C of every pair of the K subsets: a symmetric (K, K) array with 1 on the diagonal."""
+    sets = [_as_set(s) for s in subsets]
+    out = np.ones((len(sets), len(sets)))
+    for i, j in combinations(range(len(sets)), 2):
+        out[i, j] = out[j, i] = kuncheva_index(sets[i], sets[j], n_features)
+    return out
+
+
+def kuncheva_leave_one_out(matrix: np.ndarray) -> np.ndarray:
+    """From :func:`kuncheva_matrix` of K >= 3 subsets: for each i, the stability (mean I_C over
+    pairs) of the other K - 1 subsets.
+
+    >>> m = kuncheva_matrix([[0, 1], [0, 2], [0, 1]], 6)
+    >>> kuncheva_leave_one_out(m).round(3).tolist()  # I_C(S_0, S_2) = 1; the two others 0.25
+    [0.25, 1.0, 0.25]
+    """
+    m = np.asarray(matrix, dtype=np.float64)
+    K = m.shape[0]
+    if K < 3:
+        raise ValueError("Leaving one subset out needs at least three subsets (two remain to form a pair).")
+    upper = np.triu(m, 1)
+    total = upper.sum()
+    row = upper.sum(axis=0) + upper.sum(axis=1)  # the pairs subset i is part of
+    return (total - row) / ((K - 1) * (K - 2) / 2)
 
 
 def jaccard_matrix(subsets: dict[str, np.ndarray]) -> np.ndarray:

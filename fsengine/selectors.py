@@ -9,7 +9,16 @@ from fsengine.methods.bia.selector import BIASelector
 from fsengine.methods.classic import BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector
 from fsengine.methods.gain.selector import CountCutoffSelector, IFSSelector, SGCSelector
 from fsengine.methods.rtm.selector import RTMClassifier, RTMSelector
-from fsengine.methods.toolbox.selector import VarianceRankSelector
+from fsengine.methods.toolbox.selector import (
+    ANOVASelector,
+    Chi2Selector,
+    ForestSelector,
+    MRMRSelector,
+    PermutationSelector,
+    RFESelector,
+    StabilitySelector,
+    VarianceRankSelector,
+)
 
 __all__ = [
     "BaseFeatureSelector", "VarianceRankSelector",
@@ -18,4 +27,6 @@ __all__ = [
     "CountCutoffSelector", "IFSSelector", "SGCSelector",
     "MutualInfoSelector", "MDLSelector", "L1PathSelector", "BoostingSelector",
     "RTMClassifier", "RTMSelector",
+    "ANOVASelector", "Chi2Selector", "ForestSelector", "PermutationSelector", "RFESelector", "StabilitySelector",
+    "MRMRSelector",
 ]

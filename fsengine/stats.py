@@ -23,6 +23,11 @@ Methods
 :func:`bootstrap_interval`   a statistic of resampled units (sentences, rows): percentile
                              bootstrap with a fixed seed; :func:`paired_bootstrap_interval` puts
                              two models on the SAME resamples and reports their difference.
+:func:`bootstrap_means`      many means at once (columns of per-unit values, e.g. per held-out row
+                             whether a classifier was right at each k), every column on the same
+                             resamples; :func:`paired_bootstrap_means` their paired differences.
+:func:`jackknife_interval`   Tukey's jackknife from leave-one-out estimates (a statistic of a few
+                             resamples, e.g. a stability index averaged over pairs of fits).
 :func:`f1_interval`          chunking F1 from per-sentence true/false positives and false
                              negatives, by the sentence-level bootstrap; :func:`f1_difference`.
 :func:`median_iqr`           repeated timings: the median and the interquartile range (a 50% range).
@@ -161,13 +166,25 @@ def bootstrap_weights(n_units: int, n_resamples: int = N_BOOTSTRAP, seed: int = 
     row a draw of ``n_units`` units with replacement (so statistics that are sums over units are
     one matrix product). The same ``seed`` gives the same resamples, which is what makes two
     models' bootstrap distributions paired."""
+    return np.concatenate(list(bootstrap_weight_blocks(n_units, n_resamples, seed)))
+
+
+#: resamples per block of :func:`bootstrap_weight_blocks` (bounds the memory for many units)
+WEIGHT_BLOCK = 250
+
+
+def bootstrap_weight_blocks(n_units: int, n_resamples: int = N_BOOTSTRAP, seed: int = 0,
+                            block: int = WEIGHT_BLOCK):
+    """The rows of :func:`bootstrap_weights` in blocks of at most ``block`` resamples: the same
+    draws from the same generator, so the same resamples, without holding all of them at once."""
     if n_units < 1 or n_resamples < 1:
         raise ValueError("the bootstrap needs at least one unit and one resample")
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_units, size=(n_resamples, n_units))
-    weights = np.zeros((n_resamples, n_units), dtype=np.int32)
-    np.add.at(weights, (np.arange(n_resamples)[:, None], draws), 1)
-    return weights
+    for start in range(0, n_resamples, block):
+        rows = min(block, n_resamples - start)
+        draws = rng.integers(0, n_units, size=(rows, n_units))
+        flat = (np.arange(rows)[:, None] * n_units + draws).ravel()
+        yield np.bincount(flat, minlength=rows * n_units).reshape(rows, n_units).astype(np.int32)
 
 
 def _percentile(point: float, replicates: np.ndarray, level: float, method: str) -> Estimate:
@@ -215,6 +232,81 @@ def paired_bootstrap_interval(unit_sums_a: np.ndarray, unit_sums_b: np.ndarray,
     return _percentile(point, np.asarray(replicates, dtype=np.float64), level,
                        f"paired percentile bootstrap over {a.shape[0]:,} {unit} ({n_resamples:,} resamples, "
                        f"seed {seed})")
+
+
+def _mean_replicates(values: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """(n_resamples, n_columns): each column's mean over each bootstrap resample of the rows."""
+    n = values.shape[0]
+    return np.concatenate([(w @ values) / n for w in bootstrap_weight_blocks(n, n_resamples, seed)])
+
+
+def _column_values(values, name: str = "values") -> np.ndarray:
+    x = np.asarray(values, dtype=np.float64)
+    x = x[:, None] if x.ndim == 1 else x
+    if x.ndim != 2 or x.shape[0] < 1:
+        raise ValueError(f"{name} must be (n_units, n_columns) with at least one unit; got shape {x.shape}")
+    if not np.isfinite(x).all():
+        raise ValueError(f"{name} must be finite")
+    return x
+
+
+def bootstrap_means(values, *, n_resamples: int = N_BOOTSTRAP, level: float = LEVEL, seed: int = 0,
+                    unit: str = "units") -> list[Estimate]:
+    """Percentile bootstrap intervals of the column means of ``values`` (n_units, n_columns),
+    every column on the SAME resamples of the units (so the intervals of two columns are paired,
+    see :func:`paired_bootstrap_means`). Each column equals :func:`bootstrap_interval` of that
+    column with the statistic ``total / n_units``; this is one matrix product per block of
+    resamples for all columns at once.
+
+    >>> rows = np.array([[1, 1], [0, 1], [1, 1], [1, 1]])  # correct or not, two classifiers
+    >>> [(e.value, e.low <= e.value <= e.high) for e in bootstrap_means(rows, n_resamples=500)]
+    [(0.75, True), (1.0, True)]
+    """
+    level = _check_level(level)
+    x = _column_values(values)
+    replicates = _mean_replicates(x, n_resamples, seed)
+    lo, hi = np.quantile(replicates, [0.5 - level / 2, 0.5 + level / 2], axis=0)
+    method = f"percentile bootstrap over {x.shape[0]:,} {unit} ({n_resamples:,} resamples, seed {seed})"
+    return [Estimate(float(v), float(a), float(b), level, method) for v, a, b in zip(x.mean(axis=0), lo, hi)]
+
+
+def paired_bootstrap_means(a, b, *, n_resamples: int = N_BOOTSTRAP, level: float = LEVEL, seed: int = 0,
+                           unit: str = "units") -> list[Estimate]:
+    """Column by column, mean(a) - mean(b) of two models scored on the same units (rows of
+    ``a`` and ``b``, shape (n_units, n_columns)), both on the SAME bootstrap resamples: the
+    vectorised :func:`paired_bootstrap_interval` with the statistic ``total / n_units``. Two
+    identical columns give exactly 0 [0, 0]."""
+    a, b = _column_values(a, "a"), _column_values(b, "b")
+    if a.shape != b.shape:
+        raise ValueError(f"paired values need the same shape ({a.shape} vs {b.shape})")
+    level = _check_level(level)
+    replicates = _mean_replicates(a - b, n_resamples, seed)
+    lo, hi = np.quantile(replicates, [0.5 - level / 2, 0.5 + level / 2], axis=0)
+    method = f"paired percentile bootstrap over {a.shape[0]:,} {unit} ({n_resamples:,} resamples, seed {seed})"
+    point = a.mean(axis=0) - b.mean(axis=0)
+    return [Estimate(float(v), float(x), float(y), level, method) for v, x, y in zip(point, lo, hi)]
+
+
+def jackknife_interval(point: float, leave_one_out, level: float = LEVEL, *, what: str = "units") -> Estimate:
+    """Tukey's jackknife interval of a statistic from its ``n`` leave-one-out values
+    ``theta_(i)`` (the statistic recomputed without unit i): standard error
+    ``sqrt((n - 1)/n * sum_i (theta_(i) - mean theta_(.))^2)`` and ``point ± t_{n-1} SE``.
+    For the mean it is exactly Student's t interval (a closed form the tests check); for a mean
+    over pairs (a U-statistic) its variance is known to err on the large side.
+
+    >>> x = np.array([1.0, 2.0, 3.0])
+    >>> round(jackknife_interval(2.0, [(x.sum() - v) / 2 for v in x]).high, 4)  # = t_interval(x)
+    4.4841
+    """
+    level = _check_level(level)
+    loo = np.asarray(leave_one_out, dtype=np.float64)
+    n = loo.size
+    if n < 2 or not np.isfinite(loo).all():
+        raise ValueError(f"the jackknife needs at least 2 finite leave-one-out values (got {n})")
+    se = math.sqrt((n - 1) / n * float(np.sum((loo - loo.mean()) ** 2)))
+    half = float(_st.t.ppf(0.5 + level / 2, n - 1)) * se
+    return Estimate(float(point), float(point) - half, float(point) + half, level,
+                    f"jackknife t interval over {n} {what}")
 
 
 def f1_from_counts(totals: np.ndarray) -> np.ndarray:

@@ -154,3 +154,45 @@ def slider_thumb(page, label: str):
 def slider_value(page, label: str) -> str:
     """The value the slider shows (its label for the current option)."""
     return slider_thumb(page, label).get_attribute("aria-valuetext")
+
+
+# --- explorables: figures that carry their own slider (fsengine.plots.explorable) ----------------
+
+#: installs, once per page, a timer from the last mousedown (or key press) on an explorable to its
+#: next ``plotly_afterplot``: ``window.__moveTimes`` collects the milliseconds
+AFTERPLOT_TIMER_JS = """(key) => {
+  const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+  if (!gd || gd.__moveTimer) return;
+  gd.__moveTimer = true;
+  window.__moveTimes = window.__moveTimes || [];
+  let start = 0;
+  const begin = () => { start = performance.now(); };
+  gd.addEventListener("mousedown", begin, true);
+  gd.addEventListener("keydown", begin, true);
+  gd.on("plotly_afterplot", () => { if (start) { window.__moveTimes.push(performance.now() - start); start = 0; } });
+}"""
+
+
+def explorable_state(page, key: str) -> dict:
+    """The explorable ``key``'s slider (active index, its value, the number of steps) and its layout
+    images' sources (what a move changes)."""
+    return page.evaluate("""(key) => {
+      const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+      const slider = gd.layout.sliders[0];
+      return {active: slider.active, value: slider.steps[slider.active].value, steps: slider.steps.length,
+              images: (gd.layout.images || []).map(i => i.source || "")};
+    }""", key)
+
+
+def click_step(page, key: str, fraction: float) -> None:
+    """Click the explorable ``key``'s slider rail at ``fraction`` of its length."""
+    rail = page.locator(f".st-key-{key} .slider-rail-rect").first
+    rail.scroll_into_view_if_needed()
+    box = rail.bounding_box()
+    page.mouse.click(box["x"] + fraction * box["width"], box["y"] + box["height"] / 2)
+
+
+def wait_for_explorable(page, key: str, timeout_ms: int = 60_000) -> None:
+    page.wait_for_function("(key) => { const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);"
+                           " return gd && gd.layout && gd.layout.sliders && gd.querySelector('.slider-rail-rect'); }",
+                           arg=key, timeout=timeout_ms)

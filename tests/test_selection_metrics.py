@@ -7,7 +7,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fsengine.selection_metrics import jaccard, jaccard_matrix, kuncheva_index, kuncheva_stability, roc_auc, roc_curve
+from fsengine.selection_metrics import (
+    jaccard,
+    jaccard_matrix,
+    kuncheva_index,
+    kuncheva_leave_one_out,
+    kuncheva_matrix,
+    kuncheva_stability,
+    roc_auc,
+    roc_curve,
+)
 
 
 def test_jaccard_by_hand():
@@ -85,3 +94,16 @@ def test_roc_perfect_and_reversed():
     assert roc_auc(truth, np.zeros(5)) == 0.5
     with pytest.raises(ValueError, match="finite"):
         roc_curve(truth, [1, np.nan, 0, 0, 0])
+
+
+def test_kuncheva_matrix_and_leave_one_out_by_hand():
+    s = [[0, 1, 2], [1, 2, 3], [0, 1, 2], [5, 6, 7]]
+    m = kuncheva_matrix(s, 10)
+    assert m.shape == (4, 4) and np.allclose(m, m.T) and np.allclose(np.diag(m), 1.0)
+    assert m[0, 1] == pytest.approx(11 / 21) and m[0, 2] == 1.0
+    assert m[np.triu_indices(4, 1)].mean() == pytest.approx(kuncheva_stability(s, 10))
+    loo = kuncheva_leave_one_out(m)
+    for i in range(4):
+        assert loo[i] == pytest.approx(kuncheva_stability([x for j, x in enumerate(s) if j != i], 10))
+    with pytest.raises(ValueError, match="at least three"):
+        kuncheva_leave_one_out(m[:2, :2])

@@ -176,3 +176,63 @@ def test_bad_inputs_say_what_is_wrong():
         stats.t_interval([1.0])
     with pytest.raises(ValueError, match="level"):
         stats.t_interval([1.0, 2.0], level=95)
+
+
+def test_bootstrap_weight_blocks_are_the_same_resamples_as_one_draw():
+    """Blocks of resamples continue the generator's stream: the same matrix as drawing it whole
+    (and as counting the draws one by one)."""
+    whole = stats.bootstrap_weights(37, 610, seed=9)
+    blocks = np.concatenate(list(stats.bootstrap_weight_blocks(37, 610, seed=9, block=100)))
+    np.testing.assert_array_equal(whole, blocks)
+    draws = np.random.default_rng(9).integers(0, 37, size=(610, 37))
+    counted = np.zeros((610, 37), dtype=np.int32)
+    np.add.at(counted, (np.arange(610)[:, None], draws), 1)
+    np.testing.assert_array_equal(whole, counted)
+    assert (whole.sum(axis=1) == 37).all()
+
+
+def test_bootstrap_means_equal_the_one_statistic_bootstrap_column_by_column():
+    rng = np.random.default_rng(5)
+    rows = (rng.random((120, 3)) < [0.9, 0.8, 0.6]).astype(float)
+    many = stats.bootstrap_means(rows, n_resamples=700, seed=2, unit="rows")
+    for j, e in enumerate(many):
+        one = stats.bootstrap_interval(rows[:, [j]], lambda t: t[..., 0] / 120, n_resamples=700, seed=2)
+        assert (e.value, e.low, e.high) == pytest.approx((one.value, one.low, one.high), abs=1e-12)
+    assert "percentile bootstrap over 120 rows (700 resamples, seed 2)" in many[0].method
+
+
+def test_paired_bootstrap_means_equal_the_paired_statistic_and_vanish_for_twins():
+    rng = np.random.default_rng(6)
+    a = (rng.random((200, 4)) < 0.9).astype(float)
+    b = (rng.random((200, 4)) < 0.8).astype(float)
+    diffs = stats.paired_bootstrap_means(a, b, n_resamples=500, seed=1, level=0.99)
+    for j, e in enumerate(diffs):
+        one = stats.paired_bootstrap_interval(a[:, [j]], b[:, [j]], lambda t: t[..., 0] / 200,
+                                              n_resamples=500, seed=1, level=0.99)
+        assert (e.value, e.low, e.high, e.level) == pytest.approx((one.value, one.low, one.high, 0.99), abs=1e-12)
+    twins = stats.paired_bootstrap_means(a, a.copy())
+    assert all((e.value, e.low, e.high) == (0.0, 0.0, 0.0) for e in twins)
+    assert {stats.difference_verdict(e) for e in twins} == {"not resolved"}
+
+
+def test_paired_bootstrap_means_cover_a_known_difference():
+    """Rows where a is right exactly when b is, plus 3% of rows only a gets right: the true
+    difference is 0.03; a paired interval covers it about 95% of the time."""
+    rng = np.random.default_rng(8)
+    hits = 0
+    for _ in range(300):
+        b = rng.random(400) < 0.85
+        a = b | ((rng.random(400) < 0.03 / 0.15) & ~b)
+        hits += stats.paired_bootstrap_means(a, b, n_resamples=400, seed=int(rng.integers(1 << 30)))[0].contains(0.03)
+    assert 0.9 <= hits / 300 <= 0.99
+
+
+def test_jackknife_of_the_mean_is_students_t_interval():
+    """Closed form: the jackknife standard error of a mean is s / sqrt(n) exactly."""
+    x = np.array([0.81, 0.86, 0.79, 0.9, 0.84, 0.88])
+    loo = [(x.sum() - v) / (x.size - 1) for v in x]
+    e, t = stats.jackknife_interval(x.mean(), loo, what="resamples"), stats.t_interval(x)
+    assert (e.low, e.high) == pytest.approx((t.low, t.high), rel=1e-12)
+    assert e.method == "jackknife t interval over 6 resamples"
+    with pytest.raises(ValueError, match="at least 2"):
+        stats.jackknife_interval(1.0, [1.0])

@@ -1,5 +1,6 @@
-"""How the app shows figures: the sidebar's lecture-mode switch and light/dark choice, and
-:func:`show_figure`, through which every page draws its plotly figures in that style.
+"""How the app shows figures: the sidebar's lecture-mode switch and light/dark choice,
+:func:`show_figure`, through which every page draws its plotly figures in that style, and
+:func:`show_explorable` for a figure that carries its own slider.
 
 Both settings live in the URL (``?lecture=true&theme=dark``), so a link carries them. The dark
 choice switches the whole page, not only the figures: Streamlit reads the page theme from the
@@ -70,3 +71,98 @@ def show_figure(where, fig, **kwargs) -> None:
     in the sidebar's style; keyword arguments go to ``st.plotly_chart``."""
     kwargs.setdefault("width", "stretch")
     where.plotly_chart(restyle(fig, current_style()), theme=None, **kwargs)
+
+
+# --- explorables: the figure's own slider, its position in the URL --------------------------------
+
+#: Finds the plotly chart ``.st-key-<chart>`` on the page (it is drawn, and redrawn on a rerun, after
+#: this element mounts: polled) and listens to its slider. After a move (a click, or the last step
+#: of a drag, 250 ms quiet) the step's value goes into the URL's ``param`` (left out when it is
+#: ``fallback``, as Streamlit leaves out a widget's default). Nothing is sent to Python: a move
+#: costs no rerun and no websocket byte. The page reads the value back from the URL
+#: (:func:`url_value`) when it runs again. In the browser the last move wins: a rerun that Python
+#: started from an older query string (Streamlit sends the one it last synced, which a button's
+#: rerun does not refresh, and may then rewrite the URL from it) draws the figure elsewhere or
+#: drops the parameter; the poll puts the remembered value back into the URL and moves the figure to
+#: its step. A value the figure has no step for (another grid) gives way to the figure's. One
+#: listener per chart, whose settings the latest mount replaces.
+_URL_BRIDGE_JS = """
+export default function (component) {
+  const settings = component.data || {};
+  const moved = (window.__fsenginePositions = window.__fsenginePositions || {});  // param -> last move
+  let stopped = false;
+  let timer = null;
+  const chart = () => document.querySelector(`.st-key-${settings.chart} .js-plotly-plot`);
+  const write = (value) => {
+    timer = null;
+    moved[settings.param] = value;
+    const url = new URL(window.location.href);
+    if (value === settings.fallback) url.searchParams.delete(settings.param);
+    else url.searchParams.set(settings.param, value);
+    if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
+  };
+  const onChange = (event) => {
+    const value = event && event.step ? event.step.value : null;
+    if (value === null || value === undefined) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => write(String(value)), 250);
+  };
+  const follow = (gd) => {  // the figure to the URL's step (a rerun from an older URL drew it elsewhere)
+    const slider = gd.layout && gd.layout.sliders && gd.layout.sliders[0];
+    if (timer !== null || !slider || !slider.steps || !window.Plotly) return;
+    const inUrl = new URL(window.location.href).searchParams.get(settings.param) ?? settings.fallback;
+    const want = moved[settings.param] ?? inUrl;
+    if (want !== inUrl) write(want);  // a rewrite from an older query string dropped the last move
+    const active = slider.steps[slider.active || 0];
+    if (!active || String(active.value) === want) return;
+    const index = slider.steps.findIndex((step) => String(step.value) === want);
+    if (index < 0) { write(String(active.value)); return; }
+    const [data, layout, traces] = slider.steps[index].args;
+    window.Plotly.update(gd, data, Object.assign({}, layout, {"sliders[0].active": index}), traces);
+  };
+  const attach = () => {
+    if (stopped) return;
+    const gd = chart();
+    if (!gd || typeof gd.on !== "function") return;
+    if (!gd.__fsengineBridge) {
+      const bridge = { handler: onChange };
+      gd.__fsengineBridge = bridge;
+      gd.on("plotly_sliderchange", (event) => bridge.handler(event));
+    }
+    gd.__fsengineBridge.handler = onChange;
+    follow(gd);
+  };
+  attach();
+  const poll = setInterval(attach, 250);
+  return () => { stopped = true; clearInterval(poll); clearTimeout(timer); };
+}
+"""
+
+_url_bridge = None
+
+
+def _bridge():
+    """The URL bridge component, registered once (a components v2 element with inline JS)."""
+    global _url_bridge
+    if _url_bridge is None:
+        _url_bridge = st.components.v2.component("fsengine_slider_url", js=_URL_BRIDGE_JS)
+    return _url_bridge
+
+
+def url_value(param: str) -> str | None:
+    """The value of ``param`` in the page's URL (an explorable's position), or None."""
+    return st.query_params.get(param)
+
+
+def show_explorable(where, fig, *, key: str, param: str, fallback: str) -> None:
+    """Draw an explorable (:mod:`fsengine.plots.explorable`) in ``where`` like :func:`show_figure`,
+    and keep its slider's position in the URL's ``param`` (``fallback``: the value the page uses
+    when the URL has none, left out of the URL). Moves never reach Python; the page reads the
+    position back with :func:`url_value` when it runs."""
+    show_figure(where, fig, key=key)
+    data = {"chart": key, "param": param, "fallback": fallback}
+    if where is st:
+        _bridge()(key=f"{key}_url", data=data)
+        return
+    with where:
+        _bridge()(key=f"{key}_url", data=data)

@@ -1,8 +1,8 @@
 """The shared dataset picker (rendered once in ``app.py``'s sidebar, read by every page).
 
-Besides the catalogue it offers "Upload a file": a CSV or Parquet file with a chosen target
-column, validated by :mod:`fsengine.data.upload`; the resulting dataset lives in
-``st.session_state`` so every page sees it.
+Besides the catalogue it offers "Upload a file": a CSV/TSV (plain or compressed), Parquet file with
+a chosen target column, or an svmlight/libsvm file with its own labels, validated by
+:mod:`fsengine.data.upload`; the resulting dataset lives in ``st.session_state`` so every page sees it.
 """
 
 from __future__ import annotations
@@ -57,7 +57,14 @@ def default_key() -> str:
 
 def _upload_widgets(container) -> dict:
     """File, target column and options; validates and stores the dataset in the session."""
-    from fsengine.data.upload import TASKS, UploadError, dataset_from_table, read_table  # pandas, when needed
+    from fsengine.data.upload import (  # pandas, when needed
+        TASKS,
+        UPLOAD_TYPES,
+        UploadError,
+        dataset_from_table,
+        file_format,
+        read_table,
+    )
 
     try:
         limit_mb = config.max_upload_bytes() / (1024 * 1024)
@@ -67,14 +74,18 @@ def _upload_widgets(container) -> dict:
         container.error(md_escape(exc))
         return {}
     uploaded = container.file_uploader(
-        "CSV or Parquet file", type=["csv", "tsv", "parquet", "pq"], key="upload_file",
-        help=f"One row per sample, one column per feature, plus a target column. Limit {limit_mb:g} MB "
-             "(FSENGINE_MAX_UPLOAD_MB; Streamlit's own server.maxUploadSize caps it too).")
+        "Data file", type=list(UPLOAD_TYPES), key="upload_file",
+        help=f"A table (.csv, .tsv, .txt, also compressed as .gz, .bz2, .xz or .zip; .parquet): one row per sample, "
+             "one column per feature, plus a target column. Or an svmlight/libsvm file (.svm, .libsvm) with its "
+             f"own labels. Limit {limit_mb:g} MB, also for a compressed table's content (FSENGINE_MAX_UPLOAD_MB; "
+             "Streamlit's own server.maxUploadSize caps it too).")
     if uploaded is None:
         st.session_state[UPLOADED] = None
         st.session_state[UPLOAD_ERROR] = None
         return {}
     try:
+        if file_format(uploaded.name)[0] == "svmlight":
+            return _svmlight_upload(container, uploaded, TASKS)
         memo = st.session_state.get(_UPLOAD_MEMO)
         if memo is None or memo[0] != uploaded.file_id:
             memo = (uploaded.file_id, read_table(uploaded.getvalue(), uploaded.name))
@@ -103,6 +114,36 @@ def _upload_widgets(container) -> dict:
         st.session_state[UPLOAD_ERROR] = str(exc)
         container.error(md_escape(exc))
         return options
+    _keep_upload(container, ds)
+    return options
+
+
+def _svmlight_upload(container, uploaded, tasks) -> dict:
+    """An svmlight/libsvm file: its labels are the target, so only the task is asked for."""
+    from fsengine.data.upload import UploadError, load_svmlight
+
+    task = container.selectbox("Task", tasks, key="upload_task",
+                               help="auto: up to 20 whole-number labels are classes")
+    options = {"file": uploaded.name, "file_id": uploaded.file_id, "task": task}
+    try:
+        memo = st.session_state.get(_UPLOAD_MEMO)
+        if memo is None or memo[0] != (uploaded.file_id, task):
+            memo = ((uploaded.file_id, task), load_svmlight(uploaded.getvalue(), uploaded.name, task=task))
+            st.session_state[_UPLOAD_MEMO] = memo
+        ds = memo[1]
+    except UploadError as exc:
+        st.session_state[_UPLOAD_MEMO] = None
+        st.session_state[UPLOADED] = None
+        st.session_state[UPLOAD_ERROR] = str(exc)
+        container.error(md_escape(exc))
+        return options
+    container.caption("svmlight file: the labels are the target; features are sparse.")
+    _keep_upload(container, ds)
+    return options
+
+
+def _keep_upload(container, ds) -> None:
+    """Store the validated upload for every page and list what was left out."""
     st.session_state[UPLOADED] = ds
     st.session_state[UPLOAD_ERROR] = None
     excluded = ds.extras["excluded_columns"]
@@ -113,7 +154,6 @@ def _upload_widgets(container) -> dict:
         container.warning("Excluded columns:\n" + "\n".join(shown)
                           + (f"\n\n... and {len(excluded) - MAX_LISTED:,} more (listed on the Data page)."
                              if len(excluded) > MAX_LISTED else ""))
-    return options
 
 
 def dataset_picker(container=None) -> tuple[str, dict]:
@@ -122,7 +162,7 @@ def dataset_picker(container=None) -> tuple[str, dict]:
     specs = available_specs()
     keys = [s.key for s in specs] + [UPLOAD_KEY]
     labels = {s.key: s.label for s in specs}  # short: the sidebar cuts long labels; the caption has the rest
-    labels[UPLOAD_KEY] = "Upload a CSV or Parquet file"
+    labels[UPLOAD_KEY] = "Upload a file (CSV, Parquet, svmlight)"
     if st.session_state.get("picker_key") not in keys and st.query_params.get("picker_key") not in keys:
         st.session_state["picker_key"] = default_key()  # (a link's choice is left to the widget)
     key = container.selectbox("Dataset", keys, format_func=labels.get, key="picker_key", bind="query-params",
@@ -164,7 +204,8 @@ def current_dataset() -> Dataset:
             if error:
                 st.error(f"The uploaded file cannot be used: {md_escape(error)}")
             else:
-                st.info("Choose a CSV or Parquet file in the sidebar (Dataset: upload) to explore your own data.")
+                st.info("Choose a CSV or Parquet file (plain or compressed, e.g. .csv.gz) or an svmlight file in the "
+                        "sidebar (Dataset: upload) to explore your own data.")
             st.stop()
         return ds
     with user_errors():

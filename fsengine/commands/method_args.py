@@ -46,17 +46,16 @@ def write_figure(fig, path: Path) -> Path:
     return path
 
 
-#: ``--data`` values ending like this are the user's own table, not a catalogue spec
-TABLE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
-
-
 def add_data_arguments(p: argparse.ArgumentParser) -> None:
     """``--data SPEC|FILE``, ``--target COLUMN``, ``--out DIR`` and ``--force``."""
     p.add_argument("--data", required=True, metavar="SPEC|FILE",
                    help="a dataset spec, e.g. digits or notmnist:letters=BD,n_per_class=500 (see 'fsengine "
-                        "datasets list'), or your own .csv/.tsv/.parquet file with --target")
+                        "datasets list'), or your own file: a table .csv/.tsv/.txt (also compressed .gz, .bz2, .xz, "
+                        ".zip, e.g. data.csv.gz) or .parquet with --target, or an svmlight/libsvm file "
+                        ".svm/.libsvm (labels in the file, no --target). A path that exists is always read as a "
+                        "file")
     p.add_argument("--target", metavar="COLUMN",
-                   help="with --data FILE: the column to predict (every other column is a candidate feature; "
+                   help="with a table file: the column to predict (every other column is a candidate feature; "
                         "checked like an upload in the app)")
     p.add_argument("--out", required=True, type=Path, metavar="DIR",
                    help="output folder: created; a folder fsengine wrote before is replaced whole")
@@ -64,27 +63,43 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
                    help="replace --out even when it holds files fsengine did not write")
 
 
-def is_table_file(data: str) -> bool:
-    return Path(data).suffix.lower() in TABLE_SUFFIXES
+def data_kind(data: str) -> str:
+    """What ``--data`` names: "catalogue", "table" (CSV/TSV, compressed or not, Parquet) or "svmlight".
+    A path that exists is a file, never a catalogue name: a folder, or a file of another type, is a
+    one-line error listing the formats read; a missing path ending like a data file is "no such file"."""
+    from fsengine.data.upload import FORMATS_READ, UploadError, file_format
+
+    path = Path(data)
+    if path.is_dir():
+        raise ValueError(f"--data {data} is a folder, not a data file; fsengine reads {FORMATS_READ}")
+    try:
+        kind, _ = file_format(path.name)
+    except UploadError as exc:
+        if path.exists():
+            raise ValueError(f"--data {exc}") from None
+        return "catalogue"
+    if not path.exists():
+        raise FileNotFoundError(f"--data {data}: no such file")
+    return "table" if kind in ("csv", "parquet") else kind
 
 
 def check_data_arguments(args) -> None:
-    """``--target`` goes with a file and only with a file (checked before the engine is imported)."""
-    if is_table_file(args.data):
-        if not args.target:
-            raise ValueError(f"--data {args.data}: name the column to predict with --target COLUMN")
-        if not Path(args.data).is_file():
-            raise FileNotFoundError(f"--data {args.data}: no such file" if not Path(args.data).exists()
-                                    else f"--data {args.data} is a folder, not a table file")
-    elif args.target:
-        raise ValueError(f"--target goes with --data FILE.csv|FILE.parquet; {args.data!r} is a catalogue "
-                         "dataset with its own target")
+    """``--target`` goes with a table file and only with it (checked before any data are read)."""
+    kind = data_kind(args.data)
+    if kind == "table" and not args.target:
+        raise ValueError(f"--data {args.data}: name the column to predict with --target COLUMN")
+    if kind == "svmlight" and args.target:
+        raise ValueError(f"--target goes with a table file; {args.data} is an svmlight/libsvm file with its own "
+                         "labels (leave out --target)")
+    if kind == "catalogue" and args.target:
+        raise ValueError(f"--target goes with a table file (--data FILE.csv|.tsv|.parquet, also compressed); "
+                         f"{args.data!r} is a catalogue dataset with its own target")
 
 
 def load_data(args):
     """The Dataset of ``--data`` (and ``--target``): the catalogue's, or the user's file validated as
     an upload in the app is (:func:`fsengine.data.upload.load_file`)."""
-    if is_table_file(args.data):
+    if data_kind(args.data) != "catalogue":
         from fsengine.data.upload import load_file
 
         return load_file(Path(args.data), args.target)
@@ -101,8 +116,9 @@ def data_notes(ds) -> list[str]:
     """How the user's table was read and which columns were left out, one printed line each
     (empty for catalogue datasets)."""
     excluded = ds.extras.get("excluded_columns") or {}
+    own_file = "target_column" in ds.extras or ds.extras.get("format") == "svmlight"
     notes = [f"{ds.name}: {note}" for note in ds.provenance.notes
-             if not note.startswith(("excluded column ", "target column "))] if "target_column" in ds.extras else []
+             if not note.startswith(("excluded ", "target column "))] if own_file else []
     if excluded:
         named = "; ".join(f"{name!r} {why}" for name, why in list(excluded.items())[:NAMED_EXCLUSIONS])
         more = len(excluded) - NAMED_EXCLUSIONS

@@ -1,5 +1,5 @@
-"""``fsengine select --method NAME --data SPEC|FILE [--target COL] [--param k=v ...] --out DIR [--force]``:
-run one selector (output folder rules: :mod:`fsengine.commands.output`)."""
+"""``fsengine select --method NAME|MODULE:CLASS --data SPEC|FILE [--target COL] [--param k=v ...] --out DIR
+[--force]``: run one selector (output folder rules: :mod:`fsengine.commands.output`)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from fsengine.commands.method_args import (
     write_figure,
 )
 from fsengine.commands.output import check_target, output_folder
-from fsengine.methods.registry import get_method, method_keys
+from fsengine.methods.registry import method_keys
 from fsengine.progress import TerminalProgress
 
 NAME = "select"
@@ -33,10 +33,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "(path methods), summary.json and its figures as HTML into --out. The data are "
                     "adapted to what the method needs (two classes, binary features, ...) and every "
                     "adaptation is printed and recorded in summary.json.", 100),
-        epilog=methods_help() + "\n\nexample: fsengine select --method bia --data notmnist:letters=BD "
-                                "--param lambda_ratio=2 --out results/bia",
+        epilog=methods_help() + "\n\nexamples: fsengine select --method bia --data notmnist:letters=BD "
+                                "--param lambda_ratio=2 --out results/bia\n"
+                                "          fsengine select --method sklearn.feature_selection:SelectKBest "
+                                "--param k=20 --data digits --out results/kbest",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--method", required=True, metavar="NAME", help="one of: " + ", ".join(method_keys()))
+    p.add_argument("--method", required=True, metavar="NAME|MODULE:CLASS",
+                   help="one of: " + ", ".join(method_keys()) + "; or your own scikit-learn-style selector or model "
+                        "class, e.g. sklearn.feature_selection:SelectKBest (see 'your own methods' below)")
     p.add_argument("--param", action="append", default=[], metavar="K=V",
                    help="a method parameter (repeatable), e.g. --param n_steps=100")
     p.add_argument("--classes", metavar="A,B", help="keep two classes (display names), e.g. B,D")
@@ -84,7 +88,9 @@ def write_figures(fit, ds, out: Path) -> dict[str, Path]:
 
 
 def run(args) -> int:
-    spec = get_method(args.method)  # argument mistakes fail before the engine is imported
+    from fsengine.methods.custom import method_from_argument
+
+    spec = method_from_argument(args.method)  # argument mistakes fail before any data are read
     params = spec.parse(args.param)
     classes = parse_classes(args.classes)
     check_data_arguments(args)

@@ -1,7 +1,8 @@
 """The side-by-side comparison of feature-selection methods.
 
 ``settings``  what a comparison is asked to do (:class:`CompareSettings`), importable without the engine
-``engine``    :func:`run_comparison`: fits, held-out accuracy, overlap, stability, ROC
+``engine``    :func:`run_comparison`: fits, held-out accuracy with intervals, paired differences, overlap,
+              stability, ROC
 ``report``    its figures, CSV tables and the self-contained HTML report
 
 The public names are importable from here (``from fsengine.compare import run_comparison``); they
@@ -17,6 +18,7 @@ _PUBLIC = {
     "RANDOM": "engine",
     "ComparisonCancelled": "engine",
     "ComparisonResult": "engine",
+    "HeldOut": "engine",
     "MethodRun": "engine",
     "run_comparison": "engine",
     "comparison_figures": "report",

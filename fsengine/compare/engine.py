@@ -6,21 +6,43 @@ Protocol of :func:`run_comparison`:
    method sees the same rows (:func:`fsengine.methods.adapt.restrict_classes`).
 2. A stratified train/test split (``fsengine.data.transforms.split``). Every method is fitted on
    the training part only (:func:`fsengine.methods.run.fit_method`, which adapts columns and says so).
+   With ``n_repeats >= 2`` there are further splits (seeds ``seed + 1, ...``) and every method is
+   fitted once more on each of their training parts.
 3. Held-out accuracy: for each k of a grid, one downstream classifier (standardised logistic
    regression) is trained on the first k features of each method's ranking and scored on the test
    part. Baselines: all features, the same classifier on k random features (mean of 5 draws), and
-   the majority class.
+   the majority class. Whether each held-out row was classified right is kept
+   (:class:`HeldOut`), and every interval is computed from it with :mod:`fsengine.stats`:
+
+   * one split (the default): an accuracy is a proportion of the n held-out rows, with Wilson's
+     score interval (95%); the random baseline, a mean over draws per row, by a percentile
+     bootstrap over the rows. The paired difference of a method from the reference at each k is
+     the difference of their accuracies on the SAME rows, with a paired percentile bootstrap over
+     the rows (2,000 resamples seeded with ``seed``, the same resamples for every method). These
+     intervals hold the training rows fixed: they say what the held-out rows can tell apart for
+     these fits, not how much the fits would move with other training rows.
+   * ``n_repeats >= 2``: the accuracy is the mean over the splits, with the corrected resampled t
+     interval of Nadeau & Bengio (2003), which inflates the variance for splits that share rows;
+     the paired differences likewise (same splits for every method).
+
+   Differences are judged by :func:`fsengine.stats.difference_verdict` ("better" / "worse" when
+   the interval excludes 0, else "not resolved"); with m methods, each of the m - 1 intervals
+   against the reference is a Bonferroni interval at level 1 - 0.05 / (m - 1), so that all of
+   them together hold at 95% at one k. No k is picked on the held-out rows: the curves are
+   reported, never their best point.
 4. Stability: every method is refitted on ``n_bootstrap`` stratified bootstrap resamples of the
    training part (the same resamples for every method); Kuncheva's index of the top-k sets is
-   averaged over all pairs of resamples (:mod:`fsengine.selection_metrics`).
+   averaged over all pairs of resamples (:mod:`fsengine.selection_metrics`), with a 95% jackknife
+   interval over the resamples (leave one resample out; needs 5 or more). Runtimes: the fit on the
+   training part, and the median and interquartile range of the bootstrap fits.
 5. Overlap: pairwise Jaccard of the methods' top-k sets from step 2. ROC / AUC of each method's
    scores against ``Dataset.truth`` when the data are synthetic.
 
-``k`` for overlap and stability is chosen after the run (any k up to ``max_k``), so a page can
-move it without refitting.
+``k`` for overlap and stability and the reference method are chosen after the run (any k up to
+``max_k``), so a page can move them without refitting.
 
-Scale-out: the fits of steps 2 and 4 (methods x (1 + resamples)) and the accuracy curves of
-step 3 are independent tasks (:func:`fsengine.parallel.map_tasks`), run in this process, on local
+Scale-out: the fits of steps 2 and 4 (methods x (n_repeats + resamples)) and the accuracy curves
+of step 3 are independent tasks (:func:`fsengine.parallel.map_tasks`), run in this process, on local
 worker processes (``n_jobs``) or on a Dask cluster (``scheduler``) with identical results.
 Cancellation: ``cancel()`` is polled after every finished task; any exception raised by
 ``progress`` (called per finished task) also stops the remaining tasks (Streamlit uses this when
@@ -32,7 +54,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -47,11 +69,26 @@ from fsengine.compare.settings import CompareSettings
 from fsengine.data import Dataset
 from fsengine.data.transforms import class_names, split
 from fsengine.methods.adapt import restrict_classes
-from fsengine.methods.registry import get_method
+from fsengine.methods.custom import resolve_methods
+from fsengine.methods.registry import MethodSpec
 from fsengine.methods.run import fit_method
 from fsengine.parallel import TasksCancelled, backend_for, map_tasks
 from fsengine.ranking import ranks_from_order
-from fsengine.selection_metrics import jaccard_matrix, kuncheva_stability, roc_auc, roc_curve
+from fsengine.selection_metrics import jaccard_matrix, kuncheva_leave_one_out, kuncheva_matrix, roc_auc, roc_curve
+from fsengine.stats import (
+    LEVEL,
+    N_BOOTSTRAP,
+    Estimate,
+    bonferroni_level,
+    bootstrap_means,
+    difference_verdict,
+    jackknife_interval,
+    median_iqr,
+    paired_bootstrap_means,
+    paired_t_interval,
+    t_interval,
+    wilson_interval,
+)
 from fsengine.validation import check_magnitude
 
 Progress = Callable[[float, str], None]
@@ -61,6 +98,9 @@ N_RANDOM_DRAWS = 5
 N_GRID = 14
 #: curve names of the baselines in ``ComparisonResult.accuracy``
 RANDOM = "random features"
+#: resamples the stability's jackknife interval needs (with 3 or 4 it rests on so few pairs that
+#: it can be 0 wide when they happen to agree)
+MIN_JACKKNIFE = 5
 
 
 class ComparisonCancelled(Exception):
@@ -91,6 +131,82 @@ class MethodRun:
     #: the untimed first fit on a few rows before the timed one (numba compilation or loading
     #: compiled kernels happens there, so ``seconds`` measures the method, not the compiler)
     warmup_seconds: float = 0.0
+    #: the ranking on the training part of every split (the first is ``order``; more with n_repeats)
+    split_orders: tuple[np.ndarray, ...] = ()
+
+
+@dataclass
+class HeldOut:
+    """The held-out evidence every accuracy interval and paired difference is computed from.
+
+    grid     (G,) the k of the accuracy curves
+    curves   the methods' labels, then :data:`RANDOM`
+    rows     (C, G, n_test) float32, per held-out row of the first split: 1 when the classifier on
+             the curve's first k features classified it right, else 0 (for :data:`RANDOM` the
+             share of the draws that did)
+    repeats  (R, C, G) the held-out accuracy on each of the R splits (R = ``n_repeats``)
+    all_rows (n_test,), all_repeats (R,): the same for the classifier on all features
+    test_train_ratio  n_test / n_train (the corrected resampled t's inflation term)
+    seed     the bootstrap's seed (the comparison's)
+    """
+
+    grid: np.ndarray
+    curves: tuple[str, ...]
+    rows: np.ndarray
+    repeats: np.ndarray
+    all_rows: np.ndarray
+    all_repeats: np.ndarray
+    test_train_ratio: float
+    seed: int
+
+    @property
+    def n_repeats(self) -> int:
+        return int(self.repeats.shape[0])
+
+    @property
+    def n_test(self) -> int:
+        return int(self.rows.shape[-1])
+
+    def curve_estimates(self) -> dict[str, list[Estimate]]:
+        """Curve -> its accuracy with a 95% interval at each k of the grid (module docstring)."""
+        out = {}
+        for c, curve in enumerate(self.curves):
+            if self.n_repeats > 1:
+                out[curve] = [self._over_splits(self.repeats[:, c, g]) for g in range(self.grid.size)]
+            elif curve == RANDOM:
+                out[curve] = bootstrap_means(self.rows[c].T, seed=self.seed, unit="held-out rows")
+            else:
+                out[curve] = [_proportion(row) for row in self.rows[c]]
+        return out
+
+    def all_features(self) -> Estimate:
+        return self._over_splits(self.all_repeats) if self.n_repeats > 1 else _proportion(self.all_rows)
+
+    def _over_splits(self, values) -> Estimate:
+        """The mean accuracy over the splits with its corrected resampled t interval, clipped to
+        [0, 1] (a t interval knows no bounds; an accuracy does)."""
+        e = t_interval(values, test_train_ratio=self.test_train_ratio, what="repeated splits")
+        return Estimate(e.value, max(0.0, e.low), min(1.0, e.high), e.level, e.method)
+
+    def differences(self, method: str, reference: str, level: float) -> list[Estimate]:
+        """Accuracy of ``method`` minus that of ``reference`` at each k, paired (same rows, same
+        resamples or the same splits), with intervals at ``level``."""
+        a, b = self.curves.index(method), self.curves.index(reference)
+        if self.n_repeats > 1:
+            return [paired_t_interval(self.repeats[:, a, g], self.repeats[:, b, g], level,
+                                      test_train_ratio=self.test_train_ratio, what="repeated splits")
+                    for g in range(self.grid.size)]
+        return paired_bootstrap_means(self.rows[a].T, self.rows[b].T, n_resamples=N_BOOTSTRAP, level=level,
+                                      seed=self.seed, unit="held-out rows")
+
+
+def _proportion(row: np.ndarray) -> Estimate:
+    """Wilson's interval of the share of right answers in a 0/1 row."""
+    return wilson_interval(int(round(float(np.sum(row)))), int(row.size))
+
+
+#: columns of :meth:`ComparisonResult.differences`
+DIFFERENCE_COLUMNS = ("method", "reference", "k", "difference", "low", "high", "verdict", "level", "interval_method")
 
 
 @dataclass
@@ -106,10 +222,15 @@ class ComparisonResult:
     notes: tuple[str, ...]
     runs: list[MethodRun]
     failures: dict[str, str]
+    #: columns curve, k, accuracy, low, high (its 95% interval) and method (how the interval was made)
     accuracy: pd.DataFrame
     all_features_accuracy: float
     majority_accuracy: float
     seconds: float
+    held_out: HeldOut
+    all_features_interval: Estimate
+    #: differences by reference, computed once (a page redraws them on every move of a slider)
+    _differences: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_features(self) -> int:
@@ -135,6 +256,85 @@ class ComparisonResult:
             raise ValueError(f"k={k}: choose k between {lo} and {hi}")
         return int(k)
 
+    def grid_k(self, k: int) -> int:
+        """The k of the accuracy grid nearest ``k`` (accuracy is measured on the grid only)."""
+        grid = self.held_out.grid
+        return int(grid[np.argmin(np.abs(grid - int(k)))])
+
+    def reference(self, reference: str | None = None) -> str:
+        """The reference method's label: ``reference`` given as a label or a method key; by
+        default the first method (in the order chosen)."""
+        if reference is None:
+            return self.labels[0]
+        for r in self.runs:
+            if reference in (r.label, r.key):
+                return r.label
+        raise ValueError(f"Reference {reference!r} is not among the compared methods: {', '.join(self.labels)}")
+
+    def comparison_level(self) -> float:
+        """The level of each difference's interval: Bonferroni over the m - 1 methods compared
+        with the reference, so that together they hold at 95%."""
+        return bonferroni_level(LEVEL, max(1, len(self.runs) - 1))
+
+    def interval_note(self) -> str:
+        """One sentence: how the accuracy intervals were made."""
+        n = self.held_out.n_test
+        if self.held_out.n_repeats > 1:
+            return (f"Bands: 95% corrected resampled t intervals (Nadeau & Bengio) of the mean accuracy over "
+                    f"{self.held_out.n_repeats} repeated train/test splits of {n:,} held-out rows each.")
+        return (f"Bands: 95% Wilson intervals of each accuracy on the {n:,} held-out rows (random features: "
+                f"percentile bootstrap over the rows); the training split is fixed.")
+
+    def band_note(self) -> str:
+        """What the accuracy figure's bands are, short enough for a line under its title."""
+        if self.held_out.n_repeats > 1:
+            return f"bands: 95% corrected resampled t, {self.held_out.n_repeats} train/test splits"
+        return f"bands: 95% Wilson intervals, {self.held_out.n_test:,} held-out rows; one training split"
+
+    def differences(self, reference: str | None = None) -> pd.DataFrame:
+        """Every other method against ``reference`` (default: the first) at every k of the
+        accuracy grid: the paired difference in held-out accuracy, its Bonferroni interval
+        (:meth:`comparison_level`) and the verdict better / worse / not resolved."""
+        ref = self.reference(reference)
+        if ref not in self._differences:
+            self._differences[ref] = self._compute_differences(ref)
+        return self._differences[ref].copy()
+
+    def _compute_differences(self, ref: str) -> pd.DataFrame:
+        level = self.comparison_level()
+        others = [label for label in self.labels if label != ref]
+        rows = []
+        for label in others:
+            for k, e in zip(self.held_out.grid, self.held_out.differences(label, ref, level)):
+                rows.append({"method": label, "reference": ref, "k": int(k), "difference": e.value, "low": e.low,
+                             "high": e.high, "verdict": difference_verdict(e), "level": e.level,
+                             "interval_method": f"{e.method}, Bonferroni over {len(others)} comparison"
+                                                f"{'s' if len(others) != 1 else ''}"})
+        return pd.DataFrame(rows, columns=list(DIFFERENCE_COLUMNS))
+
+    def resolved_sentence(self, k: int, reference: str | None = None) -> str:
+        """How many methods the held-out data resolve from the reference at the grid point
+        nearest ``k``, and by which rule."""
+        ref, at = self.reference(reference), self.grid_k(k)
+        table = self.differences(ref)
+        table = table[table["k"] == at]
+        if table.empty:
+            return f"Only one method, {ref}, is in this comparison: there is no other to set against it."
+        m = len(table)
+        where = f"k = {at}" if at == k else f"k = {at} (the accuracy grid point nearest k = {k})"
+        resolved = table[table["verdict"] != "not resolved"]
+        named = ", ".join(f"{row.method} {row.verdict}" for row in resolved.itertuples())
+        unresolved = ", ".join(table.loc[table["verdict"] == "not resolved", "method"])
+        text = f"At {where}, {len(resolved)} of {m} method{'s' if m != 1 else ''} "
+        text += f"{'is' if len(resolved) == 1 else 'are'} resolved from {ref}"
+        text += f" ({named})" if named else ""
+        text += f"; not resolved: {unresolved}." if unresolved else "."
+        how = ("a paired percentile bootstrap over the held-out rows" if self.held_out.n_repeats == 1 else
+               f"a paired corrected resampled t over {self.held_out.n_repeats} repeated splits")
+        level = percent(table["level"].iloc[0])
+        return (text + f" Each difference's interval is {how} at {level}: Bonferroni over the "
+                f"{m} comparison{'s' if m != 1 else ''}, so that all of them hold together at 95%.")
+
     def top_k(self, k: int) -> dict[str, np.ndarray]:
         k = self._check_k(k)
         return {r.label: r.order[:k] for r in self.runs}
@@ -145,20 +345,29 @@ class ComparisonResult:
         return pd.DataFrame(jaccard_matrix(sets), index=list(sets), columns=list(sets))
 
     def stability(self, k: int) -> pd.DataFrame:
-        """Per method: Kuncheva stability of the top-k sets over the bootstrap fits, the number of
-        pairs it averages, and in how many fits the k-th and (k+1)-th scores tie (the cut is
-        then decided by feature index, not by the method)."""
+        """Per method: Kuncheva stability of the top-k sets over the bootstrap fits (the mean over
+        pairs) with its 95% jackknife interval over the resamples (``low``, ``high``; clipped to
+        the index's range [-1, 1]; needs :data:`MIN_JACKKNIFE` resamples), the number of pairs it
+        averages, and in how many fits the k-th and (k+1)-th scores tie (the cut is then decided by
+        feature index, not by the method)."""
         k = self._check_k(k)
         rows = []
         for r in self.runs:
             B = r.boot_top.shape[0]
+            value = low = high = np.nan
+            ties, how = 0, ""
             if B >= 2 and k < self.n_features:
-                value = kuncheva_stability(list(r.boot_top[:, :k]), self.n_features)
+                matrix = kuncheva_matrix(list(r.boot_top[:, :k]), self.n_features)
+                value = float(matrix[np.triu_indices(B, 1)].mean())
                 ties = int(np.sum(r.boot_top_scores[:, k - 1] == r.boot_top_scores[:, k]))
-            else:
-                value, ties = np.nan, 0
-            rows.append({"method": r.label, "kuncheva": value, "pairs": B * (B - 1) // 2,
-                         "ties_at_cut": ties, "resamples": B, "error": r.boot_error or ""})
+                if B >= MIN_JACKKNIFE:
+                    e = jackknife_interval(value, kuncheva_leave_one_out(matrix), what="bootstrap resamples")
+                    low, high = max(-1.0, e.low), min(1.0, e.high)
+                    how = f"95% {e.method} (leave one resample out)"
+                else:
+                    how = f"no interval: it needs {MIN_JACKKNIFE} or more resamples"
+            rows.append({"method": r.label, "kuncheva": value, "low": low, "high": high, "pairs": B * (B - 1) // 2,
+                         "ties_at_cut": ties, "resamples": B, "interval": how, "error": r.boot_error or ""})
         return pd.DataFrame(rows)
 
     def roc(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -173,36 +382,52 @@ class ComparisonResult:
         return pd.Series({r.label: roc_auc(self.truth, finite_scores(r.scores)) for r in self.runs}, name="auc")
 
     def runtime(self) -> pd.DataFrame:
-        """Per method: fit time on the training part, mean and spread over the bootstrap fits,
-        how many features the method itself selected, its parameters and notes."""
-        return pd.DataFrame([{
-            "method": r.label,
-            "fit_seconds": r.seconds,
-            "warmup_seconds": r.warmup_seconds,
-            "bootstrap_mean_seconds": float(np.mean(r.boot_seconds)) if r.boot_seconds.size else np.nan,
-            "bootstrap_std_seconds": float(np.std(r.boot_seconds)) if r.boot_seconds.size else np.nan,
-            "selected_by_method": int(r.support.sum()),
-            "parameters": ", ".join(f"{k}={v}" for k, v in r.params.items()),
-            "notes": " ".join(r.notes),
-        } for r in self.runs])
+        """Per method: fit time on the training part; median and interquartile range (q1, q3) of
+        the bootstrap fits' times; how many features the method itself selected, its parameters
+        and notes."""
+        rows = []
+        for r in self.runs:
+            spread = median_iqr(r.boot_seconds) if r.boot_seconds.size else None
+            rows.append({
+                "method": r.label, "fit_seconds": r.seconds, "warmup_seconds": r.warmup_seconds,
+                "bootstrap_median_seconds": spread.value if spread else np.nan,
+                "bootstrap_q1_seconds": spread.low if spread else np.nan,
+                "bootstrap_q3_seconds": spread.high if spread else np.nan,
+                "bootstrap_fits": int(r.boot_seconds.size),
+                "selected_by_method": int(r.support.sum()),
+                "parameters": ", ".join(f"{k}={v}" for k, v in r.params.items()),
+                "notes": " ".join(r.notes),
+            })
+        return pd.DataFrame(rows)
 
-    def summary(self, k: int) -> pd.DataFrame:
-        """One row per method: runtime, own selection size, stability at k, held-out accuracy at
-        the accuracy-grid point nearest k (``grid_k``) and the best over the grid, AUC on
-        synthetic data."""
-        k = self._check_k(k)
-        table = self.runtime()[["method", "fit_seconds", "bootstrap_mean_seconds", "selected_by_method"]]
+    def summary(self, k: int, reference: str | None = None) -> pd.DataFrame:
+        """One row per method at top-k size ``k``: held-out accuracy at the accuracy-grid point
+        nearest k (``grid_k``) with its interval, the paired difference from the reference there
+        with its Bonferroni interval and verdict, stability at k with its interval, runtime, own
+        selection size, AUC on synthetic data. No best k is picked: choosing the k with the highest
+        held-out accuracy on these rows would report an optimistic number."""
+        k, ref = self._check_k(k), self.reference(reference)
+        at = self.grid_k(k)
+        acc = self.accuracy[self.accuracy["k"] == at].set_index("curve")
+        diff = self.differences(ref)
+        diff = diff[diff["k"] == at].set_index("method")
         stab = self.stability(k).set_index("method")
-        table["kuncheva_at_k"] = table["method"].map(stab["kuncheva"])
-        acc = self.accuracy
-        ks = acc["k"].unique()
-        at = int(ks[np.argmin(np.abs(ks - k))])
-        table.insert(1, "k", k)
+        table = pd.DataFrame({"method": self.labels})
+        table["k"] = k
         table["grid_k"] = at
-        table["accuracy_at_grid_k"] = table["method"].map(acc[acc["k"] == at].set_index("curve")["accuracy"])
-        best = acc.loc[acc.groupby("curve")["accuracy"].idxmax()].set_index("curve")
-        table["best_accuracy"] = table["method"].map(best["accuracy"])
-        table["best_k"] = table["method"].map(best["k"]).astype("Int64")
+        for column, source in (("accuracy_at_grid_k", "accuracy"), ("accuracy_low", "low"),
+                               ("accuracy_high", "high")):
+            table[column] = table["method"].map(acc[source])
+        table["reference"] = ref
+        for column, source in (("difference", "difference"), ("difference_low", "low"),
+                               ("difference_high", "high")):
+            table[column] = table["method"].map(diff[source])
+        table["verdict"] = [diff["verdict"].get(label, "reference") for label in self.labels]
+        for column, source in (("kuncheva_at_k", "kuncheva"), ("kuncheva_low", "low"), ("kuncheva_high", "high")):
+            table[column] = table["method"].map(stab[source])
+        runtime = self.runtime().set_index("method")
+        for column in ("fit_seconds", "bootstrap_median_seconds", "selected_by_method"):
+            table[column] = table["method"].map(runtime[column])
         if self.truth is not None:
             table["auc"] = table["method"].map(self.auc())
         return table
@@ -218,11 +443,12 @@ class ComparisonResult:
             table[f"selected_{r.key}"] = r.support
         return table
 
-    def tables(self, k: int) -> dict[str, pd.DataFrame]:
+    def tables(self, k: int, reference: str | None = None) -> dict[str, pd.DataFrame]:
         """Every table of the comparison by file stem (what the CSV exports hold)."""
         out = {
-            "summary": self.summary(k),
+            "summary": self.summary(k, reference),
             "accuracy": self.accuracy,
+            "differences": self.differences(reference),
             "jaccard": self.jaccard(k).rename_axis("method").reset_index(),
             "stability": self.stability(k),
             "runtime": self.runtime(),
@@ -234,6 +460,11 @@ class ComparisonResult:
         if self.failures:
             out["failures"] = pd.DataFrame({"method": list(self.failures), "error": list(self.failures.values())})
         return out
+
+
+def percent(level: float) -> str:
+    """A level as a short percentage: 0.975 -> '97.5%', 0.95 -> '95%', 0.99444 -> '99.44%'."""
+    return f"{100 * level:.2f}".rstrip("0").rstrip(".") + "%"
 
 
 def failure_message(exc: Exception) -> str:
@@ -271,11 +502,17 @@ def _classifier(X):
     return make_pipeline(StandardScaler(with_mean=not sp.issparse(X)), LogisticRegression(max_iter=2000))
 
 
-def held_out_accuracy(train: Dataset, test: Dataset, columns) -> float:
-    """Accuracy on ``test`` of standardised logistic regression trained on ``train[:, columns]``."""
+def held_out_correct(train: Dataset, test: Dataset, columns) -> np.ndarray:
+    """Per row of ``test``: whether standardised logistic regression trained on
+    ``train[:, columns]`` classifies it right (bool, shape (n_test,))."""
     columns = np.asarray(columns, dtype=np.intp)
     clf = _classifier(train.X).fit(train.X[:, columns], train.y)
-    return float(np.mean(clf.predict(test.X[:, columns]) == test.y))
+    return np.asarray(clf.predict(test.X[:, columns]) == test.y, dtype=bool)
+
+
+def held_out_accuracy(train: Dataset, test: Dataset, columns) -> float:
+    """Accuracy on ``test`` of standardised logistic regression trained on ``train[:, columns]``."""
+    return float(np.mean(held_out_correct(train, test, columns)))
 
 
 def _subset(ds: Dataset, rows: np.ndarray) -> Dataset:
@@ -285,11 +522,13 @@ def _subset(ds: Dataset, rows: np.ndarray) -> Dataset:
 
 @dataclass(frozen=True)
 class _FitJob:
-    """What every fit task shares: the training part, the methods (key, resolved parameters) and
-    how many of the first ranked features a bootstrap fit keeps."""
+    """What every fit task shares: the training part of every split (the first is the one the
+    bootstrap resamples and every view but the accuracy intervals use), the methods (spec,
+    resolved parameters; the spec travels with the task, so workers also fit registered and
+    user-given methods) and how many of the first ranked features a bootstrap fit keeps."""
 
-    train: Dataset
-    methods: tuple[tuple[str, dict[str, Any]], ...]
+    trains: tuple[Dataset, ...]
+    methods: tuple[tuple[MethodSpec, dict[str, Any]], ...]
     keep: int
 
 
@@ -305,17 +544,19 @@ class _Fitted:
     warmup_seconds: float = 0.0
 
 
-def _fit_task(job: _FitJob, item: tuple[int, np.ndarray | None], progress: Progress | None = None) -> _Fitted | str:
-    """Fit method ``item[0]`` on the training part (``item[1]`` None) or on the bootstrap rows
-    ``item[1]``; an error of the method comes back as one line (a failure, not a crash)."""
-    m, rows = item
-    key, values = job.methods[m]
+def _fit_task(job: _FitJob, item: tuple[int, int, np.ndarray | None],
+              progress: Progress | None = None) -> _Fitted | str:
+    """Fit method ``item[0]`` on the training part of split ``item[1]`` (``item[2]`` None) or on
+    the bootstrap rows ``item[2]`` of the first split's; an error of the method comes back as one
+    line (a failure, not a crash)."""
+    m, s, rows = item
+    spec, values = job.methods[m]
+    train = job.trains[s]
     # always a fresh copy: arrays that arrive from another process can be aligned differently, and
     # numpy's vectorised sums then round differently (1e-16 in BIA's scores on a Dask worker)
-    ds = _subset(job.train, np.arange(job.train.n_samples) if rows is None else rows)
-    spec = get_method(key)
-    # the full fit first compiles (or loads) the method's kernels untimed, in the process that fits
-    warmup = _untimed_first_call(spec, values, ds) if rows is None else 0.0
+    ds = _subset(train, np.arange(train.n_samples) if rows is None else rows)
+    # the first full fit compiles (or loads) the method's kernels untimed, in the process that fits
+    warmup = _untimed_first_call(spec, values, ds) if rows is None and s == 0 else 0.0
     try:
         fit = fit_method(spec, values, ds, progress)
     except Exception as exc:  # the method's failure; cancellation (BaseException here) passes through
@@ -324,13 +565,15 @@ def _fit_task(job: _FitJob, item: tuple[int, np.ndarray | None], progress: Progr
                    warmup_seconds=warmup)
 
 
-def _accuracy_task(parts: tuple[Dataset, Dataset], columns: list[np.ndarray]) -> list[float]:
-    """Held-out accuracy for each column set; one BLAS thread (many tiny solver calls: oversubscribed
-    BLAS threads made each fit >10x slower on a busy 2-core machine, and one thread gives the same
+def _accuracy_task(parts: tuple[tuple[Dataset, Dataset], ...], item: tuple[int, list[np.ndarray]]) -> np.ndarray:
+    """Right or wrong per held-out row of split ``item[0]`` for each column set of ``item[1]``:
+    bool (len(column sets), n_test). One BLAS thread (many tiny solver calls: oversubscribed BLAS
+    threads made each fit >10x slower on a busy 2-core machine, and one thread gives the same
     numbers in every worker)."""
-    train, test = (_subset(ds, np.arange(ds.n_samples)) for ds in parts)  # fresh copies, see _fit_task
+    s, columns = item
+    train, test = (_subset(ds, np.arange(ds.n_samples)) for ds in parts[s])  # fresh copies, see _fit_task
     with threadpool_limits(1):
-        return [held_out_accuracy(train, test, cols) for cols in columns]
+        return np.stack([held_out_correct(train, test, cols) for cols in columns])
 
 
 def _phase(progress: Progress | None, lo: float, hi: float, what: str) -> Progress | None:
@@ -340,9 +583,10 @@ def _phase(progress: Progress | None, lo: float, hi: float, what: str) -> Progre
 
 
 def _method_runs(specs, params, fits: list, n_resamples: int, keep: int) -> tuple[list[MethodRun], dict[str, str]]:
-    """MethodRun per method from the fit tasks' results (method-major: the full fit, then every
-    resample). A failed fit on the training part makes the method a failure; a failed bootstrap
-    fit empties its stability data and records the first error in resample order."""
+    """MethodRun per method from the fit tasks' results on the first split (method-major: the
+    full fit, then every resample). A failed fit on the training part makes the method a
+    failure; a failed bootstrap fit empties its stability data and records the first error in
+    resample order."""
     runs, failures = [], {}
     per = 1 + n_resamples
     for i, (spec, values) in enumerate(zip(specs, params)):
@@ -362,6 +606,28 @@ def _method_runs(specs, params, fits: list, n_resamples: int, keep: int) -> tupl
             boot_seconds=np.array([b.seconds for b in boots]), boot_error=boot_error,
             warmup_seconds=fit.warmup_seconds))
     return runs, failures
+
+
+def _split_orders(runs: list[MethodRun], specs, later: list, failures: dict[str, str]) -> list[MethodRun]:
+    """Each method's ranking on every split (``later``: the fits on splits 2, 3, ..., split-major);
+    a method whose fit fails on a further split becomes a failure (its accuracy would be
+    missing there)."""
+    if not later:
+        for r in runs:
+            r.split_orders = (r.order,)
+        return runs
+    by_label = {spec.label: m for m, spec in enumerate(specs)}
+    kept = []
+    for r in runs:
+        m = by_label[r.label]
+        fits = later[m::len(specs)]
+        bad = [(s, f) for s, f in enumerate(fits, start=2) if isinstance(f, str)]
+        if bad:
+            failures[r.label] = f"split {bad[0][0]} of {len(fits) + 1}: {bad[0][1]}"
+            continue
+        r.split_orders = (r.order, *(f.order for f in fits))
+        kept.append(r)
+    return kept
 
 
 #: rows per class of the untimed warm-up fit
@@ -384,26 +650,69 @@ def _untimed_first_call(spec, values, train: Dataset) -> float:
     return time.perf_counter() - started
 
 
+def _accuracy_items(runs: list[MethodRun], grid: np.ndarray, draws: list, n_features: int, n_splits: int):
+    """The accuracy tasks (split, column sets) and their names: per split, one per method (its
+    first k features at each k of the grid), one per k for the random draws, one for all features."""
+    items, names = [], []
+    for s in range(n_splits):
+        where = "" if n_splits == 1 else f", split {s + 1} of {n_splits}"
+        items += [(s, [r.split_orders[s][:k] for k in grid]) for r in runs]
+        names += [f"held-out accuracy: {r.label}{where}" for r in runs]
+        items += [(s, ks) for ks in draws] + [(s, [np.arange(n_features)])]
+        names += [f"held-out accuracy: {RANDOM}, k={k}{where}" for k in grid]
+        names.append(f"held-out accuracy: all features{where}")
+    return items, names
+
+
+def _held_out(outcomes: list[np.ndarray], runs, grid: np.ndarray, n_splits: int, ratio: float, seed: int) -> HeldOut:
+    """The accuracy tasks' outcomes (split-major, in :func:`_accuracy_items`' order) as a HeldOut."""
+    per = len(runs) + grid.size + 1
+    rows, accuracies, all_accuracies, all_rows = None, [], [], None
+    for s in range(n_splits):
+        part = outcomes[s * per:(s + 1) * per]
+        methods = np.stack(part[:len(runs)]).astype(np.float32)  # (M, G, n_test)
+        random = np.stack([draws.mean(axis=0) for draws in part[len(runs):-1]]).astype(np.float32)  # (G, n_test)
+        split_rows = np.concatenate([methods, random[None]])
+        accuracies.append(split_rows.mean(axis=-1, dtype=np.float64))
+        all_accuracies.append(float(np.mean(part[-1][0])))
+        if s == 0:
+            rows, all_rows = split_rows, part[-1][0].astype(np.float32)
+    return HeldOut(grid=grid, curves=(*(r.label for r in runs), RANDOM), rows=rows, repeats=np.stack(accuracies),
+                   all_rows=all_rows, all_repeats=np.array(all_accuracies), test_train_ratio=ratio, seed=seed)
+
+
+def _accuracy_table(held: HeldOut) -> pd.DataFrame:
+    """Columns curve, k, accuracy, low, high, method: every curve's accuracy with its interval."""
+    return pd.DataFrame([{"curve": curve, "k": int(k), "accuracy": e.value, "low": e.low, "high": e.high,
+                          "method": f"{e.level:.0%} {e.method}"}
+                         for curve, estimates in held.curve_estimates().items()
+                         for k, e in zip(held.grid, estimates)])
+
+
 def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSettings(), *,
                    progress: Progress | None = None, cancel: Callable[[], bool] | None = None,
                    n_jobs: int | None = None, scheduler=None) -> ComparisonResult:
-    """Run ``methods`` (keys, or (key, params) pairs) on ``ds`` as described in the module docstring.
+    """Run ``methods`` on ``ds`` as described in the module docstring. Each is a registered key, a
+    :class:`~fsengine.methods.registry.MethodSpec`, any scikit-learn-style selector or model object
+    (scores from ``scores_``, ``feature_importances_``, ``|coef_|``, ``ranking_`` or ``get_support()``,
+    :class:`fsengine.methods.custom.EstimatorSelector`), or a (one of these, params) pair
+    (:func:`fsengine.methods.custom.resolve_methods`).
 
     A method whose fit raises (a ValueError such as too many features, or any other error of the
     method) is reported in ``failures`` and the others go on; the run fails only when no method
     succeeds. Cancellation and interrupts are never swallowed.
 
-    The fits (methods x (1 + resamples)) and the accuracy curves are independent tasks run by
-    :func:`fsengine.parallel.map_tasks`: ``n_jobs`` local processes (-1: every core) or the
+    The fits (methods x (n_repeats + resamples)) and the accuracy curves are independent tasks run
+    by :func:`fsengine.parallel.map_tasks`: ``n_jobs`` local processes (-1: every core) or the
     workers of the Dask scheduler at ``scheduler``. Results are identical to the serial run:
-    every task is deterministic (resamples and random baselines are drawn here from ``seed``)
-    and results are assembled in submission order. ``progress`` advances per finished task.
+    every task is deterministic (splits, resamples and random baselines are drawn here from
+    ``seed``) and results are assembled in submission order. ``progress`` advances per finished task.
     """
     started = time.perf_counter()
-    choices = [(m, {}) if isinstance(m, str) else (m[0], dict(m[1])) for m in methods]
+    choices = resolve_methods(methods)
     if not choices:
         raise ValueError("Choose at least one method to compare.")
-    specs = [get_method(key) for key, _ in choices]
+    specs = [spec for spec, _ in choices]
     if len({s.key for s in specs}) != len(specs):
         raise ValueError("Each method can be chosen once per comparison.")
     params = [spec.resolve(values) for spec, (_, values) in zip(specs, choices)]
@@ -413,19 +722,25 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
                          "needs class labels. Pick a classification dataset.")
     check_magnitude(ds.X, ds.name)
     ds, notes = restrict_classes(ds, specs, settings.classes)
-    train, test = split(ds, test_size=settings.test_size, seed=settings.seed)
+    splits = [split(ds, test_size=settings.test_size, seed=settings.seed + s) for s in range(settings.n_repeats)]
+    train, test = splits[0]
     resamples = stratified_bootstrap(train.y, settings.n_bootstrap, settings.seed)
     keep = min(settings.max_k + 1, ds.n_features)
     where = dict(n_jobs=n_jobs, scheduler=scheduler, cancel=cancel)
 
-    job = _FitJob(train=train, methods=tuple((s.key, v) for s, v in zip(specs, params)), keep=keep)
-    items = [(m, rows) for m in range(len(specs)) for rows in [None, *resamples]]
+    job = _FitJob(trains=tuple(t for t, _ in splits), methods=tuple(zip(specs, params)), keep=keep)
+    items = [(m, 0, rows) for m in range(len(specs)) for rows in [None, *resamples]]
     names = [specs[m].label + ("" if rows is None else f" bootstrap {b} of {len(resamples)}")
              for m in range(len(specs)) for b, rows in enumerate([None, *resamples])]
+    items += [(m, s, None) for s in range(1, len(splits)) for m in range(len(specs))]
+    names += [f"{specs[m].label} split {s + 1} of {len(splits)}"
+              for s in range(1, len(splits)) for m in range(len(specs))]
     try:
         fits = map_tasks(_fit_task, items, shared=job, names=names, progress=_phase(progress, 0.0, 0.9, "fits"),
                          task_progress=True, **where)
-        runs, failures = _method_runs(specs, params, fits, len(resamples), keep)
+        first = len(specs) * (1 + len(resamples))
+        runs, failures = _method_runs(specs, params, fits[:first], len(resamples), keep)
+        runs = _split_orders(runs, specs, fits[first:], failures)
         if not runs:
             raise ValueError("No method could run on this data: "
                              + " ".join(f"{label}: {msg}" for label, msg in failures.items()))
@@ -433,25 +748,23 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
         grid = k_grid(settings.max_k, ds.n_features)
         rng = np.random.default_rng(settings.seed)
         draws = [[rng.choice(ds.n_features, size=k, replace=False) for _ in range(N_RANDOM_DRAWS)] for k in grid]
-        curves = [[r.order[:k] for k in grid] for r in runs] + draws + [[np.arange(ds.n_features)]]
-        curve_names = ([f"held-out accuracy: {r.label}" for r in runs]
-                       + [f"held-out accuracy: {RANDOM}, k={k}" for k in grid] + ["held-out accuracy: all features"])
-        accuracies = map_tasks(_accuracy_task, curves, shared=(train, test), names=curve_names,
-                               progress=_phase(progress, 0.9, 1.0, "accuracy"), **where)
+        tasks, task_names = _accuracy_items(runs, grid, draws, ds.n_features, len(splits))
+        outcomes = map_tasks(_accuracy_task, tasks, shared=tuple(splits), names=task_names,
+                             progress=_phase(progress, 0.9, 1.0, "accuracy"), **where)
     except TasksCancelled as exc:
         raise ComparisonCancelled("The comparison was cancelled.") from exc
-    rows = [{"curve": r.label, "k": int(k), "accuracy": a}
-            for r, values in zip(runs, accuracies) for k, a in zip(grid, values)]
-    rows += [{"curve": RANDOM, "k": int(k), "accuracy": float(np.mean(values))}
-             for k, values in zip(grid, accuracies[len(runs):-1])]
-    all_features = accuracies[-1][0]
-    labels, counts = np.unique(train.y, return_counts=True)
-    majority = float(np.mean(test.y == labels[np.argmax(counts)]))
+    held = _held_out(outcomes, runs, grid, len(splits), test.n_samples / train.n_samples, settings.seed)
+    majority = []
+    for tr, te in splits:
+        labels, counts = np.unique(tr.y, return_counts=True)
+        majority.append(float(np.mean(te.y == labels[np.argmax(counts)])))
+    all_features = held.all_features()
     if progress is not None:
         progress(1.0, "done")
     return ComparisonResult(
         dataset=ds.name, feature_names=tuple(ds.feature_names), image_shape=ds.image_shape,
         truth=None if ds.truth is None else np.asarray(ds.truth, dtype=bool), classes=tuple(class_names(ds)),
         n_train=train.n_samples, n_test=test.n_samples, settings=settings, notes=notes, runs=runs,
-        failures=failures, accuracy=pd.DataFrame(rows), all_features_accuracy=all_features,
-        majority_accuracy=majority, seconds=time.perf_counter() - started)
+        failures=failures, accuracy=_accuracy_table(held), all_features_accuracy=all_features.value,
+        majority_accuracy=float(np.mean(majority)), seconds=time.perf_counter() - started, held_out=held,
+        all_features_interval=all_features)

@@ -5,18 +5,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: the most repeated splits a comparison accepts (each costs one more fit of every method)
+MAX_REPEATS = 50
+
 
 @dataclass(frozen=True)
 class CompareSettings:
     """test_size: held-out share; n_bootstrap: resamples for stability (0: none, else >= 2);
     max_k: largest k of the accuracy grid and of the top-k sets kept; seed: split, resamples and
-    random baseline; classes: an optional class pair (display names)."""
+    random baseline; classes: an optional class pair (display names); n_repeats: train/test
+    splits the held-out accuracy is measured on. With 1 (the default) its intervals come from a
+    bootstrap over the held-out rows (the training rows stay fixed); with 2 or more every method
+    is also fitted on each further split (seeds ``seed + 1, ...``) and the intervals are
+    corrected resampled t intervals over the splits, which include the training-split variability
+    (at n_repeats times the fits of the accuracy curves)."""
 
     test_size: float = 0.25
     n_bootstrap: int = 5
     max_k: int = 50
     seed: int = 0
     classes: tuple[str, str] | None = None
+    n_repeats: int = 1
 
     def __post_init__(self):
         if not 0.05 <= self.test_size <= 0.8:
@@ -25,3 +34,6 @@ class CompareSettings:
             raise ValueError(f"n_bootstrap={self.n_bootstrap}: stability needs 0 (off) or at least 2 resamples")
         if self.max_k < 1:
             raise ValueError(f"max_k={self.max_k}: must be at least 1")
+        if not 1 <= self.n_repeats <= MAX_REPEATS:
+            raise ValueError(f"n_repeats={self.n_repeats}: choose 1 (one split, bootstrap over the held-out rows) "
+                             f"up to {MAX_REPEATS} repeated splits")

@@ -202,6 +202,27 @@ def binarize_features(ds: Dataset, threshold: float | str = "auto") -> Dataset:
     return _with(ds, X=X01.tocsr() if sp.issparse(X01) else X01, note=rule.note)
 
 
+def min_max_features(ds: Dataset, what: str = "This method") -> Dataset:
+    """Features rescaled to [0, 1] for methods that need non-negative values (chi-squared): every
+    column becomes (x - min) / (max - min), as scikit-learn's ``MinMaxScaler`` does (a constant
+    column becomes 0). Data without negative values are returned unchanged; sparse data with
+    negative values are refused (shifting them would fill the matrix). The rule is recorded in the
+    provenance notes."""
+    values = ds.X.data if sp.issparse(ds.X) else np.asarray(ds.X)
+    if not values.size or values.min() >= 0:
+        return ds
+    if sp.issparse(ds.X):
+        raise ValueError(f"{what} needs non-negative features (counts or frequencies); {ds.name} is sparse with "
+                         "negative values, which cannot be shifted without filling the matrix. Use the ANOVA F "
+                         "test (anova) instead.")
+    X = np.asarray(ds.X, dtype=np.float64)
+    lo, span = X.min(axis=0), np.ptp(X, axis=0)
+    scaled = (X - lo) / np.where(span > 0, span, 1.0)
+    negative = int(np.sum(lo < 0))
+    return _with(ds, X=scaled, note=f"{negative} feature(s) had negative values: every feature rescaled to [0, 1] "
+                                    "as (x - min) / (max - min)")
+
+
 def split(ds: Dataset, test_size: float = 0.25, seed: int = 0) -> tuple[Dataset, Dataset]:
     """Stratified (for classification) train/test split; each part notes its role."""
     idx = np.arange(ds.n_samples)

@@ -1,4 +1,11 @@
-"""User uploads: a CSV or Parquet table with a chosen target column, checked column by column.
+"""User uploads: a CSV/TSV (plain or compressed) or Parquet table with a chosen target column, checked
+column by column, or an svmlight/libsvm file with its own labels.
+
+Formats read (:func:`file_format`): ``.csv``, ``.tsv``, ``.txt``, each also compressed as ``.gz``,
+``.bz2``, ``.xz`` or ``.zip`` (one table inside); ``.parquet``, ``.pq``; ``.svm``, ``.libsvm``,
+``.svmlight`` (sparse features, labels in the file; :func:`load_svmlight`). A compressed table is
+decompressed in memory and then read and checked exactly as the plain file; its decompressed size
+counts against the upload limit.
 
 Every problem gets its own error saying what is wrong and what to do: a file over the size limit
 (``FSENGINE_MAX_UPLOAD_MB``), an unreadable file, duplicate column names, too few rows, missing or
@@ -9,8 +16,14 @@ its reason in the provenance notes (and on screen). Nothing is dropped silently.
 
 from __future__ import annotations
 
+import bz2
 import csv
+import gzip
 import io
+import lzma
+import math
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +32,7 @@ import pandas as pd
 from fsengine import config
 from fsengine.data.dataset import Dataset, Provenance
 from fsengine.data.wide_csv import EXACT_FLOATS, read_wide
-from fsengine.validation import MAX_ABS_VALUE
+from fsengine.validation import MAX_ABS_VALUE, constant_columns
 
 MIN_ROWS = 10
 MIN_ROWS_PER_CLASS = 2
@@ -27,6 +40,14 @@ MIN_ROWS_PER_CLASS = 2
 MAX_AUTO_CLASSES = 20
 CSV_SUFFIXES = (".csv", ".tsv", ".txt")
 PARQUET_SUFFIXES = (".parquet", ".pq")
+SVMLIGHT_SUFFIXES = (".svm", ".libsvm", ".svmlight")
+#: compressions of a CSV/TSV file, by the suffix after the table's own (``table.csv.gz``)
+COMPRESSIONS = (".gz", ".bz2", ".xz", ".zip")
+#: every file name ending read, for error messages and the upload widget
+FORMATS_READ = ("CSV/TSV (.csv, .tsv, .txt, also compressed: .csv.gz, .csv.bz2, .csv.xz, .csv.zip, .tsv.gz, ...), "
+                "Parquet (.parquet, .pq), svmlight/libsvm (.svm, .libsvm, .svmlight)")
+UPLOAD_TYPES = tuple(s.lstrip(".") for s in CSV_SUFFIXES + PARQUET_SUFFIXES + SVMLIGHT_SUFFIXES) + tuple(
+    f"{t.lstrip('.')}{c}" for t in CSV_SUFFIXES for c in COMPRESSIONS)
 TASKS = ("auto", "classification", "regression")
 
 
@@ -126,10 +147,63 @@ def _read_text_table(text: str, filename: str, sep: str) -> tuple[pd.DataFrame, 
     return df, header, notes
 
 
-def read_table(data: bytes, filename: str, *, max_bytes: int | None = None) -> pd.DataFrame:
+def file_format(filename: str) -> tuple[str, str | None]:
+    """(kind, compression) of a file by its name: kind "csv", "parquet" or "svmlight"; compression
+    one of :data:`COMPRESSIONS` (CSV/TSV only) or None. Any other name is an :class:`UploadError`
+    listing the formats read.
+
+    >>> file_format("table.csv.gz"), file_format("data.TSV"), file_format("news.libsvm")
+    (('csv', '.gz'), ('csv', None), ('svmlight', None))
+    """
+    suffixes = [s.lower() for s in Path(filename).suffixes]
+    compression = suffixes.pop() if suffixes and suffixes[-1] in COMPRESSIONS else None
+    inner = suffixes[-1] if suffixes else ""
+    if inner in CSV_SUFFIXES:
+        return "csv", compression
+    if compression is None and inner in PARQUET_SUFFIXES:
+        return "parquet", None
+    if compression is None and inner in SVMLIGHT_SUFFIXES:
+        return "svmlight", None
+    shown = "".join(Path(filename).suffixes[-2:]) or "(none)"
+    raise UploadError(f"{Path(filename).name}: unsupported file type {shown}; fsengine reads {FORMATS_READ}.")
+
+
+def _decompress(data: bytes, compression: str, filename: str, limit: float) -> bytes:
+    """The content of a .gz/.bz2/.xz/.zip file, read at most ``limit`` bytes far (a small file may
+    unpack to gigabytes); a .zip must hold one file."""
+    size = -1 if math.isinf(limit) else int(limit) + 1
+    if compression == ".zip":
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                members = [m for m in archive.infolist() if not m.is_dir()]
+                if len(members) != 1:
+                    raise UploadError(f"{filename} holds {len(members)} files; put exactly one CSV/TSV table in "
+                                      "the .zip.")
+                with archive.open(members[0]) as member:
+                    out = member.read(size)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError,
+                zlib.error) as exc:
+            raise UploadError(f"{filename} is not a readable .zip archive ({type(exc).__name__}: "
+                              f"{_one_line(exc)}).") from exc
+    else:
+        opener = {".gz": gzip.GzipFile, ".bz2": bz2.BZ2File, ".xz": lzma.LZMAFile}[compression]
+        try:
+            with opener(fileobj=io.BytesIO(data)) if compression == ".gz" else opener(io.BytesIO(data)) as stream:
+                out = stream.read(size)
+        except (OSError, EOFError, lzma.LZMAError, zlib.error, ValueError) as exc:
+            raise UploadError(f"{filename} is not a readable {compression} file ({type(exc).__name__}: "
+                              f"{_one_line(exc)}).") from exc
+    if len(out) > limit:
+        raise UploadError(f"{filename} unpacks to more than {_mb(int(limit))}, over the upload limit; upload a "
+                          "smaller table or raise the limit with FSENGINE_MAX_UPLOAD_MB.")
+    return out
+
+
+def read_table(data: bytes, filename: str, *, max_bytes: float | None = None) -> pd.DataFrame:
     """Parse an uploaded CSV (separator and decimal comma detected; UTF-8 with or without BOM,
-    UTF-16, else Windows-1252) or Parquet file into a DataFrame. How it was read is listed in
-    ``df.attrs["read_notes"]``."""
+    UTF-16, else Windows-1252; plain or compressed, :func:`file_format`) or Parquet file into a
+    DataFrame. How it was read is listed in ``df.attrs["read_notes"]``. ``max_bytes`` limits the
+    file and its decompressed content (default: the upload limit)."""
     limit = config.max_upload_bytes() if max_bytes is None else max_bytes
     if len(data) > limit:
         raise UploadError(
@@ -137,9 +211,18 @@ def read_table(data: bytes, filename: str, *, max_bytes: int | None = None) -> p
             "file (fewer rows or columns) or raise the limit with FSENGINE_MAX_UPLOAD_MB.")
     if not data.strip():
         raise UploadError(f"{filename} is empty.")
-    suffix = Path(filename).suffix.lower()
+    kind, compression = file_format(filename)
+    if kind == "svmlight":
+        raise UploadError(f"{filename} is an svmlight/libsvm file: it has its own labels and no target column "
+                          "(read it with load_svmlight).")
     notes: list[str] = []
-    if suffix in PARQUET_SUFFIXES:
+    if compression is not None:
+        data = _decompress(data, compression, filename, limit)
+        notes.append(f"decompressed ({compression})")
+        if not data.strip():
+            raise UploadError(f"{filename} is empty once decompressed.")
+    suffix = Path(filename).suffixes[-2 if compression else -1].lower()
+    if kind == "parquet":
         try:
             df = pd.read_parquet(io.BytesIO(data))
         except Exception as exc:
@@ -147,7 +230,7 @@ def read_table(data: bytes, filename: str, *, max_bytes: int | None = None) -> p
                               f"{_one_line(exc)}).") from exc
         df.columns = [str(c) for c in df.columns]
         header = list(df.columns)
-    elif suffix in CSV_SUFFIXES:
+    else:
         text, encoding_note = _decode(data, filename)
         notes += [encoding_note] if encoding_note else []
         if not text.strip():
@@ -161,9 +244,6 @@ def read_table(data: bytes, filename: str, *, max_bytes: int | None = None) -> p
         if df.shape[1] == 1:
             raise UploadError(f"{filename}: found a single column; fsengine reads text separated by commas, "
                               "semicolons, tabs or |, with one header line. Check the separator and the header.")
-    else:
-        raise UploadError(f"{filename}: unsupported file type {suffix or '(none)'}; upload a .csv or "
-                          ".parquet file.")
     dup = _duplicate(header)
     if dup is not None:
         raise UploadError(f"{filename}: column name {dup!r} appears more than once; rename it so "
@@ -317,17 +397,88 @@ def dataset_from_table(df: pd.DataFrame, target: str, *, name: str = "upload", t
     )
 
 
+def load_svmlight(data: bytes, filename: str, *, task: str = "auto", max_bytes: float | None = None,
+                  exclude_constant: bool = True) -> Dataset:
+    """An svmlight/libsvm file (``label index:value ...`` per row, read by scikit-learn's
+    ``load_svmlight_file``) as a sparse Dataset with the file's own labels: the common format of
+    text feature-selection benchmarks. Features are named by their index in the file (``f1``, ...;
+    a file without index 0 counts from 1). The checks of a table apply: size limit, at least 10
+    rows, finite values below 1e100, every class with two rows, ``task`` as for
+    :func:`dataset_from_table` (auto: at most 20 whole-number labels are classes), constant
+    (e.g. all-zero) features excluded and counted."""
+    from sklearn.datasets import load_svmlight_file
+
+    limit = config.max_upload_bytes() if max_bytes is None else max_bytes
+    if len(data) > limit:
+        raise UploadError(f"{filename} is {_mb(len(data))}, over the upload limit of {_mb(limit)}. Upload a smaller "
+                          "file or raise the limit with FSENGINE_MAX_UPLOAD_MB.")
+    if not data.strip():
+        raise UploadError(f"{filename} is empty.")
+    if task not in TASKS:
+        raise UploadError(f"task must be one of {', '.join(TASKS)}, not {task!r}")
+    try:
+        X, labels = load_svmlight_file(io.BytesIO(data), zero_based=True, dtype=np.float64)
+    except (ValueError, TypeError, OverflowError, IndexError, UnicodeDecodeError) as exc:
+        raise UploadError(f"{filename} is not a readable svmlight/libsvm file (one 'label index:value ...' line "
+                          f"per row): {_one_line(exc)}") from exc
+    X = X.tocsr()
+    offset = 0
+    if X.shape[1] > 1 and X[:, 0].nnz == 0:  # no index 0: the file counts from 1
+        X, offset = X[:, 1:].tocsr(), 1
+    if X.shape[0] < MIN_ROWS:
+        raise UploadError(f"{filename} has {X.shape[0]} row(s); at least {MIN_ROWS} are needed.")
+    if not np.isfinite(X.data).all() or not np.isfinite(labels).all():
+        raise UploadError(f"{filename} holds NaN or infinite values; fix or remove those entries.")
+    names = [f"f{j + offset}" for j in range(X.shape[1])]
+    big = np.flatnonzero(np.abs(X.data) > MAX_ABS_VALUE)
+    if big.size:
+        row, col = int(np.searchsorted(X.indptr, big[0], side="right")) - 1, int(X.indices[big[0]])
+        raise UploadError(f"Feature {names[col]!r} has a value of {X.data[big[0]]:.3g} (row {row + 1}); values beyond "
+                          f"{MAX_ABS_VALUE:.0e} in magnitude overflow the computations. Rescale it.")
+    whole = np.all(labels == np.round(labels))
+    y, target_names, task = _target(pd.DataFrame({"label": labels.astype(np.int64) if whole else labels}), "label",
+                                    task)
+    constant = constant_columns(X)
+    if constant.size and not exclude_constant:
+        raise UploadError(f"{constant.size:,} feature(s) of {filename} are constant; allow excluding them.")
+    keep = np.setdiff1d(np.arange(X.shape[1]), constant)
+    if not keep.size:
+        raise UploadError(f"No usable feature in {filename}: every feature is constant.")
+    first = np.asarray(X[0, constant].todense()).ravel() if constant.size else np.zeros(0)
+    excluded = {names[j]: f"constant (every value is {v:g})" for j, v in zip(constant, first)}
+    notes = [f"svmlight labels ({task}" + (f", {len(target_names)} classes)" if task == "classification" else ")")]
+    if offset:
+        notes.append("feature indices counted from 1")
+    notes += [f"excluded {constant.size:,} constant feature(s), e.g. {names[constant[0]]!r}"] if constant.size else []
+    return Dataset(
+        X=X[:, keep].tocsr(), y=y, feature_names=tuple(names[j] for j in keep), target_names=target_names,
+        name=filename, task=task,
+        provenance=Provenance(f"uploaded file {filename}", "as supplied by the user",
+                              {"rows": int(X.shape[0]), "features": int(keep.size), "excluded_columns": len(excluded)},
+                              tuple(notes)),
+        extras={"excluded_columns": excluded, "format": "svmlight"},
+    )
+
+
 def load_upload(data: bytes, filename: str, target: str, **options) -> Dataset:
     """Read and validate in one step (``options`` go to :func:`dataset_from_table`)."""
     return dataset_from_table(read_table(data, filename), target, name=filename, **options)
 
 
-def load_file(path: Path, target: str, **options) -> Dataset:
-    """A table file on disk (``fsengine select|compare --data FILE --target COLUMN``), read and
-    validated exactly like an upload; no size limit (the limit protects the app's server)."""
+def load_file(path: Path, target: str | None, **options) -> Dataset:
+    """A data file on disk (``fsengine select|compare --data FILE [--target COLUMN]``), read and
+    validated exactly like an upload; no size limit (the limit protects the app's server). A table
+    needs ``target``; an svmlight/libsvm file has its own labels and takes none."""
     path = Path(path)
+    kind, _ = file_format(path.name)
+    if kind == "svmlight" and target is not None:
+        raise UploadError(f"{path.name} is an svmlight/libsvm file with its own labels; leave out the target column.")
+    if kind != "svmlight" and target is None:
+        raise UploadError(f"{path.name}: name the column to predict (the target).")
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise UploadError(f"{path}: cannot read the file ({exc.strerror}).") from exc
-    return dataset_from_table(read_table(data, path.name, max_bytes=len(data)), target, name=path.name, **options)
+    if kind == "svmlight":
+        return load_svmlight(data, path.name, max_bytes=math.inf, **options)
+    return dataset_from_table(read_table(data, path.name, max_bytes=math.inf), target, name=path.name, **options)

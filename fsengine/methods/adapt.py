@@ -6,7 +6,8 @@ Two levels, because a comparison must see the same rows for every method:
                           exactly two (``fsengine.data.transforms.two_classes``).
 :func:`adapt`             column level, before each fit: binarise features
                           (``fsengine.data.transforms.binarize_features``; the threshold comes from
-                          the data being fitted), leave out constant columns, densify sparse data,
+                          the data being fitted), rescale features with negative values to [0, 1]
+                          (``min_max_features``), leave out constant columns, densify sparse data,
                           and refuse what the method cannot handle (task, number of features).
 
 Every change is returned as a note (and recorded in the dataset's provenance by the transforms);
@@ -21,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fsengine.data import Dataset
-from fsengine.data.transforms import binarize_features, class_names, two_classes
+from fsengine.data.transforms import binarize_features, class_names, min_max_features, two_classes
 from fsengine.methods.registry import MethodSpec
 from fsengine.validation import constant_columns
 
@@ -106,6 +107,11 @@ def adapt(spec: MethodSpec, ds: Dataset) -> Adapted:
         if binary is not ds:
             notes.append(f"{spec.label} needs binary features: {binary.provenance.notes[-1]}.")
         ds = binary
+    if needs.non_negative:
+        scaled = min_max_features(ds, what=spec.label)
+        if scaled is not ds:
+            notes.append(f"{spec.label} needs non-negative features: {scaled.provenance.notes[-1]}.")
+        ds = scaled
     if not needs.sparse_ok and sp.issparse(ds.X):
         size = ds.n_samples * ds.n_features * 8
         if size > MAX_DENSE_BYTES:

@@ -1,7 +1,8 @@
 """The method registry: every selector the Compare page and the ``select`` / ``compare`` commands
 can run, its main parameters and what data it needs.
 
-Adding a method is one :class:`MethodSpec` in ``_ENTRIES``. The parameters are
+Adding a method is one :class:`MethodSpec` in ``_ENTRIES`` (fsengine's own) or one call of
+:func:`register_method` (yours, before the app starts; the app never imports a path a visitor types). The parameters are
 :class:`fsengine.params.Param` objects, the same type the dataset picker uses: the page
 builds its widgets from them and the command line parses ``--param name=value`` with them.
 How a Dataset is adapted to a method's :class:`Needs` lives in :mod:`fsengine.methods.adapt`.
@@ -34,6 +35,8 @@ class Needs:
 
     two_classes      exactly two classes (multi-class data: a class pair is kept)
     binary_features  0/1 features (others are binarised by ``binarize_features``)
+    non_negative     features >= 0, e.g. counts (dense data with negative values are rescaled to
+                     [0, 1] by ``min_max_features``; sparse data with negative values are refused)
     non_constant     no constant columns (they are left out; their scores are NaN)
     sparse_ok        accepts scipy-sparse X (else sparse data is converted to dense)
     max_features     the largest number of features it handles (None: no limit)
@@ -42,6 +45,7 @@ class Needs:
 
     two_classes: bool = False
     binary_features: bool = False
+    non_negative: bool = False
     non_constant: bool = False
     sparse_ok: bool = True
     max_features: int | None = None
@@ -51,6 +55,7 @@ class Needs:
         """One line for help texts, e.g. ``two classes, binary features, at most 5,000 features``."""
         parts = [text for flag, text in ((self.two_classes, "two classes"),
                                          (self.binary_features, "binary features"),
+                                         (self.non_negative, "non-negative features"),
                                          (self.non_constant, "no constant features"),
                                          (not self.sparse_ok, "dense data")) if flag]
         if self.max_features is not None:
@@ -66,11 +71,11 @@ class MethodSpec(HasParams):
     key       command-line name (``--method bia``)
     label     display name (also the key of ``plots.style.METHOD_COLORS``)
     summary   one line: what the score means
-    factory   ``"module:name"`` of the selector factory, called with the main parameters
+    factory   ``"module:name"`` of the selector factory, called with the main parameters (a
+              scikit-learn selector or model that is no fsengine selector is wrapped by
+              :class:`fsengine.methods.custom.EstimatorSelector` when it is fitted)
     params    the main parameters (defaults, ranges, help)
     needs     what data it accepts
-    progress  the method reports ``callback(fraction, message)`` through ``fit(X, y, progress=callback)``
-              (every BaseFeatureSelector accepts the argument; only these use it)
     figures   ``"module:name"`` of the method's own figures for ``fsengine select``
               (see :mod:`fsengine.plots.select`), or None
     """
@@ -81,7 +86,6 @@ class MethodSpec(HasParams):
     factory: str
     params: tuple[Param, ...] = ()
     needs: Needs = field(default_factory=Needs)
-    progress: bool = False
     figures: str | None = None
 
     _kind = "Method"
@@ -105,8 +109,9 @@ class MethodSpec(HasParams):
         return values
 
     def make(self, **values):
-        """A new selector with these (already resolved) parameters."""
-        return resolve(self.factory)(**values)
+        """A new selector with these (already resolved) parameters (the factory may also be a class or
+        function itself, e.g. in a spec given to :func:`register_method`)."""
+        return (self.factory if callable(self.factory) else resolve(self.factory))(**values)
 
     def build(self, params: dict[str, Any] | None = None):
         return self.make(**self.resolve(params))
@@ -122,6 +127,14 @@ _PAIRS = Param("n_features_to_select", "(feature, class) pairs to select", 50, m
                help="maxent features are (feature, class) pairs; a feature may be chosen with several classes")
 _CUTOFF = Param("cutoff", "Count cutoff", 1, min=1, max=1000,
                 help="candidate pairs must occur together at least this often")
+#: parameters shared by the toolbox methods (fsengine.methods.toolbox)
+_LEVEL = Param("alpha", "Test level (Bonferroni)", 0.01, kind="float", min=1e-6, max=0.5,
+               help="features whose test rejects at this level (corrected for the number of features) are 'selected'")
+_TASK = Param("task", "Task", "auto", kind="choice", choices=("auto", "classification", "regression"),
+              help="auto: the dataset's own task (class labels or a real target)")
+_TREES = Param("n_estimators", "Trees", 100, min=1, max=2000)
+_SEED = Param("random_state", "Seed", 0, min=0, max=2**31 - 1,
+              help="every random choice of the method (resamples, trees, shuffles) follows it")
 
 
 
@@ -147,7 +160,7 @@ _ENTRIES = (
         "mdl", "MDL", "Naive Bayes forward selection minimising the description length (Jaakkola Eq. 10-15)",
         "fsengine.selectors:MDLSelector",
         params=(Param("max_features", "Largest subset explored", 30, min=1, max=500),),
-        needs=Needs(binary_features=True), progress=True, figures="fsengine.plots.select:mdl_figures"),
+        needs=Needs(binary_features=True), figures="fsengine.plots.select:mdl_figures"),
     MethodSpec(
         "l1", "L1", "entry order along the L1-logistic regularisation path (Jaakkola Eq. 18-19)",
         "fsengine.selectors:L1PathSelector",
@@ -156,17 +169,17 @@ _ENTRIES = (
                 Param("cv", "Cross-validation folds", None, min=2, max=10, special=(None,),
                       help="none: the method's own selection is the model at the largest C; k >= 2: the C "
                            "with the best k-fold accuracy (k+1 times the work)")),
-        progress=True, figures="fsengine.plots.select:l1_figures"),
+        figures="fsengine.plots.select:l1_figures"),
     MethodSpec(
         "boosting", "Boosting",
         "total vote (alpha) of the AdaBoost decision stumps on each feature (Jaakkola Eq. 21-34)",
         "fsengine.selectors:BoostingSelector",
         params=(Param("n_estimators", "Boosting rounds", 50, min=1, max=1000),),
-        progress=True, figures="fsengine.plots.select:boosting_figures"),
+        figures="fsengine.plots.select:boosting_figures"),
     MethodSpec(
         "ifs", "IFS", "log-likelihood gain of the best (feature, class) pair of a conditional maxent model, "
         "every gain recomputed each stage (Berger et al.; Zhou et al. Fig. 1)",
-        "fsengine.selectors:IFSSelector", params=(_PAIRS, _CUTOFF), progress=True,
+        "fsengine.selectors:IFSSelector", params=(_PAIRS, _CUTOFF),
         figures="fsengine.plots.select:gain_figures"),
     MethodSpec(
         "sgc", "SGC", "the same gains as IFS, recomputed selectively from a heap of stale gains "
@@ -175,12 +188,11 @@ _ENTRIES = (
         params=(_PAIRS, _CUTOFF,
                 Param("lookahead", "Look-ahead L", 0, min=0, max=5000,
                       help="also recompute the next L candidates each stage (SGC-LA; the paper uses 500)")),
-        progress=True, figures="fsengine.plots.select:gain_figures"),
+        figures="fsengine.plots.select:gain_figures"),
     MethodSpec(
         "count", "Count cutoff", "how often the feature fires together with a class, for its most frequent "
         "(feature, class) pair (the count-cutoff baseline of Zhou et al. Fig. 5; binary predicates)",
-        "fsengine.selectors:CountCutoffSelector", params=(_PAIRS, _CUTOFF), needs=Needs(binary_features=True),
-        progress=True),
+        "fsengine.selectors:CountCutoffSelector", params=(_PAIRS, _CUTOFF), needs=Needs(binary_features=True)),
     MethodSpec(
         "bayes", "Bayes factor", "Laplace-approximated log Bayes factor of adding the feature's best "
         "(feature, class) pair to a maxent model; stops when no candidate beats the model (Daume III)",
@@ -194,7 +206,7 @@ _ENTRIES = (
                       special=("multiplicity",),
                       help="0: uniform model prior (Eq. 13); -2 asks for e² times more evidence per pair; "
                            "multiplicity: -log(F - G), the current model keeps half the prior mass")),
-        progress=True, figures="fsengine.plots.select:bayes_factor_figures"),
+        figures="fsengine.plots.select:bayes_factor_figures"),
     MethodSpec(
         "rtm", "RTM", "log Bayes factor of theta_j = P(class 1 | tag j) against 0.5 under the Relevance "
         "Tagging Machine's approximate posterior (Molchanov, Kondrashkin & Vetrov)",
@@ -210,11 +222,67 @@ _ENTRIES = (
                       help="selected tags: those the ARD does not pin at 0.5 (about 10x slower); "
                            "off: log Bayes factor > 0 under the fixed prior"),
                 Param("max_iter", "Max sweeps", 300, min=10, max=5000)),
-        needs=Needs(two_classes=True, binary_features=True), progress=True,
+        needs=Needs(two_classes=True, binary_features=True),
         figures="fsengine.plots.select:rtm_figures"),
     MethodSpec(
         "variance", "Variance", "variance of each feature, ignoring the labels (an unsupervised baseline)",
         "fsengine.methods.toolbox.selector:VarianceRankSelector", needs=Needs(tasks=ANY_TASK)),
+    # the toolbox practitioners already use (fsengine.methods.toolbox)
+    MethodSpec(
+        "anova", "ANOVA F", "F statistic of a one-way analysis of variance of the feature across the classes "
+        "(sklearn f_classif), or of its linear regression on a real target (f_regression)",
+        "fsengine.selectors:ANOVASelector", params=(_LEVEL, _TASK), needs=Needs(tasks=ANY_TASK)),
+    MethodSpec(
+        "chi2", "Chi²", "chi-squared statistic of the feature's class totals against independence of the class "
+        "(sklearn chi2; non-negative features such as counts)",
+        "fsengine.selectors:Chi2Selector", params=(_LEVEL,), needs=Needs(non_negative=True)),
+    MethodSpec(
+        "forest", "Forest", "mean decrease in impurity of the feature over a seeded random forest "
+        "(Breiman 2001; sklearn feature_importances_)",
+        "fsengine.selectors:ForestSelector", params=(_TREES, _SEED, _TASK), needs=Needs(tasks=ANY_TASK)),
+    MethodSpec(
+        "permutation", "Permutation", "drop of a fitted model's held-out score when the feature's values are "
+        "shuffled (Breiman 2001; sklearn.inspection.permutation_importance)",
+        "fsengine.selectors:PermutationSelector",
+        params=(Param("model", "Model", "linear", kind="choice", choices=("linear", "forest"),
+                      help="linear: standardised L2 logistic or ridge regression; forest: a seeded random forest "
+                           "(each of the n_repeats x p shuffles is scored by every tree: slow on many features)"),
+                Param("n_repeats", "Shuffles per feature", 5, min=1, max=100),
+                Param("test_size", "Held-out share", 0.25, kind="float", min=0.1, max=0.5,
+                      help="the model is fitted on the rest; the importances are measured on this part"),
+                _TREES, _SEED, _TASK),
+        needs=Needs(sparse_ok=False, tasks=ANY_TASK)),
+    MethodSpec(
+        "rfe", "RFE", "round in which recursive feature elimination over L2 logistic (or ridge) regression on "
+        "standardised features drops the feature (Guyon et al. 2002; sklearn RFE)",
+        "fsengine.selectors:RFESelector",
+        params=(Param("C", "Inverse penalty C", 1.0, kind="float", min=1e-4, max=1e4,
+                      help="L2 logistic regression's C; ridge regression uses alpha = 1 / C"),
+                Param("step", "Features removed per round", 1.0, kind="float", min=0.001, max=1e6,
+                      help="k >= 1: k features per round; a fraction in (0, 1): that share of the features. One "
+                           "fit per round: step 1 costs p - 1 fits (minutes on 784 pixels; 0.05 takes 20 rounds), "
+                           "and above 1 the features of a round tie in sklearn's ranking"),
+                _TASK),
+        needs=Needs(tasks=ANY_TASK)),
+    MethodSpec(
+        "stability", "Stability", "largest selection probability of the feature over L1 logistic / lasso fits on "
+        "random half-samples along a penalty grid (Meinshausen & Bühlmann 2010)",
+        "fsengine.selectors:StabilitySelector",
+        params=(Param("n_resamples", "Half-samples", 50, min=10, max=1000,
+                      help="random subsamples of half the rows; the paper uses 100"),
+                Param("n_Cs", "Values of C", 10, min=2, max=100),
+                Param("C_span", "C range (max / min)", 10.0, kind="float", min=1.5, max=1e4,
+                      help="the grid starts where the L1 fit selects nothing; wider spans reach weaker penalties, "
+                           "more selections and a larger error bound"),
+                Param("pi_threshold", "Selection threshold", 0.75, kind="float", min=0.6, max=0.9,
+                      help="stable features: selection probability >= this; E[V] <= q^2 / ((2 pi - 1) p)"),
+                _SEED, _TASK),
+        needs=Needs(tasks=ANY_TASK)),
+    MethodSpec(
+        "mrmr", "mRMR", "relevance minus mean redundancy (mutual information of features discretised at the mean "
+        "± one standard deviation) when the feature joined the greedy selection (Peng, Long & Ding 2005, MID)",
+        "fsengine.selectors:MRMRSelector",
+        params=(Param("max_features", "Features selected greedily", 30, min=1, max=500),)),
 )
 
 METHODS: dict[str, MethodSpec] = {spec.key: spec for spec in _ENTRIES}
@@ -229,6 +297,44 @@ def method_defaults(key: str) -> dict[str, Any]:
     {'max_features': 30}
     """
     return get_method(key).defaults()
+
+
+#: the methods fsengine itself defines (register_method cannot replace them)
+BUILT_IN = frozenset(METHODS)
+
+
+def register_method(spec: MethodSpec, *, replace: bool = False) -> MethodSpec:
+    """Add ``spec`` to the registry: the Compare page, ``fsengine select|compare`` and
+    :func:`fsengine.compare.run_comparison` then offer it by its key. The app never imports a path a
+    visitor types; a method reaches its pages only this way, registered by the person who starts it
+    (e.g. in an entry script served with ``fsengine app --entry my_app.py``, see the README section
+    "Compare with your own methods").
+
+    Registering an equal spec again does nothing (Streamlit reruns its entry script); another spec
+    under a key in use needs ``replace=True``; the built-in methods cannot be replaced. Keys may not
+    hold ``:``, ``,``, ``.`` or spaces (they are written in ``--methods a,b`` and
+    ``--param key.name=value``).
+
+    >>> spec = MethodSpec("kbest", "SelectKBest", "ANOVA F of SelectKBest",
+    ...                   "sklearn.feature_selection:SelectKBest",
+    ...                   params=(Param("k", "Features kept", 10, min=1, max=10_000),))
+    >>> register_method(spec) is spec and "kbest" in method_keys()
+    True
+    >>> _ = METHODS.pop("kbest")  # (tidy up after the example)
+    """
+    if not isinstance(spec, MethodSpec):
+        raise TypeError(f"register_method takes a MethodSpec, not {type(spec).__name__}")
+    if not spec.key or any(ch in spec.key for ch in ":,. \t") or spec.key != spec.key.strip():
+        raise ValueError(f"Method key {spec.key!r}: use letters, digits, - or _ (no ':', ',', '.' or spaces)")
+    current = METHODS.get(spec.key)
+    if current is not None and current != spec:
+        if spec.key in BUILT_IN:
+            raise ValueError(f"{spec.key!r} is a built-in method; register yours under another key")
+        if not replace:
+            raise ValueError(f"A method {spec.key!r} is registered already ({current.label}); choose another key "
+                             "or pass replace=True")
+    METHODS[spec.key] = spec
+    return spec
 
 
 def method_keys() -> list[str]:

@@ -13,6 +13,7 @@ import pandas as pd
 
 from fsengine.data import Dataset
 from fsengine.methods.adapt import Adapted, adapt
+from fsengine.methods.custom import as_selector
 from fsengine.methods.registry import MethodSpec, get_method
 
 Progress = Callable[[float, str], None]
@@ -53,19 +54,24 @@ def _warning_notes(caught, label: str) -> tuple[str, ...]:
 def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Dataset,
                progress: Progress | None = None) -> MethodFit:
     """Adapt ``ds`` to the method (:func:`fsengine.methods.adapt.adapt`), fit its selector and
-    expand the result to every original feature. ``progress(fraction, message)`` is passed to
-    selectors that report it; an exception raised by it aborts the fit (cancellation)."""
+    expand the result to every original feature. ``progress(fraction, message)`` is passed to the
+    selector (every selector takes it, :mod:`fsengine.progress`); an exception raised by it aborts
+    the fit (cancellation).
+
+    A method with a ``task`` parameter left at "auto" is fitted for the dataset's own task (its
+    class labels or real target, whatever the values of y look like). A factory that builds no
+    fsengine selector (a scikit-learn selector or model) is wrapped by
+    :class:`fsengine.methods.custom.EstimatorSelector`."""
     spec = get_method(method) if isinstance(method, str) else method
     values = spec.resolve(params)
     data = adapt(spec, ds)
-    selector = spec.make(**values)
+    auto_task = values.get("task") == "auto" and any(p.name == "task" and ds.task in p.choices for p in spec.params)
+    built = {**values, "task": ds.task} if auto_task else values
+    selector = as_selector(spec.make(**built))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         start = time.perf_counter()
-        if spec.progress and progress is not None:
-            selector.fit(data.ds.X, data.ds.y, progress=progress)
-        else:
-            selector.fit(data.ds.X, data.ds.y)
+        selector.fit(data.ds.X, data.ds.y, progress=progress)
         seconds = time.perf_counter() - start
     p = ds.n_features
     cols = data.columns

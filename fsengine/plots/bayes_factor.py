@@ -212,3 +212,100 @@ def approximation_figure(check: pd.DataFrame, *, title: str | None = None) -> go
     fig.update_xaxes(tickangle=-30)
     fig.update_yaxes(title_text="log Bayes factor of adding the pair (nats)")
     return apply_style(fig, title=title, height=420)
+
+
+#: the pairs explorable's slider has at most this many positions (spread evenly over 1..n)
+MAX_PAIR_STEPS = 300
+
+
+def pairs_explorable(run, curves: pd.DataFrame, *, k: int | None = None, predicate_names, class_names,
+                     pixels=None, stopped: bool = True, show_train: bool = True,
+                     max_steps: int = MAX_PAIR_STEPS) -> go.Figure:
+    """The first k selected pairs as one explorable: the accuracy against the number of pairs
+    (``curves``: :func:`fsengine.methods.bayes_factor.study.accuracy_curves`) with k marked, and for
+    image data (``pixels``: :func:`~fsengine.methods.bayes_factor.study.selected_pixels`) the pixels
+    of the first k pairs on every class's mean image, coloured by the pair's class; a line names
+    the k-th pair, its round and margin, and the held-out accuracy of the largest round model
+    within k pairs.
+
+    ``run``: a :class:`~fsengine.methods.bayes_factor.study.BayesFactorRun`; the slider runs over
+    k = 1 .. every pair the run selected (at most ``max_steps`` values) and starts at ``k``
+    (default: the automatic stop). Slider values are the k.
+    """
+    from fsengine.plots.explorable import (
+        Step,
+        explorable,
+        layout_image,
+        palette_uri,
+        position_line,
+        ring_marks,
+        spread_rows,
+    )
+
+    n = int(len(run.predicates))
+    if n < 1:
+        raise ValueError("no pair to explore: the run selected none")
+    ks = spread_rows(n, max_steps) + 1
+    start = int(np.argmin(np.abs(ks - (run.n_at_stop if k is None else k))))
+    base = accuracy_figure(curves, run.n_at_stop, title=None, stopped=stopped, show_train=show_train)
+    spec = base.to_plotly_json()
+    layout, data = spec["layout"], spec["data"]
+    image = pixels is not None
+    layout["xaxis"] = dict(layout.get("xaxis", {}), domain=[0.0, 0.5 if image else 0.74])
+    layout["yaxis"] = dict(layout.get("yaxis", {}), domain=[0.0, 1.0])
+    layout["height"] = 470
+    layout["margin"] = dict(layout.get("margin", {}), b=50, t=70, r=10)
+    # the legend beside the accuracy panel: under the mean images, or on the right without them
+    layout["legend"] = {"orientation": "v", "x": 0.56 if image else 0.77, "xanchor": "left", "y": 0.0,
+                        "yanchor": "bottom"}
+    for note in layout.get("annotations", []):  # the accuracy panel's notes at its own right edge
+        if note.get("xref") == "paper" and note.get("x") == 1:
+            note["x"] = layout["xaxis"]["domain"][1]
+    images = [position_line("x", 0.004 * max(n, 10))]
+    heldout = bayes_curve = None
+    if curves is not None:
+        bayes_curve = curves[curves["method"] == "Bayes factor"].sort_values("n_features")
+        heldout = bayes_curve["heldout_accuracy"].to_numpy()
+    colours = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in FEATURE_COLORS]
+    if image:  # the class means in a grid (up to 5 a row), blank rows and a blank column between them
+        means = np.asarray(pixels.class_means, dtype=np.float32)
+        n_classes, rows, cols = means.shape
+        across = n_classes if n_classes <= 3 else min(5, n_classes)
+        down = -(-n_classes // across)
+        gap = max(2, rows // 4)  # between grid rows: room for the class names
+        origin = [((c // across) * (rows + gap), (c % across) * (cols + 1)) for c in range(n_classes)]
+        mosaic = np.full((down * (rows + gap) - gap, across * (cols + 1) - 1), np.nan, dtype=np.float32)
+        for c, (y0, x0) in enumerate(origin):
+            mosaic[y0:y0 + rows, x0:x0 + cols] = means[c] / max(float(means[c].max()), 1e-12)
+        data.append({"type": "heatmap", "z": mosaic, "xaxis": "x2", "yaxis": "y2", "zmin": 0, "zmax": 1,
+                     "colorscale": [[0.0, "#ffffff"], [1.0, "#000000"]], "showscale": False, "hoverinfo": "skip"})
+        layout["xaxis2"] = {"domain": [0.56, 1.0], "anchor": "y2", "range": [-0.5, mosaic.shape[1] - 0.5],
+                            "visible": False, "constrain": "domain"}
+        layout["yaxis2"] = {"domain": [0.5, 1.0] if down == 1 else [0.35, 1.0], "anchor": "x2",
+                            "range": [mosaic.shape[0] - 0.5, -0.5], "visible": False, "scaleanchor": "x2",
+                            "constrain": "domain"}
+        name = (lambda c: f"mean of {class_names[c]}") if n_classes <= 3 else (lambda c: str(class_names[c]))
+        layout["annotations"] = list(layout.get("annotations", [])) + [
+            {"text": name(c), "x": x0 + (cols - 1) / 2, "y": y0 - 0.5, "xref": "x2", "yref": "y2",
+             "yanchor": "bottom", "showarrow": False} for c, (y0, x0) in enumerate(origin)]
+        images.append(layout_image("", 0, 1, 1, 1, xref="x2 domain", yref="y2 domain"))
+        all_rows, all_cols = np.divmod(np.asarray(run.predicates), cols)
+    layout.update(images=images, title={"text": "", "x": 0.0, "xanchor": "left"})
+    steps = []
+    for kk in ks:
+        j, c = int(run.predicates[kk - 1]), int(run.classes[kk - 1])
+        text = (f"pair {kk}: {predicate_names[j]} → {class_names[c]} (round {int(run.round[kk - 1])}, "
+                f"β_g − β₀ = {float(run.margin[kk - 1]):.3g})")
+        if heldout is not None:
+            sizes = bayes_curve["n_features"].to_numpy()
+            within = sizes <= kk
+            if within.any():
+                text += f"; held-out {heldout[within][-1]:.1%} with {int(sizes[within][-1])}"
+        lay = {"images[0].x": float(kk), "title.text": text}
+        if image:
+            labels = np.zeros(mosaic.shape, dtype=np.uint8)
+            for y0, x0 in origin:  # every pair on every class's image, in its class's colour
+                labels[all_rows[:kk] + y0, all_cols[:kk] + x0] = np.asarray(run.classes[:kk]) % len(colours) + 1
+            lay["images[1].source"] = palette_uri(ring_marks(labels), colours)
+        steps.append(Step(str(int(kk)), str(int(kk)), {}, lay))
+    return explorable(spec, steps, active=start, prefix="first k pairs: k = ", name="k")

@@ -242,3 +242,86 @@ def boosting_image(selector, image_shape: tuple[int, int], *, background: np.nda
     return feature_image(selector.scores_, image_shape, blank_zero=True,
                          title="Chosen pixels (total alpha, first-use order)", colorbar="total alpha",
                          text=ordinal_labels(used, selector.n_features_in_), background=background)
+
+
+def l1_explorable(selector, position: Position, names: Sequence[str], *, image_shape: tuple[int, int] | None = None,
+                  background: np.ndarray | None = None, held_out: pd.Series | None = None,
+                  chosen_C: float | None = None) -> go.Figure:
+    """The L1 path with C as one explorable: the path and the accuracies (:func:`l1_selector_path`)
+    with the current C marked, and for image data every pixel's coefficient at that C (zeros blank,
+    over the mean image ``background``); a line says how many coefficients are non-zero there and
+    which are largest.
+
+    ``selector``: a fitted ``L1PathSelector``; ``position``: where the slider starts, a position on
+    ``selector.Cs_``. Slider values are the C values' labels.
+    """
+    from fsengine.plots.explorable import (
+        Step,
+        colour_scale,
+        colourbar_ticks,
+        distinct_labels,
+        explorable,
+        heatmap_image,
+        layout_image,
+        position_line,
+    )
+
+    Cs = np.asarray(selector.Cs_, dtype=np.float64)
+    start = position.row_of(Cs)
+    spec = l1_selector_path(selector, names, held_out=held_out, chosen_C=chosen_C).to_plotly_json()
+    layout, data = spec["layout"], spec["data"]
+    image = image_shape is not None
+    layout["xaxis3"] = dict(layout.get("xaxis3", {}), title={"text": ""})  # the text above says how many
+    if image:  # the image takes the legend's place (hover names the lines; the text the largest)
+        for axis in ("xaxis", "xaxis2", "xaxis3"):
+            layout.setdefault(axis, {})["domain"] = [0.0, 0.52]
+        layout["showlegend"] = False
+    layout["height"] = 500  # with the slider: one 1280 x 800 screen, also in lecture mode (x 1.25)
+    layout["margin"] = dict(layout.get("margin", {}), t=90, r=20)
+    values = selector.path_.to_numpy(dtype=np.float64)
+    label = l1_value_label(selector)
+    two = _two_classes(selector)
+    width = 0.006 * float(np.ptp(np.log10(Cs))) or 0.01
+    images = [position_line("x", width), position_line("x2", width)]
+    cbar = None
+    scale = colour_scale("RdBu" if two else "Viridis")
+    if image:
+        rows, cols = image_shape
+        if background is not None:
+            data.append({"type": "heatmap", "z": np.asarray(background, dtype=np.float32).reshape(rows, cols),
+                         "xaxis": "x4", "yaxis": "y4", "colorscale": "Greys", "showscale": False, "opacity": 0.45,
+                         "hoverinfo": "skip"})
+        cbar = len(data)
+        data.append({"type": "heatmap", "z": np.zeros(image_shape, dtype=np.uint8), "xaxis": "x4", "yaxis": "y4",
+                     "zmin": 0.0, "zmax": 1.0, "opacity": 0, "colorscale": scale,
+                     "colorbar": {"title": {"text": label.split()[0]}, "x": 0.97, "len": 0.65, "y": 1.0,
+                                  "yanchor": "top", "tickmode": "array", "tickvals": [0.0, 0.25, 0.5, 0.75, 1.0]},
+                     "hovertemplate": "row %{y}, col %{x}<extra></extra>"})
+        layout["xaxis4"] = {"domain": [0.58, 0.95], "anchor": "y4", "range": [-0.5, cols - 0.5], "visible": False,
+                            "constrain": "domain"}
+        layout["yaxis4"] = {"domain": [0.35, 1.0], "anchor": "x4", "range": [rows - 0.5, -0.5], "visible": False,
+                            "scaleanchor": "x4", "constrain": "domain"}
+        images.append(layout_image("", 0, 1, 1, 1, xref="x4 domain", yref="y4 domain"))
+    layout.update(images=images, title={"text": "", "x": 0.0, "xanchor": "left"})
+    labels = distinct_labels(Cs)
+    accuracy = None if held_out is None else np.asarray(held_out, dtype=np.float64)
+    steps = []
+    for i, C in enumerate(Cs):
+        row = values[i]
+        active = np.flatnonzero(row != 0)
+        largest = active[np.argsort(-np.abs(row[active]), kind="stable")][:3]
+        text = f"C = {labels[i]}: {active.size:,} non-zero"
+        if largest.size:
+            text += " (largest: " + ", ".join(str(names[j]) for j in largest) + ")"
+        if accuracy is not None and np.isfinite(accuracy[i]):
+            text += f"; held-out {accuracy[i]:.3f}"
+        lay = {"images[0].x": float(np.log10(C)), "images[1].x": float(np.log10(C)), "title.text": text}
+        step = {}
+        if image:
+            z = np.where(row != 0, row, np.nan).reshape(rows, cols)
+            top = float(np.nanmax(np.abs(z))) if active.size else 1.0
+            low, high = (-top, top) if two else (0.0, top)
+            lay["images[2].source"] = heatmap_image(z, low, high, scale)
+            step[cbar] = {"colorbar.ticktext": colourbar_ticks(low, high, 5)}
+        steps.append(Step(labels[i], labels[i], step, lay))
+    return explorable(spec, steps, active=start, prefix="C = ", name="C")

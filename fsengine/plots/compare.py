@@ -1,5 +1,6 @@
-"""Figures of the method comparison: held-out accuracy against k, top-k overlap (Jaccard),
-selection stability (Kuncheva), ROC against a known truth, and relevance heatmaps per method.
+"""Figures of the method comparison: held-out accuracy against k with interval bands, paired
+differences from a reference method, top-k overlap (Jaccard), selection stability (Kuncheva,
+with interval whiskers), ROC against a known truth, and relevance heatmaps per method.
 
 Pure builders: tables and arrays in (as :class:`fsengine.compare.engine.ComparisonResult` returns them),
 ``go.Figure`` out.
@@ -14,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style
+from fsengine.plots.style import FEATURE_COLORS, FOREGROUND, HIGHLIGHT, METHOD_COLORS, apply_style
 
 BASELINE_COLOR = "#555555"
 
@@ -24,35 +25,32 @@ def method_color(label: str, position: int = 0) -> str:
     return METHOD_COLORS.get(label, FEATURE_COLORS[position % len(FEATURE_COLORS)])
 
 
-def accuracy_curves(accuracy: pd.DataFrame, *, all_features: float, majority: float, random_label: str,
-                    k: int | None = None, title: str | None = None) -> go.Figure:
-    """Held-out accuracy of the downstream classifier on the first k features of each ranking.
+def _rgba(color: str, alpha: float) -> str:
+    """``#rrggbb`` as ``rgba(r, g, b, alpha)`` (a band's fill in its line's colour)."""
+    h = color.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r}, {g}, {b}, {alpha})"
 
-    ``accuracy`` has columns curve, k, accuracy; the ``random_label`` curve is drawn as a grey
-    dashed baseline, ``all_features`` and ``majority`` as horizontal lines, ``k`` as a dotted
-    vertical line.
-    """
-    fig = go.Figure()
-    curves = [c for c in dict.fromkeys(accuracy["curve"]) if c != random_label] + [random_label]
-    for i, curve in enumerate(curves):
-        part = accuracy[accuracy["curve"] == curve].sort_values("k")
-        if part.empty:
-            continue
-        baseline = curve == random_label
-        fig.add_trace(go.Scatter(
-            x=part["k"], y=part["accuracy"], mode="lines+markers", name=curve,
-            line=dict(color=BASELINE_COLOR if baseline else method_color(curve, i), width=1.5 if baseline else 2.5,
-                      dash="dash" if baseline else "solid"),
-            marker=dict(size=5 if baseline else 7),
-            hovertemplate=f"{curve}<br>k = %{{x}}<br>accuracy = %{{y:.3f}}<extra></extra>"))
-    fig.add_hline(y=all_features, line=dict(color=BASELINE_COLOR, dash="dot", width=1.5),
-                  annotation_text=f"all features {all_features:.3f}", annotation_position="top left")
-    fig.add_hline(y=majority, line=dict(color="#aaaaaa", dash="dot", width=1),
-                  annotation_text=f"majority class {majority:.3f}", annotation_position="top right")
-    ks = np.sort(accuracy["k"].unique())
+
+#: opacity of an interval band: light enough that several overlapping bands stay readable
+BAND_ALPHA = 0.12
+
+
+def _band(x, low, high, color: str, name: str, group: str) -> go.Scatter:
+    """A filled band from ``low`` to ``high`` over ``x`` (one closed polygon, no outline, no hover),
+    toggled with its curve (same legend group)."""
+    x = list(x)
+    return go.Scatter(x=x + x[::-1], y=list(high) + list(low)[::-1], fill="toself", fillcolor=_rgba(color, BAND_ALPHA),
+                      line=dict(width=0), mode="lines", name=name, legendgroup=group, showlegend=False,
+                      hoverinfo="skip")
+
+
+def _k_axis(fig: go.Figure, ks: np.ndarray, k: int | None) -> None:
+    """The k axis (log beyond k = 20, ticks at the grid) and a dotted marker at the grid point
+    nearest ``k`` (values exist on the grid only)."""
     log_axis = bool(ks.max() > 20)
     if k is not None:
-        at = int(ks[np.argmin(np.abs(ks - k))])  # accuracy exists on the grid only: mark the point shown
+        at = int(ks[np.argmin(np.abs(ks - k))])
         fig.add_vline(x=at, line=dict(color=HIGHLIGHT, dash="dot", width=1))
         # annotations on a log axis take log10 coordinates (shapes take data coordinates)
         fig.add_annotation(x=float(np.log10(at)) if log_axis else at, y=1.0, yref="paper",
@@ -60,8 +58,100 @@ def accuracy_curves(accuracy: pd.DataFrame, *, all_features: float, majority: fl
                            showarrow=False, xanchor="left", yanchor="bottom", font=dict(color=HIGHLIGHT))
     fig.update_xaxes(title="number of features k (first k of each ranking)",
                      type="log" if log_axis else "linear", tickmode="array", tickvals=ks.tolist())
+
+
+def _subtitle(fig: go.Figure, note: str | None) -> None:
+    """``note`` under the title, with room above the plot for it and the k marker's label (also
+    at lecture mode's font sizes)."""
+    if note:
+        fig.update_layout(title_subtitle_text=note, margin_t=110)
+
+
+def accuracy_curves(accuracy: pd.DataFrame, *, all_features: float, majority: float, random_label: str,
+                    k: int | None = None, title: str | None = None, all_features_interval=None,
+                    note: str | None = None) -> go.Figure:
+    """Held-out accuracy of the downstream classifier on the first k features of each ranking.
+
+    ``accuracy`` has columns curve, k, accuracy and, when present, low and high: each curve's
+    interval, drawn as a band in the curve's colour (under every line, toggled with it in the
+    legend; the hover gives the interval). The ``random_label`` curve is drawn as a grey dashed
+    baseline, ``all_features`` and ``majority`` as horizontal lines (``all_features_interval``, an
+    object with ``low`` and ``high``, adds its interval to the label), ``k`` as a dotted vertical
+    line; ``note`` (what the bands are) goes under the title.
+    """
+    fig = go.Figure()
+    curves = [c for c in dict.fromkeys(accuracy["curve"]) if c != random_label] + [random_label]
+    bands = {"low", "high"} <= set(accuracy.columns)
+    parts, colors = {}, {}
+    for i, curve in enumerate(curves):
+        part = accuracy[accuracy["curve"] == curve].sort_values("k")
+        if not part.empty:
+            parts[curve] = part
+            colors[curve] = BASELINE_COLOR if curve == random_label else method_color(curve, i)
+    if bands:
+        for curve, part in parts.items():
+            fig.add_trace(_band(part["k"], part["low"], part["high"], colors[curve], f"{curve}: interval", curve))
+    for curve, part in parts.items():
+        baseline = curve == random_label
+        interval = "<br>interval [%{customdata[0]:.3f}, %{customdata[1]:.3f}]" if bands else ""
+        fig.add_trace(go.Scatter(
+            x=part["k"], y=part["accuracy"], mode="lines+markers", name=curve, legendgroup=curve,
+            customdata=np.column_stack([part["low"], part["high"]]) if bands else None,
+            line=dict(color=colors[curve], width=1.5 if baseline else 2.5, dash="dash" if baseline else "solid"),
+            marker=dict(size=5 if baseline else 7),
+            hovertemplate=f"{curve}<br>k = %{{x}}<br>accuracy = %{{y:.3f}}{interval}<extra></extra>"))
+    text = f"all features {all_features:.3f}"
+    if all_features_interval is not None:
+        text += f" [{all_features_interval.low:.3f}, {all_features_interval.high:.3f}]"
+    fig.add_hline(y=all_features, line=dict(color=BASELINE_COLOR, dash="dot", width=1.5),
+                  annotation_text=text, annotation_position="top left")
+    fig.add_hline(y=majority, line=dict(color="#aaaaaa", dash="dot", width=1),
+                  annotation_text=f"majority class {majority:.3f}", annotation_position="top right")
+    _k_axis(fig, np.sort(accuracy["k"].unique()), k)
     fig.update_yaxes(title="held-out accuracy (logistic regression)")
-    return apply_style(fig, title=title or "Held-out accuracy against the number of selected features", height=440)
+    fig = apply_style(fig, title=title or "Held-out accuracy against the number of selected features", height=440)
+    _subtitle(fig, note)
+    return fig
+
+
+#: marker of a difference whose interval excludes 0 (filled) and of one that does not (open)
+RESOLVED_MARKER, UNRESOLVED_MARKER = "circle", "circle-open"
+
+
+def difference_curves(differences: pd.DataFrame, *, k: int | None = None, title: str | None = None,
+                      note: str | None = None) -> go.Figure:
+    """Paired differences in held-out accuracy of each method from the reference against k.
+
+    ``differences`` has the columns of :meth:`fsengine.compare.engine.ComparisonResult.differences`
+    (method, reference, k, difference, low, high, verdict): one line per method with its interval
+    as a band; filled markers where the verdict is resolved (the interval excludes 0), open
+    markers where it is not; a line at 0 (no difference). ``note`` goes under the title.
+    """
+    reference = str(differences["reference"].iloc[0]) if len(differences) else ""
+    fig = go.Figure()
+    methods = list(dict.fromkeys(differences["method"]))
+    colors = {m: method_color(m, i + 1) for i, m in enumerate(methods)}
+    parts = {m: differences[differences["method"] == m].sort_values("k") for m in methods}
+    for m, part in parts.items():
+        fig.add_trace(_band(part["k"], part["low"], part["high"], colors[m], f"{m}: interval", m))
+    for m, part in parts.items():
+        resolved = (part["verdict"] != "not resolved").to_numpy()
+        fig.add_trace(go.Scatter(
+            x=part["k"], y=part["difference"], mode="lines+markers", name=f"{m} − {reference}", legendgroup=m,
+            line=dict(color=colors[m], width=2.5),
+            marker=dict(size=9, symbol=np.where(resolved, RESOLVED_MARKER, UNRESOLVED_MARKER).tolist(),
+                        line=dict(width=2, color=colors[m])),
+            customdata=np.column_stack([part["low"], part["high"], part["verdict"]]),
+            hovertemplate=f"{m} − {reference}<br>k = %{{x}}<br>difference = %{{y:+.3f}}<br>interval "
+                          "[%{customdata[0]:+.3f}, %{customdata[1]:+.3f}]<br>%{customdata[2]}<extra></extra>"))
+    fig.add_hline(y=0.0, line=dict(color=BASELINE_COLOR, dash="dot", width=1.5))
+    if len(differences):
+        _k_axis(fig, np.sort(differences["k"].unique()), k)
+    fig.update_yaxes(title=f"accuracy − accuracy of {reference}<br><sup>dotted line at 0: no difference</sup>",
+                     zeroline=False)
+    fig = apply_style(fig, title=title or f"Paired difference in held-out accuracy from {reference}", height=440)
+    _subtitle(fig, note)
+    return fig
 
 
 def jaccard_heatmap(matrix: pd.DataFrame, k: int) -> go.Figure:
@@ -80,23 +170,35 @@ def jaccard_heatmap(matrix: pd.DataFrame, k: int) -> go.Figure:
 
 def stability_bars(stability: pd.DataFrame, k: int) -> go.Figure:
     """Kuncheva stability of each method's top-k set over bootstrap resamples (0 = chance,
-    1 = identical every time). Hatched bars: some fit had tied scores at the cut."""
+    1 = identical every time), with its interval (columns ``low``, ``high``, when given and
+    finite) as a whisker. Hatched bars: some fit had tied scores at the cut."""
     table = stability.dropna(subset=["kuncheva"])
     labels = table["method"].tolist()
     ties = table["ties_at_cut"].to_numpy()
+    value = table["kuncheva"].to_numpy(dtype=np.float64)
+    has_interval = {"low", "high"} <= set(table.columns) and bool(np.isfinite(table["low"]).any())
+    low = table["low"].to_numpy(dtype=np.float64) if has_interval else value
+    high = table["high"].to_numpy(dtype=np.float64) if has_interval else value
+    interval = "<br>interval [%{customdata[3]:.3f}, %{customdata[4]:.3f}]" if has_interval else ""
     fig = go.Figure(go.Bar(
-        x=labels, y=table["kuncheva"], marker_color=[method_color(m, i) for i, m in enumerate(labels)],
+        x=labels, y=value, marker_color=[method_color(m, i) for i, m in enumerate(labels)],
         marker_pattern_shape=["/" if t else "" for t in ties],
-        text=[f"{v:.2f}" for v in table["kuncheva"]], textposition="outside",
-        customdata=np.stack([table["pairs"], ties, table["resamples"]], axis=1) if len(table) else None,
-        hovertemplate="%{x}<br>Kuncheva = %{y:.3f}<br>mean over %{customdata[0]} pairs of "
+        text=[f"{v:.2f}" for v in value], textposition="inside", insidetextanchor="start",
+        error_y=dict(type="data", symmetric=False, array=np.nan_to_num(high - value),
+                     arrayminus=np.nan_to_num(value - low), color=FOREGROUND, thickness=1.5, width=8,
+                     visible=has_interval),
+        customdata=np.column_stack([table["pairs"], ties, table["resamples"], low, high]) if len(table) else None,
+        hovertemplate="%{x}<br>Kuncheva = %{y:.3f}" + interval + "<br>mean over %{customdata[0]} pairs of "
                       "%{customdata[2]} resamples<br>fits with a tie at the cut: %{customdata[1]}<extra></extra>"))
     fig.add_hline(y=0.0, line=dict(color=BASELINE_COLOR, dash="dot", width=1),
                   annotation_text="chance", annotation_position="bottom right")
-    low = min(-0.1, float(table["kuncheva"].min()) - 0.1) if len(table) else -0.1
-    fig.update_yaxes(title="Kuncheva index (mean over pairs)", range=[low, 1.12])
+    floor = np.nanmin(np.concatenate([value, low])) if len(table) else 0.0
+    fig.update_yaxes(title="Kuncheva index (mean over pairs)", range=[min(-0.1, float(floor) - 0.1), 1.12])
     fig.update_xaxes(type="category")
-    return apply_style(fig, title=f"Stability of the top-{k} set (bootstrap)", height=400)
+    fig = apply_style(fig, title=f"Stability of the top-{k} set (bootstrap)", height=400)
+    if has_interval:
+        _subtitle(fig, "whiskers: 95% jackknife intervals over the resamples (leave one resample out)")
+    return fig
 
 
 def roc_curves(roc: dict[str, tuple[np.ndarray, np.ndarray]], auc: pd.Series) -> go.Figure:
@@ -159,3 +261,60 @@ def relevance_grid(scores: dict[str, np.ndarray], image_shape: tuple[int, int], 
                       height=250 * n_rows + 90)
     fig.update_layout(margin=dict(l=20, r=20, t=80, b=20))
     return fig
+
+
+#: the top-k explorable's slider has at most this many values of k (spread evenly)
+MAX_K_STEPS = 200
+
+
+def top_k_explorable(result, k: int | None = None, *, max_steps: int = MAX_K_STEPS) -> go.Figure:
+    """The top-k size as one explorable: the methods' pairwise Jaccard overlap of their top-k sets
+    (left) and the Kuncheva stability of each method's top-k set over the bootstrap fits (right,
+    when there were at least two), at every k of the comparison's range.
+
+    ``result``: a :class:`~fsengine.compare.engine.ComparisonResult` (its ``k_range``, ``jaccard``
+    and ``stability``); the slider starts at ``k`` (default 10, or the largest k). Slider values
+    are the k. A step restyles the two small traces (a whole redraw of a small figure).
+    """
+    from fsengine.plots.explorable import Step, colour_scale, explorable, spread_rows
+
+    lo, hi = result.k_range()
+    ks = spread_rows(hi - lo + 1, max_steps) + lo
+    start = int(np.argmin(np.abs(ks - (min(10, hi) if k is None else k))))
+    labels = [r.label for r in result.runs]
+    stable = result.stability(int(ks[0]))["kuncheva"].notna().to_numpy()
+    data = [{"type": "heatmap", "x": labels, "y": labels, "zmin": 0.0, "zmax": 1.0, "colorscale": colour_scale("Blues"),
+             "colorbar": {"title": {"text": "Jaccard"}, "x": 0.38 if stable.any() else 1.0},
+             "texttemplate": "%{text}", "hovertemplate": "%{y} vs %{x}<br>Jaccard = %{z:.3f}<extra></extra>"}]
+    layout = apply_style(go.Figure(), height=max(340, 50 * len(labels) + 160)).layout.to_plotly_json()
+    layout.update(xaxis={"domain": [0.0, 0.35 if stable.any() else 0.9], "type": "category"},
+                  yaxis={"autorange": "reversed", "type": "category"},
+                  title={"text": "", "x": 0.0, "xanchor": "left"}, margin=dict(layout["margin"], t=60))
+    shown = [m for m, s in zip(labels, stable, strict=True) if s]
+    columns = set(result.stability(int(ks[0])).columns)
+    whiskers = {"low", "high"} <= columns
+    if shown:
+        data.append({"type": "bar", "x": shown, "xaxis": "x2", "yaxis": "y2", "textposition": "outside",
+                     "error_y": {"type": "data", "symmetric": False, "color": FOREGROUND, "thickness": 1.5,
+                                 "width": 8, "visible": whiskers},
+                     "marker": {"color": [method_color(m, labels.index(m)) for m in shown]},
+                     "hovertemplate": "%{x}<br>Kuncheva = %{y:.3f}<extra></extra>", "showlegend": False})
+        layout.update(xaxis2={"domain": [0.66, 1.0], "anchor": "y2", "type": "category"},
+                      yaxis2={"anchor": "x2", "range": [-0.2, 1.12], "title": {"text": "Kuncheva stability"}})
+    steps = []
+    for kk in ks:
+        z = result.jaccard(int(kk)).to_numpy(dtype=np.float64)
+        step = {0: {"z": z.astype(np.float32), "text": [[f"{v:.2f}" for v in row] for row in z], "y": labels}}
+        title = f"top {int(kk)}: overlap (Jaccard)"
+        if shown:
+            table = result.stability(int(kk)).set_index("method").loc[shown]
+            kuncheva = table["kuncheva"].to_numpy(dtype=np.float64)
+            low = table["low"].to_numpy(dtype=np.float64) if whiskers else kuncheva
+            high = table["high"].to_numpy(dtype=np.float64) if whiskers else kuncheva
+            step[1] = {"y": kuncheva.astype(np.float32), "text": [f"{v:.2f}" for v in kuncheva],
+                       "error_y.array": np.nan_to_num(high - kuncheva).astype(np.float32),
+                       "error_y.arrayminus": np.nan_to_num(kuncheva - low).astype(np.float32),
+                       "marker.pattern.shape": ["/" if t else "" for t in table["ties_at_cut"]]}
+            title += " and stability (Kuncheva)"
+        steps.append(Step(str(int(kk)), str(int(kk)), step, {"title.text": title}))
+    return explorable({"data": data, "layout": layout}, steps, active=start, prefix="top-k size k = ", name="k")

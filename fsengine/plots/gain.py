@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from fsengine.plots.style import METHOD_COLORS, apply_style
 
@@ -94,3 +95,87 @@ def overlap_heatmap(overlap: pd.DataFrame) -> go.Figure:
                                texttemplate="%{text}", hovertemplate="%{y} & %{x}: %{z:.2f}<extra></extra>"))
     fig.update_yaxes(autorange="reversed")
     return apply_style(fig, title="Overlap of the selected feature sets", height=360)
+
+
+#: the stage explorable draws at most this many stages on its slider (spread evenly, the first and
+#: the last included)
+MAX_STAGES = 300
+
+
+def stage_explorable(comp, stage: int = 1, *, max_stages: int = MAX_STAGES) -> go.Figure:
+    """What every method did up to a stage, as one explorable: the gain of the feature selected
+    at each stage (left) and the gains computed so far (right, cumulative: the work), both log
+    scale, with the current stage marked on every method's curve; below, one line per method
+    says which (predicate, class) pair it added at that stage, its gain and the work so far.
+
+    ``comp``: a :class:`~fsengine.methods.gain.study.Comparison`; the slider runs over its
+    :attr:`~fsengine.methods.gain.study.Comparison.common_stages` (at most ``max_stages`` of them)
+    and starts at ``stage`` (1-based). Slider values are the stage numbers.
+    """
+    from fsengine.plots.explorable import (
+        Step,
+        explorable,
+        layout_image,
+        marker_image,
+        position_line,
+        spread_rows,
+        text_box,
+    )
+
+    n = comp.common_stages
+    if n < 1:
+        raise ValueError("no stage to explore: no method selected a feature")
+    stages = spread_rows(n, max_stages) + 1
+    start = int(np.argmin(np.abs(stages - stage)))
+    traces = {m: t for m, t in comp.traces().items() if len(t)}
+    drawn = _gain_methods(traces)  # the count cutoff computes no gains: a line of text only
+    data = []
+    for m, t in drawn.items():
+        data.append(_line(m, t["stage"] + 1, t["gain"], legendgroup=m,
+                          hovertemplate="stage %{x}<br>G = %{y:.3g}<extra>" + m + "</extra>").to_plotly_json())
+        work = np.cumsum(t["gain_computations"].to_numpy())
+        data.append(dict(_line(m, t["stage"] + 1, np.maximum(work, 1), legendgroup=m, showlegend=False,
+                               hovertemplate="stage %{x}<br>%{y:,} gains so far<extra>" + m + "</extra>"
+                               ).to_plotly_json(), xaxis="x2", yaxis="y2"))
+    rows = len(traces)
+    text_height = 0.07
+    plots_bottom = text_height * rows + 0.12
+    layout = {
+        "template": pio.templates["plotly_white"].to_plotly_json(), "height": 330 + 26 * rows, "font": {"size": 13},
+        "margin": {"l": 60, "r": 20, "t": 40, "b": 20},
+        "legend": {"orientation": "h", "x": 0.0, "y": 1.0, "yanchor": "bottom"},
+        "xaxis": {"domain": [0.0, 0.42], "anchor": "y", "title": {"text": "stage"}, "range": [0.5, n + 0.5]},
+        "yaxis": {"domain": [plots_bottom, 1.0], "anchor": "x", "type": "log",
+                  "title": {"text": "gain G of the feature added"}},
+        "xaxis2": {"domain": [0.6, 1.0], "anchor": "y2", "title": {"text": "stage"}, "range": [0.5, n + 0.5]},
+        "yaxis2": {"domain": [plots_bottom, 1.0], "anchor": "x2", "type": "log",
+                   "title": {"text": "gains computed so far"}},
+    }
+    width = 0.004 * max(n, 10)
+    images = [position_line("x", width), position_line("x2", width)]
+    shapes = []
+    for m in drawn:
+        dot = marker_image(METHOD_COLORS.get(m, "#555555"))
+        for axis in ("", "2"):
+            images.append(layout_image(dot, 0.0, 0.0, 0.03 * max(n, 10), 100.0, xref=f"x{axis}", yref=f"y{axis}",
+                                       xanchor="center", yanchor="middle", sizing="contain"))
+    for k, m in enumerate(traces):
+        y = plots_bottom - 0.1 - text_height * (k + 1)
+        shapes.append(text_box(0.0, 1.0, y, y + text_height, colour=METHOD_COLORS.get(m)))
+    layout.update(images=images, shapes=shapes)
+    done = {m: (comp.selected_table(m), np.cumsum(t["gain_computations"].to_numpy())) for m, t in traces.items()}
+    steps = []
+    for s in stages:
+        lay = {"images[0].x": float(s), "images[1].x": float(s)}
+        for k, m in enumerate(drawn):
+            table, work = done[m]
+            for j, value in enumerate((float(table["gain G"].iloc[s - 1]), max(float(work[s - 1]), 1.0))):
+                lay[f"images[{2 + 2 * k + j}].x"] = float(s)
+                lay[f"images[{2 + 2 * k + j}].y"] = float(np.log10(max(value, 1e-300)))
+        for k, (m, (table, work)) in enumerate(done.items()):
+            row = table.iloc[s - 1]
+            gain = f"G = {row['gain G']:.3g}; {int(work[s - 1]):,} gains computed" if m in drawn else "by its count"
+            lay[f"shapes[{k}].label.text"] = (f"{m}: added {row['predicate']} → {row['class']} ({gain}, "
+                                              f"{row['seconds']:.2g} s so far)")
+        steps.append(Step(str(int(s)), str(int(s)), {}, lay))
+    return explorable({"data": data, "layout": layout}, steps, active=start, prefix="stage ", name="stage")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 from plotly.subplots import make_subplots
 
 from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style, bar_value_axis
@@ -128,3 +129,90 @@ def theta_image_figure(theta_mean: np.ndarray, image_shape: tuple[int, int], *,
     fig.update_yaxes(showticklabels=False, scaleanchor="x")
     return apply_style(fig, title=f"Pixel tags: red points to {class_names[1]}, blue to {class_names[0]}",
                        height=420)
+
+
+#: the relevance thresholds of the threshold explorable (log Bayes factors; 0 = even odds)
+THRESHOLDS = np.round(np.arange(-5.0, 5.01, 0.5), 2)
+
+
+def threshold_explorable(relevance, threshold: float = 0.0, *, truth=None, theta=None, image_shape=None,
+                         class_names=("class 0", "class 1"), ard_active: int | None = None,
+                         thresholds=THRESHOLDS) -> go.Figure:
+    """The relevance threshold as one explorable: every tag's log Bayes factor of θ_j against
+    θ_j = ½ (Savage-Dickey), sorted, with the threshold as a line; how many tags lie above it (and,
+    when ``truth`` marks the truly relevant tags, how many of those are relevant); for image data
+    (``theta``: the posterior means, ``image_shape``) the tags above it marked on the θ image.
+
+    ``relevance`` (p,): a fit's log Bayes factors; the slider runs over ``thresholds`` and starts
+    at the one nearest ``threshold``. Slider values are the thresholds (``"0.5"``).
+    """
+    from fsengine.plots.explorable import Step, colour_scale, explorable, layout_image, mask_uri, position_line
+
+    relevance = np.asarray(relevance, dtype=np.float64)
+    thresholds = np.asarray(thresholds, dtype=np.float64)
+    start = int(np.argmin(np.abs(thresholds - threshold)))
+    order = np.argsort(-relevance, kind="stable")
+    ranked = relevance[order]
+    p = relevance.size
+    truth = None if truth is None else np.asarray(truth, dtype=bool)
+    image = theta is not None and image_shape is not None
+    left = [0.0, 0.5] if image else [0.0, 1.0]
+    mode = "markers" if p <= 2000 else "lines"
+    data = []
+    groups = [(np.ones(p, dtype=bool), "tags", "#1f77b4")] if truth is None else \
+        [(~truth[order], "irrelevant tags", "#7f7f7f"), (truth[order], "truly relevant tags", HIGHLIGHT)]
+    for keep, name, colour in groups:
+        data.append({"type": "scatter", "x": np.flatnonzero(keep) + 1, "y": ranked[keep].astype(np.float32),
+                     "mode": mode, "name": name, "marker": {"color": colour, "size": 5}, "line": {"color": colour},
+                     "hovertemplate": "rank %{x}: log Bayes factor %{y:.2f}<extra></extra>"})
+    finite = ranked[np.isfinite(ranked)]
+    low = float(min(thresholds.min() - 1, np.quantile(finite, 0.01) if finite.size else -6))
+    high = float(max(thresholds.max() + 1, np.quantile(finite, 0.99) if finite.size else 6))
+    layout = {
+        "template": pio.templates["plotly_white"].to_plotly_json(), "height": 420, "font": {"size": 13},
+        "margin": {"l": 60, "r": 20, "t": 70, "b": 50},
+        "title": {"text": "", "x": 0.0, "xanchor": "left"},
+        "legend": {"orientation": "h", "x": 0.0, "y": 1.0, "yanchor": "bottom"},
+        "xaxis": {"domain": left, "anchor": "y", "title": {"text": "tags, most relevant first"},
+                  "type": "log" if p > 200 else "linear"},
+        "yaxis": {"domain": [0.0, 1.0], "anchor": "x", "range": [low, high],
+                  "title": {"text": "log Bayes factor (θ_j vs ½)"}},
+    }
+    images = [position_line("y", (high - low) / 150, colour=(214, 39, 40, 255), vertical=False)]
+    if image:
+        rows, cols = image_shape
+        img = np.asarray(theta, dtype=float).reshape(image_shape)
+        span = max(float(np.nanmax(np.abs(img - 0.5))), 1e-6)
+        data.append({"type": "heatmap", "z": img.astype(np.float32), "xaxis": "x2", "yaxis": "y2",
+                     "zmin": 0.5 - span, "zmax": 0.5 + span, "colorscale": colour_scale("RdBu_r"),
+                     "colorbar": {"title": {"text": "θ"}, "len": 0.9, "y": 0.9, "yanchor": "top"},
+                     "hovertemplate": "row %{y}, col %{x}: θ %{z:.3f}<extra></extra>"})
+        layout["xaxis2"] = {"domain": [0.6, 0.95], "anchor": "y2", "range": [-0.5, cols - 0.5], "visible": False,
+                            "constrain": "domain"}
+        layout["yaxis2"] = {"domain": [0.0, 0.9], "anchor": "x2", "range": [rows - 0.5, -0.5], "visible": False,
+                            "scaleanchor": "x2", "constrain": "domain"}
+        note = f"θ (red: {class_names[1]}, blue: {class_names[0]}), □ above"
+        layout["annotations"] = [{"text": note, "x": 0.775, "y": 0.92, "xref": "paper",
+                                  "yref": "paper", "yanchor": "bottom", "showarrow": False}]
+        images.append(layout_image("", 0, 1, 1, 1, xref="x2 domain", yref="y2 domain"))
+    layout["images"] = images
+    scale, ring = 4, np.ones((4, 4), dtype=bool)
+    ring[1:-1, 1:-1] = False
+    steps = []
+    for t in thresholds:
+        chosen = relevance > t
+        text = f"threshold {t:g}: {int(chosen.sum()):,} of {p:,} tags above"
+        if truth is not None:
+            text += (f"; truly relevant among them {int((chosen & truth).sum()):,} of {int(truth.sum()):,}, "
+                     f"irrelevant {int((chosen & ~truth).sum()):,}")
+        if ard_active is not None:
+            text += f" (the ARD left {ard_active:,} unpinned)"
+        lay = {"images[0].y": float(t), "title.text": text}
+        if image:
+            marks = np.zeros((rows, cols, scale, scale), dtype=bool)
+            marks[chosen.reshape(rows, cols)] = ring
+            lay["images[1].source"] = mask_uri(marks.transpose(0, 2, 1, 3).reshape(rows * scale, cols * scale),
+                                               (0, 0, 0))
+        steps.append(Step(f"{t:g}", f"{t:g}", {}, lay))
+    return explorable({"data": data, "layout": layout}, steps, active=start, prefix="log Bayes factor above ",
+                      name="relevance threshold")

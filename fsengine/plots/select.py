@@ -22,6 +22,7 @@ from fsengine.plots.classic import boosting_rounds, feature_image, l1_selector_p
 from fsengine.plots.gain import gain_computations, gain_per_stage
 from fsengine.plots.rtm import convergence_figure, relevant_tags_figure, theta_image_figure
 from fsengine.plots.style import HIGHLIGHT, MUTED, apply_style
+from fsengine.position import Position
 
 #: path lines the BIA figure draws at most in a written HTML file
 MAX_PATH_LINES = 1500
@@ -79,7 +80,8 @@ def bia_figures(selector, names, image_shape) -> dict[str, go.Figure]:
     rows = np.unique(np.round(np.geomspace(1, len(path), min(PATH_POINTS, len(path)))).astype(int) - 1)
     path = path.iloc[rows].copy()
     path.columns = list(names)
-    return {"bia_path": path_figure(path, top_k=20, current_ratio=selector.lambda_ratio, image_shape=image_shape,
+    position = Position.nearest(path.index, selector.lambda_ratio)  # the kept step nearest the reported Λ/Λ*
+    return {"bia_path": path_figure(path, position=position, top_k=20, image_shape=image_shape,
                                     title="BIA: posterior path", max_lines=MAX_PATH_LINES)}
 
 

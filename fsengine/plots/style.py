@@ -6,7 +6,8 @@ app calls it once per figure), so no builder needs a style argument:
 
 - lecture mode: fonts of at least 18 px (tick labels 18 px), lines 1.8x as thick, figures 1.25x
   as tall;
-- dark: the ``plotly_dark`` template on a transparent background, black strokes become light;
+- dark: the ``plotly_dark`` template on a transparent background, black strokes (lines, shapes,
+  error bars) become light;
 - lecture mode: annotations (subplot titles, notes in the plot) at least the tick size;
 - always: log axes label decades only (``0.1, 1, 10``) when the data span two decades or more,
   and 1-2-5 values (``10, 20, 50, 100``) across less, in plain numbers ("100μ" and minor labels such as
@@ -33,6 +34,8 @@ METHOD_COLORS = {
     "Boosting": "#bcbd22", "RTM": "#17becf", "RTM Power EP": "#17becf", "RTM EP": "#aec7e8", "RTM EM": "#ffbb78",
     "RTM Power EP + ARD": "#0e7c8a", "RTM EP + ARD": "#5b8fc7", "RTM EM + ARD": "#e08a2c",
     "Count cutoff": "#c49c94", "Variance": "#c7c7c7",
+    "ANOVA F": "#393b79", "Chi²": "#637939", "Forest": "#2d6a2d", "Permutation": "#8c6d31",
+    "RFE": "#843c39", "Stability": "#7b4173", "mRMR": "#3182bd",
 }
 #: lecture mode makes figures this much taller: 18 px axis titles need the room
 LECTURE_HEIGHT_SCALE = 1.25
@@ -196,6 +199,11 @@ def disarm_links(fig: go.Figure) -> go.Figure:
     for annotation in fig.layout.annotations:
         if annotation.text:
             annotation.text = _disarmed(annotation.text)
+    for slider in fig.layout.sliders:  # an explorable's steps restyle traces with texts too
+        for step in slider.steps:
+            if step.args and isinstance(step.args[0], dict):
+                for attr in set(step.args[0]) & set(_TEXT_ATTRIBUTES):
+                    step.args[0][attr] = [_disarmed(v) for v in step.args[0][attr]]
     return fig
 
 
@@ -222,6 +230,9 @@ def restyle(fig, style: Style | None = None) -> go.Figure:
     fig.update_xaxes(tickfont=dict(size=style.tick_size))
     fig.update_yaxes(tickfont=dict(size=style.tick_size))
     for trace in fig.data:
+        error_y = getattr(trace, "error_y", None)
+        if style.dark and error_y is not None and _is_black(error_y.color):
+            error_y.color = style.foreground  # interval whiskers
         line = getattr(trace, "line", None)
         if line is None:
             continue
@@ -233,6 +244,9 @@ def restyle(fig, style: Style | None = None) -> go.Figure:
         for annotation in fig.layout.annotations:
             if annotation.font.size is not None and annotation.font.size < style.tick_size:
                 annotation.font.size = style.tick_size
+    for slider in fig.layout.sliders:  # an explorable's current value, above its slider
+        if style.dark and slider.currentvalue.font.color is not None:
+            slider.currentvalue.font.color = style.foreground
     if style.dark:
         for shape in fig.layout.shapes:
             if _is_black(shape.line.color):

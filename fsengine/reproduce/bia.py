@@ -3,10 +3,18 @@
 Writes ``fig2a_path.html``, ``fig2b_posterior.html``, ``fig2c_top_pixels.html``,
 ``posteriors_lambda_star.csv`` (every pixel's posterior at Lambda = Lambda*), ``bia_baselines.html``
 and ``baselines_along_path.csv`` (the BIA's top 20 against correlation screening, the L1 entry
-order and logistic |coef| along the path), ``results.json`` and ``report.md``. The report adds
-what the paper does not print: Lambda*, the posterior range, where the top pixels sit (judged by
-a stated rule), how well they classify next to the baselines, where the BIA departs from
-screening, and an exact check of the BIA on small subproblems.
+order and logistic |coef| along the path), ``nested_cv_folds.csv`` (per fold and ranking: correct
+test predictions of a logistic regression on the top 20, the ranking computed inside the training
+fold), ``exact_check.csv`` (the exact check's errors and tolerances), ``results.json`` and
+``report.md``.
+
+Verdicts. The classification comparison is nested: every ranking (the BIA at Lambda*, correlation
+screening, the L1 entry order, logistic |coef|, 20 random pixels) is computed on the training rows
+of each fold of a repeated stratified 5-fold CV, and the BIA is compared with each baseline by the
+fold-paired corrected resampled t interval ("resolved" / "not resolved"). The exact check compares
+the BIA's posteriors on small subproblems with the Laplace evidence of all 2^8 subsets at
+Lambda = Lambda* (where Fig. 2B is drawn) and at 10 Lambda*, against a tolerance derived from the
+order of the expansion (:func:`exact_tolerance`).
 """
 
 from __future__ import annotations
@@ -16,105 +24,198 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import cross_val_score
 
 from fsengine import ranking
 from fsengine.csv_export import to_csv
 from fsengine.data import load_dataset
 from fsengine.data.synthetic.glm import make_sparse_glm
 from fsengine.methods.bia import baselines as bl
-from fsengine.methods.bia.study import run_bia_path, sample_rows
-from fsengine.methods.bia.validation import check_subproblem, pick_features
+from fsengine.methods.bia.selector import BIASelector
+from fsengine.methods.bia.study import run_bia_path, sample_images
+from fsengine.methods.bia.validation import (
+    SubproblemCheck,
+    check_subproblem,
+    expansion_orders,
+    pick_features,
+    third_cumulant,
+)
 from fsengine.plots.bia import agreement_figure, path_figure, posterior_heatmap, samples_with_top_pixels
+from fsengine.position import Position, nearest_index
+from fsengine.progress import scaled
 from fsengine.reproduce import results as results_file
 
 SPEC = "notmnist:letters=BD,n_per_class=500,seed=0"
 TOP_K = 20
 #: Lambda/Lambda* values of the baseline comparison along the path
 AGREEMENT_RATIOS = (20, 10, 5, 3, 2, 1.5, 1, 0.7, 0.5, 0.3, 0.2, 0.15, 0.1)
-#: the paper's claim that the top pixels "agree with intuition" is judged by this rule: at least
-#: SHARE_RULE of the top 20 lie among the DISCRIMINATIVE_FRACTION of pixels with the largest
-#: |mean(B) - mean(D)| (the pixels whose ink differs most between the letters)
-DISCRIMINATIVE_FRACTION, SHARE_RULE = 0.10, 0.9
-#: the exact check: |p_BIA - p_exact| at Lambda/Lambda* = 10 must be below this
-EXACT_TOL = 1e-3
+#: the rankings of the nested comparison (names as in the report and results.json)
+BIA_STAR, BIA_END, RANDOM, ALL = "BIA at Lambda*", "BIA at Lambda/Lambda* = 0.1", f"{TOP_K} random pixels", "all pixels"
+PATH_END = 0.1
+#: nested CV: stratified 5-fold, repeated (quick: fewer repeats), seed 0; random pixels seeded per fold
+CV_SPLITS, CV_REPEATS, CV_REPEATS_QUICK, CV_SEED = 5, 10, 2, 0
+#: baselines the BIA at Lambda* is compared with (each by a fold-paired interval)
+COMPARED = (bl.SCREENING, bl.L1_ENTRY, bl.LOGISTIC, RANDOM)
+#: the exact check: pixels per subproblem (2^8 subsets) and the ratios it is judged at
+EXACT_PIXELS, EXACT_JUDGED = 8, (1.0, 10.0)
+#: choices in this target's history that were made after seeing results (the report prints them)
+CHOICES_AFTER_SEEING = (
+    "The exact check's former tolerance (1e-3, judged only at Λ/Λ* = 10) was set after the first full run had "
+    "printed the errors at every ratio; it is replaced by a tolerance derived from the expansion's order and "
+    "judged at Λ* as well. Its formula was derived before its values were computed, but the size of the error "
+    "at Λ* was known from the issue that asked for it.",
+    "The former rule for the paper's 'agree with intuition' (90% of the top 20 among the 10% of pixels with the "
+    "largest |mean(B) - mean(D)|) was written after the top 20 had been seen; it could not disagree with "
+    "screening and is dropped.",
+    "The nested comparison keeps k = 20 and the three baselines of the earlier report, whose accuracies "
+    "(rankings computed on all images, not nested) had been read before the nested comparison was designed.",
+)
+
+
+def _tolerance_text(kappa3: float) -> str:
+    return (
+        "|p_BIA − p_exact| ≤ |p_BIA − p_Ising| + |p_Ising − p_exact|. The first term, the mean field's error, is "
+        "computed exactly by enumerating the BIA's own Ising model. The second is what the expansion neglects: "
+        "the paper keeps the log-evidence to second order in ε = 1/Λ (Eq. 8), so the exact one is E2 + R with "
+        "R3 = ε³(Tr H_S³/6 + b_S'H_S²b_S/2) its first neglected term (plus the likelihood's cubic terms, "
+        f"proportional to its third cumulant at the null, κ3 = −ȳ(1 − ȳ)(1 − 2ȳ) = {kappa3:.3g} here). "
+        "To first order in R a marginal moves by Cov_P(s_j, R) ≤ "
+        "√(p_j(1 − p_j)) SD_P(R); the later orders shrink by x = ε‖H‖ each, so their scale is "
+        "max_j √(p_j(1 − p_j)) SD_P(R3)/(1 − x) under the second-order model P. The tolerance is the sum of the "
+        "two terms; it is computed from b, H and the BIA's own model, never from the reference, and is a "
+        "leading-order scale, not a bound (`fsengine/methods/bia/validation.py`, `expansion_orders`).")
+
+
+_NOTES = {ALL: "logistic regression on every pixel, no selection",
+          RANDOM: "logistic regression on pixels drawn at random in each fold"}
+
+
+def _described(name: str) -> str:
+    """How a ranking of the nested comparison is named in a row: its top k, or what it is."""
+    return {ALL: "all pixels (no selection)", RANDOM: RANDOM}.get(name, f"top {TOP_K} by {name}")
+
+
+def _at(ratio: float) -> str:
+    """``Lambda = Lambda*`` or ``Lambda = 10 Lambda*``: names that stay distinct once digits are masked."""
+    return "Lambda = Lambda*" if ratio == 1 else f"Lambda = {ratio:g} Lambda*"
+
+
+def _direction(difference, name: str) -> str:
+    if difference.low > 0:
+        return f"the BIA better than {name}"
+    if difference.high < 0:
+        return f"{name} better than the BIA"
+    return "not resolved"
 
 
 def _write(fig, path: Path) -> None:
     fig.write_html(path, include_plotlyjs="cdn", full_html=True)
 
 
-def _cv_accuracy(X, y) -> float:
-    clf = LogisticRegression(max_iter=2000)
-    return float(cross_val_score(clf, X, y, cv=5).mean())
+def fold_rankings(X, y, fold_seed: int) -> dict[str, np.ndarray | None]:
+    """Every ranking of the nested comparison from one training fold: the BIA path (the same
+    settings as the full fit; constant pixels of the fold rank last) at Lambda* and at its end,
+    the three baselines, random scores (seeded by the fold) and no selection."""
+    keep = np.ptp(X, axis=0) > 0
+    sel = BIASelector().fit(X[:, keep], y)
+    grid = sel.path_.index
+
+    def at(ratio):
+        out = np.full(X.shape[1], -np.inf)
+        out[keep] = sel.path_.iloc[Position.nearest(grid, ratio).index].to_numpy()
+        return out
+
+    rng = np.random.default_rng([CV_SEED, fold_seed])
+    return {BIA_STAR: at(1.0), BIA_END: at(PATH_END), **bl.baseline_orders(X, y),
+            RANDOM: rng.random(X.shape[1]), ALL: None}
+
+
+def exact_tolerance(X, y, check: SubproblemCheck) -> pd.DataFrame:
+    r"""Per checked ratio: the error of the BIA against the Laplace evidence and the tolerance it is
+    judged against, both from the subproblem alone.
+
+    ``|p_BIA - p_exact| <= |p_BIA - p_Ising| + |p_Ising - p_exact|``. The first term is the mean
+    field's error, computed exactly by enumerating the BIA's own Ising model. The second is what
+    the expansion neglects: Fisher & Mehta keep the evidence to second order in eps = 1/Lambda
+    (Eq. 8), so the exact log-evidence is ``E2 + R`` with ``R = R3 + ...`` and ``R3`` the eps^3
+    term (:func:`fsengine.methods.bia.validation.expansion_orders`). To first order in ``R`` a
+    marginal moves by ``Cov_P(t_j, R) <= sqrt(p_j (1 - p_j)) SD_P(R)``; the later orders shrink by
+    ``x = eps ||H||`` each, so their scale is ``max_j sqrt(p_j (1 - p_j)) SD_P(R3) / (1 - x)`` with
+    P the second-order model. The tolerance is the sum of the two; it uses b, H and the BIA's own
+    model of the subproblem, never the reference.
+    """
+    features = check.features
+    orders = expansion_orders(X[:, features], y, "logistic", check.ratios * check.lambda_star)
+    mean_field = np.abs(check.bia - check.ising).max(axis=1)
+    scale = orders.tolerance()
+    return pd.DataFrame({"lambda_ratio": check.ratios, "max_error": check.max_error,
+                         "ising_error": np.abs(check.ising - check.exact).max(axis=1),
+                         "mean_field_gap": mean_field, "neglected_order_scale": scale, "x": orders.x,
+                         "tolerance": mean_field + scale})
+
+
+EXACT_RULE = ("tolerance = max |p_BIA - p_Ising| (mean field, by enumeration) + max_j sqrt(p_j(1-p_j)) "
+              "SD(R3) / (1 - eps||H||), R3 the eps^3 terms Eq. 8 neglects")
 
 
 def run(out_dir: Path, quick: bool, progress) -> Path:
-    """Fig. 2 panels, the posterior CSV and the report (``quick``: smaller exact checks)."""
+    """Fig. 2 panels, the nested comparison, the exact check and the report (``quick``: fewer
+    repeats of the nested CV)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     progress(0.02, "loading notMNIST B vs D")
     ds = load_dataset(SPEC)
-    progress(0.1, "BIA path")
+    progress(0.05, "BIA path")
     run_bia_path(make_sparse_glm("logistic", n=50, p=5), "logistic", n_steps=5)  # numba warm-up
-    t0 = time.perf_counter()
-    result = run_bia_path(ds, "logistic")
-    seconds = time.perf_counter() - t0
-    star = result.nearest_position(1.0)
+    t0 = time.process_time()
+    result = run_bia_path(ds, "logistic", progress=scaled(progress, 0.05, 0.1))
+    seconds = time.process_time() - t0
+    star = result.position(1.0)
     post = result.full_scores(star)
     top = ranking.top_k(post, TOP_K)
     rows, cols = np.divmod(np.arange(ds.n_features), ds.image_shape[1])
 
-    progress(0.3, "figures")
-    thin = result.path.iloc[sorted({result.nearest_position(r) for r in result.slider_ratios(50)})]
-    _write(path_figure(thin, top_k=TOP_K, current_ratio=1.0, image_shape=ds.image_shape,
+    progress(0.1, "figures")
+    thin = result.path.iloc[sorted(pos.index for pos in result.slider_positions(50))]
+    _write(path_figure(thin, position=Position.nearest(thin.index, 1.0), top_k=TOP_K, image_shape=ds.image_shape,
                        title="Fig. 2A: BIA path, notMNIST B vs D (logistic)"), out_dir / "fig2a_path.html")
     _write(posterior_heatmap(post, ds.image_shape, title="Fig. 2B: posterior at Λ/Λ* = 1"),
            out_dir / "fig2b_posterior.html")
-    samples = sample_rows(ds.y, per_class=3, seed=0)
-    _write(samples_with_top_pixels(ds.X[samples], ds.y[samples], ds.target_names, top, ds.image_shape,
+    images, labels, names = sample_images(ds, per_class=3, seed=0)
+    _write(samples_with_top_pixels(images, labels, names, top, ds.image_shape,
                                    title=f"Fig. 2C: top {TOP_K} pixels at Λ = Λ*"),
            out_dir / "fig2c_top_pixels.html")
-    order = np.argsort(-post, kind="stable")
-    rank = np.empty(ds.n_features, dtype=int)
-    rank[order] = np.arange(1, ds.n_features + 1)
+    rank = ranking.ranks_from_order(ranking.order_from(post))
     to_csv(pd.DataFrame({"pixel": ds.feature_names, "row": rows, "col": cols, "posterior": post,
                          "magnetization": 2 * post - 1, "rank": rank}),
            out_dir / "posteriors_lambda_star.csv", index=False, float_format="%.6f")
 
-    progress(0.4, "classification check")
-    rng = np.random.default_rng(0)
-    acc_top = _cv_accuracy(ds.X[:, top], ds.y)
-    acc_rand = [_cv_accuracy(ds.X[:, rng.choice(ds.n_features, TOP_K, replace=False)], ds.y)
-                for _ in range(2 if quick else 10)]
-    acc_all = None if quick else _cv_accuracy(ds.X, ds.y)
-
-    diff = np.abs(ds.X[ds.y == 0].mean(axis=0) - ds.X[ds.y == 1].mean(axis=0))
-    discriminative = set(np.argsort(-diff, kind="stable")[:int(round(DISCRIMINATIVE_FRACTION * ds.n_features))])
-    share = float(np.mean([j in discriminative for j in top]))
-
-    progress(0.45, "baselines: correlation screening, L1 entry order, logistic |coef|")
+    progress(0.15, "baselines along the path: correlation screening, L1 entry order, logistic |coef|")
     baselines = bl.baseline_orders(ds.X, ds.y)
-    agreement = bl.path_agreement(path_posteriors(result, ds.n_features), baselines, TOP_K, AGREEMENT_RATIOS)
+    agreement = bl.path_agreement(result.full_path(), baselines, TOP_K, AGREEMENT_RATIOS)
     to_csv(agreement, out_dir / "baselines_along_path.csv", index=False, float_format="%.4f")
     departure = bl.departure_ratio(agreement)
     _write(agreement_figure(agreement, TOP_K, departure, title=f"BIA top {TOP_K} vs simpler rankings along the path"),
            out_dir / "bia_baselines.html")
-    rankings = {"BIA at Λ*": result.full_scores(star),
-                "BIA at the path's end": result.full_scores(result.nearest_position(min(AGREEMENT_RATIOS)))}
-    rankings.update(baselines)
-    acc_rank = bl.top_k_accuracy(ds.X, ds.y, rankings, TOP_K)
-    at_star = agreement.iloc[int(np.argmin(np.abs(np.log(agreement.lambda_ratio))))]
+    at_star = agreement.iloc[nearest_index(agreement.lambda_ratio, 1.0)]
     at_deep = agreement.iloc[-1]
 
-    checks = []
-    n_check = 5 if quick else 8
-    for i, (pool_name, pool) in enumerate((("all pixels", None),
-                                           ("40 highest posteriors", ranking.top_k(post, 40)))):
-        progress(0.5 + 0.25 * i, f"exact check on {n_check} pixels drawn from {pool_name}")
-        feats = pick_features(ds.X, n_check, seed=1, candidates=pool)
-        checks.append((pool_name, check_subproblem(ds.X, ds.y, "logistic", feats, ds.feature_names)))
+    repeats = CV_REPEATS_QUICK if quick else CV_REPEATS
+    progress(0.2, f"nested CV: {CV_SPLITS}-fold x {repeats}, every ranking inside each training fold")
+    cv = bl.nested_top_k_cv(ds.X, ds.y, fold_rankings, TOP_K, reference=BIA_STAR, n_splits=CV_SPLITS,
+                            n_repeats=repeats, seed=CV_SEED, progress=scaled(progress, 0.2, 0.75))
+    to_csv(cv.folds, out_dir / "nested_cv_folds.csv", index=False, float_format="%.6f")
+    accuracy = {name: cv.accuracy(name) for name in cv.methods}
+    differences = {name: cv.difference(BIA_STAR, name) for name in COMPARED}
+    fold_overlap = cv.folds[cv.folds["method"] == bl.SCREENING]["overlap"]
+
+    checks, tolerances = [], []
+    for i, (pool_name, pool) in enumerate((("all pixels", None), ("40 highest posteriors", ranking.top_k(post, 40)))):
+        progress(0.75 + 0.1 * i, f"exact check on {EXACT_PIXELS} pixels drawn from {pool_name}")
+        feats = pick_features(ds.X, EXACT_PIXELS, seed=1, candidates=pool)
+        check = check_subproblem(ds.X, ds.y, "logistic", feats, ds.feature_names)
+        checks.append((pool_name, check))
+        tolerances.append(exact_tolerance(ds.X, ds.y, check).assign(pool=pool_name))
+    to_csv(pd.concat(tolerances, ignore_index=True), out_dir / "exact_check.csv", index=False, float_format="%.6g")
 
     progress(0.95, "report")
     overlap_col = f"overlap with {bl.SCREENING}"
@@ -125,50 +226,57 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
                 if departure is not None else f"Its top {TOP_K} never departs from screening's on the path")
              + f"; at Λ/Λ* = {at_deep.lambda_ratio:g} the overlap is {at_deep[overlap_col]:.0%}. The couplings "
              "matter only below Λ*, i.e. lower down the path.")
-    bia_star = acc_rank["BIA at Λ*"]
-    best_base = max(acc_rank[name] for name in baselines)
-    ising10 = [c.max_error[int(np.argmin(np.abs(np.asarray(c.ratios) - 10)))] for _, c in checks]
+    exact_rows = []
+    for (pool_name, _), table in zip(checks, tolerances):
+        for ratio in EXACT_JUDGED:
+            r = table.iloc[nearest_index(table.lambda_ratio, ratio)]
+            exact_rows.append(results_file.exact(
+                f"max |p_BIA - p_exact| at {_at(ratio)}, {EXACT_PIXELS} pixels from {pool_name}",
+                float(r.max_error), float(r.tolerance), EXACT_RULE))
     headline = [
-        results_file.within("samples n", ds.n_samples, 1000, 0),
-        results_file.within("pixels p", ds.n_features, 784, 0),
         results_file.recorded("Lambda* = n(1 + p r)", result.lambda_star, note="the paper prints no value"),
-        results_file.at_least(f"share of the top {TOP_K} among the {DISCRIMINATIVE_FRACTION:.0%} most "
-                              "discriminative pixels (|mean(B) - mean(D)|)", share, SHARE_RULE,
-                              rule=f"ours >= {SHARE_RULE} (the paper: the pixels 'agree with intuition')"),
-        results_file.recorded(f"accuracy, BIA top {TOP_K} at Lambda*", acc_top),
-        results_file.Row(f"accuracy gain of the BIA top {TOP_K} over random pixels", None,
-                         acc_top - float(np.mean(acc_rand)),
-                         results_file.judge(acc_top > np.mean(acc_rand), "ours > 0")),
+        *[results_file.recorded(f"nested CV accuracy, {_described(name)}", est, note=_NOTES.get(
+            name, "logistic regression on the top pixels, ranked inside each training fold"))
+          for name, est in accuracy.items()],
+        *[results_file.ordering(f"nested CV accuracy, BIA top {TOP_K} at Lambda* minus {name}", diff, BIA_STAR, name)
+          for name, diff in differences.items()],
         results_file.recorded(f"top-{TOP_K} overlap with correlation screening at Lambda*", at_star[overlap_col]),
         results_file.recorded("Spearman(posteriors at Lambda*, b^2)", at_star["Spearman with screening"]),
         results_file.recorded(f"largest Lambda/Lambda* where the BIA top {TOP_K} departs from screening",
                               departure if departure is not None else 0.0, note="0 = never on the path"),
         results_file.recorded(f"top-{TOP_K} overlap with correlation screening at the path's end",
                               at_deep[overlap_col]),
-        *[results_file.recorded(f"accuracy, top {TOP_K} by {name}", acc) for name, acc in acc_rank.items()],
-        results_file.Row(f"accuracy, BIA top {TOP_K} at Lambda* minus the best baseline", None, bia_star - best_base,
-                         results_file.judge(bia_star >= best_base,
-                                            "ours >= 0 (the BIA's top pixels classify at least as well)")),
-        *[results_file.Row(f"max |p_BIA - p_exact| at Lambda/Lambda* = 10, pixels from {pool}", None, float(e),
-                           results_file.judge(e <= EXACT_TOL, f"ours <= {EXACT_TOL:g}"))
-          for (pool, _), e in zip(checks, ising10)],
+        *exact_rows,
     ]
     results_file.write(out_dir, "bia-notmnist", quick, {
         "data": SPEC, "source": "notMNIST (Bulatov 2011), 10k IDX sample (notmnist/t10k-*-idx*-ubyte.gz)",
-        "family": "logistic", "top_k": TOP_K, "exact_check_pixels": n_check, "random_draws": len(acc_rand)}, headline)
-    failed = [r.quantity for r in headline if results_file.outcome(r.verdict) == "fails"]
+        "samples_n": int(ds.n_samples), "pixels_p": int(ds.n_features), "family": "logistic", "top_k": TOP_K,
+        "nested_cv": {"splits": CV_SPLITS, "repeats": repeats, "seed": CV_SEED,
+                      "classifier": "LogisticRegression(C=1, max_iter=2000) on the raw top-k pixels"},
+        "exact_check_pixels": EXACT_PIXELS}, headline)
+    counts = {o: sum(results_file.outcome(r.verdict) == o for r in headline)
+              for o in ("resolved", "not resolved", "holds", "fails")}
+    judged = [r for r in headline if results_file.outcome(r.verdict) != "recorded"]
     verdict_lines = [
-        f"**Verdict (computed; rules in the table at the end).** {len(headline) - len(failed)} of {len(headline)} rows "
-        "hold or are recorded" + (f"; fails: {'; '.join(failed)}." if failed else "; none fails."),
+        f"**Verdict (computed; rules in the table at the end).** {len(judged)} rows carry a verdict. "
+        f"The exact check holds at {counts['holds']} of {len(exact_rows)} (pool, Λ/Λ*) pairs"
+        + (f" and fails at {counts['fails']}" if counts["fails"] else "")
+        + f"; of the {len(differences)} fold-paired comparisons of the BIA at Λ* with a baseline, "
+        f"{counts['resolved']} resolved and {counts['not resolved']} not resolved. "
+        + "; ".join(f"{name}: {differences[name].format(3)} ({_direction(differences[name], name)})"
+                    for name in COMPARED) + ".",
         "", plain]
     path = result.path
     ratios = path.index.to_numpy()
+    train_size, test_size = int(cv.folds["n_train"].iloc[0]), int(cv.folds["n_test"].iloc[0])
     lines = [
         "# Fisher & Mehta Fig. 2: BIA on notMNIST B vs D",
         "",
         "Command: `python -m fsengine reproduce bia-notmnist" + (" --quick`" if quick else "`"),
         "",
         *verdict_lines,
+        "",
+        "**Choices made after seeing results** (this target's history): " + " ".join(CHOICES_AFTER_SEEING),
         "",
         f"Data: `{SPEC}` ({results_file.public(ds.provenance.source)}); {ds.n_samples} images "
         f"({', '.join(f'{k} {v}' for k, v in ds.class_counts().items())}), {ds.n_features} pixels scaled to [0, 1] "
@@ -177,6 +285,8 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
         "",
         "## Set-up next to the paper",
         "",
+        "n and p are inputs (`results.json`, `inputs`), not results.",
+        "",
         "| quantity | paper | here |",
         "|---|---|---|",
         f"| samples n | 1000 (500 per letter) | {ds.n_samples} |",
@@ -184,12 +294,12 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
         f"| RMS pixel correlation r | not printed | {result.rms_correlation:.4f} |",
         f"| Λ* = n(1 + p r) | not printed | {result.lambda_star:,.0f} |",
         f"| path step δε | 0.05/Λ* | 0.05/Λ* ({len(path)} steps, Λ/Λ* from {ratios.max():g} to {ratios.min():g}) |",
-        f"| BIA fit (couplings + path + solve, numba warm) | not printed | {seconds:.2f} s |",
+        f"| BIA fit (couplings + path + solve, numba warm; CPU time of one run) | not printed | {seconds:.2f} s |",
         "",
         "The mean-field update uses the fields and couplings derived in `fsengine/methods/bia/model.py` "
         "(b and H as sums over rows, Eq. 18-19): m_i = tanh(h_i + Σ_j J_ij m_j). The printed "
         "prefactor n²/(4Λ) is not used; the derivation is checked against exact enumeration in "
-        "`tests/methods/bia/test_exact.py` and below.",
+        "`tests/methods/bia/test_model.py` and below.",
         "",
         "## Fig. 2B: posteriors at Λ = Λ*",
         "",
@@ -214,25 +324,18 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
         f"{int(np.sum(cols[top] < 22))} lie on B's middle bar (rows "
         f"{rows[top][cols[top] < 22].min() if np.any(cols[top] < 22) else '-'}-"
         f"{rows[top][cols[top] < 22].max() if np.any(cols[top] < 22) else '-'}), "
-        f"which D does not have. Judged by a rule (at least {SHARE_RULE:.0%} of the top {TOP_K} among the "
-        f"{DISCRIMINATIVE_FRACTION:.0%} of pixels with the largest |mean(B) − mean(D)|): {share:.0%} of them are, "
-        f"so the description {'holds' if share >= SHARE_RULE else 'does not hold'} here.",
-        "",
-        "Do the pixels carry the class? 5-fold cross-validated accuracy of a logistic regression "
-        "(scikit-learn defaults, C = 1) on the raw pixels:",
-        "",
-        "| features | accuracy |",
-        "|---|---|",
-        f"| BIA top {TOP_K} at Λ* | {acc_top:.3f} |",
-        f"| {TOP_K} random pixels (mean of {len(acc_rand)} draws) | {np.mean(acc_rand):.3f} |",
-        f"| all {ds.n_features} pixels | {'skipped (--quick)' if acc_all is None else f'{acc_all:.3f}'} |",
+        "which D does not have. That description is not judged: any ranking by how much a pixel's ink "
+        "differs between the letters would pass it, and at Λ* the BIA's ranking is that one "
+        "(next section). What can be judged is whether the BIA's pixels classify better than "
+        "simpler rankings' (below).",
         "",
         "## What the BIA adds over screening",
         "",
         f"At large Λ the fields h_i ∝ b_i² dominate (b_i ∝ corr(x_i, y) on standardised pixels), so the "
         f"BIA's ranking is correlation screening; the couplings only reorder it as Λ falls. Top {TOP_K} of "
         "the BIA against three simpler rankings (share of common pixels) and the Spearman correlation of "
-        "the posteriors with b² (`baselines_along_path.csv`, `bia_baselines.html`):",
+        "the posteriors with b² (`baselines_along_path.csv`, `bia_baselines.html`; all images, exact "
+        "descriptions of this fit):",
         "",
         "| Λ/Λ* | " + " | ".join(c.replace("|", "\\|") for c in agreement.columns if c != "lambda_ratio") + " |",
         "|---|" + "---|" * (agreement.shape[1] - 1),
@@ -241,22 +344,34 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
         "",
         plain,
         "",
-        f"5-fold accuracy (logistic regression, defaults) on the top {TOP_K} of each ranking (rankings "
-        "computed on all images, as the BIA's):",
+        "## Do the BIA's pixels classify better? (nested cross-validation)",
         "",
-        "| ranking | accuracy |",
-        "|---|---|",
-        *[f"| {name.replace('|', chr(92) + '|')} | {acc:.3f} |" for name, acc in acc_rank.items()],
+        f"Stratified {CV_SPLITS}-fold cross-validation repeated {repeats} times (seed {CV_SEED}; "
+        f"{train_size} training and {test_size} test images per fold). In every fold each ranking is computed "
+        f"on the training images only (the BIA path with the settings above, the three baselines, {TOP_K} "
+        f"random pixels drawn per fold), a logistic regression (scikit-learn defaults, C = 1) is fitted on "
+        f"its top {TOP_K} raw pixels and scored on the test images (`nested_cv_folds.csv`). Intervals: "
+        "corrected resampled t (Nadeau & Bengio 2003, for repeated k-fold as Bouckaert & Frank 2004: the "
+        f"variance of the mean is (1/J + n_test/n_train) s² over J = {CV_SPLITS * repeats} folds) for each "
+        "mean accuracy, and the same on the fold-paired differences; 95% each, no correction for the "
+        f"{len(COMPARED)} comparisons. Across the folds the BIA's top {TOP_K} at Λ* shares "
+        f"{fold_overlap.min():.0%} to {fold_overlap.max():.0%} of its pixels with screening's "
+        f"(mean {fold_overlap.mean():.0%}).",
+        "",
+        "| ranking (inside each training fold) | accuracy [95% interval] | BIA at Λ* minus it [95% interval] |",
+        "|---|---|---|",
+        *[f"| {_described(name).replace('|', chr(92) + '|')} | {est.format(3)} | "
+          f"{differences[name].format(3) if name in differences else '-'} |" for name, est in accuracy.items()],
         "",
         "## Exact check on subproblems of the real data",
         "",
-        f"For {n_check} pixels the posterior over all 2^{n_check} subsets is computed with the Laplace "
+        f"For {EXACT_PIXELS} pixels the posterior over all 2^{EXACT_PIXELS} subsets is computed with the Laplace "
         "evidence at each subset's posterior mode (`fsengine/references/laplace_evidence.py`, "
         "scipy trust-exact) and compared with the BIA's mean field and with the exact marginals of "
         "the BIA's own Ising model (enumeration). Λ* is the subproblem's own.",
         "",
     ]
-    for pool_name, check in checks:
+    for (pool_name, check), table in zip(checks, tolerances):
         ising_err = np.abs(check.ising - check.exact).max(axis=1)
         lines += [
             f"Pixels drawn from {pool_name}: {', '.join(check.feature_names)} (Λ* = {check.lambda_star:,.0f})",
@@ -266,11 +381,18 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
             "| max \\|p_BIA − p_exact\\| | " + " | ".join(f"{e:.2e}" for e in check.max_error) + " |",
             "| max \\|p_Ising-exact − p_exact\\| | " + " | ".join(f"{e:.2e}" for e in ising_err) + " |",
             "| max \\|p_exact − ½\\| | " + " | ".join(f"{e:.3f}" for e in np.abs(check.exact - 0.5).max(axis=1)) + " |",
+            "| x = ε‖H‖ | " + " | ".join(f"{v:.3f}" for v in table.x) + " |",
+            "| tolerance (derived) | " + " | ".join(f"{v:.2e}" for v in table.tolerance) + " |",
             "",
         ]
     lines += [
+        f"Tolerance (judged at Λ/Λ* = {' and '.join(f'{r:g}' for r in EXACT_JUDGED)}; at Λ/Λ* < 1 the expansion is "
+        "outside its range and x approaches 1). " + _tolerance_text(third_cumulant("logistic", float(np.mean(ds.y)))),
+        "",
         "Files: `fig2a_path.html` (the path thinned to about 50 log-spaced steps for size), "
-        "`fig2b_posterior.html`, `fig2c_top_pixels.html`, `posteriors_lambda_star.csv`.",
+        "`fig2b_posterior.html`, `fig2c_top_pixels.html`, `posteriors_lambda_star.csv`, "
+        "`nested_cv_folds.csv` (per fold and ranking: test images, correct predictions, overlap with the "
+        "BIA's top k), `exact_check.csv` (per pool and Λ/Λ*: the errors and the tolerance's two terms).",
         "",
     ]
     lines += ["## Headline numbers (`results.json`)", "", *results_file.markdown(headline), ""]
@@ -279,8 +401,3 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
     progress(1.0, "done")
     return report
 
-
-def path_posteriors(result, n_features: int) -> pd.DataFrame:
-    """The BIA path over all pixels (rows: Lambda/Lambda*), for the baseline comparison."""
-    return pd.DataFrame([result.full_scores(i) for i in range(len(result.path))], index=result.path.index,
-                        columns=range(n_features))

@@ -54,10 +54,15 @@ class Row:
     quantity: str
     paper: float | None
     ours: float
-    interval: list[float] | None
-    level: float | None
-    method: str | None
     verdict: str
+    interval: list[float] | None = None
+    level: float | None = None
+    method: str | None = None
+
+    def as_json(self) -> dict:
+        """The row with its keys in the file's order (:data:`ROW_KEYS`)."""
+        values = asdict(self)
+        return {key: values[key] for key in ROW_KEYS}
 
     @property
     def estimate(self) -> Estimate | None:
@@ -69,9 +74,9 @@ class Row:
 
 def _row(quantity: str, paper: float | None, value: float | Estimate, verdict: str) -> Row:
     if isinstance(value, Estimate):
-        return Row(quantity, paper, float(value.value), [float(value.low), float(value.high)], float(value.level),
-                   value.method, verdict)
-    return Row(quantity, paper, float(value), None, None, None, verdict)
+        return Row(quantity, paper, float(value.value), verdict, [float(value.low), float(value.high)],
+                   float(value.level), value.method)
+    return Row(quantity, paper, float(value), verdict)
 
 
 def versus(quantity: str, estimate: Estimate, value: float, *, paper: float | None = None,
@@ -142,6 +147,21 @@ def rule(verdict: str) -> str:
     return verdict.split(":", 1)[1].strip()
 
 
+def rule_of_judgement(verdict: str) -> str:
+    """The rule a verdict applies, without what it found: for an ordering, the rule is the paired
+    difference's interval against 0, whichever way it came out (``resolved: A > B (95% interval
+    ... excludes 0)`` and ``not resolved: A vs B (95% interval ... holds 0)`` apply the same rule),
+    so a quick run and a full run can be held to the same rules although their findings differ.
+
+    >>> rule_of_judgement("resolved: EM > EP (95% interval of the paired difference excludes 0)")
+    '95% interval of the paired difference against 0'
+    """
+    if outcome(verdict) in ("resolved", "not resolved") and "(" in verdict:
+        inner = verdict[verdict.rindex("(") + 1:].rstrip(")")
+        return inner.replace(" excludes 0", " against 0").replace(" holds 0", " against 0")
+    return rule(verdict)
+
+
 def public(text: str) -> str:
     """``text`` with the machine's data folder (``FSENGINE_DATA``) written as ``$FSENGINE_DATA``:
     reports name data by public source and relative layout, never by this machine's paths."""
@@ -155,7 +175,7 @@ def write(out_dir: Path, target: str, quick: bool, inputs: dict, rows: list[Row]
     """Validate and write ``results.json``; returns its path."""
     data = {"target": target,
             "command": f"python -m fsengine reproduce {target}" + (" --quick" if quick else ""),
-            "quick": bool(quick), "inputs": inputs, "rows": [asdict(r) for r in rows]}
+            "quick": bool(quick), "inputs": inputs, "rows": [r.as_json() for r in rows]}
     validate(data)
     path = Path(out_dir) / FILENAME
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -22,6 +22,7 @@ from fsengine.methods.bayes_factor.study import (
     run_bayes_factor,
     stop_summary,
 )
+from fsengine.plots.explorable import image_pixels, step_layout
 from tests.conftest import app_test
 
 PLANTED = dict(n_samples=600, n_predicates=40, n_classes=3, seed=0)
@@ -99,7 +100,7 @@ def test_the_view_is_thin():
         nested = [n for n in ast.walk(f) if isinstance(n, ast.FunctionDef) and n is not f]
         assert not nested, f"{f.name} defines {[n.name for n in nested]} inside"
     cached = [name for name, f in functions.items() if any("cache_data" in ast.unparse(d) for d in f.decorator_list)]
-    assert cached == ["task_of", "bayes_run", "gain_curves", "exact_check"]
+    assert cached == ["task_of", "bayes_run", "gain_curves", "exact_check", "pairs_figure"]
 
 
 def test_page_figures_carry_the_engine_run(page):
@@ -114,12 +115,19 @@ def test_page_figures_carry_the_engine_run(page):
     np.testing.assert_allclose(_values(beta["best candidate at round start"]["customdata"]),
                                ref.trace["best_margin"], rtol=1e-6)
     assert f"automatic stop (round {ref.stop_round})" in beta
-    acc = _chart(at, "bf_accuracy_chart")
+    acc = _chart(at, "bf_pairs_explorable")
     traces = _traces(acc)
     assert {"Bayes factor: held-out", "IFS: held-out", "SGC: held-out", "SGC: train"} <= set(traces)
     np.testing.assert_allclose(_values(traces["Bayes factor: held-out"]["y"]),
                                ref.trace["heldout_accuracy"], rtol=1e-9)
     assert [s["x0"] for s in acc["layout"]["shapes"]] == [ref.n_at_stop]  # the stop line
+    # the first k pairs: the explorable starts at the stop; each k names its k-th pair
+    slider = acc["layout"]["sliders"][0]
+    assert slider["steps"][slider["active"]]["value"] == str(ref.n_at_stop)
+    for i, step in enumerate(slider["steps"]):
+        kk = int(step["value"])
+        assert step_layout(acc, i)["title.text"].startswith(
+            f"pair {kk}: {task.predicate_names[ref.predicates[kk - 1]]} → {task.class_names[ref.classes[kk - 1]]}")
     table = at.dataframe[TABLE].value
     assert len(table) == ref.n_at_stop
     np.testing.assert_allclose(table["beta_g - beta_0"], ref.margin[:ref.n_at_stop], rtol=1e-6)
@@ -147,7 +155,7 @@ def test_sign_panel_and_controls(page):
     at.radio(key="bf_sign").set_value("printed: +½ log a_g").run()
     assert at.metric[0].value == str(printed.n_at_stop)
     # table, figure and captions agree on whether the run stopped by itself
-    labels = [a["text"] for a in _chart(at, "bf_accuracy_chart")["layout"]["annotations"]]
+    labels = [a["text"] for a in _chart(at, "bf_pairs_explorable")["layout"]["annotations"]]
     captions = " ".join(c.value for c in at.caption)
     if printed.stop_round is None:
         assert labels[0] == f"end of run, no automatic stop: {printed.n_at_stop} pairs"
@@ -160,7 +168,7 @@ def test_sign_panel_and_controls(page):
     beta = _traces(_chart(at, "bf_beta_chart"))
     assert len(_values(beta["β₀"]["y"])) == len(small_steps.trace) > len(lap.trace)
     at.checkbox(key="bf_compare").uncheck().run()
-    assert not any(n and n.startswith("IFS") for n in _traces(_chart(at, "bf_accuracy_chart")))
+    assert not any(n and n.startswith("IFS") for n in _traces(_chart(at, "bf_pairs_explorable")))
     at.radio(key="bf_prior").set_value("multiplicity: −log(F−G)").run()
     _, strict = _reference(per_round=2, model_prior="multiplicity")
     assert at.metric[0].value == str(strict.n_at_stop)
@@ -193,9 +201,12 @@ def test_image_data_shows_selected_pixels():
     at.number_input(key="bf_budget_notmnist").set_value(30)
     at.run()
     assert not at.exception and not at.error
-    pixels = _chart(at, "bf_pixels")
-    scatter = [tr for tr in pixels["data"] if tr["type"] == "scatter"]
-    n_marked = sum(len(_values(tr["x"])) for tr in scatter) // 2  # drawn on both class means
-    assert n_marked == int(at.metric[0].value) > 0
+    pixels = _chart(at, "bf_pairs_explorable")
     heat = [tr for tr in pixels["data"] if tr["type"] == "heatmap"]
-    assert len(heat) == 2 and _values(heat[0]["z"]).shape == (28, 28)
+    assert len(heat) == 1 and _values(heat[0]["z"]).shape == (28, 57)  # the two class means side by side
+    marks = next(i["source"] for i in pixels["layout"]["images"] if i["xref"] == "x2 domain")
+    marked = image_pixels(marks)[::4, ::4] > 0  # one ring per pixel of the first k pairs, on both means
+    k = int(at.metric[0].value)
+    slider = pixels["layout"]["sliders"][0]
+    assert slider["steps"][slider["active"]]["value"] == str(k) > "0"
+    assert marked.sum() % 2 == 0 and 0 < marked.sum() // 2 <= k

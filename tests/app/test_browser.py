@@ -7,9 +7,9 @@ with exactly the listed pages, the shared dataset picker) and saves a full-page 
 ``test-artifacts/screenshots/``. Non-home pages are opened first, as deep links into a fresh
 server, because that is where Streamlit's legacy ``pages/`` mode would show up.
 
-Interaction: moves of the BIA slider by keyboard stay under the byte budget and land in the URL;
-a URL made in one browser restores the same view in a fresh one; the first visit after a server
-start shows the app's own navigation, polled from the moment the server answers.
+The first visit after a server start shows the app's own navigation, polled from the moment the
+server answers. The explorables (figures that carry their own slider) are tested in
+``test_explorables.py``.
 
 Without ``/usr/bin/chromium`` the tests skip, except under CI (``CI=true``), where they fail.
 A browser is never downloaded.
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import time
-from urllib.parse import parse_qs, urlparse
 
 import pytest
 
@@ -28,14 +27,11 @@ from tests import browser_tools
 from tests.browser_tools import (
     NAV_LINKS,
     STREAMLIT_NAV,
-    FrameCounter,
     full_page_screenshot,
     launch_chromium,
     problems_on,
     require_chromium,
     sidebar_navigation,
-    slider_thumb,
-    slider_value,
     streamlit_server,
     wait_for_run,
     wait_healthy,
@@ -46,8 +42,6 @@ pytestmark = pytest.mark.browser
 
 SCREENSHOTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
 PAGES = sorted(APP_PAGES, key=lambda p: p.default)      # deep links first, home last
-#: the issue's budget for one move of the BIA slider to a new value (default notMNIST B vs D)
-MOVE_BUDGET_BYTES = 300_000
 
 
 def _env(tmp_path_factory) -> dict:
@@ -123,74 +117,6 @@ def test_missing_chromium_skips_here_and_fails_under_ci(monkeypatch, tmp_path):
         require_chromium()
 
 
-def _move(page, counter: FrameCounter, label: str, key: str = "ArrowRight") -> int:
-    """Press ``key`` on the slider ``label``; bytes the server sent until the page is idle again."""
-    before = counter.received
-    slider_thumb(page, label).focus()
-    page.keyboard.press(key)
-    wait_for_run(page, quiet_polls=3, poll_s=0.3)
-    return counter.received - before
-
-
-def test_bia_slider_moves_send_little_and_land_in_the_url(app_url, browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    counter = FrameCounter(page)
-    try:
-        page.goto(f"{app_url}/bia")
-        wait_for_run(page)
-        label = "Current Λ/Λ*"
-        seen = [slider_value(page, label)]
-        for key in ("ArrowRight", "ArrowRight", "ArrowLeft", "ArrowLeft", "ArrowLeft"):
-            sent = _move(page, counter, label, key)
-            seen.append(slider_value(page, label))
-            assert sent <= MOVE_BUDGET_BYTES, f"a move to {seen[-1]} sent {sent:,} bytes"
-            assert sent > 1000, "the move did not reach the server"
-            # the URL holds the value, except the default (1), which Streamlit leaves out
-            assert parse_qs(urlparse(page.url).query).get("bia_ratio") == (None if seen[-1] == "1" else [seen[-1]])
-            assert problems_on(page) == []
-        assert len(set(seen)) == 4, seen  # four different values: two new to the right, one to the left
-    finally:
-        context.close()
-
-
-def test_a_view_is_a_link(app_url, browser):
-    """Settings made in one browser come back from the URL alone in a fresh one."""
-    first = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = first.new_page()
-    counter = FrameCounter(page)
-    try:
-        page.goto(f"{app_url}/bia")
-        wait_for_run(page)
-        top_k = page.locator('[data-testid="stNumberInput"]', has_text="Top features in red").locator("input")
-        top_k.fill("7")
-        top_k.press("Enter")
-        wait_for_run(page)
-        for _ in range(3):
-            _move(page, counter, "Current Λ/Λ*", "ArrowLeft")
-        page.locator('[data-testid="stSidebar"] label', has_text="Lecture mode").click()
-        wait_for_run(page)
-        shared, ratio = page.url, slider_value(page, "Current Λ/Λ*")
-    finally:
-        first.close()
-    query = parse_qs(urlparse(shared).query)
-    assert query["bia_topk"] == ["7"] and query["bia_ratio"] == [ratio] and query["lecture"] == ["true"]
-    fresh = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = fresh.new_page()
-    try:
-        page.goto(shared)
-        wait_for_run(page)
-        assert slider_value(page, "Current Λ/Λ*") == ratio
-        assert page.locator('[data-testid="stNumberInput"]', has_text="Top features in red").locator(
-            "input").input_value() == "7"
-        assert page.locator('[data-testid="stSidebar"] [role="switch"]').first.is_checked()
-        titles = page.evaluate("() => [...document.querySelectorAll('.gtitle')].map(e => e.textContent)")
-        assert f"Posterior at Λ/Λ* = {ratio} (Fig. 2B)" in titles
-        assert "Top 7 pixels on sample images (Fig. 2C)" in titles
-    finally:
-        fresh.close()
-
-
 def test_first_visit_after_a_server_start_shows_the_apps_navigation(tmp_path_factory, browser):
     """Polled from the first moment the server answers: never Streamlit's pages/ list, and the
     home page's title with the app's own links as soon as anything is drawn."""
@@ -229,7 +155,7 @@ def test_uploaded_names_show_as_text_never_as_links_or_images(app_url, browser, 
     page.goto(app_url)
     wait_for_run(page)
     page.locator(".st-key-picker_key").click()
-    page.get_by_role("option", name="Upload a CSV or Parquet file").click()
+    page.get_by_role("option", name="Upload a file (CSV, Parquet, svmlight)").click()
     wait_for_run(page)
     page.locator('.st-key-upload_file input[type="file"]').set_input_files(str(table))
     wait_for_run(page)

@@ -13,6 +13,7 @@ from fsengine.data import registry
 from fsengine.data.bundled import load_bundled
 from fsengine.data.catalogue import DatasetSpec
 from fsengine.data.dataset import Dataset, Provenance
+from fsengine.plots.explorable import image_pixels, slider_values, step_layout
 from tests.conftest import app_test
 from tests.methods.classic.test_boosting import brute_force_errors
 
@@ -92,7 +93,7 @@ def test_mi_and_mdl_on_images_with_two_class_restriction():
     assert table["name"].tolist() == [digits.feature_names[j] for j in table["feature"]]
 
 
-def test_image_figures_of_the_l1_path_and_boosting_follow_the_slider():
+def test_image_figures_of_the_l1_path_explorable_and_boosting():
     at = app_test(PAGE)
     at.sidebar.selectbox(key="picker_key").set_value("digits").run()
     at.toggle(key="classic_two_classes").set_value(True).run()
@@ -100,16 +101,20 @@ def test_image_figures_of_the_l1_path_and_boosting_follow_the_slider():
     at.selectbox(key="classic_pair_c1").set_value("8").run()
     at.radio(key="classic_view").set_value("L1 path").run()
     check_clean(at)
+    fig = spec(at, 0)  # the path, the accuracies and the coefficient image, with C as the slider
     log_c = np.asarray(by_name(at, 0, "held-out")["x"], dtype=float)
-    n_active = int(spec(at, 0)["layout"]["xaxis3"]["ticktext"][-1])
-    at.select_slider(key="classic_l1_step").set_value(0).run()
-    check_clean(at)
-    image = traces(at, 1)[-1]
-    assert np.isnan(np.array(image["z"], dtype=float)).all()  # at l1_min_c every coefficient is zero
-    assert spec(at, 1)["layout"]["title"]["text"] == f"coefficient at C = {10 ** log_c[0]:.3g}"
-    at.select_slider(key="classic_l1_step").set_value(len(log_c) - 1).run()
-    z = np.array(traces(at, 1)[-1]["z"], dtype=float)
-    assert z.shape == (8, 8) and np.count_nonzero(~np.isnan(z)) == n_active
+    n_active = int(fig["layout"]["xaxis3"]["ticktext"][-1])
+    values = slider_values(fig)
+    assert len(values) == log_c.size and fig["layout"]["sliders"][0]["active"] == log_c.size // 2
+    first, last = step_layout(fig, 0), step_layout(fig, log_c.size - 1)
+    assert (image_pixels(first["images[2].source"])[..., 3] == 0).all()  # at l1_min_c every coefficient is zero
+    assert first["title.text"].startswith(f"C = {values[0]}: 0 non-zero")
+    z = image_pixels(last["images[2].source"])
+    assert z.shape[:2] == (8, 8) and np.count_nonzero(z[..., 3]) == n_active
+    assert last["title.text"].startswith(f"C = {values[-1]}: {n_active} non-zero")
+    at.query_params["classic_l1_C"] = values[0]  # a link to the smallest C: the explorable starts there
+    at.run()
+    assert spec(at, 0)["layout"]["sliders"][0]["active"] == 0
 
     at.radio(key="classic_view").set_value("Boosting").run()
     at.slider(key="classic_boost_rounds").set_value(10).run()

@@ -4,8 +4,10 @@ import json
 
 import numpy as np
 
+from fsengine.app.safe_text import md_escape
 from fsengine.compare.engine import CompareSettings, run_comparison
 from fsengine.data import load_dataset
+from fsengine.plots.explorable import slider_values, step_data
 from tests.app.test_bia import _array
 from tests.conftest import app_test, require_real
 
@@ -39,22 +41,46 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
                               CompareSettings(n_bootstrap=3, max_k=20))
     charts = _charts(at)
     accuracy = charts["Held-out accuracy against the number of selected features"]
-    names = [t["name"] for t in accuracy["data"]]
-    assert names == ["BIA", "MI", "Variance", "random features"]
+    lines = [t for t in accuracy["data"] if t.get("fill") != "toself"]
+    bands = [t for t in accuracy["data"] if t.get("fill") == "toself"]
+    assert [t["name"] for t in lines] == ["BIA", "MI", "Variance", "random features"]
+    assert [t["name"] for t in bands] == [f"{c}: interval" for c in ("BIA", "MI", "Variance", "random features")]
+    assert accuracy["data"].index(bands[-1]) < accuracy["data"].index(lines[0])  # bands under every line
     bia = expected.accuracy.query("curve == 'BIA'")
-    np.testing.assert_array_equal(_array(accuracy["data"][0]["x"]).astype(int), bia["k"])
-    np.testing.assert_allclose(_array(accuracy["data"][0]["y"]).astype(float), bia["accuracy"])
+    np.testing.assert_array_equal(_array(lines[0]["x"]).astype(int), bia["k"])
+    np.testing.assert_allclose(_array(lines[0]["y"]).astype(float), bia["accuracy"])
+    # the band is the interval: up along the high ends, back along the low ends
+    np.testing.assert_allclose(_array(bands[0]["y"]).astype(float),
+                               np.concatenate([bia["high"], bia["low"].to_numpy()[::-1]]))
+    assert (bia["low"] < bia["high"]).all() and "Wilson" in accuracy["layout"]["title"]["subtitle"]["text"]
 
-    jaccard = charts["Overlap of the top-10 sets (Jaccard)"]["data"][0]
-    np.testing.assert_allclose(_array(jaccard["z"]).astype(float), expected.jaccard(10).to_numpy())
-    stability = charts["Stability of the top-10 set (bootstrap)"]["data"][0]
-    np.testing.assert_allclose(_array(stability["y"]).astype(float), expected.stability(10)["kuncheva"])
+    differences = charts["Paired difference in held-out accuracy from BIA"]
+    diff = expected.differences()
+    diff_lines = [t for t in differences["data"] if t.get("fill") != "toself"]
+    assert [t["name"] for t in diff_lines] == ["MI − BIA", "Variance − BIA"]
+    np.testing.assert_allclose(_array(diff_lines[0]["y"]).astype(float), diff.query("method == 'MI'")["difference"])
+
+    # overlap and stability: an explorable that starts at the page's k and carries every k
+    explorable = next(c for c in charts.values() if c["layout"].get("sliders"))
+    assert slider_values(explorable) == [str(k) for k in range(1, 21)]
+    assert explorable["layout"]["sliders"][0]["active"] == 9  # k = 10
+    np.testing.assert_allclose(_array(explorable["data"][0]["z"]).astype(float), expected.jaccard(10).to_numpy())
+    np.testing.assert_allclose(_array(explorable["data"][1]["y"]).astype(float), expected.stability(10)["kuncheva"])
+    for k in (1, 7, 20):
+        np.testing.assert_allclose(step_data(explorable, k - 1)[0]["z"], expected.jaccard(k).to_numpy(), rtol=1e-6)
     roc = charts["Recovering the truly relevant features (ROC)"]["data"]
     auc = expected.auc()
     assert [t["name"] for t in roc[1:]] == [f"{m} (AUC {auc[m]:.3f})" for m in ("BIA", "MI", "Variance")]
-    runtime, summary = (at.dataframe[0].value, at.dataframe[1].value)
+    runtime, summary, table = (at.dataframe[0].value, at.dataframe[1].value, at.dataframe[2].value)
     assert summary["Method"].tolist() == ["BIA", "MI", "Variance"]
-    assert not [c for c in list(summary.columns) + list(runtime.columns) if "_" in c]  # named for a reader
+    assert summary["Verdict"].iloc[0] == "reference" and (summary["Reference"] == "BIA").all()
+    named = list(summary.columns) + list(runtime.columns) + list(table.columns)
+    assert not [c for c in named if "_" in c]  # named for a reader
+    at_k = diff[diff["k"] == expected.grid_k(10)]
+    assert table["Method"].tolist() == ["MI", "Variance"]
+    assert table["Verdict"].tolist() == at_k["verdict"].tolist()
+    np.testing.assert_allclose(table["Low"].astype(float), at_k["low"])
+    assert any(m.value == f"**{md_escape(expected.resolved_sentence(10))}**" for m in at.markdown)
     assert (runtime["First call, untimed warm-up incl. compilation (s)"] > 0).all()
     # the accuracy marker sits on the grid point whose accuracy the summary reports
     grid_k = int(summary["k of the accuracy grid point"].iloc[0])
@@ -67,8 +93,16 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
 
     at.slider(key="compare_k").set_value(3).run()
     _ok(at)
-    jaccard3 = _charts(at)["Overlap of the top-3 sets (Jaccard)"]["data"][0]
-    np.testing.assert_allclose(_array(jaccard3["z"]).astype(float), expected.jaccard(3).to_numpy())
+    explorable = next(c for c in _charts(at).values() if c["layout"].get("sliders"))
+    assert explorable["layout"]["sliders"][0]["active"] == 2  # the explorable starts at the page's k
+    np.testing.assert_allclose(_array(explorable["data"][0]["z"]).astype(float), expected.jaccard(3).to_numpy())
+
+    # another reference: the differences, the verdicts and the sentence follow it (no refit)
+    at.selectbox(key="compare_reference").set_value("Variance").run()
+    _ok(at)
+    assert "Paired difference in held-out accuracy from Variance" in _charts(at)
+    assert at.dataframe[2].value["Method"].tolist() == ["BIA", "MI"]
+    assert any(m.value == f"**{md_escape(expected.resolved_sentence(3, 'Variance'))}**" for m in at.markdown)
 
     # changed settings: the old results stay, with a warning, until the next run
     at.select_slider(key="compare_bootstrap").set_value(0).run()
@@ -94,8 +128,9 @@ def test_notmnist_pair_gets_one_relevance_heatmap_per_method():
     z = _array(heat[0]["z"]).astype(float)
     assert z.shape == (28, 28) and np.nanmax(z) == 1.0
     assert all(len(_array(t["x"])) == 10 for t in marks)
-    assert "Stability of the top-10 set (bootstrap)" not in charts
-    assert at.info[-1].value == "Stability needs at least two bootstrap resamples."
+    explorable = next(c for c in charts.values() if c["layout"].get("sliders"))
+    assert [t["type"] for t in explorable["data"]] == ["heatmap"]  # overlap only: no stability bars
+    assert any("Stability needs at least two bootstrap resamples." in c.value for c in at.caption)
 
 
 def test_regression_data_is_refused_with_a_clear_message():
@@ -105,3 +140,60 @@ def test_regression_data_is_refused_with_a_clear_message():
     at.switch_page("pages/compare.py").run()
     assert not at.exception
     assert "has a regression target" in at.error[0].value
+
+
+def test_page_lists_the_toolbox_and_registered_methods_and_runs_them():
+    from fsengine.methods.registry import METHODS, MethodSpec, register_method
+    from fsengine.params import Param
+
+    spec = MethodSpec("kbest_page", "SelectKBest (mine)", "ANOVA F of scikit-learn's SelectKBest",
+                      "sklearn.feature_selection:SelectKBest", params=(Param("k", "Features kept", 5, min=1, max=50),))
+    register_method(spec)   # what an entry script does before the app starts
+    try:
+        at = app_test("pages/compare.py", timeout=180)
+        _ok(at)
+        options = at.multiselect(key="compare_methods").options
+        for label in ("ANOVA F", "Chi²", "Forest", "Permutation", "RFE", "Stability", "mRMR", "SelectKBest (mine)"):
+            assert label in options, options
+        at.sidebar.selectbox(key="picker_key").set_value("synthetic_glm").run()
+        at.multiselect(key="compare_methods").set_value(["anova", "mrmr", "kbest_page"]).run()
+        at.number_input(key="compare_kbest_page_k").set_value(7).run()
+        at.select_slider(key="compare_bootstrap").set_value(2).run()
+        at.number_input(key="compare_max_k").set_value(10).run()
+        at.button(key="compare_run").click().run()
+        _ok(at)
+        expected = run_comparison(load_dataset("synthetic_glm"), ["anova", "mrmr", ("kbest_page", {"k": 7})],
+                                  CompareSettings(n_bootstrap=2, max_k=10))
+        accuracy = _charts(at)["Held-out accuracy against the number of selected features"]
+        lines = {t["name"]: t for t in accuracy["data"] if "lines" in t.get("mode", "") and "markers" in t["mode"]}
+        assert list(lines) == ["ANOVA F", "mRMR", "SelectKBest (mine)", "random features"]
+        for label in ["ANOVA F", "mRMR", "SelectKBest (mine)"]:
+            curve = expected.accuracy[expected.accuracy["curve"] == label]
+            np.testing.assert_allclose(_array(lines[label]["y"]).astype(float), curve["accuracy"])
+        assert expected.run("SelectKBest (mine)").support.sum() == 7
+    finally:
+        METHODS.pop("kbest_page", None)
+
+
+def test_readme_launcher_registers_its_method_before_the_app_runs(tmp_path):
+    """The entry script of README "Compare with your own methods" runs as an app and registers."""
+    import re
+
+    from streamlit.testing.v1 import AppTest
+
+    from fsengine.methods.registry import METHODS
+    from tests.conftest import PROJECT_ROOT
+
+    readme = (PROJECT_ROOT / "README.md").read_text()
+    section = readme[readme.index("### Compare with your own methods"):]
+    script = next(block for block in re.findall(r"```python\n(.*?)```", section, re.S) if "register_method" in block)
+    launcher = tmp_path / "my_app.py"
+    launcher.write_text("\n".join(line[2:] if line.startswith("  ") else line for line in script.splitlines()))
+    try:
+        at = AppTest.from_file(str(launcher), default_timeout=60).run()
+        assert not at.exception, at.exception
+        assert METHODS["kbest"].label == "SelectKBest" and METHODS["kbest"].defaults() == {"k": 20}
+        at.run()                                     # a rerun registers the same spec again: no error
+        assert not at.exception, at.exception
+    finally:
+        METHODS.pop("kbest", None)

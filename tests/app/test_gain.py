@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 
+from fsengine.plots.explorable import slider_values, step_layout
 from tests.conftest import app_test
 
 
@@ -50,10 +51,11 @@ def test_gain_page_runs_and_figures_follow_the_controls():
     assert any("planted synthetic" in i.value for i in at.info)
     charts = {c.proto.id: _spec(c) for c in at.get("plotly_chart")}
     assert len(charts) == 5
-    gain, comps, times, scores, overlap = [_spec(c) for c in at.get("plotly_chart")]
-    assert [t["name"] for t in gain["data"]] == ["IFS", "SGC", "SGC-LA"]
-    assert all(len(_arr(t["x"])) == 30 for t in gain["data"])
-    assert gain["layout"]["yaxis"]["type"] == "log" and comps["layout"]["yaxis"]["type"] == "log"
+    stages, comps, times, scores, overlap = [_spec(c) for c in at.get("plotly_chart")]
+    gain = [t for t in stages["data"] if t.get("xaxis", "x") == "x"]  # the explorable's left panel
+    assert [t["name"] for t in gain] == ["IFS", "SGC", "SGC-LA"]
+    assert all(len(_arr(t["x"])) == 30 for t in gain)
+    assert stages["layout"]["yaxis"]["type"] == "log" and comps["layout"]["yaxis"]["type"] == "log"
     ifs_avg, sgc_avg = _arr(comps["data"][0]["y"]), _arr(comps["data"][1]["y"])
     assert ifs_avg[0] == sgc_avg[0]  # stage 0: both score every candidate
     assert sgc_avg[-1] < ifs_avg[-1] / 5
@@ -73,13 +75,20 @@ def test_gain_page_runs_and_figures_follow_the_controls():
     assert z.shape == (4, 4) and np.allclose(np.diag(z), 1.0) and np.allclose(z, z.T)
     table = at.dataframe[0].value
     assert len(table) == 30 and list(table["stage"])[:3] == [1, 2, 3]
-    # the stage slider: the feature each method added at that stage, and its cumulative work
-    at.slider(key="sgc_stage").set_value(3).run()
-    stage = at.dataframe[1].value.set_index("Method")  # after the selected-features table
+    # the stage explorable: at each stage, the feature each method added and its cumulative work
+    assert slider_values(stages) == [str(k) for k in range(1, 31)] and stages["layout"]["sliders"][0]["active"] == 0
+    texts = step_layout(stages, 2)  # stage 3
     ifs = at.dataframe[0].value  # the selected-features table shows IFS first
-    assert stage.loc["IFS", "Feature added"] == f"{ifs['predicate'].iloc[2]} → {ifs['class'].iloc[2]}"
-    assert stage.loc["IFS", "Gains computed up to this stage"] == ifs["gain computations"].iloc[:3].sum()
-    assert stage.loc["SGC", "Gains computed up to this stage"] < stage.loc["IFS", "Gains computed up to this stage"]
+    ifs_work, sgc_work = ifs["gain computations"].iloc[:3].sum(), _arr(comps["data"][1]["y"])[2] * 3
+    assert texts["shapes[0].label.text"].startswith(
+        f"IFS: added {ifs['predicate'].iloc[2]} → {ifs['class'].iloc[2]} (G = {ifs['gain G'].iloc[2]:.3g}; "
+        f"{ifs_work:,} gains computed")
+    assert f"{round(sgc_work):,} gains computed" in texts["shapes[1].label.text"] and sgc_work < ifs_work
+    cutoff = texts["shapes[3].label.text"]
+    assert cutoff.startswith("Count cutoff: added") and "by its count" in cutoff
+    at.query_params["sgc_stage"] = "3"  # a link to stage 3: the explorable starts there
+    at.run()
+    assert _spec(at.get("plotly_chart")[0])["layout"]["sliders"][0]["active"] == 2
     # switching the table's method re-renders from the cache
     at.selectbox(key="sgc_table_method").set_value("Count cutoff").run()
     assert not at.exception

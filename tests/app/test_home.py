@@ -80,3 +80,38 @@ def test_upload_choice_validates_and_is_shared_across_pages():
     at.sidebar.selectbox(key="upload_target").set_value("note").run()
     assert not at.exception
     assert any(md_escape("single class ('a')") in e.value for e in at.error)
+
+
+def test_compressed_table_and_svmlight_uploads_work_on_every_page():
+    import gzip
+    import io
+
+    import numpy as np
+    import scipy.sparse as sp
+    from sklearn.datasets import dump_svmlight_file
+
+    table = pd.DataFrame({"x1": range(12), "x2": [v % 3 for v in range(12)], "y": ["no", "yes"] * 6})
+    at = app_test()
+    at.sidebar.selectbox(key="picker_key").set_value("upload").run()
+    require_file_uploader(at)
+    at.sidebar.file_uploader[0].set_value(("mine.csv.gz", gzip.compress(table.to_csv(index=False).encode()),
+                                           "application/gzip")).run()
+    assert not at.exception and not at.sidebar.error, [e.value for e in at.sidebar.error]
+    assert at.sidebar.selectbox(key="upload_target").value == "y"
+    assert {m.label: m.value for m in at.metric} == {"Samples": "12", "Features": "2", "Classes": "2",
+                                                     "Storage": "dense"}
+    X = sp.random(40, 7, density=0.5, random_state=0, format="csr")
+    y = np.where(np.arange(40) % 2, 1, -1)
+    buffer = io.BytesIO()
+    dump_svmlight_file(X, y, buffer)
+    at.sidebar.file_uploader[0].set_value(("news.svm", buffer.getvalue(), "application/octet-stream")).run()
+    assert not at.exception and not at.sidebar.error, [e.value for e in at.sidebar.error]
+    assert not [s for s in at.sidebar.selectbox if s.key == "upload_target"]   # the labels are in the file
+    assert {m.label: m.value for m in at.metric} == {"Samples": "40", "Features": "7", "Classes": "2",
+                                                     "Storage": "sparse"}
+    at.switch_page("pages/data.py").run()
+    assert not at.exception and {m.label: m.value for m in at.metric}["Samples"] == "40"
+    at.sidebar.file_uploader[0].set_value(("broken.csv.gz", b"not gzip", "application/gzip")).run()
+    assert not at.exception
+    assert [e.value for e in at.sidebar.error] == [md_escape("broken.csv.gz is not a readable .gz file (BadGzipFile: "
+                                                             "Not a gzipped file (b'no')).")]

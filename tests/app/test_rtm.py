@@ -9,6 +9,7 @@ import pytest
 
 from fsengine.data import load_dataset
 from fsengine.data.transforms import binarize_features, split
+from fsengine.plots.explorable import slider_values, step_layout
 from fsengine.selectors import RTMClassifier
 from tests.conftest import PROJECT_ROOT, app_test
 
@@ -27,6 +28,12 @@ def _by_title(at, words):
         if words in title:
             return spec
     raise AssertionError(f"no figure titled {words!r}")
+
+
+def _explorable(at):
+    """The threshold explorable (the chart that carries a slider)."""
+    return next(spec for spec in (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
+                if spec["layout"].get("sliders"))
 
 
 def _small_synthetic(at):
@@ -75,15 +82,20 @@ def test_rtm_page_on_synthetic_tags():
     acc = _by_title(at, "Test accuracy")
     assert [t["name"] for t in acc["data"]] == ["RTM Power EP", "RTM EM", "BernoulliNB", "L1"]
 
-    # the relevance threshold: counts against the truth; the shown top tags' log BF bound the count
-    def counts():
-        metrics = {m.label: m.value for m in at.metric}
-        return (int(metrics["Tags above the threshold"].split(" of ")[0]),
-                int(metrics["Truly relevant among them"].split(" of ")[0]), metrics["Truly relevant among them"])
+    # the relevance threshold (an explorable): each position states its counts against the truth
+    fig = _explorable(at)
+    thresholds = slider_values(fig)
+    assert fig["layout"]["sliders"][0]["steps"][fig["layout"]["sliders"][0]["active"]]["value"] == "0"
 
-    n0, true0, label0 = counts()
+    def counts(threshold):
+        text = step_layout(fig, thresholds.index(threshold))["title.text"]
+        above = int(text.split(": ")[1].split(" of ")[0].replace(",", ""))
+        true, of = text.split("truly relevant among them ")[1].split(",")[0].split(" of ")
+        return above, int(true), int(of)
+
+    n0, true0, relevant = counts("0")
     log_bf = at.dataframe[0].value["log_bf"]
-    assert label0.endswith("of 8") and n0 >= int((log_bf > 0).sum())
+    assert relevant == 8 and n0 >= int((log_bf > 0).sum())
     # the page's numbers are the model's: the classifier fitted on the page's split (binarised,
     # a quarter held out, seed 0) with the page's default settings gives the same counts and sweeps
     ds = load_dataset("synthetic_rtm", n_samples=300, n_tags=60, n_relevant=8, tag_rate=0.1)
@@ -94,12 +106,13 @@ def test_rtm_page_on_synthetic_tags():
     table = at.dataframe[1].value
     assert table.loc["RTM Power EP", "sweeps"] == clf.n_iter_ == change.size
     np.testing.assert_allclose(table.loc["RTM Power EP", "final log evidence"], clf.trace_.log_evidence.iloc[-1])
-    at.slider(key="rtm_threshold").set_value(float(np.clip(np.floor(log_bf.min() * 2) / 2, -5, 5))).run()
-    n_at_shown, _, _ = counts()
-    assert n_at_shown >= len(log_bf)  # every shown tag is above a threshold below its log BF
-    at.slider(key="rtm_threshold").set_value(5.0).run()
-    n_high, true_high, _ = counts()
+    low = f"{float(np.clip(np.floor(log_bf.min() * 2) / 2, -5, 5)):g}"
+    assert counts(low)[0] >= len(log_bf)  # every shown tag is above a threshold below its log BF
+    n_high, true_high, _ = counts("5")
     assert n_high <= n0 and true_high <= true0
+    at.query_params["rtm_threshold"] = "5"  # a link to a high threshold: the explorable starts there
+    at.run()
+    assert _explorable(at)["layout"]["title"]["text"].startswith("threshold 5:")
     assert not any("(issue)" in c.value or "issue's" in c.value for c in at.caption)
 
 
@@ -126,8 +139,8 @@ def test_rtm_page_binarises_images_and_picks_two_classes():
     assert at.selectbox(key="rtm_pair_c0").value != at.selectbox(key="rtm_pair_c1").value
     tags = _by_title(at, "Most relevant tags")
     assert sum(len(_values(t["x"])) for t in tags["data"]) == 15
-    pixels = _by_title(at, "Pixel tags")
-    z = pixels["data"][0]["z"]
+    pixels = next(t for t in _explorable(at)["data"] if t["type"] == "heatmap")  # θ beside the threshold
+    z = pixels["z"]
     z = _values(z).reshape(8, 8) if isinstance(z, dict) else np.asarray(z)
     assert z.shape == (8, 8) and np.nanmin(z) < 0.5 < np.nanmax(z)
     assert any("ROC curves need" in i.value for i in at.info)  # real data: no truth, no ROC ...

@@ -57,9 +57,27 @@ def test_compare_writes_tables_and_report(tmp_path, capsys):
     assert runtime.loc[0, "parameters"] == "alpha=0.05"
     jaccard = pd.read_csv(tmp_path / "jaccard.csv", index_col=0)
     assert np.allclose(np.diag(jaccard.to_numpy()), 1.0)
-    assert pd.read_csv(tmp_path / "accuracy.csv")["k"].max() == 8
+    accuracy = pd.read_csv(tmp_path / "accuracy.csv")
+    assert accuracy["k"].max() == 8 and (accuracy["low"] <= accuracy["accuracy"]).all()
+    assert accuracy["method"].str.startswith("95% Wilson score interval").any()
+    differences = pd.read_csv(tmp_path / "differences.csv")
+    assert list(differences.columns[:7]) == ["method", "reference", "k", "difference", "low", "high", "verdict"]
+    assert set(differences["reference"]) == {"MI"} and set(differences["method"]) == {"Variance"}
     assert (tmp_path / "report.html").stat().st_size > 3_000_000
-    assert "MI" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "resolved from MI" in out and "Bands: 95% Wilson intervals" in out
+
+
+def test_compare_reference_and_repeated_splits(tmp_path, capsys):
+    args = ["compare", "--methods", "mi,variance", "--data", "synthetic_glm:p=20,n=200", "--bootstrap", "0",
+            "--max-k", "6", "--k", "3", "--reference", "variance", "--repeats", "3", "--out", str(tmp_path)]
+    assert main(args) == 0
+    differences = pd.read_csv(tmp_path / "differences.csv")
+    assert set(differences["reference"]) == {"Variance"} and set(differences["method"]) == {"MI"}
+    assert differences["interval_method"].str.contains("corrected resampled t").all()
+    accuracy = pd.read_csv(tmp_path / "accuracy.csv")
+    assert accuracy["method"].str.endswith("over 3 repeated splits").all()
+    assert "resolved from Variance" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -73,6 +91,9 @@ def test_compare_writes_tables_and_report(tmp_path, capsys):
     (["compare", "--methods", "mi", "--data", "digits", "--n-jobs", "2", "--scheduler", "tcp://127.0.0.1:9"],
      "--n-jobs and --scheduler: choose local processes or a Dask cluster, not both"),
     (["compare", "--methods", "mi", "--data", "digits", "--n-jobs", "0"], "n_jobs=0: use 1 (serial)"),
+    (["compare", "--methods", "mi,l1", "--data", "digits", "--reference", "bia"],
+     "--reference bia: name one of --methods (mi, l1)"),
+    (["compare", "--methods", "mi", "--data", "digits", "--repeats", "0"], "n_repeats=0: choose 1"),
     (["reproduce", "mdl-curve", "--n-jobs", "2"], "mdl-curve runs in one process; --n-jobs and --scheduler apply "
                                                   "to: rtm-roc"),
 ])

@@ -1,5 +1,8 @@
-"""The comparison engine: its numbers recomputed independently, cancellation, failures, export."""
+"""The comparison engine: its numbers recomputed independently, cancellation, failures, export,
+and the intervals and verdicts on data with a planted advantage and with identical twins."""
 
+import dataclasses
+import html
 import io
 import re
 import zipfile
@@ -11,7 +14,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
 
+from fsengine import stats
 from fsengine.compare.engine import (
+    DIFFERENCE_COLUMNS,
     RANDOM,
     CompareSettings,
     ComparisonCancelled,
@@ -21,11 +26,14 @@ from fsengine.compare.engine import (
     stratified_bootstrap,
 )
 from fsengine.compare.report import html_report, tables_zip, write_tables
-from fsengine.data import load_dataset
+from fsengine.data import Dataset, load_dataset
+from fsengine.data.dataset import Provenance
 from fsengine.data.transforms import split
+from fsengine.methods import registry
 from fsengine.plots.compare import normalised
+from fsengine.selection_metrics import kuncheva_index
 
-SETTINGS = CompareSettings(n_bootstrap=3, max_k=12, seed=0)
+SETTINGS = CompareSettings(n_bootstrap=5, max_k=12, seed=0)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +54,7 @@ def test_progress_is_monotone_and_finishes(result):
     fractions = [f for f, _ in result.messages]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and 0 <= fractions[0] < 0.1
     assert any("L1: L1 path: C" in m for _, m in result.messages)  # the selector's own progress
-    assert any("bootstrap 3 of 3" in m for _, m in result.messages)
+    assert any("bootstrap 5 of 5" in m for _, m in result.messages)
 
 
 def test_held_out_accuracy_is_logistic_regression_on_the_top_k(glm, result):
@@ -79,14 +87,14 @@ def test_top_k_views_recomputed_by_hand(result):
         boot = [set(row[:k].tolist()) for row in r.boot_top]
         pairs = [(len(a & b) * n - k * k) / (k * (n - k)) for i, a in enumerate(boot) for b in boot[i + 1:]]
         assert stab.loc[r.label, "kuncheva"] == pytest.approx(np.mean(pairs))
-        assert stab.loc[r.label, "pairs"] == 3
+        assert stab.loc[r.label, "pairs"] == 10
     with pytest.raises(ValueError, match="between 1 and 12"):
         result.jaccard(13)
 
 
 def test_bootstrap_rankings_are_refits_on_resamples(glm, result):
     train, _ = split(glm, test_size=SETTINGS.test_size, seed=SETTINGS.seed)
-    resamples = stratified_bootstrap(train.y, 3, SETTINGS.seed)
+    resamples = stratified_bootstrap(train.y, 5, SETTINGS.seed)
     for rows in resamples:
         assert np.array_equal(np.bincount(train.y[rows]), np.bincount(train.y))
     variance = result.run("Variance")
@@ -149,8 +157,8 @@ def test_class_pair_and_bad_requests():
 def test_exports_parse(result, tmp_path):
     paths = write_tables(result, 4, tmp_path)
     names = sorted(p.name for p in paths)
-    assert names == ["accuracy.csv", "jaccard.csv", "roc.csv", "runtime.csv", "scores.csv", "stability.csv",
-                     "summary.csv"]
+    assert names == ["accuracy.csv", "differences.csv", "jaccard.csv", "roc.csv", "runtime.csv", "scores.csv",
+                     "stability.csv", "summary.csv"]
     summary = pd.read_csv(tmp_path / "summary.csv")
     assert summary["method"].tolist() == ["MI", "L1", "Variance"] and (summary["k"] == 4).all()
     scores = pd.read_csv(tmp_path / "scores.csv")
@@ -158,9 +166,172 @@ def test_exports_parse(result, tmp_path):
     assert sorted(scores["rank_mi"]) == list(range(1, 21))
     with zipfile.ZipFile(io.BytesIO(tables_zip(result, 4))) as archive:
         assert sorted(archive.namelist()) == names
+    accuracy = pd.read_csv(tmp_path / "accuracy.csv")
+    assert list(accuracy.columns) == ["curve", "k", "accuracy", "low", "high", "method"]
+    differences = pd.read_csv(tmp_path / "differences.csv")
+    assert list(differences.columns)[:7] == ["method", "reference", "k", "difference", "low", "high", "verdict"]
+    assert set(differences["verdict"]) <= {"better", "worse", "not resolved"}
+    assert {"kuncheva", "low", "high", "interval"} <= set(pd.read_csv(tmp_path / "stability.csv").columns)
+    assert {"bootstrap_median_seconds", "bootstrap_q1_seconds", "bootstrap_q3_seconds"} <= set(
+        pd.read_csv(tmp_path / "runtime.csv").columns)
+    assert {"accuracy_low", "accuracy_high", "difference", "verdict", "kuncheva_low"} <= set(summary.columns)
+    write_tables(result, 4, tmp_path / "l1", reference="l1")
+    assert set(pd.read_csv(tmp_path / "l1" / "differences.csv")["reference"]) == {"L1"}
     page = html_report(result, 4)
-    # plotly.js embedded once (offline), four figures: accuracy, Jaccard, stability, ROC (a figure's call
-    # names its div; plotly.js 2.x also carries the text "Plotly.newPlot(gd, ..." in a help message)
+    # plotly.js embedded once (offline), five figures: accuracy, differences, Jaccard, stability, ROC (a
+    # figure's call names its div; plotly.js 2.x also carries the text "Plotly.newPlot(gd, ..." in a help message)
     figures = re.findall(r"Plotly\.newPlot\(\s*\"", page)
-    assert "src=\"https://cdn.plot.ly" not in page and len(figures) == 4 and len(page) > 3_000_000
+    assert "src=\"https://cdn.plot.ly" not in page and len(figures) == 5 and len(page) > 3_000_000
     assert page.count("window.PlotlyConfig") == 1
+    assert html.escape(result.resolved_sentence(4)) in page and "Verdicts at every k" in page
+    assert "Paired differences from MI" in page and "Paired differences from L1" in html_report(result, 4, "L1")
+
+
+def test_accuracy_intervals_are_wilson_on_the_held_out_rows(result):
+    held = result.held_out
+    assert held.rows.shape == (4, len(held.grid), result.n_test) and held.repeats.shape == (1, 4, len(held.grid))
+    acc = result.accuracy
+    assert list(acc.columns) == ["curve", "k", "accuracy", "low", "high", "method"]
+    for c, curve in enumerate(held.curves[:-1]):
+        part = acc[acc["curve"] == curve]
+        for (_, row), right in zip(part.iterrows(), held.rows[c]):
+            e = stats.wilson_interval(int(right.sum()), result.n_test)
+            assert (row["accuracy"], row["low"], row["high"]) == pytest.approx((e.value, e.low, e.high))
+            assert row["method"] == f"95% Wilson score interval ({result.n_test} rows)"
+    random = acc[acc["curve"] == RANDOM]
+    boot = stats.bootstrap_means(held.rows[-1].T, seed=0)
+    assert random["low"].tolist() == pytest.approx([e.low for e in boot])
+    assert random["method"].iloc[0].startswith("95% percentile bootstrap over 75 held-out rows (2,000 resamples")
+    assert (acc["low"] <= acc["accuracy"]).all() and (acc["accuracy"] <= acc["high"]).all()
+    assert result.all_features_interval.low < result.all_features_accuracy < result.all_features_interval.high
+
+
+def test_differences_are_paired_bootstrap_intervals_of_the_same_rows_with_bonferroni(result):
+    diff = result.differences()  # reference: the first method, MI
+    assert list(diff.columns) == list(DIFFERENCE_COLUMNS)
+    assert diff["reference"].unique().tolist() == ["MI"] and diff["method"].unique().tolist() == ["L1", "Variance"]
+    assert (diff["level"] == stats.bonferroni_level(0.95, 2)).all() and len(diff) == 2 * len(result.held_out.grid)
+    held = result.held_out
+    l1, mi = held.rows[1], held.rows[0]
+    for g, row in enumerate(diff[diff["method"] == "L1"].itertuples()):
+        e = stats.paired_bootstrap_interval(l1[g][:, None], mi[g][:, None], lambda t: t[..., 0] / result.n_test,
+                                            level=0.975, seed=0)
+        assert (row.difference, row.low, row.high) == pytest.approx((e.value, e.low, e.high), abs=1e-12)
+        assert row.verdict == stats.difference_verdict(e)
+    assert "paired percentile bootstrap over 75 held-out rows" in diff["interval_method"].iloc[0]
+    assert diff["interval_method"].iloc[0].endswith("Bonferroni over 2 comparisons")
+    by_key = result.differences("l1")
+    assert by_key["reference"].unique().tolist() == ["L1"] and set(by_key["method"]) == {"MI", "Variance"}
+    flipped = by_key[by_key["method"] == "MI"]["difference"].to_numpy()
+    assert flipped == pytest.approx(-diff[diff["method"] == "L1"]["difference"].to_numpy())
+    with pytest.raises(ValueError, match="not among the compared methods"):
+        result.differences("bia")
+
+
+def test_summary_reports_intervals_and_verdicts_and_picks_no_best_k(result):
+    table = result.summary(4, reference="Variance")
+    assert not [c for c in table.columns if "best" in c]
+    assert table.set_index("method").loc["Variance", "verdict"] == "reference"
+    row = table.set_index("method").loc["MI"]
+    acc = result.accuracy.query("curve == 'MI' and k == 4").iloc[0]
+    assert (row["accuracy_low"], row["accuracy_high"]) == (acc["low"], acc["high"])
+    diff = result.differences("Variance").query("method == 'MI' and k == 4").iloc[0]
+    assert (row["difference"], row["difference_low"], row["verdict"]) == (diff["difference"], diff["low"],
+                                                                         diff["verdict"])
+    sentence = result.resolved_sentence(4, "Variance")
+    assert sentence.startswith("At k = 4, ") and "resolved from Variance" in sentence
+    assert "at 97.5%: Bonferroni over the 2 comparisons" in sentence
+    assert result.resolved_sentence(9).startswith("At k = 8 (the accuracy grid point nearest k = 9), ")
+
+
+def test_stability_interval_is_the_jackknife_over_resamples_and_runtimes_are_median_iqr(result):
+    k, n = 4, result.n_features
+    stab = result.stability(k).set_index("method")
+    for r in result.runs:
+        boot = [row[:k] for row in r.boot_top]
+        B = len(boot)
+
+        def mean_pairs(sets):
+            return np.mean([kuncheva_index(a, b, n) for i, a in enumerate(sets) for b in sets[i + 1:]])
+
+        loo = np.array([mean_pairs(boot[:i] + boot[i + 1:]) for i in range(B)])
+        se = np.sqrt((B - 1) / B * np.sum((loo - loo.mean()) ** 2))
+        half = 2.7764451051977987 * se  # t_{0.975, 4}
+        value = mean_pairs(boot)
+        assert stab.loc[r.label, "low"] == pytest.approx(max(-1.0, value - half))
+        assert stab.loc[r.label, "high"] == pytest.approx(min(1.0, value + half))
+        assert stab.loc[r.label, "interval"] == ("95% jackknife t interval over 5 bootstrap resamples "
+                                                 "(leave one resample out)")
+    runtime = result.runtime().set_index("method")
+    for r in result.runs:
+        q1, med, q3 = np.quantile(r.boot_seconds, [0.25, 0.5, 0.75])
+        assert runtime.loc[r.label, ["bootstrap_q1_seconds", "bootstrap_median_seconds", "bootstrap_q3_seconds"]
+                           ].tolist() == pytest.approx([q1, med, q3])
+        assert runtime.loc[r.label, "bootstrap_fits"] == 5
+
+
+def test_stability_of_few_resamples_has_no_interval(glm):
+    res = run_comparison(glm, ["variance"], CompareSettings(n_bootstrap=3, max_k=5))
+    stab = res.stability(3).iloc[0]
+    assert np.isfinite(stab["kuncheva"]) and np.isnan(stab["low"]) and "needs 5 or more" in stab["interval"]
+
+
+def _planted(n: int = 600, p: int = 20, seed: int = 0) -> Dataset:
+    """Feature 0 is the label with 10% flipped, coded 0.4 / 0.6 (variance 0.01); features 1..p-1
+    are fair coins 0 / 1 (variance 0.25). MI (features binarised as x > 0.5) ranks feature 0
+    first; Variance ranks it last, so its first k < p features carry no signal."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    X = rng.integers(0, 2, (n, p)).astype(float)
+    X[:, 0] = 0.4 + 0.2 * np.where(rng.random(n) < 0.1, 1 - y, y)
+    return Dataset(X=X, y=y, feature_names=tuple(f"x{j}" for j in range(p)), provenance=Provenance("planted"),
+                   name="planted", target_names=("a", "b"))
+
+
+@pytest.fixture
+def twin(monkeypatch):
+    """A registered test double: Variance again under another name (the same selector)."""
+    spec = dataclasses.replace(registry.METHODS["variance"], key="variance_twin", label="Variance twin")
+    monkeypatch.setitem(registry.METHODS, "variance_twin", spec)
+    return spec
+
+
+@pytest.mark.parametrize("repeats", [1, 3])
+def test_verdicts_resolve_a_planted_advantage_and_not_identical_twins(twin, repeats):
+    ds = _planted()
+    res = run_comparison(ds, ["variance", "mi", "variance_twin"],
+                         CompareSettings(n_bootstrap=0, max_k=12, n_repeats=repeats))
+    assert res.run("MI").order[0] == 0 and res.run("Variance").order[-1] == 0
+    diff = res.differences()  # reference Variance
+    assert (diff.query("method == 'MI'")["verdict"] == "better").all()
+    twins = diff.query("method == 'Variance twin'")
+    assert (twins["verdict"] == "not resolved").all()
+    assert (twins[["difference", "low", "high"]].to_numpy() == 0).all()
+    assert (res.differences("mi").query("method != 'MI'")["verdict"] == "worse").all()
+    sentence = res.resolved_sentence(5)
+    assert "1 of 2 methods is resolved from Variance (MI better); not resolved: Variance twin." in sentence
+    how = "paired percentile bootstrap" if repeats == 1 else f"paired corrected resampled t over {repeats}"
+    assert how in sentence
+
+
+def test_repeated_splits_use_the_corrected_resampled_t(glm, result):
+    res = run_comparison(glm, ["mi", ("l1", {"n_Cs": 8}), "variance"],
+                         CompareSettings(n_bootstrap=0, max_k=12, n_repeats=3))
+    held = res.held_out
+    assert held.repeats.shape == (3, 4, len(held.grid))
+    # the first split is the one-split comparison's; the others are new splits with their own fits
+    np.testing.assert_allclose(held.repeats[0], result.held_out.repeats[0])
+    assert not np.allclose(held.repeats[1], held.repeats[0])
+    assert len(res.run("L1").split_orders) == 3
+    ratio = res.n_test / res.n_train
+    row = res.accuracy.query("curve == 'L1' and k == 4").iloc[0]
+    e = stats.t_interval(held.repeats[:, 1, 3], test_train_ratio=ratio)
+    assert (row["accuracy"], row["low"], row["high"]) == pytest.approx((e.value, max(0, e.low), min(1, e.high)))
+    assert (res.accuracy["low"] >= 0).all() and (res.accuracy["high"] <= 1).all()
+    assert row["method"] == "95% corrected resampled t (Nadeau & Bengio 2003) over 3 repeated splits"
+    d = res.differences().query("method == 'L1' and k == 4").iloc[0]
+    e = stats.paired_t_interval(held.repeats[:, 1, 3], held.repeats[:, 0, 3], 0.975, test_train_ratio=ratio)
+    assert (d["difference"], d["low"], d["high"]) == pytest.approx((e.value, e.low, e.high))
+    assert "over 3 repeated train/test splits" in res.interval_note()
+    with pytest.raises(ValueError, match="n_repeats=0"):
+        CompareSettings(n_repeats=0)

@@ -168,3 +168,98 @@ def test_arbitrary_bytes_never_crash(data):
             dataset_from_table(df, str(df.columns[0]))
         except UploadError:
             return  # a specific rejection is one of the two allowed outcomes
+
+
+# ------------------------------------------------------------- compressed tables and svmlight files
+def _packed(raw: bytes, suffix: str) -> bytes:
+    import bz2
+    import gzip
+    import lzma
+    import zipfile
+
+    if suffix == ".zip":
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            archive.writestr("inner.csv", raw)
+        return buffer.getvalue()
+    return {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}[suffix](raw)
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz", ".zip"])
+def test_compressed_csv_is_read_and_checked_as_the_plain_file(suffix):
+    df = _table()
+    plain = load_upload(_csv(df), "t.csv", "label")
+    packed = load_upload(_packed(_csv(df), suffix), f"t.csv{suffix}", "label")
+    np.testing.assert_array_equal(packed.X, plain.X)
+    np.testing.assert_array_equal(packed.y, plain.y)
+    assert packed.extras["excluded_columns"] == plain.extras["excluded_columns"]
+    assert f"decompressed ({suffix})" in packed.provenance.notes
+    # the same checks: a missing value in the packed file is the plain file's error
+    bad = df.copy()
+    bad.loc[3, "height"] = np.nan
+    with pytest.raises(UploadError, match=r"'height': 1 missing \(NaN\) in data rows 4"):
+        load_upload(_packed(_csv(bad), suffix), f"t.csv{suffix}", "label")
+
+
+def test_tsv_and_compressed_tsv_are_tab_separated():
+    df = _table()
+    raw = df.to_csv(index=False, sep="\t").encode()
+    for name, data in (("t.tsv", raw), ("t.tsv.gz", _packed(raw, ".gz"))):
+        table = read_table(data, name)
+        assert list(table.columns) == list(df.columns) and "tab-separated" in table.attrs["read_notes"]
+
+
+def test_compressed_problems_get_their_own_errors():
+    with pytest.raises(UploadError, match=r"^t\.csv\.xz is not a readable \.xz file"):
+        read_table(b"not xz data", "t.csv.xz")
+    with pytest.raises(UploadError, match=r"^t\.csv\.gz unpacks to more than 0\.0 MB, over the upload limit"):
+        read_table(_packed(b"a,b\n" + b"1,2\n" * 5000, ".gz"), "t.csv.gz", max_bytes=1000)   # a small bomb
+    buffer = io.BytesIO()
+    import zipfile
+
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("a.csv", "a,b\n1,2\n")
+        archive.writestr("b.csv", "a,b\n1,2\n")
+    with pytest.raises(UploadError, match=r"^t\.csv\.zip holds 2 files; put exactly one"):
+        read_table(buffer.getvalue(), "t.csv.zip")
+    with pytest.raises(UploadError, match=r"^t\.csv\.gz is empty once decompressed"):
+        read_table(_packed(b"   \n", ".gz"), "t.csv.gz")
+    with pytest.raises(UploadError, match=r"t\.parquet\.gz: unsupported file type \.parquet\.gz; fsengine reads"):
+        read_table(b"x", "t.parquet.gz")
+
+
+def _svm_bytes(X, y, zero_based=False) -> bytes:
+    from sklearn.datasets import dump_svmlight_file
+
+    buffer = io.BytesIO()
+    dump_svmlight_file(X, y, buffer, zero_based=zero_based)
+    return buffer.getvalue()
+
+
+def test_svmlight_is_sparse_with_its_own_labels():
+    import scipy.sparse as sp
+
+    from fsengine.data.upload import load_svmlight
+
+    rng = np.random.default_rng(0)
+    X = sp.random(30, 6, density=0.5, random_state=1, format="lil")
+    X[:, 4] = 0.0                                                        # an all-zero feature
+    X = X.tocsr()
+    X.eliminate_zeros()
+    y = rng.integers(0, 3, 30) * 2 - 1                                   # labels -1, 1, 3
+    ds = load_svmlight(_svm_bytes(X, y), "t.libsvm")
+    assert ds.is_sparse and ds.task == "classification" and ds.target_names == ("-1", "1", "3")
+    np.testing.assert_allclose(ds.X.toarray(), np.delete(X.toarray(), 4, axis=1), rtol=1e-15)  # %.16g text
+    assert ds.feature_names == ("f1", "f2", "f3", "f4", "f6") and ds.extras["excluded_columns"] == {
+        "f5": "constant (every value is 0)"}
+    assert "feature indices counted from 1" in ds.provenance.notes
+    zero = load_svmlight(_svm_bytes(X, y, zero_based=True), "t.svm")
+    assert zero.feature_names == ("f0", "f1", "f2", "f3", "f5")
+    target = rng.normal(size=30)
+    assert load_svmlight(_svm_bytes(X, target), "r.svm").task == "regression"
+    with pytest.raises(UploadError, match=r"^t\.svm is not a readable svmlight/libsvm file"):
+        load_svmlight(b"this is not svmlight\n" * 20, "t.svm")
+    with pytest.raises(UploadError, match=r"^t\.svm has 3 row\(s\); at least 10"):
+        load_svmlight(_svm_bytes(X[:3], y[:3]), "t.svm")
+    with pytest.raises(UploadError, match=r"^t\.svm is an svmlight/libsvm file: it has its own labels"):
+        read_table(_svm_bytes(X, y), "t.svm")

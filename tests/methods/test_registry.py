@@ -40,8 +40,14 @@ def test_entry_defaults_build_the_selector_with_them(key):
     for p in spec.params:
         p.check(p.default)
         assert p.name in selector.get_params()
-    if spec.progress:  # the flag promises reports, so fit must take the callback
-        assert "progress" in inspect.signature(type(selector).fit).parameters
+    # one dialect: fit takes the progress callback, keyword-only
+    fit_progress = inspect.signature(type(selector).fit).parameters["progress"]
+    assert fit_progress.kind is inspect.Parameter.KEYWORD_ONLY
+    # one source of defaults: the class's signature holds the registry's values, keyword-only
+    init = inspect.signature(type(selector).__init__).parameters
+    for p in spec.params:
+        assert init[p.name].kind is inspect.Parameter.KEYWORD_ONLY, (key, p.name)
+        assert init[p.name].default == p.default, (key, p.name, init[p.name].default, p.default)
 
 
 def test_params_parse_check_and_build():

@@ -43,7 +43,7 @@ def test_quick_results_agree_with_the_recorded_full_run(name, quick_reproduction
     assert not missing, f"quick rows absent from the recorded full run: {sorted(missing)}"
     for q, row in quick_rows.items():
         rec = full_rows[q]
-        assert results.rule(row["verdict"]) == results.rule(rec["verdict"]), q
+        assert results.rule_of_judgement(row["verdict"]) == results.rule_of_judgement(rec["verdict"]), q
         if "#" not in q:  # a size in the name may change the paper value it is compared with
             assert row["paper"] == rec["paper"], q
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from fsengine.app.compute import dataset_token, progress_bar
-from fsengine.app.display import show_figure
+from fsengine.app.display import show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.presets import Preset, preset_buttons
@@ -34,14 +34,10 @@ from fsengine.methods.bayes_factor.study import (
     starts_on_subset,
     stop_summary,
 )
-from fsengine.plots.bayes_factor import (
-    accuracy_figure,
-    approximation_figure,
-    beta_rounds_figure,
-    pixel_pairs_figure,
-    sign_figure,
-)
+from fsengine.plots.bayes_factor import approximation_figure, beta_rounds_figure, pairs_explorable, sign_figure
 
+#: the URL parameter holding the pairs explorable's k
+K_PARAM = "bf_k"
 SIGN_OPTIONS, SIGN_VALUES = ["Laplace: −½ log a_g", "printed: +½ log a_g"], ["laplace", "printed"]
 PRIOR_OPTIONS, PRIOR_VALUES = ["uniform (Eq. 13)", "multiplicity: −log(F−G)"], ["uniform", "multiplicity"]
 
@@ -188,7 +184,6 @@ def render() -> None:
                f"{len(task.predicate_names):,} predicates (input columns).")
     _stop_section(run)
     _accuracy_section(task, run, s)
-    _pixels_section(task, run)
     _table_section(task, run)
     _sign_section(task, run, s)
     _check_section(task, run, s)
@@ -254,31 +249,31 @@ def _stop_section(run) -> None:
 
 
 def _accuracy_section(task, run, s: Settings) -> None:
-    """Accuracy against the number of pairs, next to IFS and SGC when asked."""
+    """The first k pairs (an explorable): accuracy against the number of pairs, next to IFS and SGC
+    when asked, and for images the pixels of the first k pairs; k moves in the browser."""
     others = None
     if s.compare:
         with user_errors():
             others = gain_curves(task, s.task_key, comparison_budget(run), s.variance, (run.n_at_stop,))
     show_train = st.checkbox("Show training accuracy", value=True, key="bf_show_train")
-    show_figure(st, accuracy_figure(accuracy_curves(run, others), run.n_at_stop, show_train=show_train,
-                                    title="Accuracy vs number of selected pairs",
-                                    stopped=run.stop_round is not None),
-                key="bf_accuracy_chart")
+    try:
+        k = int(url_value(K_PARAM) or run.n_at_stop)
+    except ValueError:
+        k = run.n_at_stop
+    fig = pairs_figure(task, run, others, (s.task_key, *s.run_key(), s.compare), show_train, k)
+    show_explorable(st, fig, key="bf_pairs_explorable", param=K_PARAM, fallback=str(run.n_at_stop))
     st.caption(ACCURACY_NOTE + ("." if run.stop_round is not None else
-                                " (here it marks the end of the run, not a stop)."))
+                                " (here it marks the end of the run, not a stop).")
+               + (" Right: the pixels of the first k pairs on each class's mean image, in the colour of the pair's "
+                  "class (a pair raises its class's score where the pixel is inked)." if task.image_shape else ""))
 
 
-def _pixels_section(task, run) -> None:
-    """Image data: the selected pixels on the mean images."""
-    pixels = selected_pixels(task, run)
-    if pixels is None:
-        return
-    show_figure(st, pixel_pairs_figure(pixels.class_means, pixels.rows, pixels.cols, pixels.classes,
-                                       task.class_names, pixels.order,
-                                       title="Selected pixels (numbered in selection order) on the mean images"),
-                key="bf_pixels")
-    st.caption("A pair (pixel, class) raises the score of its class where the pixel is inked; "
-               "colour = the pair's class.")
+@st.cache_data(show_spinner=False, max_entries=16)
+def pairs_figure(_task, _run, _others, run_key, show_train: bool, k: int) -> dict:
+    """The first-k-pairs explorable of one run, starting at ``k``."""
+    return pairs_explorable(_run, accuracy_curves(_run, _others), k=k, predicate_names=_task.predicate_names,
+                            class_names=_task.class_names, pixels=selected_pixels(_task, _run),
+                            stopped=_run.stop_round is not None, show_train=show_train).to_plotly_json()
 
 
 def _table_section(task, run) -> None:

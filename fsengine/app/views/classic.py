@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from fsengine.app.compute import dataset_token, progress_bar
-from fsengine.app.display import figure_columns, show_figure
+from fsengine.app.display import figure_columns, show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
@@ -19,10 +19,13 @@ from fsengine.data.transforms import binarize_features, class_names, is_binary_m
 from fsengine.methods.classic import study
 from fsengine.methods.registry import method_defaults
 from fsengine.plots import classic as figs
+from fsengine.plots.explorable import distinct_labels
 from fsengine.position import Position
 from fsengine.selectors import BoostingSelector, MDLSelector, MutualInfoSelector
 
 VIEWS = ("Mutual information", "MDL", "L1 path", "Boosting")
+#: the URL parameter holding the L1 explorable's C
+C_PARAM = "classic_l1_C"
 
 INTRO = (
     "Four classic ways to choose features from Jaakkola's MIT 6.867 lecture 12: rank binary "
@@ -223,17 +226,22 @@ def l1_view(ds, token, names) -> None:
         m[2].metric("First feature to enter", names[selector.order_[0]])
     if not summary.converged:
         st.warning("The solver hit its iteration limit at some C; those coefficients are approximate.")
-    path = figs.l1_selector_path(selector, names, held_out=fit.held_out, chosen_C=selector.C_ if use_cv else None)
-    if ds.image_shape is None:
-        show_figure(st, path, key="classic_l1_path")
-        return
-    left, right = figure_columns([3, 2])
-    show_figure(left, path, key="classic_l1_path")
     Cs = selector.Cs_
-    step = right.select_slider("C for the coefficient image", options=list(range(len(Cs))), value=len(Cs) // 2,
-                               key="classic_l1_step", bind="query-params", format_func=lambda i: f"{Cs[i]:.3g}")
-    show_figure(right, figs.l1_coefficient_image(selector, Position.at(Cs, step), ds.image_shape,
-                                                 background=background(token, ds)), key="classic_l1_image")
+    try:
+        start = Position.nearest(Cs, float(url_value(C_PARAM) or Cs[len(Cs) // 2]))
+    except ValueError:
+        start = Position.at(Cs, len(Cs) // 2)
+    fig = l1_figure(selector, fit, (token, n_Cs, C_span, use_cv, test_size), start, names, ds.image_shape,
+                    None if ds.image_shape is None else background(token, ds), use_cv)
+    show_explorable(st, fig, key="classic_l1_explorable", param=C_PARAM,
+                    fallback=distinct_labels(Cs)[len(Cs) // 2])
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def l1_figure(_selector, _fit, fit_key, start, names, image_shape, _background, use_cv) -> dict:
+    """The L1 explorable (path, accuracies and, for images, the coefficient image) starting at ``start``."""
+    return figs.l1_explorable(_selector, start, names, image_shape=image_shape, background=_background,
+                              held_out=_fit.held_out, chosen_C=_selector.C_ if use_cv else None).to_plotly_json()
 
 
 def boosting_view(ds, token, names) -> None:

@@ -1,20 +1,21 @@
-"""Compare methods: run several selectors on the picked dataset; accuracy, overlap, stability, ROC."""
+"""Compare methods: run several selectors on the picked dataset; accuracy with intervals, paired
+differences from a reference method, overlap, stability, ROC."""
 
 import streamlit as st
 
 from fsengine.app.compute import dataset_token, progress_bar
-from fsengine.app.display import figure_columns, show_figure
+from fsengine.app.display import show_explorable, show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair, param_widget
 from fsengine.compare.engine import CompareSettings, ComparisonResult, run_comparison
-from fsengine.compare.report import EXPLANATIONS, comparison_figures, html_report, tables_zip
+from fsengine.compare.report import EXPLANATIONS, comparison_figures, differences_at, html_report, tables_zip
 from fsengine.csv_export import csv_bytes
 from fsengine.data.transforms import class_names
 from fsengine.methods.registry import METHODS
 from fsengine.parallel import available_cores, start_workers
-from fsengine.plots.compare import roc_curves
+from fsengine.plots.compare import roc_curves, top_k_explorable
 
 DEFAULT_METHODS = ("bia", "mi", "l1")
 #: session slots: the last finished run (config, result) and whether a run is under way
@@ -73,6 +74,23 @@ def _explain() -> None:
         st.markdown("Area under the ROC curve of scores $s$ against the known relevant set (ties count half):")
         st.latex(r"\mathrm{AUC} = P(s_{\text{relevant}} > s_{\text{irrelevant}}) + \tfrac12\,"
                  r"P(s_{\text{relevant}} = s_{\text{irrelevant}})")
+    with st.expander("How sure are these numbers?", expanded=False):
+        st.markdown(
+            "An accuracy measured on $n$ held-out rows is a proportion with a standard error of about "
+            r"$\sqrt{a(1-a)/n}$: 0.017 for $a = 0.92$ on 250 rows, so differences of a point or two are mostly "
+            "noise. The bands are 95% **Wilson** intervals of each accuracy. Two methods are scored on the "
+            "**same rows**, so their difference is judged by a **paired bootstrap**: the held-out rows are "
+            "resampled 2,000 times (the same resamples for every method) and the difference recomputed on each. "
+            "With $m$ methods, each of the $m-1$ differences from the reference gets a **Bonferroni** interval "
+            "at level $1 - 0.05/(m-1)$, so that all of them hold together at 95%; a verdict is *better* or "
+            "*worse* only when its interval excludes 0. **Repeated splits** also refit every method on other "
+            "training rows and use the corrected resampled $t$ of Nadeau & Bengio, which widens the variance "
+            "for splits that share rows:")
+        st.latex(r"\hat\sigma^2_{\text{corrected}} = \Big(\frac1J + \frac{n_{\text{test}}}{n_{\text{train}}}\Big)"
+                 r"\, s^2 \quad\text{over } J \text{ splits}")
+        st.markdown("The stability's whiskers are jackknife intervals: the stability is recomputed leaving out "
+                    "each bootstrap resample in turn. The page never picks the *k* with the highest held-out "
+                    "accuracy: picked on the rows that report it, that number would be optimistic.")
     with st.expander("How the work is spread over the cores", expanded=False):
         st.markdown("A comparison of $M$ methods with $B$ bootstrap resamples is $M(1+B)$ independent fits, then "
                     "one accuracy curve per method and per random-baseline size. They run as separate tasks on "
@@ -119,7 +137,7 @@ def _restrict_classes(ds, chosen):
 
 def _settings(ds) -> tuple[CompareSettings, int]:
     """The comparison's settings and worker count from the page's controls."""
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3, c4, c5 = st.columns(5)
     n_bootstrap = c1.select_slider("Bootstrap resamples", options=[0, 2, 3, 5, 8, 10, 15, 20], value=5,
                                    key="compare_bootstrap", bind="query-params",
                                    help="Each method is refitted on this many resamples for the stability view "
@@ -131,7 +149,14 @@ def _settings(ds) -> tuple[CompareSettings, int]:
                                 help="Largest number of features in the accuracy curve and the top-k views."))
     seed = int(c4.number_input("Seed", min_value=0, value=0, step=1, key="compare_seed",
                                help="Train/test split, bootstrap resamples and the random baseline."))
-    settings = CompareSettings(test_size=test_size, n_bootstrap=n_bootstrap, max_k=max_k, seed=seed)
+    repeats = c5.select_slider("Train/test splits", options=[1, 3, 5, 10], value=1, key="compare_repeats",
+                               bind="query-params",
+                               help="1: one split; the accuracy intervals come from a bootstrap over the held-out "
+                                    "rows (fast). More: every method is refitted on each split and the intervals "
+                                    "include how much the training rows move the result (that many times the fits "
+                                    "of the accuracy curves).")
+    settings = CompareSettings(test_size=test_size, n_bootstrap=n_bootstrap, max_k=max_k, seed=seed,
+                               n_repeats=repeats)
     cores = available_cores()
     n_jobs = 1
     if cores > 1:
@@ -153,9 +178,10 @@ def compared(token, methods, settings, _ds, _n_jobs) -> ComparisonResult:
 
 
 @st.cache_data(show_spinner="Writing the report ...", max_entries=8)
-def downloads(config, k, _result) -> tuple[bytes, bytes, bytes]:
-    """(zip of CSV tables, summary CSV, HTML report) of a run at top-k size ``k``."""
-    return tables_zip(_result, k), csv_bytes(_result.summary(k), index=False), html_report(_result, k).encode()
+def downloads(config, k, reference, _result) -> tuple[bytes, bytes, bytes]:
+    """(zip of CSV tables, summary CSV, HTML report) of a run at top-k size ``k`` against ``reference``."""
+    return (tables_zip(_result, k, reference), csv_bytes(_result.summary(k, reference), index=False),
+            html_report(_result, k, reference).encode())
 
 
 def _run_or_cancel(run: bool, cancel: bool, config, ds, n_jobs: int) -> None:
@@ -178,8 +204,10 @@ def _run_or_cancel(run: bool, cancel: bool, config, ds, n_jobs: int) -> None:
 
 def _overview(result) -> None:
     """What was compared, the notes and failures, the ROC (synthetic data) and the runtimes."""
+    splits = result.settings.n_repeats
     st.markdown(f"**{md_escape(result.dataset)}**, classes {md_escape(', '.join(result.classes))}; methods "
-                f"{', '.join(result.labels)}; {result.settings.n_bootstrap} bootstrap resamples.")
+                f"{', '.join(result.labels)}; {result.settings.n_bootstrap} bootstrap resamples; "
+                f"{'one train/test split' if splits == 1 else f'{splits} train/test splits'}.")
     m1, m2, m3 = st.columns(3)
     m1.metric("Training / held-out rows", f"{result.n_train:,} / {result.n_test:,}")
     m2.metric("Features", f"{result.n_features:,}")
@@ -198,15 +226,19 @@ def _overview(result) -> None:
                "the timed fit (compiling or loading its numba kernels); its time is listed separately.")
 
 
-#: the summary's and runtime table's columns as a reader names them
+#: the summary's, runtime and differences tables' columns as a reader names them
 COLUMN_NAMES = {
     "method": "Method", "k": "k", "fit_seconds": "Fit time (s)",
     "warmup_seconds": "First call, untimed warm-up incl. compilation (s)",
-    "bootstrap_mean_seconds": "Bootstrap fit time, mean (s)", "bootstrap_std_seconds": "Bootstrap fit time, std (s)",
-    "selected_by_method": "Selected by the method itself", "parameters": "Parameters", "notes": "Notes",
-    "kuncheva_at_k": "Stability at k (Kuncheva)", "grid_k": "k of the accuracy grid point",
-    "accuracy_at_grid_k": "Held-out accuracy there", "best_accuracy": "Best held-out accuracy",
-    "best_k": "k of the best", "auc": "AUC (truth known)",
+    "bootstrap_median_seconds": "Bootstrap fit time, median (s)",
+    "bootstrap_q1_seconds": "Bootstrap fit time, 25% (s)", "bootstrap_q3_seconds": "Bootstrap fit time, 75% (s)",
+    "bootstrap_fits": "Bootstrap fits", "selected_by_method": "Selected by the method itself",
+    "parameters": "Parameters", "notes": "Notes", "grid_k": "k of the accuracy grid point",
+    "accuracy_at_grid_k": "Held-out accuracy there", "accuracy_low": "Accuracy: low", "accuracy_high": "Accuracy: high",
+    "reference": "Reference", "difference": "Difference from the reference", "difference_low": "Difference: low",
+    "difference_high": "Difference: high", "verdict": "Verdict", "kuncheva_at_k": "Stability at k (Kuncheva)",
+    "kuncheva_low": "Stability: low", "kuncheva_high": "Stability: high", "auc": "AUC (truth known)",
+    "low": "Low", "high": "High", "level": "Interval level",
 }
 
 
@@ -217,33 +249,39 @@ def readable(table):
 
 @st.fragment
 def top_k_views(result, last_config) -> None:
-    """The top-k slider and every view that depends on it (a fragment: a move re-sends only these)."""
+    """The top-k slider, the reference picker and every view that depends on them (a fragment: a
+    move re-sends only these)."""
     lo, hi = result.k_range()
-    k = st.slider("Top-k size for overlap, stability and heatmaps", lo, hi, min(10, hi), key="compare_k",
-                  bind="query-params") if hi > lo else hi
-    figures = comparison_figures(result, k)
-    st.dataframe(readable(result.summary(k)), hide_index=True, key="compare_summary")
+    left, right = st.columns([3, 1])
+    k = left.slider("Top-k size for overlap, stability and heatmaps", lo, hi, min(10, hi), key="compare_k",
+                    bind="query-params") if hi > lo else hi
+    reference = right.selectbox("Reference method", result.labels, key="compare_reference", bind="query-params",
+                                help="Every other method's held-out accuracy is compared with this one's, "
+                                     "on the same rows.")
+    figures = comparison_figures(result, k, reference)
+    st.markdown(f"**{md_escape(result.resolved_sentence(k, reference))}**")
+    st.dataframe(readable(result.summary(k, reference)), hide_index=True, key="compare_summary")
+    st.caption(f"{result.interval_note()} No k is picked for a method: the k with the highest accuracy on these "
+               "held-out rows would report an optimistic number.")
 
     st.subheader("Held-out accuracy")
     show_figure(st, figures["accuracy"], key="compare_accuracy")
     st.caption(EXPLANATIONS["accuracy"])
+    _differences(result, k, reference, figures)
 
-    left, right = figure_columns(2)
-    left.subheader("Overlap")
-    show_figure(left, figures["jaccard"], key="compare_jaccard")
-    left.caption(EXPLANATIONS["jaccard"])
-    right.subheader("Stability")
-    if "stability" in figures:
-        show_figure(right, figures["stability"], key="compare_stability")
-        right.caption(EXPLANATIONS["stability"])
-    else:
-        right.info("Stability needs at least two bootstrap resamples.")
+    st.subheader("Overlap and stability at every k")
+    show_explorable(st, k_explorable(result, last_config, k), key="compare_k_explorable", param="compare_k_view",
+                    fallback=str(k))
+    st.caption(EXPLANATIONS["jaccard"] + " " + (EXPLANATIONS["stability"] if "stability" in figures else
+                                                "Stability needs at least two bootstrap resamples.")
+               + " This figure's own k moves in the browser; the slider above sets the k of the tables, the "
+                 "curves' marker and the downloads.")
     if "relevance" in figures:
         st.subheader("Relevance heatmaps")
         show_figure(st, figures["relevance"], key="compare_relevance")
         st.caption(EXPLANATIONS["relevance"])
 
-    archive, summary_csv, report = downloads(last_config, k, result)
+    archive, summary_csv, report = downloads(last_config, k, reference, result)
     d1, d2, d3 = st.columns(3)
     d1.download_button("All tables (CSV, zip)", archive, file_name="comparison_tables.zip",
                        mime="application/zip", key="compare_zip")
@@ -251,3 +289,20 @@ def top_k_views(result, last_config) -> None:
                        key="compare_csv")
     d3.download_button("Report (HTML, self-contained)", report, file_name="comparison_report.html",
                        mime="text/html", key="compare_html")
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def k_explorable(_result, config, k: int) -> dict:
+    """Overlap and stability of the top-k sets at every k (an explorable), starting at ``k``."""
+    return top_k_explorable(_result, k).to_plotly_json()
+
+
+def _differences(result, k: int, reference: str, figures) -> None:
+    """The paired differences from the reference: their figure over k and their table at k."""
+    st.subheader(f"Paired differences from {md_escape(reference)}")
+    if "differences" not in figures:
+        st.info("Choose two or more methods to compare them with each other.")
+        return
+    show_figure(st, figures["differences"], key="compare_differences")
+    st.caption(EXPLANATIONS["differences"])
+    st.dataframe(readable(differences_at(result, k, reference)), hide_index=True, key="compare_differences_table")

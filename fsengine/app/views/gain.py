@@ -8,7 +8,7 @@ figures from :mod:`fsengine.plots.gain`.
 import streamlit as st
 
 from fsengine.app.compute import computed_once, dataset_token
-from fsengine.app.display import figure_columns, show_figure
+from fsengine.app.display import figure_columns, show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import UPLOAD_KEY, current_selection, load_cached
 from fsengine.app.presets import Preset, preset_buttons
@@ -26,6 +26,8 @@ TASKS = {
 }
 #: comparisons kept for the whole server (the oldest dropped beyond this)
 STORED_COMPARISONS = 6
+#: the URL parameter holding the stage explorable's stage
+STAGE_PARAM = "sgc_stage"
 
 PAPER_PRESET = Preset(
     "As in the paper: all sentences, L = 500",
@@ -60,13 +62,12 @@ def render() -> None:
         st.stop()
     comp = _comparison(available, config)
     _headline(comp)
+    stage_section(comp, config)
     left, right = figure_columns(2)
     traces = comp.traces()
-    show_figure(left, plots.gain_per_stage(traces), key="sgc_fig_gain")
-    show_figure(right, plots.gain_computations(traces), key="sgc_fig_comp")
-    left, right = figure_columns(2)
-    show_figure(left, plots.cumulative_time(traces), key="sgc_fig_time")
-    show_figure(right, plots.scores_vs_features(comp.curves, comp.all_features), key="sgc_fig_scores")
+    show_figure(left, plots.gain_computations(traces), key="sgc_fig_comp")
+    show_figure(right, plots.cumulative_time(traces), key="sgc_fig_time")
+    show_figure(st, plots.scores_vs_features(comp.curves, comp.all_features), key="sgc_fig_scores")
     st.caption(f"Fig. 5 here re-trains a MAP model (Gaussian prior, variance "
                f"{comp.settings['prior_variance']:g}) on the first k selected features of each method and "
                "decodes the test sentences left to right with the predicted previous tags; chunking is scored "
@@ -77,7 +78,6 @@ def render() -> None:
     show_figure(left, plots.overlap_heatmap(comp.overlap()), key="sgc_fig_overlap")
     shown = right.selectbox("Selected features of", list(comp.selections), key="sgc_table_method")
     right.dataframe(comp.selected_table(shown), hide_index=True, height=360, key="sgc_table")
-    stage_views(comp)
 
 
 def _configure(available: dict[str, str]) -> None:
@@ -159,13 +159,20 @@ def _headline(comp: Comparison) -> None:
                "differ between IFS and SGC, while the count cutoff needs many more features.")
 
 
-@st.fragment
-def stage_views(comp: Comparison) -> None:
-    """The stage slider: what each method selected at that stage and what it had computed by then
-    (a fragment: a move re-sends only this table)."""
-    if comp.common_stages < 2:
+@st.cache_data(show_spinner=False, max_entries=8)
+def stage_figure(_comp, run_key, stage: int) -> dict:
+    """The stage explorable of one comparison, starting at ``stage``."""
+    return plots.stage_explorable(_comp, stage).to_plotly_json()
+
+
+def stage_section(comp: Comparison, config: dict) -> None:
+    """Stage by stage (an explorable: the stage moves in the browser; the URL keeps it)."""
+    if comp.common_stages < 1:
         return
     st.subheader("Stage by stage")
-    stage = st.slider("Stage", 1, comp.common_stages, 1, key="sgc_stage", bind="query-params",
-                      help="Selection step: the feature each method added there, and its work so far.")
-    st.dataframe(comp.stage_table(stage), hide_index=True, key="sgc_stage_table")
+    try:
+        stage = int(url_value(STAGE_PARAM) or 1)
+    except ValueError:
+        stage = 1
+    run_key = tuple(sorted((k, str(v)) for k, v in config.items()))
+    show_explorable(st, stage_figure(comp, run_key, stage), key="sgc_stage_figure", param=STAGE_PARAM, fallback="1")

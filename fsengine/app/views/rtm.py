@@ -13,7 +13,7 @@ from functools import partial
 import streamlit as st
 
 from fsengine.app.compute import computed_once, dataset_token
-from fsengine.app.display import show_figure
+from fsengine.app.display import show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.presets import Preset, preset_buttons
@@ -23,6 +23,9 @@ from fsengine.data.transforms import binarize_features
 from fsengine.methods.rtm import METHOD_LABELS, METHODS, RTMSettings, suggested_settings
 from fsengine.methods.rtm import study as rtm_study
 from fsengine.plots import rtm as rtm_plots
+
+#: the URL parameter holding the threshold explorable's threshold
+THRESHOLD_PARAM = "rtm_threshold"
 
 SLIDES_PRESET = Preset(
     "As in the slides: synthetic tags (ROC)",
@@ -66,7 +69,7 @@ def render() -> None:
 
     tabs = st.tabs(["Relevant tags", "Convergence", "ROC", "Accuracy"])
     with tabs[0]:
-        _tags_tab(results, binary, classes, settings.ard)
+        _tags_tab(results, binary, classes, settings.ard, (token, classes, settings))
     with tabs[1]:
         show_figure(st, rtm_plots.convergence_figure({k: r.trace for k, r in results.items()}, tol=settings.tol),
                     width="stretch", key="rtm_conv_chart")
@@ -157,15 +160,12 @@ def _baselines(ds, classes: tuple, progress):
     return rtm_study.page_baselines(train, test, progress=progress)
 
 
-def _tags_tab(results: dict, binary, classes: tuple, ard: bool) -> None:
+def _tags_tab(results: dict, binary, classes: tuple, ard: bool, run_key: tuple) -> None:
     shown = st.selectbox("Method", list(results), key="rtm_tags_method", bind="query-params")
     fit = results[shown]
     top = fit.top.head(st.slider("Tags shown", 5, 25, 15, key="rtm_tags_k", bind="query-params"))
     show_figure(st, rtm_plots.relevant_tags_figure(top, class_names=classes), key="rtm_tags_chart")
-    if binary.image_shape is not None:
-        show_figure(st, rtm_plots.theta_image_figure(fit.theta, binary.image_shape, class_names=classes),
-                    width="stretch", key="rtm_image_chart")
-    threshold_views(fit.relevance, binary.truth, binary.n_features, fit.n_active if ard else None)
+    threshold_section(fit, binary, classes, ard, (*run_key, shown))
     st.dataframe(top.style.format({"mean": "{:.3f}", "lower": "{:.3f}", "upper": "{:.3f}", "log_bf": "{:.2f}",
                                    "alpha": "{:.3g}"}), hide_index=True)
 
@@ -203,18 +203,23 @@ def _accuracy_tab(results: dict, base_acc: dict) -> None:
     c_slides.dataframe(rtm_study.SLIDES_ACCURACY.style.format("{:.4f}"))
 
 
-@st.fragment
-def threshold_views(relevance, truth, n_features: int, ard_active: int | None) -> None:
-    """The relevance threshold and the count it gives (a fragment: moving it re-sends only this)."""
-    threshold = st.slider("Relevance threshold: log Bayes factor above", -5.0, 5.0, 0.0, 0.5, key="rtm_threshold",
-                          bind="query-params",
-                          help="A tag counts as relevant when the log Bayes factor of θ_j against θ_j = ½ "
-                               "(Savage-Dickey) exceeds this; 0 = even odds.")
-    counts = rtm_study.threshold_counts(relevance, truth, threshold)
-    cols = st.columns(3 if truth is not None else 1)
-    cols[0].metric("Tags above the threshold", f"{counts['above']:,} of {n_features:,}")
-    if truth is not None:
-        cols[1].metric("Truly relevant among them", f"{counts['relevant_above']:,} of {counts['relevant']:,}")
-        cols[2].metric("Irrelevant among them", f"{counts['irrelevant_above']:,}")
-    st.caption("Score: log Bayes factor of θ_j against θ_j = ½ (Savage-Dickey)."
-               + (f" The ARD itself left {ard_active:,} tags unpinned." if ard_active is not None else ""))
+@st.cache_data(show_spinner=False, max_entries=16)
+def threshold_figure(_fit, _binary, fit_key, classes: tuple, ard: bool, threshold: float) -> dict:
+    """The threshold explorable of one fit (with the θ image for image data), starting at ``threshold``."""
+    image = _binary.image_shape is not None
+    return rtm_plots.threshold_explorable(_fit.relevance, threshold, truth=_binary.truth,
+                                          theta=_fit.theta if image else None, image_shape=_binary.image_shape,
+                                          class_names=classes, ard_active=_fit.n_active if ard else None
+                                          ).to_plotly_json()
+
+
+def threshold_section(fit, binary, classes: tuple, ard: bool, fit_key: tuple) -> None:
+    """The relevance threshold (an explorable: it moves in the browser; the URL keeps it)."""
+    try:
+        threshold = float(url_value(THRESHOLD_PARAM) or 0.0)
+    except ValueError:
+        threshold = 0.0
+    show_explorable(st, threshold_figure(fit, binary, fit_key, classes, ard, threshold), key="rtm_threshold_figure",
+                    param=THRESHOLD_PARAM, fallback="0")
+    st.caption("A tag counts as relevant when the log Bayes factor of θ_j against θ_j = ½ (Savage-Dickey) exceeds "
+               "the threshold; 0 = even odds.")

@@ -65,19 +65,20 @@ def ising_from_gram_inplace(G, b, curvature, eps_ref):
 
 
 @njit(cache=True)
-def mean_field_path(alpha, beta, J_ref, eps_ref, eps_grid):
-    """The recursive mean-field path (Fisher & Mehta, equation after Eq. 13), from m(0) = 0:
+def mean_field_path(alpha, beta, J_ref, eps_ref, eps_grid, m0):
+    """The recursive mean-field path (Fisher & Mehta, equation after Eq. 13), from ``m0``
+    (``m(0) = 0`` at the start of the path; the last row of a previous block to continue it):
 
     ``m(eps_k) = tanh(eps_k alpha + eps_k^2 beta + (eps_k / eps_ref)^2 J_ref m(eps_{k-1}))``.
 
     Returns ``M`` (n_steps, p) and ``max |m(eps_k) - m(eps_{k-1})|`` per step. One matrix-vector
-    product per step.
+    product per step; a path run in blocks equals the path run at once, bit for bit.
     """
     n_steps = eps_grid.size
     p = alpha.size
     M = np.empty((n_steps, p))
     max_dm = np.empty(n_steps)
-    m = np.zeros(p)
+    m = m0.copy()
     u = np.empty(p)
     for k in range(n_steps):
         eps = eps_grid[k]

@@ -48,7 +48,7 @@ Mean field. For ``P(s) ~ exp(h.s + sum_{i<j} J_ij s_i s_j)`` the naive mean-fiel
 The printed equation instead carries ``n^2 / (4 Lambda) (h_i + 1/2 sum_j J_ij m_j)``; that
 prefactor corresponds to ``b`` and ``H`` normalised per row (Eq. 26, 28 without the ``n``) and
 is not used here: with ``b`` and ``H`` as the sums of Eq. (18)-(19), the equation above is the
-one that matches exact enumeration (``tests/methods/bia/test_exact.py``). The feature-selection path
+one that matches exact enumeration (``tests/methods/bia/test_model.py``). The feature-selection path
 follows the paper's recursion in ``eps`` from ``m(0) = 0`` with step ``delta eps = 0.05/Lambda*``:
 
     m_i(eps + d) = tanh(h_i(eps + d) + sum_{j != i} J_ij(eps + d) m_j(eps)).
@@ -76,13 +76,17 @@ import scipy.sparse as sp
 
 from fsengine.glm import PriorMeanExpansion, prior_mean_expansion
 from fsengine.methods.bia import kernels as bia_kernels
+from fsengine.methods.registry import method_defaults
+from fsengine.progress import Progress, report_to
 
 #: default path step in units of 1/Lambda* (the paper's 0.05)
 DEFAULT_STEP = 0.05
-#: default number of path steps: Lambda/Lambda* from 20 down to 0.1
-DEFAULT_STEPS = 200
+#: default number of path steps (the method registry's ``n_steps``): Lambda/Lambda* from 20 down to 0.1
+DEFAULT_STEPS = method_defaults("bia")["n_steps"]
 #: default memory budget for the p x p couplings (and the standardised copy of X)
 DEFAULT_MAX_MEMORY_MB = 2048.0
+#: a path reports its progress this many times (once per block of steps)
+PATH_REPORTS = 50
 
 
 class CouplingMemoryError(ValueError):
@@ -199,15 +203,32 @@ class BIAModel:
         return float(self.fields(lambda_ratio) @ s
                      + 0.5 * self.coupling_scale(lambda_ratio) * s @ (self.couplings @ s))
 
-    def path(self, step: float = DEFAULT_STEP, n_steps: int = DEFAULT_STEPS) -> MeanFieldPath:
-        """Mean-field path at eps_k = k * step / Lambda*, k = 1..n_steps (Lambda/Lambda* = 1/(k step))."""
+    def path(self, step: float = DEFAULT_STEP, n_steps: int = DEFAULT_STEPS, *,
+             progress: Progress | None = None) -> MeanFieldPath:
+        """Mean-field path at eps_k = k * step / Lambda*, k = 1..n_steps (Lambda/Lambda* = 1/(k step)).
+
+        ``progress(fraction, message)`` (:mod:`fsengine.progress`) hears after every block of
+        about 1/:data:`PATH_REPORTS` of the steps (the blocks continue one recursion: the result
+        does not depend on them). A :class:`~fsengine.progress.StopRequested` it raises propagates:
+        a partial path is no result.
+        """
         if not step > 0 or n_steps < 1:
             raise ValueError(f"path needs step > 0 and n_steps >= 1 (got step={step}, n_steps={n_steps})")
-        k = np.arange(1, int(n_steps) + 1, dtype=np.float64)
+        report = report_to(progress)
+        n_steps = int(n_steps)
+        k = np.arange(1, n_steps + 1, dtype=np.float64)
         ratio = 1.0 / (k * step)
         eps = self.epsilon(ratio)
-        M, max_dm = bia_kernels.mean_field_path(self.alpha, self.beta, self.couplings,
-                                                self.epsilon_ref, eps)
+        M = np.empty((n_steps, self.p))
+        max_dm = np.empty(n_steps)
+        block = -(-n_steps // PATH_REPORTS)
+        m = np.zeros(self.p)
+        for start in range(0, n_steps, block):
+            end = min(start + block, n_steps)
+            M[start:end], max_dm[start:end] = bia_kernels.mean_field_path(
+                self.alpha, self.beta, self.couplings, self.epsilon_ref, eps[start:end], m)
+            m = M[end - 1]
+            report(end / n_steps, f"BIA path: step {end} of {n_steps} (Λ/Λ* = {ratio[end - 1]:.3g})")
         return MeanFieldPath(lambda_ratio=ratio, epsilon=eps, m=M, max_dm=max_dm)
 
     def fixed_point_residual(self, lambda_ratio, M) -> np.ndarray:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 from numbers import Integral, Real
 
-import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -16,64 +15,136 @@ from fsengine.glm import FAMILY_NAMES, expansion_from_moments
 from fsengine.methods.bia.model import (
     DEFAULT_MAX_MEMORY_MB,
     DEFAULT_STEP,
-    DEFAULT_STEPS,
     build_bia_model,
     check_memory,
     model_from_expansion,
 )
+from fsengine.methods.registry import method_defaults
+from fsengine.position import Position
+from fsengine.progress import scaled
 from fsengine.validation import as_binary_labels
+
+#: the registry's defaults (family, lambda_ratio, n_steps): the app, the CLI and the class agree
+_DEFAULTS = method_defaults("bia")
+
+#: share of the progress bar taken by the expansion and the couplings, by the path, and by the solve
+_MODEL_END, _PATH_END = 0.3, 0.95
 
 
 class BIASelector(BaseFeatureSelector):
-    """Posterior feature relevance by the Bayesian Ising Approximation (Fisher & Mehta).
+    r"""Posterior feature relevance by the Bayesian Ising Approximation (Fisher & Mehta).
 
     The log-evidence of every feature subset of a GLM with a strong Gaussian prior
-    ``theta_j ~ N(0, 1/Lambda)`` on standardised features becomes an Ising energy (Eq. 5-12,
-    derivation in :mod:`fsengine.methods.bia.model`); mean-field magnetizations ``m_j`` give the
-    posterior inclusion probabilities ``p_j = (1 + m_j)/2`` (Eq. 13).
+    ``theta_j ~ N(0, 1/Lambda)`` on standardised features becomes an Ising energy
+    (Fisher & Mehta 2015, Eq. 5-12; derivation in :mod:`fsengine.methods.bia.model`)::
+
+        log p(s | y) = sum_i h_i s_i + sum_{i<j} J_ij s_i s_j + const,
+
+    and the mean-field magnetizations ``m_i = tanh(h_i + sum_j J_ij m_j)`` give the posterior
+    inclusion probability of every feature, ``p(s_j = 1 | y) = (1 + m_j) / 2`` (Eq. 13). The
+    magnetizations are followed from ``m = 0`` along the prior strength (the feature-selection
+    path, the recursion after Eq. 13) and solved self-consistently at ``lambda_ratio``.
 
     Parameters
     ----------
-    family : {"logistic", "linear", "poisson"}
+    family : {"logistic", "linear", "poisson"}, default "logistic"
         GLM likelihood. Logistic needs exactly two classes (any labels; the second sorted label
         is the positive class), poisson non-negative integer counts.
     lambda_ratio : float, default 1.0
-        ``Lambda / Lambda*`` at which ``scores_`` (posteriors) are reported, ``Lambda* = n (1 + p r)``.
-        Values below 1 are in the approximation's breakdown region.
+        ``Lambda / Lambda*`` at which ``scores_`` (posteriors) are reported, with the breakdown
+        scale ``Lambda* = n (1 + p r)``. Values below 1 are in the approximation's breakdown region.
     n_steps : int, default 200
         Steps of the mean-field path; step ``k`` is at ``Lambda/Lambda* = 1 / (k * step)``.
     step : float, default 0.05
         Path step ``delta eps`` in units of ``1/Lambda*`` (the paper's 0.05).
-    n_features_to_select : int or None
+    n_features_to_select : int or None, default None
         When given, ``support_`` is the top-k by posterior; otherwise posterior > 0.5.
-    dispersion : float or None
-        Noise variance of the linear family (default ``Var[y]``); must be None otherwise.
-    damping, tol, max_iter :
-        Damped self-consistent mean-field solve at ``lambda_ratio`` (warm-started on the path).
+    dispersion : float or None, default None
+        Noise variance of the linear family (None: ``Var[y]``); must be None otherwise.
+    damping : float, default 0.5
+        Damping of the self-consistent solve at ``lambda_ratio`` (warm-started on the path),
+        ``m <- (1 - damping) m + damping tanh(h + J m)``.
+    tol : float, default 1e-10
+        The solve stops when ``max |m - tanh(h + J m)|`` falls below ``tol``.
+    max_iter : int, default 2000
+        Iterations of the solve at most (a ConvergenceWarning says when they did not suffice).
     max_memory_mb : float, default 2048
         Memory budget of the p x p couplings; larger problems raise a ValueError saying how many
         features fit.
 
     Attributes
     ----------
-    scores_ : posterior inclusion probabilities at ``lambda_ratio``.
-    magnetization_ : the mean-field ``m`` at ``lambda_ratio``.
-    path_ : DataFrame, index ``Lambda/Lambda*`` (name ``lambda_ratio``, decreasing), one column
-        of posteriors per feature.
-    trace_ : DataFrame, one row per path step: ``lambda_ratio``, ``epsilon``, ``max_abs_dm``,
-        ``mean_m``, ``n_selected`` (posterior > 0.5), ``breakdown`` (Lambda < Lambda*),
+    scores_ : ndarray of shape (n_features,)
+        Posterior inclusion probabilities ``(1 + m_j) / 2`` at ``lambda_ratio``.
+    order_ : ndarray of shape (n_features,)
+        Features by decreasing posterior (ties by lower index).
+    ranking_ : ndarray of shape (n_features,)
+        Rank of each feature (1 = highest posterior), following ``order_``.
+    support_ : ndarray of shape (n_features,), dtype bool
+        Posterior > 0.5, or the top ``n_features_to_select``.
+    magnetization_ : ndarray of shape (n_features,)
+        The self-consistent mean-field ``m`` at ``lambda_ratio``.
+    path_ : DataFrame of shape (n_steps, n_features)
+        Posteriors along the path: index ``Lambda/Lambda*`` (name ``lambda_ratio``, decreasing),
+        one column per feature.
+    trace_ : DataFrame of shape (n_steps, 7)
+        One row per path step: ``lambda_ratio``, ``epsilon``, ``max_abs_dm``, ``mean_m``,
+        ``n_selected`` (posterior > 0.5), ``breakdown`` (Lambda < Lambda*) and
         ``fixed_point_residual`` (max |m - tanh(h + J m)| of the step: near 0 where the path
         follows the mean-field solution, up to 2 where the recursion oscillates).
-    lambda_star_, rms_correlation_ : the breakdown scale and the RMS off-diagonal correlation.
-    fields_, couplings_ : Ising fields and couplings at ``lambda_ratio``
-        (``log p(s|y) = fields_.s + sum_{i<j} couplings_ij s_i s_j + const``).
-    n_iter_, converged_ : of the self-consistent solve.
+    model_ : BIAModel
+        The fitted Ising model (fields and couplings as functions of Lambda).
+    lambda_star_ : float
+        The breakdown scale ``Lambda* = n (1 + p r)``.
+    rms_correlation_ : float
+        ``r``, the root-mean-square off-diagonal correlation between the features.
+    fields_ : ndarray of shape (n_features,)
+        Ising fields ``h`` at ``lambda_ratio``.
+    couplings_ : ndarray of shape (n_features, n_features)
+        Ising couplings ``J`` at the reference ``Lambda = lambda_ratio * Lambda*`` (symmetric, zero
+        diagonal): ``log p(s|y) = fields_.s + sum_{i<j} couplings_ij s_i s_j + const``.
+    n_iter_ : int
+        Iterations of the self-consistent solve.
+    converged_ : bool
+        Whether the solve reached ``tol``.
+    classes_ : ndarray of shape (2,)
+        The two class labels (logistic family only).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of X when it has string column names.
 
-    scikit-learn compatibility: passes ``check_estimator`` for ``family="linear"``. Exemptions,
-    all by design of the method: constant columns raise (they cannot be standardised and are
-    never dropped silently); for ``family="logistic"`` targets with more than two classes raise;
-    for ``family="poisson"`` non-count targets raise. ``tests/methods/bia/test_selector.py`` lists the
-    checks skipped for these reasons.
+    See Also
+    --------
+    fsengine.methods.bia.model.build_bia_model : the fields and couplings without the selector.
+    fsengine.methods.bia.study.run_bia_path : the path of a Dataset, as the app page and the
+        reproduction use it.
+    fsengine.selectors.L1PathSelector : a regularisation path of a different kind (the L1 entry order).
+
+    Notes
+    -----
+    The fit reports ``progress(fraction, message)`` (:mod:`fsengine.progress`) while it builds the
+    couplings, along the path and for the solve. The result is a posterior, not a greedy
+    selection: a :class:`~fsengine.progress.StopRequested` raised by the callback propagates and
+    the estimator stays unfitted.
+
+    scikit-learn compatibility: passes ``check_estimator`` for ``family="linear"`` and
+    ``family="poisson"``. Exemptions, all by design of the method: constant columns raise (they
+    cannot be standardised and are never dropped silently); for ``family="logistic"`` targets
+    with more than two classes raise, so the checks that feed sklearn's 3-4 class data are
+    expected failures (``tests/methods/bia/test_selector.py`` lists them); for
+    ``family="poisson"`` non-count targets raise.
+
+    Examples
+    --------
+    >>> from fsengine.data.synthetic.glm import make_sparse_glm
+    >>> from fsengine.selectors import BIASelector
+    >>> ds = make_sparse_glm("logistic", n=200, p=12, k=3, rho=0.4, seed=7)
+    >>> sel = BIASelector(n_steps=40).fit(ds.X, ds.y)
+    >>> sel.order_[:3].tolist(), ds.truth.nonzero()[0].tolist()  # the three relevant features first
+    ([11, 10, 2], [2, 10, 11])
+    >>> sel.path_.shape, bool(sel.scores_[11] > 0.5 > sel.scores_[0])
+    ((40, 12), True)
     """
 
     _parameter_constraints = {
@@ -89,9 +160,9 @@ class BIASelector(BaseFeatureSelector):
         "max_memory_mb": [Interval(Real, 0, None, closed="neither")],
     }
 
-    def __init__(self, family="logistic", lambda_ratio=1.0, n_steps=DEFAULT_STEPS, step=DEFAULT_STEP,
-                 n_features_to_select=None, dispersion=None, damping=0.5, tol=1e-10, max_iter=2000,
-                 max_memory_mb=DEFAULT_MAX_MEMORY_MB):
+    def __init__(self, *, family=_DEFAULTS["family"], lambda_ratio=_DEFAULTS["lambda_ratio"],
+                 n_steps=_DEFAULTS["n_steps"], step=DEFAULT_STEP, n_features_to_select=None, dispersion=None,
+                 damping=0.5, tol=1e-10, max_iter=2000, max_memory_mb=DEFAULT_MAX_MEMORY_MB):
         self.family = family
         self.lambda_ratio = lambda_ratio
         self.n_steps = n_steps
@@ -112,33 +183,39 @@ class BIASelector(BaseFeatureSelector):
         return [str(v) for v in names] if names is not None else [f"x{j}" for j in range(p)]
 
     def _fit(self, X, y):
+        classes = None
         if self.family == "logistic":
-            y, self.classes_ = as_binary_labels(y)
+            y, classes = as_binary_labels(y)
         names = self._feature_names(X.shape[1])
+        self._progress(0.0, "BIA: standardising, fields and couplings")
         model = build_bia_model(X, y, self.family, dispersion=self.dispersion,
                                 lambda_ref_ratio=self.lambda_ratio, max_memory_mb=self.max_memory_mb,
                                 feature_names=names)
-        self._fit_model(model, names)
+        self._fit_model(model, names, classes)
 
     def _fit_chunked(self, X, y):
         """A row-chunked dask X: the moments are reduced over row blocks (:mod:`fsengine.chunked`),
         only p x p arrays come back; the rest is the in-memory fit."""
-        positive = None
+        positive = classes = None
         if self.family == "logistic":
-            self.classes_ = classes_of(y)
-            as_binary_labels(self.classes_)  # exactly two classes, or its error
-            positive = self.classes_[1]
+            classes = classes_of(y)
+            as_binary_labels(classes)  # exactly two classes, or its error
+            positive = classes[1]
         p = X.shape[1]
         check_memory(X.shape[0], p, self.max_memory_mb, sparse=True)  # only p x p arrays are held
         names = self._feature_names(p)
+        self._progress(0.0, "BIA: moments over the row blocks, fields and couplings")
         mom = moments(X, y, positive)
         exp = expansion_from_moments(self.family, mom, dispersion=self.dispersion, feature_names=names)
-        self._fit_model(model_from_expansion(exp, self.lambda_ratio), names)
+        self._fit_model(model_from_expansion(exp, self.lambda_ratio), names, classes)
 
-    def _fit_model(self, model, names):
-        path = model.path(self.step, self.n_steps)
-        nearest = int(np.argmin(np.abs(np.log(path.lambda_ratio / self.lambda_ratio))))
-        sol = model.solve(self.lambda_ratio, m0=path.m[nearest], damping=self.damping, tol=self.tol,
+    def _fit_model(self, model, names, classes):
+        """Path, solve and every fitted attribute (set at the end: a stopped fit sets none)."""
+        self._progress(_MODEL_END, "BIA: mean-field path")
+        path = model.path(self.step, self.n_steps, progress=scaled(self._progress, _MODEL_END, _PATH_END))
+        start = Position.nearest(path.lambda_ratio, self.lambda_ratio)
+        self._progress(_PATH_END, f"BIA: self-consistent solve at Λ/Λ* = {self.lambda_ratio:g}")
+        sol = model.solve(self.lambda_ratio, m0=path.m[start.index], damping=self.damping, tol=self.tol,
                           max_iter=self.max_iter)
         if not sol.converged:
             warnings.warn(  # noqa: B028 - stacklevel 1 names this line, the fit that did not converge
@@ -147,6 +224,8 @@ class BIASelector(BaseFeatureSelector):
                 "max_iter. Below Lambda* the approximation itself breaks down.",
                 ConvergenceWarning,
             )
+        if classes is not None:
+            self.classes_ = classes
         self.model_ = model
         self.lambda_star_ = model.lambda_star
         self.rms_correlation_ = model.rms_correlation
@@ -167,4 +246,5 @@ class BIASelector(BaseFeatureSelector):
             "fixed_point_residual": model.fixed_point_residual(path.lambda_ratio, path.m),
         })
         self._rank_and_support(self.scores_ > 0.5)
+        self._progress(1.0, "BIA: done")
         return self

@@ -1,15 +1,21 @@
-"""BIASelector: scikit-learn contract, fitted attributes, path, and clear errors."""
+"""BIASelector: scikit-learn contract, the selector dialect (keyword-only parameters, registry
+defaults, progress, stop requests), fitted attributes, path, and clear errors."""
 
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.validation import check_is_fitted
 
 from fsengine.data.synthetic.glm import make_sparse_glm
 from fsengine.methods.bia.model import max_features_for_memory
+from fsengine.methods.registry import get_method, method_defaults
+from fsengine.methods.run import fit_method
+from fsengine.progress import StopRequested
 from fsengine.references.ising_exact import exact_magnetizations
 from fsengine.selectors import BIASelector
 
@@ -101,3 +107,59 @@ def test_clear_errors():
         BIASelector(max_memory_mb=0.1).fit(np.c_[X, rng.normal(size=(30, 400))], y)
     assert "404 x 404 coupling matrix" in str(info.value)
     assert max_features_for_memory(0.1, 30) == 100
+
+
+# --- the selector dialect ----------------------------------------------------------------------
+
+def test_parameters_are_keyword_only_and_default_to_the_registry():
+    with pytest.raises(TypeError):
+        BIASelector("linear")
+    params = BIASelector().get_params()
+    assert {k: params[k] for k in method_defaults("bia")} == method_defaults("bia")
+    assert get_method("bia").build().get_params() == params  # the CLI's and the app's selector
+    assert get_method("bia").parse([]) == method_defaults("bia")
+
+
+#: order_ recorded before the redesign (fsengine 27782c1) on make_sparse_glm(family, n=200, p=12,
+#: k=3, rho=0.4, seed=7) with n_steps=40; the relevant features are 2, 10 and 11
+RECORDED_ORDER = {"logistic": [11, 10, 2, 9, 8, 3, 1, 6, 5, 4, 0, 7],
+                  "linear": [11, 10, 2, 9, 3, 8, 1, 6, 7, 5, 4, 0]}
+
+
+@pytest.mark.parametrize("family", sorted(RECORDED_ORDER))
+def test_order_is_unchanged_and_the_three_routes_agree(family):
+    ds = make_sparse_glm(family, n=200, p=12, k=3, rho=0.4, seed=7)
+    sel = BIASelector(family=family, n_steps=40).fit(ds.X, ds.y)
+    assert sel.order_.tolist() == RECORDED_ORDER[family]
+    # the command line and the Compare page fit through the registry (fit_method)
+    routed = fit_method("bia", {"family": family, "n_steps": 40}, ds)
+    assert routed.order.tolist() == RECORDED_ORDER[family]
+    np.testing.assert_array_equal(routed.scores, sel.scores_)
+
+
+def test_progress_fractions_rise_from_0_to_1_and_do_not_change_the_fit():
+    ds = make_sparse_glm("logistic", n=200, p=12, k=3, rho=0.4, seed=7)
+    seen = []
+    with_bar = BIASelector(n_steps=60).fit(ds.X, ds.y, progress=lambda f, m: seen.append((f, m)))
+    fractions = np.array([f for f, _ in seen])
+    assert fractions[0] == 0.0 and fractions[-1] == 1.0 and np.all(np.diff(fractions) >= 0)
+    assert ((fractions >= 0) & (fractions <= 1)).all() and len(seen) > 20  # a report per block of path steps
+    assert any(m.startswith("BIA path: step 60 of 60") for _, m in seen) and seen[-1][1] == "BIA: done"
+    np.testing.assert_array_equal(with_bar.scores_, BIASelector(n_steps=60).fit(ds.X, ds.y).scores_)
+    assert not hasattr(with_bar, "_progress")  # the callback is not kept
+
+
+def test_a_stop_request_propagates_and_leaves_the_selector_unfitted():
+    """The BIA is not greedy: a partial path is no result, so StopRequested is not caught."""
+    ds = make_sparse_glm("logistic", n=200, p=12, k=3, rho=0.4, seed=7)
+
+    def stop_halfway(fraction, message):
+        if fraction >= 0.5:
+            raise StopRequested
+
+    sel = BIASelector(n_steps=60)
+    with pytest.raises(StopRequested):
+        sel.fit(ds.X, ds.y, progress=stop_halfway)
+    with pytest.raises(NotFittedError):
+        check_is_fitted(sel, "scores_")
+    assert not {"classes_", "model_", "path_", "trace_", "scores_", "order_"} & set(vars(sel))

@@ -1,4 +1,6 @@
-"""BIA against exact references: Ising enumeration, closed-form linear evidence, Laplace evidence.
+"""The BIA model (fsengine.methods.bia.model) against exact references: Ising enumeration,
+closed-form linear evidence, Laplace evidence; and its mean-field path against a plain numpy
+recursion.
 
 Every reference is independent code (fsengine.references); the errors are printed (``-s``) so the
 numbers can be read off a test run.
@@ -13,7 +15,10 @@ from scipy.stats import multivariate_normal
 
 from fsengine.data.synthetic.glm import make_sparse_glm
 from fsengine.glm import prior_mean_expansion
-from fsengine.methods.bia.model import build_bia_model, solve_mean_field
+from fsengine.methods.bia import kernels as bia_kernels
+from fsengine.methods.bia.model import DEFAULT_STEPS, PATH_REPORTS, build_bia_model, solve_mean_field
+from fsengine.methods.registry import method_defaults
+from fsengine.progress import StopRequested
 from fsengine.references.ising_exact import exact_magnetizations
 from fsengine.references.laplace_evidence import laplace_inclusion_probabilities, laplace_log_evidence
 from fsengine.references.linear_evidence import linear_inclusion_probabilities, linear_log_evidence
@@ -170,3 +175,51 @@ def test_bia_converges_to_laplace_posterior_for_logistic():
     assert np.all(np.diff(abs_err) < 0) and np.all(np.diff(rel_err) < 0)
     assert rel_err[-1] < 0.01
     assert np.argsort(-bia[-1]).tolist() == np.argsort(-ref[-1]).tolist()
+
+
+# --- the mean-field path: blocks, progress, stop ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def logistic_model():
+    ds = make_sparse_glm("logistic", n=200, p=9, k=3, rho=0.4, seed=8)
+    return build_bia_model(ds.X, ds.y, "logistic")
+
+
+def test_path_follows_the_recursion_and_blocks_change_nothing(logistic_model):
+    """The path run in blocks (for progress) equals one kernel call bit for bit, and a plain numpy
+    recursion m_k = tanh(eps_k alpha + eps_k^2 beta + (eps_k/eps_ref)^2 J m_{k-1}) to 1e-12."""
+    model = logistic_model
+    n_steps = 137  # not a multiple of the block size
+    path = model.path(0.05, n_steps)
+    np.testing.assert_allclose(path.lambda_ratio, 1.0 / (0.05 * np.arange(1, n_steps + 1)), rtol=1e-15)
+    whole, whole_dm = bia_kernels.mean_field_path(model.alpha, model.beta, model.couplings, model.epsilon_ref,
+                                                  path.epsilon, np.zeros(model.p))
+    assert np.array_equal(path.m, whole) and np.array_equal(path.max_dm, whole_dm)
+    m, rows = np.zeros(model.p), []
+    for eps in 1.0 / (path.lambda_ratio * model.lambda_star):
+        m = np.tanh(eps * model.alpha + eps**2 * model.beta + (eps / model.epsilon_ref) ** 2 * model.couplings @ m)
+        rows.append(m)
+    np.testing.assert_allclose(path.m, np.array(rows), atol=1e-12)
+    np.testing.assert_allclose(path.max_dm, np.abs(np.diff(np.vstack([np.zeros(model.p), rows]), axis=0)).max(axis=1),
+                               atol=1e-12)
+
+
+def test_path_reports_progress_and_a_stop_request_propagates(logistic_model):
+    seen = []
+    logistic_model.path(0.05, 200, progress=lambda f, m: seen.append((f, m)))
+    fractions = [f for f, _ in seen]
+    assert len(seen) == PATH_REPORTS and fractions[-1] == 1.0
+    assert all(0 < a < b <= 1 for a, b in zip(fractions, fractions[1:]))
+    assert seen[0][1] == "BIA path: step 4 of 200 (Λ/Λ* = 5)"
+
+    def stop(fraction, message):
+        if fraction > 0.5:
+            raise StopRequested
+
+    with pytest.raises(StopRequested):
+        logistic_model.path(0.05, 200, progress=stop)
+    assert len(logistic_model.path(0.05, 3, progress=lambda f, m: seen.append(f)).m) == 3  # fewer steps than reports
+
+
+def test_default_steps_are_the_registry_default():
+    assert DEFAULT_STEPS == method_defaults("bia")["n_steps"] == 200
