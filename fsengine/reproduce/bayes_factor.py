@@ -38,8 +38,11 @@ from fsengine import stats
 from fsengine.csv_export import to_csv
 from fsengine.data.maxent_tasks import load_conll2000_maxent
 from fsengine.methods.bayes_factor.study import (
+    CHOSEN_ON_DEVELOPMENT,
     CONFIGS,
+    RECOMMENDED,
     TIE,
+    config_label,
     gain_selector_curves,
     heldout_task,
     recommend,
@@ -50,8 +53,6 @@ from fsengine.plots.bayes_factor import accuracy_figure
 from fsengine.progress import scaled
 from fsengine.reproduce import results as results_file
 
-LABEL = {"laplace": "Laplace sign", "printed": "printed sign", "uniform": "uniform prior",
-         "multiplicity": "multiplicity prior"}
 #: training sentences, development sentences (the next ones), held-out section-20 tokens (0 = all)
 QUICK = dict(n_sentences=150, n_dev=450, n_heldout=10_000, per_round=10, caps={"uniform": 100, "multiplicity": 100},
              ifs_cap=100)
@@ -63,10 +64,6 @@ FULL = dict(n_sentences=300, n_dev=900, n_heldout=0, per_round=20, caps={"unifor
             ifs_cap=600)
 #: the bootstrap of every interval (one seed: every model shares the resamples, so differences are paired)
 BOOTSTRAP = dict(n_resamples=stats.N_BOOTSTRAP, seed=0)
-
-
-def config_label(sign: str, prior: str) -> str:
-    return f"{LABEL[sign]}, {LABEL[prior]}"
 
 
 def accuracy(counts: np.ndarray) -> stats.Estimate:
@@ -129,8 +126,8 @@ def result_rows(summaries: dict, test_counts: dict, dev_counts: dict, choice: tu
                     accuracy_difference(stop, test_counts[key]), "Bayes factor", method))
         if choice is not None:
             rows.append(results_file.recorded(
-                f"recommended (page default), {name}", float((sign, prior) == choice),
-                note="1 = recommended, chosen on the development split: stopped by itself, best development "
+                RECOMMENDED.format(name), float((sign, prior) == choice),
+                note=f"1 = recommended, {CHOSEN_ON_DEVELOPMENT}: stopped by itself, best development "
                      f"accuracy at the stop (ties within {TIE}: fewest pairs)"))
     return rows
 
@@ -171,14 +168,13 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
     return out_dir / "report.md"
 
 
-def _model_counts(scored: dict, summaries: dict, gain_counts: dict) -> tuple[np.ndarray, dict, np.ndarray, dict]:
-    """Per-sentence correct tokens of the models the rows use, on section 20 and on the
-    development split: every configuration's stop and development-best rounds, and IFS / SGC at
-    their sizes."""
+def _model_counts(scored: dict, gain_counts: dict) -> tuple[np.ndarray, dict, np.ndarray, dict]:
+    """Per-sentence correct tokens on section 20 and on the development split of every traced
+    round of every configuration (so every interval of the report, not only the rows', can be
+    recomputed), and of IFS / SGC at their sizes (section 20)."""
     test, dev = {}, {}
     for (sign, prior), sc in scored.items():
-        s = summaries[(sign, prior)]
-        for idx in (s["stop_index"], s["dev_best_index"]):
+        for idx in range(len(sc.run.trace)):
             key = bf_key(sign, prior, sc.run.trace.at[idx, "n_selected"])
             test[key], dev[key] = sc.test[idx], sc.dev[idx]
     for (method, k), c in sorted(gain_counts.items()):
@@ -197,7 +193,7 @@ def _write(out_dir: Path, quick: bool, cfg: dict, task, scored: dict, summaries:
                                 sign=k[0], model_prior=k[1]) for k, sc in scored.items()], ignore_index=True)
     to_csv(rounds, out_dir / "rounds.csv", index=False, float_format="%.6f")
     to_csv(gain, out_dir / "gain_selectors.csv", index=False, float_format="%.6f")
-    test_tokens, test, dev_tokens, dev = _model_counts(scored, summaries, gain_counts)
+    test_tokens, test, dev_tokens, dev = _model_counts(scored, gain_counts)
     to_csv(counts_frame(test_tokens, {k: c[:, 0] for k, c in test.items()}), out_dir / "test_sentence_counts.csv",
            index=False)
     to_csv(counts_frame(dev_tokens, {k: c[:, 0] for k, c in dev.items()}), out_dir / "dev_sentence_counts.csv",
@@ -315,6 +311,7 @@ def _report(quick, cfg, task, scored, summaries, gain, test, choice, rows, start
     lines += ["Figure: [accuracy.html](accuracy.html) (section-20 accuracy per round of each configuration, "
               "IFS and SGC).", "", "## Headline numbers (`results.json`)", "", *results_file.markdown(rows), "",
               "Raw counts behind the intervals: `test_sentence_counts.csv` and `dev_sentence_counts.csv` (correct "
-              "tokens per sentence of each model named in the rows), `rounds.csv`, `gain_selectors.csv`. "
+              "tokens per sentence of every round of every configuration, and of IFS / SGC at each size), "
+              "`rounds.csv`, `gain_selectors.csv`. "
               f"This run took {minutes:.1f} minutes (wall time; {cpu_minutes:.1f} minutes of CPU time).", ""]
     return "\n".join(lines)

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from fsengine import stats
-from fsengine.methods.bayes_factor.study import CONFIGS, DEFAULT_MODEL_PRIOR, DEFAULT_SIGN
+from fsengine.methods.bayes_factor.study import CONFIGS, PAPER_CONFIG, page_default
 from fsengine.reproduce import bayes_factor as bf
 from fsengine.reproduce import results
 from tests.conftest import PROJECT_ROOT
@@ -65,13 +65,13 @@ def check_against_raw_counts(folder) -> int:
         same(f"section-20 accuracy, Bayes factor - SGC at the stop size of {name}",
              diff(at_stop, bf.read_counts(test, f"SGC|{stop}")))
         n += 4
-    # the per-round accuracies in rounds.csv are the same counts' totals
+    # every traced round's counts are stored: rounds.csv's accuracies are their totals (6 decimals kept)
     rounds = pd.read_csv(folder / "rounds.csv")
-    for sign, prior in CONFIGS:
-        stop = int(rows[f"pairs at the stop, {bf.config_label(sign, prior)}"]["ours"])
-        c = bf.read_counts(test, bf.bf_key(sign, prior, stop))
-        r = rounds[(rounds["sign"] == sign) & (rounds["model_prior"] == prior) & (rounds["n_selected"] == stop)]
-        assert r["test_accuracy"].iloc[0] == pytest.approx(c[:, 0].sum() / c[:, 1].sum(), abs=1e-6)
+    for r in rounds.itertuples():
+        key = bf.bf_key(r.sign, r.model_prior, r.n_selected)
+        for frame, column in ((test, "test_accuracy"), (dev, "dev_accuracy")):
+            c = bf.read_counts(frame, key)
+            assert getattr(r, column) == pytest.approx(c[:, 0].sum() / c[:, 1].sum(), abs=1e-6), (key, column)
     return n
 
 
@@ -123,12 +123,33 @@ def test_the_committed_full_run_recomputes_from_its_raw_counts():
     assert not any(r["verdict"].startswith(("holds", "fails")) for r in rows.values())
 
 
-def test_page_default_is_the_recorded_recommendation():
+def test_page_default_is_the_recorded_recommendation_chosen_on_the_development_split():
     rows = _rows(RECORDED / "results.json")
     chosen = [c for c in CONFIGS if rows[f"recommended (page default), {bf.config_label(*c)}"]["ours"] == 1]
-    assert chosen == [(DEFAULT_SIGN, DEFAULT_MODEL_PRIOR)]
+    assert len(chosen) == 1
     assert "chosen on the development split" in rows[f"recommended (page default), {bf.config_label(*chosen[0])}"][
         "verdict"]
+    assert page_default(RECORDED / "results.json") == (*chosen[0], True)
+    assert page_default() == (*chosen[0], True)  # what the page reads (config.results_dir())
+
+
+def test_a_recommendation_not_chosen_on_the_development_split_is_not_the_page_default(tmp_path):
+    def write(verdicts: dict) -> object:
+        rows = [{"quantity": f"recommended (page default), {bf.config_label(*c)}", "ours": float(c in verdicts),
+                 "verdict": verdicts.get(c, "recorded: 1 = recommended, chosen on the development split")}
+                for c in CONFIGS]
+        path = tmp_path / "results.json"
+        path.write_text(json.dumps({"rows": rows}))
+        return path
+
+    dev = "recorded: 1 = recommended, chosen on the development split: best development accuracy"
+    assert page_default(write({("printed", "multiplicity"): dev})) == ("printed", "multiplicity", True)
+    # the old record: chosen by held-out (section-20) accuracy
+    old = "recorded: 1 = recommended: stopped by itself, best held-out accuracy at the stop"
+    assert page_default(write({("laplace", "multiplicity"): old})) == (*PAPER_CONFIG, False)
+    assert page_default(write({("laplace", "multiplicity"): dev, ("printed", "multiplicity"): dev})) == (
+        *PAPER_CONFIG, False)
+    assert page_default(tmp_path / "missing.json") == (*PAPER_CONFIG, False)
 
 
 def test_counts_frame_round_trips():

@@ -14,17 +14,20 @@
   shows around a run (the view computes none itself).
 * :func:`run_scored`, :func:`summarise`, :func:`recommend`: the reproduction's runs scored per
   sentence on section 20 and on a development split, and the page's default chosen on the
-  development split.
+  development split; :func:`page_default`: the page reads that choice from the
+  recorded run (:func:`recorded_recommendation`), the paper's configuration without one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from fsengine import config
 from fsengine.data.dataset import Dataset
 from fsengine.data.transforms import split
 from fsengine.maxent import MaxentData, MaxentState, fit_map
@@ -46,13 +49,18 @@ Progress = Callable[[float, str], None]
 GAIN_METHODS = {"IFS": "ifs", "SGC": "sgc"}
 #: L-BFGS gradient tolerance of the page's MAP fits
 PAGE_MAP_TOL = 1e-5
-#: the page's default sign and model prior: the configuration ``reproduce bayes-factor`` recommends
-#: (:func:`recommend` on a development split of the training sentences, never on section 20;
-#: docs/results/bayes-factor/report.md; tests/reproduce/test_bayes_factor.py keeps the two equal)
-DEFAULT_SIGN, DEFAULT_MODEL_PRIOR = "laplace", "multiplicity"
 #: (sign, model prior) of the recommendation, cheapest first: the multiplicity prior stops early
 CONFIGS = (("laplace", "multiplicity"), ("printed", "multiplicity"), ("printed", "uniform"),
            ("laplace", "uniform"))
+#: the paper's configuration (Laplace sign, uniform prior of Eq. 13): the page's default when no
+#: recorded ``reproduce bayes-factor`` run holds a recommendation chosen on a development split
+PAPER_CONFIG = ("laplace", "uniform")
+LABEL = {"laplace": "Laplace sign", "printed": "printed sign", "uniform": "uniform prior",
+         "multiplicity": "multiplicity prior"}
+#: the quantity of the results row that records whether a configuration is the recommendation
+RECOMMENDED = "recommended (page default), {}"
+#: words every recommendation row's verdict carries: the choice was made on the development split
+CHOSEN_ON_DEVELOPMENT = "chosen on the development split"
 #: development accuracies closer than this count as equal when recommending (0.05 points)
 TIE = 0.0005
 
@@ -250,6 +258,36 @@ def recommend(summaries: dict[tuple[str, str], dict]) -> tuple[str, str]:
     tied = [k for k, v in pool.items() if v["dev_at_stop"] >= best - TIE]
     order = {c: i for i, c in enumerate(CONFIGS)}
     return min(tied, key=lambda k: (pool[k]["pairs_at_stop"], order.get(k, len(order))))
+
+
+def config_label(sign: str, prior: str) -> str:
+    """``"Laplace sign, multiplicity prior"``: a configuration as the reproduction's rows name it."""
+    return f"{LABEL[sign]}, {LABEL[prior]}"
+
+
+def recorded_recommendation(results_json: Path | None = None) -> tuple[str, str] | None:
+    """The (sign, model prior) that the recorded ``reproduce bayes-factor`` run recommends
+    (``results.json`` in :func:`fsengine.config.results_dir` unless given): the configuration whose
+    ``recommended (page default)`` row is 1 and whose verdict says it was chosen on the development
+    split. None when there is no such record (no run, or a run that chose otherwise)."""
+    import json
+
+    path = results_json or config.results_dir() / "bayes-factor" / "results.json"
+    try:
+        rows = {r["quantity"]: r for r in json.loads(path.read_text(encoding="utf-8"))["rows"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    chosen = [c for c in CONFIGS if (r := rows.get(RECOMMENDED.format(config_label(*c)))) is not None
+              and r.get("ours") == 1 and CHOSEN_ON_DEVELOPMENT in str(r.get("verdict", ""))]
+    return chosen[0] if len(chosen) == 1 else None
+
+
+def page_default(results_json: Path | None = None) -> tuple[str, str, bool]:
+    """The page's default (sign, model prior) and whether it is the recorded recommendation
+    (:func:`recorded_recommendation`, chosen on a development split of the training sentences,
+    never on section 20); without one, the paper's configuration (:data:`PAPER_CONFIG`) and False."""
+    chosen = recorded_recommendation(results_json)
+    return (*chosen, True) if chosen is not None else (*PAPER_CONFIG, False)
 
 
 def prefix_curve(task: HeldOutTask, predicates, classes, sizes, *, prior_variance: float = 1.0,
