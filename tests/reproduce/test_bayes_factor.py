@@ -94,6 +94,8 @@ def test_bayes_factor_quick_run_equals_the_expected_rows(quick_reproduction):
     assert set(zip(rounds.sign, rounds.model_prior)) == set(CONFIGS)
     assert {"SGC", "IFS"} == set(pd.read_csv(report.parent / "gain_selectors.csv").method)
     assert "Recommendation (computed on the development split" in report.read_text() and seen[-1] == 1.0
+    # the page would open on the quick run's recommendation (printed sign, multiplicity prior here)
+    assert page_default(report.parent / "results.json") == ("printed", "multiplicity", True)
 
 
 def test_the_quick_expectations_are_sized_to_the_method():
