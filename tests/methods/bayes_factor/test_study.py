@@ -91,12 +91,15 @@ def test_conll2000_base_np_subset_selects_tag_predicates_and_generalises():
     run = run_bayes_factor(task, per_round=25, max_pairs=150)
     tr = run.trace
     at_stop = at_stop_row(run)
-    # the bias-only model predicts the majority tag; a few dozen pairs already chunk well
-    assert tr["heldout_accuracy"].iloc[0] < 0.5 < 0.9 < at_stop["heldout_accuracy"]
+    # the bias-only model predicts the training majority tag (about 41% of the held-out tokens);
+    # 150 pairs reach about 96.7% (the quick reproduction's uniform-prior rows: 96.7-96.8% at 100)
+    majority = np.bincount(task.y).argmax()
+    assert tr["heldout_accuracy"].iloc[0] == pytest.approx(np.mean(task.y_val == majority), abs=1e-12)
+    assert 0.96 < at_stop["heldout_accuracy"] < 0.975
     table = selected_table(task, run)
-    # the strongest evidence in round 0 comes from POS tags and previous chunk tags
+    # the strongest evidence in round 0 comes from POS tags and previous chunk tags (72% of its pairs)
     first = table[table["round"] == 0]["predicate"]
-    assert first.str.contains(r"P0=|T-1=").mean() > 0.5
+    assert first.str.contains(r"P0=|T-1=").mean() > 0.65
     assert np.all(np.diff(table["beta_g"]) > 0)
 
 
