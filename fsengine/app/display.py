@@ -2,7 +2,8 @@
 :func:`show_figure`, through which every page draws its plotly figures in that style, and
 :func:`show_explorable` for a figure that carries its own slider.
 
-Both settings live in the URL (``?lecture=true&theme=dark``), so a link carries them. The dark
+Both settings live in the URL (``?lecture=true&theme=Dark``: the radio writes its label; a link may
+also say ``theme=dark``, :mod:`fsengine.app.links`), so a link carries them. The dark
 choice switches the whole page, not only the figures: Streamlit reads the page theme from the
 URL's ``embed_options=dark_theme`` (or ``light_theme``) when the page loads, so the sidebar's
 choice sets that option and reloads once when the page shows the other theme (the config sets no
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from fsengine.app.links import link_choice
 from fsengine.plots.style import Style, restyle
 
 LECTURE_KEY = "lecture"
@@ -44,6 +46,7 @@ def display_controls(container) -> Style:
     lecture = container.toggle(
         "Lecture mode", key=LECTURE_KEY, bind="query-params",
         help="Large fonts and thick lines in every figure, for a projector and the back row.")
+    link_choice(THEME_KEY, THEMES, str.capitalize)  # ?theme=dark as well as the ?theme=Dark the app writes
     theme = container.radio("Theme", THEMES, key=THEME_KEY, bind="query-params", horizontal=True,
                             format_func=str.capitalize, help="The page and every figure follow it.")
     with container:
