@@ -80,7 +80,8 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
     assert table["Method"].tolist() == ["MI", "Variance"]
     assert table["Verdict"].tolist() == at_k["verdict"].tolist()
     np.testing.assert_allclose(table["Low"].astype(float), at_k["low"])
-    assert any(m.value == f"**{md_escape(expected.resolved_sentence(10))}**" for m in at.markdown)
+    assert any(m.value == f"**{md_escape(expected.resolved_at(10))}**" for m in at.markdown)
+    assert any(c.value.startswith(expected.resolution_rule()) for c in at.caption)
     assert (runtime["First call, untimed warm-up incl. compilation (s)"] > 0).all()
     # the accuracy marker sits on the grid point whose accuracy the summary reports
     grid_k = int(summary["k of the accuracy grid point"].iloc[0])
@@ -109,7 +110,7 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
     at_3 = diff[diff["k"] == grid_3]
     assert table["Verdict"].tolist() == at_3["verdict"].tolist()
     np.testing.assert_allclose(table["Low"].astype(float), at_3["low"])
-    assert any(m.value == f"**{md_escape(expected.resolved_sentence(3))}**" for m in at.markdown)
+    assert any(m.value == f"**{md_escape(expected.resolved_at(3))}**" for m in at.markdown)
     accuracy = charts["Held-out accuracy against the number of selected features"]
     marker = [s for s in accuracy["layout"]["shapes"] if s.get("line", {}).get("color") == "#d62728"][0]
     assert marker["x0"] == grid_3  # the curves' marker follows the URL's k
@@ -129,7 +130,7 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
     _ok(at)
     assert "Paired difference in held-out accuracy from Variance" in _charts(at)
     assert at.dataframe[2].value["Method"].tolist() == ["BIA", "MI"]
-    assert any(m.value == f"**{md_escape(expected.resolved_sentence(3, 'Variance'))}**" for m in at.markdown)
+    assert any(m.value == f"**{md_escape(expected.resolved_at(3, 'Variance'))}**" for m in at.markdown)
 
     # changed settings: the old results stay, with a warning, until the next run
     at.select_slider(key="compare_bootstrap").set_value(0).run()

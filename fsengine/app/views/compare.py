@@ -242,6 +242,16 @@ COLUMN_NAMES = {
 }
 
 
+#: the summary's columns that fit a 1280 px screen beside the sidebar, shown first
+FIRST = ("method", "k", "accuracy_at_grid_k", "difference", "verdict", "kuncheva_at_k", "grid_k")
+
+
+def first_columns(table):
+    """The summary with the columns a reader looks at first (:data:`FIRST`) in front."""
+    front = [c for c in FIRST if c in table.columns]
+    return table[front + [c for c in table.columns if c not in front]]
+
+
 def readable(table):
     """The table with its columns named for a reader (the CSV downloads keep the short names)."""
     return table.rename(columns=COLUMN_NAMES)
@@ -286,13 +296,14 @@ def at_k(result, last_config) -> None:
                                  help="Every other method's held-out accuracy is compared with this one's, "
                                       "on the same rows.")
     figures = comparison_figures(result, k, reference)
-    sentence.markdown(f"**{md_escape(result.resolved_sentence(k, reference))}**")
-    st.dataframe(readable(result.summary(k, reference)), hide_index=True, key="compare_summary")
+    sentence.markdown(f"**{md_escape(result.resolved_at(k, reference))}**")
+    st.dataframe(readable(first_columns(result.summary(k, reference))), hide_index=True, key="compare_summary")
     st.caption("The slider above sets k for the figure, these tables, the curves' marker and the downloads. "
                + EXPLANATIONS["jaccard"] + " " + (EXPLANATIONS["stability"] if "stability" in figures else
                                                   "Stability needs at least two bootstrap resamples."))
-    st.caption(f"{result.interval_note()} No k is picked for a method: the k with the highest accuracy on these "
-               "held-out rows would report an optimistic number.")
+    rule = result.resolution_rule(reference)
+    st.caption(f"{rule + ' ' if rule else ''}{result.interval_note()} No k is picked for a method: the k with the "
+               "highest accuracy on these held-out rows would report an optimistic number.")
 
     st.subheader("Held-out accuracy")
     show_figure(st, figures["accuracy"], key="compare_accuracy")
