@@ -113,7 +113,9 @@ class MethodRun:
 
     scores, order, support over all features (see :class:`fsengine.methods.run.MethodFit`);
     boot_top (B, max_k + 1) the first ranked features of every bootstrap fit and boot_top_scores
-    their scores (for ties at the cut); boot_seconds (B,).
+    their scores (for ties at the cut); boot_seconds (B,) their wall-clock and boot_cpu_seconds (B,)
+    their CPU seconds (``time.process_time`` of the process that fitted, see
+    :class:`fsengine.methods.run.MethodFit`).
     """
 
     key: str
@@ -133,6 +135,9 @@ class MethodRun:
     warmup_seconds: float = 0.0
     #: the ranking on the training part of every split (the first is ``order``; more with n_repeats)
     split_orders: tuple[np.ndarray, ...] = ()
+    #: CPU seconds of the fit on the training part and of every bootstrap fit
+    cpu_seconds: float = 0.0
+    boot_cpu_seconds: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 @dataclass
@@ -396,17 +401,23 @@ class ComparisonResult:
 
     def runtime(self) -> pd.DataFrame:
         """Per method: fit time on the training part; median and interquartile range (q1, q3) of
-        the bootstrap fits' times; how many features the method itself selected, its parameters
-        and notes."""
+        the bootstrap fits' times; the same in CPU seconds of the process that fitted (``_cpu_``
+        columns: on a busy machine wall-clock times also measure the other processes); how many
+        features the method itself selected, its parameters and notes."""
         rows = []
         for r in self.runs:
             spread = median_iqr(r.boot_seconds) if r.boot_seconds.size else None
+            cpu = median_iqr(r.boot_cpu_seconds) if r.boot_cpu_seconds.size else None
             rows.append({
                 "method": r.label, "fit_seconds": r.seconds, "warmup_seconds": r.warmup_seconds,
                 "bootstrap_median_seconds": spread.value if spread else np.nan,
                 "bootstrap_q1_seconds": spread.low if spread else np.nan,
                 "bootstrap_q3_seconds": spread.high if spread else np.nan,
                 "bootstrap_fits": int(r.boot_seconds.size),
+                "fit_cpu_seconds": r.cpu_seconds,
+                "bootstrap_median_cpu_seconds": cpu.value if cpu else np.nan,
+                "bootstrap_q1_cpu_seconds": cpu.low if cpu else np.nan,
+                "bootstrap_q3_cpu_seconds": cpu.high if cpu else np.nan,
                 "selected_by_method": int(r.support.sum()),
                 "parameters": ", ".join(f"{k}={v}" for k, v in r.params.items()),
                 "notes": " ".join(r.notes),
@@ -555,6 +566,7 @@ class _Fitted:
     seconds: float
     notes: tuple[str, ...]
     warmup_seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
 
 def _fit_task(job: _FitJob, item: tuple[int, int, np.ndarray | None],
@@ -575,7 +587,7 @@ def _fit_task(job: _FitJob, item: tuple[int, int, np.ndarray | None],
     except Exception as exc:  # the method's failure; cancellation (BaseException here) passes through
         return failure_message(exc)
     return _Fitted(scores=fit.scores, order=fit.order, support=fit.support, seconds=fit.seconds, notes=fit.notes,
-                   warmup_seconds=warmup)
+                   warmup_seconds=warmup, cpu_seconds=fit.cpu_seconds)
 
 
 def _accuracy_task(parts: tuple[tuple[Dataset, Dataset], ...], item: tuple[int, list[np.ndarray]]) -> np.ndarray:
@@ -617,7 +629,8 @@ def _method_runs(specs, params, fits: list, n_resamples: int, keep: int) -> tupl
             boot_top_scores=np.array([b.scores[b.order[:keep]] for b in boots],
                                      dtype=np.float64).reshape(len(boots), keep),
             boot_seconds=np.array([b.seconds for b in boots]), boot_error=boot_error,
-            warmup_seconds=fit.warmup_seconds))
+            warmup_seconds=fit.warmup_seconds, cpu_seconds=fit.cpu_seconds,
+            boot_cpu_seconds=np.array([b.cpu_seconds for b in boots], dtype=np.float64)))
     return runs, failures
 
 
