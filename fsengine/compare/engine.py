@@ -319,7 +319,13 @@ class ComparisonResult:
 
     def resolved_sentence(self, k: int, reference: str | None = None) -> str:
         """How many methods the held-out data resolve from the reference at the grid point
-        nearest ``k``, and by which rule."""
+        nearest ``k``, and by which rule (:meth:`resolved_at` and :meth:`resolution_rule`)."""
+        rule = self.resolution_rule(reference)
+        return self.resolved_at(k, reference) + (f" {rule}" if rule else "")
+
+    def resolved_at(self, k: int, reference: str | None = None) -> str:
+        """The part of :meth:`resolved_sentence` that depends on ``k``: how many methods are
+        resolved from the reference at the accuracy-grid point nearest ``k``, and which."""
         ref, at = self.reference(reference), self.grid_k(k)
         table = self.differences(ref)
         table = table[table["k"] == at]
@@ -333,12 +339,19 @@ class ComparisonResult:
         text = f"At {where}, {len(resolved)} of {m} method{'s' if m != 1 else ''} "
         text += f"{'is' if len(resolved) == 1 else 'are'} resolved from {ref}"
         text += f" ({named})" if named else ""
-        text += f"; not resolved: {unresolved}." if unresolved else "."
+        return text + (f"; not resolved: {unresolved}." if unresolved else ".")
+
+    def resolution_rule(self, reference: str | None = None) -> str:
+        """The part of :meth:`resolved_sentence` that holds at every k: how each difference's
+        interval is made and at which level ('' with a single method)."""
+        self.reference(reference)  # checks the name
+        m = len(self.runs) - 1
+        if m < 1:
+            return ""
         how = ("a paired percentile bootstrap over the held-out rows" if self.held_out.n_repeats == 1 else
                f"a paired corrected resampled t over {self.held_out.n_repeats} repeated splits")
-        level = percent(table["level"].iloc[0])
-        return (text + f" Each difference's interval is {how} at {level}: Bonferroni over the "
-                f"{m} comparison{'s' if m != 1 else ''}, so that all of them hold together at 95%.")
+        return (f"Each difference's interval is {how} at {percent(self.comparison_level())}: Bonferroni over "
+                f"the {m} comparison{'s' if m != 1 else ''}, so that all of them hold together at 95%.")
 
     def top_k(self, k: int) -> dict[str, np.ndarray]:
         k = self._check_k(k)
