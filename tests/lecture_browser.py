@@ -21,16 +21,16 @@ FIGURES_STATE = """() => {
     }
     return node;
   };
-  return [...document.querySelectorAll('.js-plotly-plot')].map(gd => {
+  return [...document.querySelectorAll('.js-plotly-plot')].map((gd, index) => {
     const sliders = gd.layout.sliders || [];
-    if (!sliders.length) return {slider: false};
+    if (!sliders.length) return {slider: false, index: index};
     const slider = sliders[0], step = slider.steps[slider.active || 0];
     const changes = step.args[1] || {};
     const disagree = Object.keys(changes).filter(
       path => JSON.stringify(at(gd.layout, path)) !== JSON.stringify(changes[path]));
     const data = step.args[0] || {}, traces = step.args[2] || [];
     const restyled = Object.keys(data).map(a => traces.map(t => at(gd.data[t], a)));
-    return {slider: true, id: gd.id, active: slider.active || 0, value: step.value, steps: slider.steps.length,
+    return {slider: true, index: index, active: slider.active || 0, value: step.value, steps: slider.steps.length,
             disagree: disagree, shown: JSON.stringify([Object.keys(changes).map(p => at(gd.layout, p)), restyled])};
   });
 }"""
@@ -60,9 +60,9 @@ def console_errors(page) -> list[str]:
     return errors
 
 
-def click_rail(page, figure_id: str, fraction: float) -> None:
-    """Click the slider rail of the figure ``figure_id`` at ``fraction`` of its length."""
-    rail = page.locator(f'[id="{figure_id}"] .slider-rail-rect').first
+def click_rail(page, index: int, fraction: float) -> None:
+    """Click the slider rail of the page's ``index``-th plotly figure at ``fraction`` of its length."""
+    rail = page.locator(".js-plotly-plot").nth(index).locator(".slider-rail-rect").first
     rail.scroll_into_view_if_needed()
     box = rail.bounding_box()
     page.mouse.click(box["x"] + fraction * box["width"], box["y"] + box["height"] / 2)

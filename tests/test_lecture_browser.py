@@ -62,9 +62,9 @@ def test_the_pack_works_from_files_with_the_network_blocked(pack, browser):
                 assert before["disagree"] == [], f"{link}: {before}"
                 seen = {before["active"]}
                 for fraction in (0.15, 0.85):
-                    click_rail(page, before["id"], fraction)
+                    click_rail(page, before["index"], fraction)
                     page.wait_for_timeout(400)
-                    after = next(f for f in page.evaluate(FIGURES_STATE) if f.get("id") == before["id"])
+                    after = next(f for f in page.evaluate(FIGURES_STATE) if f["index"] == before["index"])
                     assert after["disagree"] == [], f"{link}: the figure disagrees with its slider: {after}"
                     seen.add(after["active"])
                     if after["active"] != before["active"]:

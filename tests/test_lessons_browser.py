@@ -69,7 +69,7 @@ def moved_and_agreeing(page) -> dict:
     before = explorable_state(page)
     assert before["disagree"] == [], before
     for fraction in (0.2, 0.7):
-        click_rail(page, before["id"], fraction)
+        click_rail(page, before["index"], fraction)
         page.wait_for_timeout(500)
         after = explorable_state(page)
         assert after["active"] != before["active"] and after["shown"] != before["shown"], (before, after)
@@ -148,12 +148,20 @@ def jupyterlab_server(root: Path, kernel_path: Path, log: Path):
             proc.kill()
 
 
+#: the notebook in front has a kernel connected
+KERNEL_READY = """() => {
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const kernel = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+  return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
+}"""
+
+
 def lab_page(context, url: str):
-    """A JupyterLab page on the lesson (the app exposed as ``window.jupyterapp``)."""
+    """A JupyterLab page on the lesson (the app exposed as ``window.jupyterapp``), its kernel ready."""
     page = context.new_page()
     page.goto(url)
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
-    page.wait_for_function("() => !!window.jupyterapp", timeout=60_000)
+    page.wait_for_function(KERNEL_READY, timeout=120_000)
     return page
 
 
@@ -181,11 +189,12 @@ def test_lesson_in_jupyterlab_survives_a_reload_and_a_second_tab(browser, kernel
         try:
             notebook_url = f"{url}/lab/tree/{LESSON.name}?token={token}"
             page = lab_page(context, notebook_url)
-            page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            started = time.monotonic()
+            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
             wait_for_explorable(page, 240_000)
-            page.wait_for_function("() => !document.querySelector('.jp-Notebook .jp-InputArea-prompt')"
-                                   ".textContent.includes('*')", timeout=120_000)
-            page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+            print(f"JupyterLab: run all to the explorable drawn: {time.monotonic() - started:.1f} s")
+            page.wait_for_function(KERNEL_READY, timeout=120_000)  # every cell has run
+            page.evaluate("() => { window.jupyterapp.commands.execute('docmanager:save'); }")
             page.wait_for_timeout(1500)
             moved = moved_and_agreeing(page)
             second = lab_page(context, notebook_url)  # a second tab on the same notebook

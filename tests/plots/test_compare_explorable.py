@@ -13,7 +13,8 @@ from fsengine.plots.explorable import slider_values, step_data, step_layout
 @pytest.fixture(scope="module")
 def result():
     glm = load_dataset("synthetic_glm", n=300, p=20, k=4, seed=3)
-    return run_comparison(glm, ["mi", ("l1", {"n_Cs": 8}), "variance"], CompareSettings(n_bootstrap=3, max_k=12, seed=0))
+    return run_comparison(glm, ["mi", ("l1", {"n_Cs": 8}), "variance"],
+                          CompareSettings(n_bootstrap=3, max_k=12, seed=0))
 
 
 def test_every_k_carries_the_jaccard_matrix_and_the_stability_of_its_top_k(result):
