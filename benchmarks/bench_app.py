@@ -45,13 +45,14 @@ from tests.browser_tools import (  # noqa: E402 - the checkout's tests package, 
     wait_healthy,
 )
 
-#: page name, URL path, the explorable's chart key, a radio to click first (or None)
+#: page name, URL path, the explorable's chart key, a button or radio to click first (or None)
 PAGES = [
     ("BIA: Lambda paths (notMNIST B vs D)", "bia", "bia_explorable", None),
     ("SGC vs IFS (stage)", "gain", "sgc_stage_figure", None),
     ("Bayes-factor selection (first k pairs)", "bayes_factor", "bf_pairs_explorable", None),
     ("Classic criteria (L1 path: C)", "classic", "classic_l1_explorable", "L1 path"),
     ("Relevance Tagging Machine (threshold)", "rtm", "rtm_threshold_figure", None),
+    ("Compare methods (top-k: overlap, stability)", "compare", "compare_k_explorable", "Run comparison"),
 ]
 #: where on the rail the moves click: alternating ends, so that each lands on a new position
 FRACTIONS = [0.15, 0.85, 0.35, 0.65, 0.05, 0.95, 0.25, 0.75, 0.45, 0.55, 0.1, 0.9, 0.3, 0.7, 0.2, 0.8]
@@ -136,16 +137,17 @@ def main() -> int:
                   f"on {os.cpu_count()} cores")
             print(f"\nfirst visit after a server start: home title and navigation after {first:.2f} s\n")
             print("| page | slider positions | explorable on the wire: message (deflated) | moves "
-                  "| click to plotly_afterplot: median (max) [ms] | bytes received / frames sent per move |")
-            print("|---|---|---|---|---|---|")
+                  "| click to plotly_afterplot: median (max) [ms] | first move [ms] "
+                  "| bytes received / frames sent per move |")
+            print("|---|---|---|---|---|---|---|")
             for name, path, key, action in pages:
                 r = measure(url, pw, path, key, action, n_moves)
                 ms = [m["ms"] for m in r["moves"]]
                 traffic = sorted({(m["bytes"], m["sent"]) for m in r["moves"]})
                 print(f"| {name} | {r['steps']} | {r['frame'] / 1e3:,.0f} KB ({r['deflated'] / 1e3:,.0f} KB) "
-                      f"| {len(ms)} | {statistics.median(ms):.0f} ({max(ms):.0f}) "
+                      f"| {len(ms)} | {statistics.median(ms):.0f} ({max(ms):.0f}) | {ms[0]:.0f} "
                       f"| {', '.join(f'{b} / {s}' for b, s in traffic)} |" if ms else
-                      f"| {name} | {r['steps']} | - | 0 | - | - |", flush=True)
+                      f"| {name} | {r['steps']} | - | 0 | - | - | - |", flush=True)
     return 0
 
 

@@ -80,15 +80,22 @@ def show_figure(where, fig, **kwargs) -> None:
 #: of a drag, 250 ms quiet) the step's value goes into the URL's ``param`` (left out when it is
 #: ``fallback``, as Streamlit leaves out a widget's default). Nothing is sent to Python: a move
 #: costs no rerun and no websocket byte. The page reads the value back from the URL
-#: (:func:`url_value`) whenever it runs again, so a reload, a shared link and a rerun caused by any
-#: other widget draw the same position. One listener per chart, whose settings the latest mount
-#: replaces.
+#: (:func:`url_value`) when it runs again. In the browser the last move wins: a rerun that Python
+#: started from an older query string (Streamlit sends the one it last synced, which a button's
+#: rerun does not refresh, and may then rewrite the URL from it) draws the figure elsewhere or
+#: drops the parameter; the poll puts the remembered value back into the URL and moves the figure to
+#: its step. A value the figure has no step for (another grid) gives way to the figure's. One
+#: listener per chart, whose settings the latest mount replaces.
 _URL_BRIDGE_JS = """
 export default function (component) {
   const settings = component.data || {};
+  const moved = (window.__fsenginePositions = window.__fsenginePositions || {});  // param -> last move
   let stopped = false;
   let timer = null;
+  const chart = () => document.querySelector(`.st-key-${settings.chart} .js-plotly-plot`);
   const write = (value) => {
+    timer = null;
+    moved[settings.param] = value;
     const url = new URL(window.location.href);
     if (value === settings.fallback) url.searchParams.delete(settings.param);
     else url.searchParams.set(settings.param, value);
@@ -100,14 +107,30 @@ export default function (component) {
     clearTimeout(timer);
     timer = setTimeout(() => write(String(value)), 250);
   };
+  const follow = (gd) => {  // the figure to the URL's step (a rerun from an older URL drew it elsewhere)
+    const slider = gd.layout && gd.layout.sliders && gd.layout.sliders[0];
+    if (timer !== null || !slider || !slider.steps || !window.Plotly) return;
+    const inUrl = new URL(window.location.href).searchParams.get(settings.param) ?? settings.fallback;
+    const want = moved[settings.param] ?? inUrl;
+    if (want !== inUrl) write(want);  // a rewrite from an older query string dropped the last move
+    const active = slider.steps[slider.active || 0];
+    if (!active || String(active.value) === want) return;
+    const index = slider.steps.findIndex((step) => String(step.value) === want);
+    if (index < 0) { write(String(active.value)); return; }
+    const [data, layout, traces] = slider.steps[index].args;
+    window.Plotly.update(gd, data, Object.assign({}, layout, {"sliders[0].active": index}), traces);
+  };
   const attach = () => {
     if (stopped) return;
-    const gd = document.querySelector(`.st-key-${settings.chart} .js-plotly-plot`);
+    const gd = chart();
     if (!gd || typeof gd.on !== "function") return;
-    if (gd.__fsengineBridge) { gd.__fsengineBridge.handler = onChange; return; }
-    const bridge = { handler: onChange };
-    gd.__fsengineBridge = bridge;
-    gd.on("plotly_sliderchange", (event) => bridge.handler(event));
+    if (!gd.__fsengineBridge) {
+      const bridge = { handler: onChange };
+      gd.__fsengineBridge = bridge;
+      gd.on("plotly_sliderchange", (event) => bridge.handler(event));
+    }
+    gd.__fsengineBridge.handler = onChange;
+    follow(gd);
   };
   attach();
   const poll = setInterval(attach, 250);

@@ -1,7 +1,10 @@
 """Pure plotly figure builders: data in, ``go.Figure`` out (no Streamlit), one module per view.
 
 Pages stay thin and figures are testable without a browser. Builders with many traces use
-``go.Scattergl`` (WebGL).
+``go.Scattergl`` (WebGL). A view with a slider is an *explorable*, one figure that carries its own
+slider (:mod:`fsengine.plots.explorable`; ``bia_explorable``, ``stage_explorable``,
+``pairs_explorable``, ``l1_explorable``, ``threshold_explorable``, ``top_k_explorable``): the same
+figure answers its slider in the app, in a notebook's ``fig.show()`` and in a saved HTML file.
 """
 
 from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, apply_style

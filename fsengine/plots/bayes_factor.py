@@ -267,21 +267,27 @@ def pairs_explorable(run, curves: pd.DataFrame, *, k: int | None = None, predica
         bayes_curve = curves[curves["method"] == "Bayes factor"].sort_values("n_features")
         heldout = bayes_curve["heldout_accuracy"].to_numpy()
     colours = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in FEATURE_COLORS]
-    if image:
+    if image:  # the class means in a grid (up to 5 a row), blank rows and a blank column between them
         means = np.asarray(pixels.class_means, dtype=np.float32)
         n_classes, rows, cols = means.shape
-        mosaic = np.full((rows, n_classes * (cols + 1) - 1), np.nan, dtype=np.float32)
-        for c in range(n_classes):
-            mosaic[:, c * (cols + 1):c * (cols + 1) + cols] = means[c] / max(float(means[c].max()), 1e-12)
+        across = n_classes if n_classes <= 3 else min(5, n_classes)
+        down = -(-n_classes // across)
+        gap = max(2, rows // 4)  # between grid rows: room for the class names
+        origin = [((c // across) * (rows + gap), (c % across) * (cols + 1)) for c in range(n_classes)]
+        mosaic = np.full((down * (rows + gap) - gap, across * (cols + 1) - 1), np.nan, dtype=np.float32)
+        for c, (y0, x0) in enumerate(origin):
+            mosaic[y0:y0 + rows, x0:x0 + cols] = means[c] / max(float(means[c].max()), 1e-12)
         data.append({"type": "heatmap", "z": mosaic, "xaxis": "x2", "yaxis": "y2", "zmin": 0, "zmax": 1,
                      "colorscale": [[0.0, "#ffffff"], [1.0, "#000000"]], "showscale": False, "hoverinfo": "skip"})
         layout["xaxis2"] = {"domain": [0.56, 1.0], "anchor": "y2", "range": [-0.5, mosaic.shape[1] - 0.5],
                             "visible": False, "constrain": "domain"}
-        layout["yaxis2"] = {"domain": [0.5, 1.0], "anchor": "x2", "range": [rows - 0.5, -0.5], "visible": False,
-                            "scaleanchor": "x2", "constrain": "domain"}
+        layout["yaxis2"] = {"domain": [0.5, 1.0] if down == 1 else [0.35, 1.0], "anchor": "x2",
+                            "range": [mosaic.shape[0] - 0.5, -0.5], "visible": False, "scaleanchor": "x2",
+                            "constrain": "domain"}
+        name = (lambda c: f"mean of {class_names[c]}") if n_classes <= 3 else (lambda c: str(class_names[c]))
         layout["annotations"] = list(layout.get("annotations", [])) + [
-            {"text": f"mean of {class_names[c]}", "x": c * (cols + 1) + (cols - 1) / 2, "y": -0.5,
-             "xref": "x2", "yref": "y2", "yanchor": "bottom", "showarrow": False} for c in range(n_classes)]
+            {"text": name(c), "x": x0 + (cols - 1) / 2, "y": y0 - 0.5, "xref": "x2", "yref": "y2",
+             "yanchor": "bottom", "showarrow": False} for c, (y0, x0) in enumerate(origin)]
         images.append(layout_image("", 0, 1, 1, 1, xref="x2 domain", yref="y2 domain"))
         all_rows, all_cols = np.divmod(np.asarray(run.predicates), cols)
     layout.update(images=images, title={"text": "", "x": 0.0, "xanchor": "left"})
@@ -297,9 +303,9 @@ def pairs_explorable(run, curves: pd.DataFrame, *, k: int | None = None, predica
                 text += f"; held-out {heldout[within][-1]:.1%} with {int(sizes[within][-1])}"
         lay = {"images[0].x": float(kk), "title.text": text}
         if image:
-            labels = np.zeros((rows, mosaic.shape[1]), dtype=np.uint8)
-            for c2 in range(n_classes):  # every pair on every class's image, in its class's colour
-                labels[all_rows[:kk], all_cols[:kk] + c2 * (cols + 1)] = np.asarray(run.classes[:kk]) % len(colours) + 1
+            labels = np.zeros(mosaic.shape, dtype=np.uint8)
+            for y0, x0 in origin:  # every pair on every class's image, in its class's colour
+                labels[all_rows[:kk] + y0, all_cols[:kk] + x0] = np.asarray(run.classes[:kk]) % len(colours) + 1
             lay["images[1].source"] = palette_uri(ring_marks(labels), colours)
         steps.append(Step(str(int(kk)), str(int(kk)), {}, lay))
     return explorable(spec, steps, active=start, prefix="first k pairs: k = ", name="k")

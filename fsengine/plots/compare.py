@@ -276,35 +276,45 @@ def top_k_explorable(result, k: int | None = None, *, max_steps: int = MAX_K_STE
     and ``stability``); the slider starts at ``k`` (default 10, or the largest k). Slider values
     are the k. A step restyles the two small traces (a whole redraw of a small figure).
     """
-    from fsengine.plots.explorable import Step, explorable, spread_rows
+    from fsengine.plots.explorable import Step, colour_scale, explorable, spread_rows
 
     lo, hi = result.k_range()
     ks = spread_rows(hi - lo + 1, max_steps) + lo
     start = int(np.argmin(np.abs(ks - (min(10, hi) if k is None else k))))
     labels = [r.label for r in result.runs]
     stable = result.stability(int(ks[0]))["kuncheva"].notna().to_numpy()
-    data = [{"type": "heatmap", "x": labels, "y": labels, "zmin": 0.0, "zmax": 1.0, "colorscale": "Blues",
-             "colorbar": {"title": {"text": "Jaccard"}, "x": 0.46 if stable.any() else 1.0},
+    data = [{"type": "heatmap", "x": labels, "y": labels, "zmin": 0.0, "zmax": 1.0, "colorscale": colour_scale("Blues"),
+             "colorbar": {"title": {"text": "Jaccard"}, "x": 0.38 if stable.any() else 1.0},
              "texttemplate": "%{text}", "hovertemplate": "%{y} vs %{x}<br>Jaccard = %{z:.3f}<extra></extra>"}]
     layout = apply_style(go.Figure(), height=max(340, 50 * len(labels) + 160)).layout.to_plotly_json()
-    layout.update(xaxis={"domain": [0.0, 0.42 if stable.any() else 0.9], "type": "category"},
+    layout.update(xaxis={"domain": [0.0, 0.35 if stable.any() else 0.9], "type": "category"},
                   yaxis={"autorange": "reversed", "type": "category"},
-                  title={"text": "", "x": 0.0, "xanchor": "left"})
+                  title={"text": "", "x": 0.0, "xanchor": "left"}, margin=dict(layout["margin"], t=60))
     shown = [m for m, s in zip(labels, stable, strict=True) if s]
+    columns = set(result.stability(int(ks[0])).columns)
+    whiskers = {"low", "high"} <= columns
     if shown:
         data.append({"type": "bar", "x": shown, "xaxis": "x2", "yaxis": "y2", "textposition": "outside",
+                     "error_y": {"type": "data", "symmetric": False, "color": FOREGROUND, "thickness": 1.5,
+                                 "width": 8, "visible": whiskers},
                      "marker": {"color": [method_color(m, labels.index(m)) for m in shown]},
                      "hovertemplate": "%{x}<br>Kuncheva = %{y:.3f}<extra></extra>", "showlegend": False})
-        layout.update(xaxis2={"domain": [0.58, 1.0], "anchor": "y2", "type": "category"},
+        layout.update(xaxis2={"domain": [0.66, 1.0], "anchor": "y2", "type": "category"},
                       yaxis2={"anchor": "x2", "range": [-0.2, 1.12], "title": {"text": "Kuncheva stability"}})
     steps = []
     for kk in ks:
         z = result.jaccard(int(kk)).to_numpy(dtype=np.float64)
         step = {0: {"z": z.astype(np.float32), "text": [[f"{v:.2f}" for v in row] for row in z], "y": labels}}
-        title = f"top {int(kk)}: overlap (Jaccard) of the top-{int(kk)} sets"
+        title = f"top {int(kk)}: overlap (Jaccard)"
         if shown:
-            kuncheva = result.stability(int(kk)).set_index("method").loc[shown, "kuncheva"].to_numpy()
-            step[1] = {"y": kuncheva.astype(np.float32), "text": [f"{v:.2f}" for v in kuncheva]}
-            title += " and their stability over bootstrap fits"
+            table = result.stability(int(kk)).set_index("method").loc[shown]
+            kuncheva = table["kuncheva"].to_numpy(dtype=np.float64)
+            low = table["low"].to_numpy(dtype=np.float64) if whiskers else kuncheva
+            high = table["high"].to_numpy(dtype=np.float64) if whiskers else kuncheva
+            step[1] = {"y": kuncheva.astype(np.float32), "text": [f"{v:.2f}" for v in kuncheva],
+                       "error_y.array": np.nan_to_num(high - kuncheva).astype(np.float32),
+                       "error_y.arrayminus": np.nan_to_num(kuncheva - low).astype(np.float32),
+                       "marker.pattern.shape": ["/" if t else "" for t in table["ties_at_cut"]]}
+            title += " and stability (Kuncheva)"
         steps.append(Step(str(int(kk)), str(int(kk)), step, {"title.text": title}))
     return explorable({"data": data, "layout": layout}, steps, active=start, prefix="top-k size k = ", name="k")

@@ -274,9 +274,9 @@ def result_rows(results: list[dict]) -> list[results_file.Row]:
                                   f"{title}", est["accuracy_at_largest_size"], MDL, MI),
             results_file.ordering(f"claim 2, held-out log-loss averaged over the sizes explored, {MI} minus {MDL}, "
                                   f"{title}", est["mean_log_loss"], MDL, MI),
-            results_file.Row(f"claim 3, MDL size (minimum of DL), {title}", None, float(best), None, None, None,
-                             results_file.judge(0 < best < m, "0 < ours < features explored (an interior minimum "
-                                                              "of the training DL, exact)")),
+            results_file.Row(f"claim 3, MDL size (minimum of DL), {title}", None, float(best),
+                             verdict=results_file.judge(0 < best < m, "0 < ours < features explored (an interior "
+                                                                      "minimum of the training DL, exact)")),
         ]
     return rows
 

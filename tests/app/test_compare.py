@@ -7,6 +7,7 @@ import numpy as np
 from fsengine.app.safe_text import md_escape
 from fsengine.compare.engine import CompareSettings, run_comparison
 from fsengine.data import load_dataset
+from fsengine.plots.explorable import slider_values, step_data
 from tests.app.test_bia import _array
 from tests.conftest import app_test, require_real
 
@@ -59,10 +60,14 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
     assert [t["name"] for t in diff_lines] == ["MI − BIA", "Variance − BIA"]
     np.testing.assert_allclose(_array(diff_lines[0]["y"]).astype(float), diff.query("method == 'MI'")["difference"])
 
-    jaccard = charts["Overlap of the top-10 sets (Jaccard)"]["data"][0]
-    np.testing.assert_allclose(_array(jaccard["z"]).astype(float), expected.jaccard(10).to_numpy())
-    stability = charts["Stability of the top-10 set (bootstrap)"]["data"][0]
-    np.testing.assert_allclose(_array(stability["y"]).astype(float), expected.stability(10)["kuncheva"])
+    # overlap and stability: an explorable that starts at the page's k and carries every k
+    explorable = next(c for c in charts.values() if c["layout"].get("sliders"))
+    assert slider_values(explorable) == [str(k) for k in range(1, 21)]
+    assert explorable["layout"]["sliders"][0]["active"] == 9  # k = 10
+    np.testing.assert_allclose(_array(explorable["data"][0]["z"]).astype(float), expected.jaccard(10).to_numpy())
+    np.testing.assert_allclose(_array(explorable["data"][1]["y"]).astype(float), expected.stability(10)["kuncheva"])
+    for k in (1, 7, 20):
+        np.testing.assert_allclose(step_data(explorable, k - 1)[0]["z"], expected.jaccard(k).to_numpy(), rtol=1e-6)
     roc = charts["Recovering the truly relevant features (ROC)"]["data"]
     auc = expected.auc()
     assert [t["name"] for t in roc[1:]] == [f"{m} (AUC {auc[m]:.3f})" for m in ("BIA", "MI", "Variance")]
@@ -88,8 +93,9 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
 
     at.slider(key="compare_k").set_value(3).run()
     _ok(at)
-    jaccard3 = _charts(at)["Overlap of the top-3 sets (Jaccard)"]["data"][0]
-    np.testing.assert_allclose(_array(jaccard3["z"]).astype(float), expected.jaccard(3).to_numpy())
+    explorable = next(c for c in _charts(at).values() if c["layout"].get("sliders"))
+    assert explorable["layout"]["sliders"][0]["active"] == 2  # the explorable starts at the page's k
+    np.testing.assert_allclose(_array(explorable["data"][0]["z"]).astype(float), expected.jaccard(3).to_numpy())
 
     # another reference: the differences, the verdicts and the sentence follow it (no refit)
     at.selectbox(key="compare_reference").set_value("Variance").run()
@@ -122,8 +128,9 @@ def test_notmnist_pair_gets_one_relevance_heatmap_per_method():
     z = _array(heat[0]["z"]).astype(float)
     assert z.shape == (28, 28) and np.nanmax(z) == 1.0
     assert all(len(_array(t["x"])) == 10 for t in marks)
-    assert "Stability of the top-10 set (bootstrap)" not in charts
-    assert at.info[-1].value == "Stability needs at least two bootstrap resamples."
+    explorable = next(c for c in charts.values() if c["layout"].get("sliders"))
+    assert [t["type"] for t in explorable["data"]] == ["heatmap"]  # overlap only: no stability bars
+    assert any("Stability needs at least two bootstrap resamples." in c.value for c in at.caption)
 
 
 def test_regression_data_is_refused_with_a_clear_message():

@@ -139,8 +139,8 @@ def test_rtm_page_binarises_images_and_picks_two_classes():
     assert at.selectbox(key="rtm_pair_c0").value != at.selectbox(key="rtm_pair_c1").value
     tags = _by_title(at, "Most relevant tags")
     assert sum(len(_values(t["x"])) for t in tags["data"]) == 15
-    pixels = _by_title(at, "Pixel tags")
-    z = pixels["data"][0]["z"]
+    pixels = next(t for t in _explorable(at)["data"] if t["type"] == "heatmap")  # θ beside the threshold
+    z = pixels["z"]
     z = _values(z).reshape(8, 8) if isinstance(z, dict) else np.asarray(z)
     assert z.shape == (8, 8) and np.nanmin(z) < 0.5 < np.nanmax(z)
     assert any("ROC curves need" in i.value for i in at.info)  # real data: no truth, no ROC ...

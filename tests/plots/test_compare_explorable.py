@@ -13,8 +13,8 @@ from fsengine.plots.explorable import slider_values, step_data, step_layout
 @pytest.fixture(scope="module")
 def result():
     glm = load_dataset("synthetic_glm", n=300, p=20, k=4, seed=3)
-    return run_comparison(glm, ["mi", ("l1", {"n_Cs": 8}), "variance"],
-                          CompareSettings(n_bootstrap=3, max_k=12, seed=0))
+    settings = CompareSettings(n_bootstrap=3, max_k=12, seed=0)
+    return run_comparison(glm, ["mi", ("l1", {"n_Cs": 8}), "variance"], settings)
 
 
 def test_every_k_carries_the_jaccard_matrix_and_the_stability_of_its_top_k(result):
@@ -27,4 +27,8 @@ def test_every_k_carries_the_jaccard_matrix_and_the_stability_of_its_top_k(resul
         np.testing.assert_allclose(data[0]["z"], result.jaccard(k).to_numpy(), rtol=1e-6)
         stability = result.stability(k).set_index("method")["kuncheva"].dropna()
         np.testing.assert_allclose(data[1]["y"], stability.to_numpy(), rtol=1e-6)
+        table = result.stability(k).set_index("method").loc[stability.index]
+        if {"low", "high"} <= set(table.columns):  # the jackknife whiskers move with k
+            np.testing.assert_allclose(data[1]["error_y.array"], np.nan_to_num(table["high"] - table["kuncheva"]),
+                                       rtol=1e-5, atol=1e-7)
         assert step_layout(fig, i)["title.text"].startswith(f"top {k}:")

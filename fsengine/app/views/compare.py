@@ -4,7 +4,7 @@ differences from a reference method, overlap, stability, ROC."""
 import streamlit as st
 
 from fsengine.app.compute import dataset_token, progress_bar
-from fsengine.app.display import figure_columns, show_figure
+from fsengine.app.display import show_explorable, show_figure
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
@@ -15,7 +15,7 @@ from fsengine.csv_export import csv_bytes
 from fsengine.data.transforms import class_names
 from fsengine.methods.registry import METHODS
 from fsengine.parallel import available_cores, start_workers
-from fsengine.plots.compare import roc_curves
+from fsengine.plots.compare import roc_curves, top_k_explorable
 
 DEFAULT_METHODS = ("bia", "mi", "l1")
 #: session slots: the last finished run (config, result) and whether a run is under way
@@ -269,16 +269,13 @@ def top_k_views(result, last_config) -> None:
     st.caption(EXPLANATIONS["accuracy"])
     _differences(result, k, reference, figures)
 
-    left, right = figure_columns(2)
-    left.subheader("Overlap")
-    show_figure(left, figures["jaccard"], key="compare_jaccard")
-    left.caption(EXPLANATIONS["jaccard"])
-    right.subheader("Stability")
-    if "stability" in figures:
-        show_figure(right, figures["stability"], key="compare_stability")
-        right.caption(EXPLANATIONS["stability"])
-    else:
-        right.info("Stability needs at least two bootstrap resamples.")
+    st.subheader("Overlap and stability at every k")
+    show_explorable(st, k_explorable(result, last_config, k), key="compare_k_explorable", param="compare_k_view",
+                    fallback=str(k))
+    st.caption(EXPLANATIONS["jaccard"] + " " + (EXPLANATIONS["stability"] if "stability" in figures else
+                                                "Stability needs at least two bootstrap resamples.")
+               + " This figure's own k moves in the browser; the slider above sets the k of the tables, the "
+                 "curves' marker and the downloads.")
     if "relevance" in figures:
         st.subheader("Relevance heatmaps")
         show_figure(st, figures["relevance"], key="compare_relevance")
@@ -292,6 +289,12 @@ def top_k_views(result, last_config) -> None:
                        key="compare_csv")
     d3.download_button("Report (HTML, self-contained)", report, file_name="comparison_report.html",
                        mime="text/html", key="compare_html")
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def k_explorable(_result, config, k: int) -> dict:
+    """Overlap and stability of the top-k sets at every k (an explorable), starting at ``k``."""
+    return top_k_explorable(_result, k).to_plotly_json()
 
 
 def _differences(result, k: int, reference: str, figures) -> None:
