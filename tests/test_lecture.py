@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import io
 import re
+import shlex
 import stat
 import zipfile
+from pathlib import Path
 
 import pytest
 
-from fsengine.cli import main
+from fsengine.cli import build_parser, main
 from fsengine.commands.output import MARKER
 from fsengine.lecture import (
     BUILDERS,
@@ -92,3 +94,28 @@ def test_pack_zip_holds_one_folder(tmp_path):
     assert names == ["pack/demo.html", "pack/index.html", f"pack/{PLOTLY_JS}"]
     html = zipfile.ZipFile(io.BytesIO(data)).read("pack/demo.html").decode()
     assert re.search(r"<nav>.*Contents", html)
+
+
+def readme_section(title: str) -> str:
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert f"\n## {title}\n" in text, f"README has no section {title!r}"
+    return text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_readme_commands_for_jupyter_and_teaching_offline_parse():
+    """Every ``fsengine ...`` line the README's "Use from Jupyter" and "Teach offline" sections show
+    is accepted by the command line as written (argparse exits with status 2 on a wrong option)."""
+    lines = [line.split("  #")[0] for title in ("Use from Jupyter", "Teach offline")
+             for line in readme_section(title).splitlines() if line.startswith("fsengine ")]
+    assert sum(line.startswith("fsengine lecture ") for line in lines) >= 2, lines
+    parser = build_parser()
+    for line in lines:
+        args = parser.parse_args(shlex.split(line)[1:])
+        assert args.command == shlex.split(line)[1]
+
+
+def test_readme_lists_what_a_pack_holds():
+    section = readme_section("Teach offline")
+    for name in ["index.html", PLOTLY_JS] + [f"{key}.html" for key in METHOD_PAGES]:
+        assert f"`{name}`" in section, f"README's Teach offline does not name {name}"
+    assert "FigureWidget" not in readme_section("Use from Jupyter")  # the lessons use no widget figures

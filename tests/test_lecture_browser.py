@@ -7,6 +7,7 @@ beyond the folder. Screenshots go to ``$FSENGINE_SCREENSHOTS`` when set.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -48,8 +49,11 @@ def test_the_pack_works_from_files_with_the_network_blocked(pack, browser):
         assert sorted(links) == sorted(p.name for p in pack.glob("*.html") if p.name != "index.html")
         assert len(links) == 6, links
         for link in links:
+            started = time.monotonic()
             page.goto((pack / link).as_uri())
             page.wait_for_function(ALL_DRAWN, timeout=30_000)
+            print(f"lecture {link}: {(pack / link).stat().st_size / 1e3:.0f} kB, "
+                  f"opened to every figure drawn in {time.monotonic() - started:.1f} s")
             heights = page.eval_on_selector_all("math[display=block]", "ms => ms.map(m => m.getBoundingClientRect()"
                                                                        ".height)")
             assert heights and min(heights) > 15, f"{link}: equations not drawn ({heights})"

@@ -138,4 +138,7 @@ def test_notebook_runs_and_its_explorables_agree_with_their_sliders(path, kernel
     nb.cells = nb.cells[1:-1]
     saved = tmp_path / path.name
     nbformat.write(nb, saved)
+    largest = max(len(json.dumps(f, separators=(",", ":"))) for f in explorables)
+    print(f"{path.stem}: executed notebook {saved.stat().st_size / 1e6:.2f} MB; {len(figures)} figures, "
+          f"{len(explorables)} explorables, the largest {largest / 1e3:.0f} kB of JSON")
     assert saved.stat().st_size < MAX_EXECUTED_BYTES, f"{path.name}: {saved.stat().st_size:,} bytes executed"
