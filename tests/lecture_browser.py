@@ -64,5 +64,10 @@ def click_rail(page, index: int, fraction: float) -> None:
     """Click the slider rail of the page's ``index``-th plotly figure at ``fraction`` of its length."""
     rail = page.locator(".js-plotly-plot").nth(index).locator(".slider-rail-rect").first
     rail.scroll_into_view_if_needed()
-    box = rail.bounding_box()
+    box, previous = rail.bounding_box(), None
+    for _ in range(20):  # the page may still be scrolling or laying out (JupyterLab's windowed cells)
+        if box == previous:
+            break
+        page.wait_for_timeout(100)
+        box, previous = rail.bounding_box(), box
     page.mouse.click(box["x"] + fraction * box["width"], box["y"] + box["height"] / 2)

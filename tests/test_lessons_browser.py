@@ -72,6 +72,8 @@ def moved_and_agreeing(page) -> dict:
         click_rail(page, before["index"], fraction)
         page.wait_for_timeout(500)
         after = explorable_state(page)
+        if after["active"] == before["active"] and os.environ.get("FSENGINE_SCREENSHOTS"):
+            page.screenshot(path=str(Path(os.environ["FSENGINE_SCREENSHOTS"]) / "lesson_not_moved.png"))
         assert after["active"] != before["active"] and after["shown"] != before["shown"], (before, after)
         assert after["disagree"] == [], after
         before = after
@@ -168,10 +170,37 @@ def lab_page(context, url: str):
     return page
 
 
+#: scroll the notebook in front to the first cell whose outputs hold a plotly figure (false: none yet)
+SCROLL_TO_FIGURE = """async () => {
+  const widget = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const notebook = widget && widget.content;
+  if (!notebook || !notebook.widgets) return false;  // the app or the notebook not there yet
+  const holds = cell => cell.model.type === 'code' && Array.from({length: cell.model.outputs.length},
+    (_, j) => cell.model.outputs.get(j)).some(o => 'application/vnd.plotly.v1+json' in o.data);
+  const index = notebook.widgets.findIndex(holds);
+  if (index < 0) return false;
+  notebook.activeCellIndex = index;
+  await notebook.scrollToItem(index, 'center');
+  return true;
+}"""
+
+
 def wait_for_explorable(page, timeout_ms: int = 60_000) -> None:
-    """The lesson's explorable drawn with its slider (scrolled into view: JupyterLab leaves cells
-    outside the view undrawn)."""
-    page.wait_for_function("() => document.querySelector('.jp-Notebook .js-plotly-plot')", timeout=timeout_ms)
+    """The lesson's explorable drawn with its slider, reached as a reader reaches it. JupyterLab 4
+    draws only the cells near the view (windowing) and a fresh tab or a reload opens at the top, so
+    the cell with the figure is scrolled to. A figure already drawn once is stored with a picture of
+    it, which plotly's JupyterLab extension shows in a reopened notebook until the pointer moves over
+    it; then it draws the figure from its JSON, slider included."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not page.evaluate(SCROLL_TO_FIGURE):
+        assert time.monotonic() < deadline, "no cell holds a plotly figure"
+        page.wait_for_timeout(500)
+    picture = page.locator(".jp-Notebook .jp-RenderedPlotly img.plot-img").first
+    while page.query_selector(".jp-Notebook .js-plotly-plot") is None:
+        assert time.monotonic() < deadline, "the figure was not drawn"
+        if picture.count() and picture.is_visible():
+            picture.hover(force=True, timeout=5_000)  # the figure it starts may already cover it
+        page.wait_for_timeout(500)
     page.locator(".jp-Notebook .js-plotly-plot").first.scroll_into_view_if_needed()
     page.wait_for_function("() => document.querySelector('.jp-Notebook .js-plotly-plot .slider-rail-rect')",
                            timeout=timeout_ms)
@@ -205,6 +234,7 @@ def test_lesson_in_jupyterlab_survives_a_reload_and_a_second_tab(browser, kernel
             assert explorable_state(second)["disagree"] == []
             second.close()
             page.reload()
+            page.wait_for_function(KERNEL_READY, timeout=120_000)
             wait_for_explorable(page)
             again = explorable_state(page)
             assert again["disagree"] == [], again  # drawn where its slider stands, whatever the position
