@@ -187,10 +187,9 @@ def _gain_page(ds: Dataset, progress: Progress) -> Page:
 
 def _bayes_factor_page(ds: Dataset, progress: Progress) -> Page:
     from fsengine.methods.bayes_factor.study import (
-        DEFAULT_MODEL_PRIOR,
-        DEFAULT_SIGN,
         accuracy_curves,
         heldout_task,
+        page_default,
         run_bayes_factor,
         selected_pixels,
         starts_on_subset,
@@ -199,7 +198,8 @@ def _bayes_factor_page(ds: Dataset, progress: Progress) -> Page:
 
     large = starts_on_subset(ds)
     task = heldout_task(ds, n_train=10000 if large else 0, n_heldout=5000 if large else 0)
-    run = run_bayes_factor(task, per_round=20 if large else 10, sign=DEFAULT_SIGN, model_prior=DEFAULT_MODEL_PRIOR,
+    sign, model_prior, _ = page_default()  # the page's default: the recorded development-split choice
+    run = run_bayes_factor(task, per_round=20 if large else 10, sign=sign, model_prior=model_prior,
                            max_pairs=200 if large else 300, rounds_past_stop=3, progress=progress)
     stopped = run.stop_round is not None
     fig = pairs_explorable(run, accuracy_curves(run), k=run.n_at_stop, predicate_names=task.predicate_names,

@@ -101,7 +101,7 @@ def test_sigint_while_compare_writes_leaves_the_previous_complete_set(tmp_path):
     assert {"report.html", "scores.csv", MARKER} <= set(previous)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     interrupted = 0
-    for _ in range(3):
+    for _ in range(10):  # a loaded machine may finish the write before the signal lands: try again
         proc = subprocess.Popen([sys.executable, "-m", "fsengine", *base, "--k", "3"], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         staged = False
