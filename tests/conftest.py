@@ -82,7 +82,7 @@ def _shared_run(folder: Path, produce):
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             if not done.is_file():
-                out = folder / "out"
+                out = folder / folder.name  # named after the target, as a test's own folder is
                 if out.exists():
                     import shutil
 

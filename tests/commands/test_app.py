@@ -109,6 +109,7 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to find the server process")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_stop_signal_stops_the_server_frees_the_port_and_leaves_no_child(signum):

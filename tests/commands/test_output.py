@@ -88,6 +88,7 @@ def test_force_replaces_a_foreign_folder_but_never_the_current_one(tmp_path, mon
             check_target(target)
 
 
+@pytest.mark.serial
 def test_sigint_while_compare_writes_leaves_the_previous_complete_set(tmp_path):
     """``fsengine compare`` is interrupted (SIGINT) as soon as its staging folder appears, i.e. while
     it writes; the output folder must then be the previous complete set (or, when the signal came
