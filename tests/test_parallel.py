@@ -25,6 +25,9 @@ from tests.parallel_tasks import (
     touch_after,
 )
 
+#: local Dask clusters and process pools starting under a deadline: run alone (make test's serial part)
+pytestmark = pytest.mark.serial
+
 distributed = pytest.importorskip("distributed")
 
 
@@ -159,7 +162,6 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_results_are_complete(cluste
     assert out == [x + 100 for x in range(6)]
 
 
-@pytest.mark.serial
 def test_shared_data_lost_with_its_only_worker_is_scattered_again(tmp_path):
     """On a 1-worker cluster the scattered ``shared`` lives on that worker alone; when a task kills
     it, the scheduler forgets the data and cancels every task that needs it (this failed as
