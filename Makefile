@@ -42,7 +42,8 @@ app: $(STAMP_APP)
 
 test: $(STAMP_TEST)
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=25 -n 2 --dist loadfile -m "not serial"
+	$(PY) -m pytest -q -m serial
 
 # the tests not marked slow or browser (a few minutes): the loop while editing
 test-fast: $(STAMP_TEST)

@@ -1,22 +1,29 @@
-"""Interactive figures for Jupyter: a slider over stored results that redraws plotly ``FigureWidget``s.
+"""Interactive figures for Jupyter that need the kernel: a slider that redraws plotly ``FigureWidget``s.
 
-The teaching notebooks (``notebooks/``) fit a method once and then let the reader move along
-what the fit already holds (Lambda/Lambda* on the BIA path, k on a ranking, C on an L1 path).
-:class:`SliderFigures` ties an ``ipywidgets.SelectionSlider`` to one or more figures; each figure
-is rebuilt by a pure builder of :mod:`fsengine.plots` from stored arrays and copied into its
-widget in place, so moving the slider never refits anything::
+A slider that only changes what is shown belongs in the figure: the explorables of
+:mod:`fsengine.plots` (e.g. :func:`fsengine.plots.bia.bia_explorable`) carry every position and
+answer their slider in the browser, with a plain ``fig.show()``; the lessons use those and no
+widget. :class:`SliderFigures` is for a slider whose every position must be *computed* in the
+kernel (a refit, a figure too large to hold every position): it ties an
+``ipywidgets.SelectionSlider`` to figures that a function draws for the slider's value, copied into
+their ``FigureWidget``s in place::
 
     view = SliderFigures(ratios, [lambda r: path_figure(sel.path_, position=Position.nearest(sel.path_.index, r))],
                          description="Λ/Λ*", value=1.0)
     view          # the last expression of a cell: slider above the figures
 
 Needs ``ipywidgets`` and, with plotly >= 6, ``anywidget`` (``pip install 'fsengine[notebooks]'``).
+Each ``FigureWidget`` carries plotly's whole widget bundle (megabytes per figure, in the notebook
+and in the saved file) and takes seconds to appear. A widget's synced state is filled only when it
+is made, so after every redraw :func:`resync` stores the figure's whole state in it: a reload, a
+second tab or a new output view then starts from the figure the slider shows, not from its first state.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from copy import deepcopy
 from typing import Any
 
 import numpy as np
@@ -74,6 +81,15 @@ def replace_figure(widget: go.FigureWidget, figure: go.Figure) -> None:
                 stale = {key: None for key in old.to_plotly_json() if key not in fresh and key not in ("type", "uid")}
                 old.update({**stale, **fresh}, overwrite=True)
         widget.layout = figure.layout
+
+
+def resync(widget: go.FigureWidget) -> None:
+    """Store ``widget``'s current traces and layout in its synced state (``_widget_data``,
+    ``_widget_layout``), which plotly fills only when the widget is made and a view reads when it
+    opens: without this, a view opened after a move (a page reload, a second tab, "Create New View
+    for Output") draws the first state while the slider shows another."""
+    widget._widget_layout = deepcopy(widget._layout_obj._props)
+    widget._widget_data = deepcopy(widget._data)
 
 
 def figure_state(figure: go.Figure) -> dict[str, Any]:
@@ -153,6 +169,7 @@ class SliderFigures:
         """Redraw every figure at ``value`` (the slider calls this when it moves)."""
         for widget, draw in zip(self.figures, self.draws):
             replace_figure(widget, draw(value))
+            resync(widget)
 
     def _repr_mimebundle_(self, **kwargs):
         return self.box._repr_mimebundle_(**kwargs)

@@ -31,6 +31,11 @@ Methods
 :func:`f1_interval`          chunking F1 from per-sentence true/false positives and false
                              negatives, by the sentence-level bootstrap; :func:`f1_difference`.
 :func:`median_iqr`           repeated timings: the median and the interquartile range (a 50% range).
+:func:`median_range`         repeats of a whole procedure (e.g. development splits): the median and
+                             the range, a distribution-free interval for the median.
+:func:`precision_from_counts`, :func:`recall_from_counts`, :func:`ratio_from_counts`  statistics of
+                             per-unit sums for :func:`bootstrap_interval` (chunk precision / recall,
+                             a token accuracy from per-sentence (correct, tokens)).
 :func:`bonferroni_level`     the per-comparison level that keeps m comparisons at a family level.
 :func:`holm_adjust`          Holm's step-down adjusted p-values.
 """
@@ -326,6 +331,51 @@ def f1_difference(counts_a: np.ndarray, counts_b: np.ndarray, *, n_resamples: in
     """F1(a) - F1(b) (points) on the same sentences, by the paired sentence-level bootstrap."""
     return paired_bootstrap_interval(counts_a, counts_b, f1_from_counts, n_resamples=n_resamples,
                                      level=level, seed=seed, unit="sentences")
+
+
+def precision_from_counts(totals: np.ndarray) -> np.ndarray:
+    """Chunk precision = TP / (TP + FP) in percent from totals ``[..., (TP, FP, FN)]``; 0 where
+    nothing was guessed."""
+    totals = np.asarray(totals, dtype=np.float64)
+    guessed = totals[..., 0] + totals[..., 1]
+    return np.where(guessed > 0, 100.0 * totals[..., 0] / np.where(guessed > 0, guessed, 1.0), 0.0)
+
+
+def recall_from_counts(totals: np.ndarray) -> np.ndarray:
+    """Chunk recall = TP / (TP + FN) in percent from totals ``[..., (TP, FP, FN)]``; 0 where
+    there is no gold chunk."""
+    totals = np.asarray(totals, dtype=np.float64)
+    gold = totals[..., 0] + totals[..., 2]
+    return np.where(gold > 0, 100.0 * totals[..., 0] / np.where(gold > 0, gold, 1.0), 0.0)
+
+
+def ratio_from_counts(totals: np.ndarray) -> np.ndarray:
+    """``totals[..., 0] / totals[..., 1]``: e.g. a token accuracy from per-sentence (correct,
+    tokens) sums, the statistic of a sentence-level bootstrap of an accuracy."""
+    totals = np.asarray(totals, dtype=np.float64)
+    return totals[..., 0] / np.where(totals[..., 1] > 0, totals[..., 1], np.nan)
+
+
+def median_range(values: Sequence[float], *, what: str = "repeats") -> Estimate:
+    """The median of ``n`` independent repeats with their range ``[min, max]``.
+
+    The range of n draws from a continuous distribution holds that distribution's median unless
+    all n fall on one side of it, so it is a distribution-free interval for the median at level
+    ``1 - 2 * 0.5**n`` (0.9375 for n = 5; order statistics, e.g. David & Nagaraja, "Order
+    statistics", section 7.1).
+
+    >>> e = median_range([3.0, 1.0, 2.0, 5.0, 4.0])
+    >>> e.format(1), e.level
+    ('3.0 [1.0, 5.0]', 0.9375)
+    """
+    x = np.asarray(values, dtype=np.float64)
+    x = x[np.isfinite(x)]
+    if x.size < 2:
+        raise ValueError(f"median_range needs at least 2 finite values (got {x.size})")
+    level = 1.0 - 2.0 * 0.5 ** x.size
+    return Estimate(float(np.median(x)), float(x.min()), float(x.max()), level,
+                    f"median and range of {x.size} {what} (the range covers the median with probability "
+                    f"1 - 2^(1-{x.size}), order statistics)")
 
 
 def median_iqr(values: Sequence[float], *, what: str = "repeats") -> Estimate:

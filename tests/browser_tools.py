@@ -132,6 +132,7 @@ class FrameCounter:
     def __init__(self, page):
         self.received = 0
         self.frames: list[tuple[float, int]] = []
+        self.payloads: list[bytes] = []  # every frame received, in order
         self.sent: list[float] = []
         page.on("websocket", self._attach)
 
@@ -142,6 +143,7 @@ class FrameCounter:
     def _received(self, payload) -> None:
         size = len(payload)
         self.received += size
+        self.payloads.append(payload.encode() if isinstance(payload, str) else payload)
         self.frames.append((time.monotonic(), size))
 
 

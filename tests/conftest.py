@@ -41,23 +41,59 @@ def require_file_uploader(at) -> None:
 
 
 @pytest.fixture(scope="session")
-def quick_reproduction(tmp_path_factory):
+def quick_reproduction(tmp_path_factory, request):
     """``run(name) -> (report path, progress fractions)``: ``reproduce NAME --quick`` on the real
     data, run once per session however many tests read its output (real-data policy of
-    ``require_real``)."""
+    ``require_real``). Under pytest-xdist (``make test`` runs two workers) the run is shared by the
+    workers: the first to ask runs it in a folder beside both workers' temporary folders, under a
+    file lock, and the others read its report and progress fractions."""
     from fsengine.reproduce import get_target
 
     runs = {}
+    worker = getattr(request.config, "workerinput", None)  # set in pytest-xdist workers only
+    shared = None if worker is None else tmp_path_factory.getbasetemp().parent / "quick-reproductions"
+
+    def produce(name: str, out: Path):
+        fractions = []
+        report = require_real(get_target(name), out, True, lambda f, message="": fractions.append(f))
+        return report, fractions
 
     def run(name: str):
         if name not in runs:
-            out = tmp_path_factory.mktemp(name)
-            fractions = []
-            report = require_real(get_target(name), out, True, lambda f, message="": fractions.append(f))
-            runs[name] = (report, fractions)
+            if shared is None:
+                runs[name] = produce(name, tmp_path_factory.mktemp(name))
+            else:
+                runs[name] = _shared_run(shared / name, lambda out: produce(name, out))
         return runs[name]
 
     return run
+
+
+def _shared_run(folder: Path, produce):
+    """``produce(folder / "out")`` once across pytest-xdist workers (an ``fcntl`` lock on
+    ``folder / "lock"``); its (report, fractions) recorded in ``folder / "done.json"``. A run that
+    skipped or failed records nothing, so each worker meets the skip or failure itself."""
+    import fcntl
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    done = folder / "done.json"
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not done.is_file():
+                out = folder / folder.name  # named after the target, as a test's own folder is
+                if out.exists():
+                    import shutil
+
+                    shutil.rmtree(out)
+                out.mkdir()
+                report, fractions = produce(out)
+                done.write_text(json.dumps({"report": str(report), "fractions": fractions}), encoding="utf-8")
+            record = json.loads(done.read_text(encoding="utf-8"))
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return Path(record["report"]), record["fractions"]
 
 
 @pytest.fixture

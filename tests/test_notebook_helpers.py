@@ -87,3 +87,16 @@ def test_a_named_colour_scale_equals_the_list_a_widget_holds():
     assert isinstance(widget.data[0].colorscale, tuple)
     assert figure_state(named) == figure_state(widget)
     assert figure_state(named) != figure_state(go.Figure(go.Heatmap(z=[[1, 2]], colorscale="Greys")))
+
+
+def test_a_view_opened_after_a_move_starts_from_the_current_figure():
+    """plotly fills a FigureWidget's synced state only when it is made; a view opened later (a
+    reload, a second tab) reads that state. After a move it must hold the figure the slider shows."""
+    view = SliderFigures([1, 2, 3], [lambda k: go.Figure(go.Bar(y=[k, 2 * k]), layout=dict(title=f"k = {k}"))],
+                         value=1)
+    widget = view.figures[0]
+    assert list(widget._widget_data[0]["y"]) == [1, 2]
+    view.slider.value = 3
+    state = widget._widget_data[0]["y"]
+    assert list(state) == [3, 6] and widget._widget_layout["title"]["text"] == "k = 3"
+    assert figure_state(go.Figure(data=widget._widget_data, layout=widget._widget_layout)) == figure_state(widget)

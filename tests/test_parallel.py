@@ -25,6 +25,9 @@ from tests.parallel_tasks import (
     touch_after,
 )
 
+#: local Dask clusters and process pools starting under a deadline: run alone (make test's serial part)
+pytestmark = pytest.mark.serial
+
 distributed = pytest.importorskip("distributed")
 
 

@@ -12,6 +12,9 @@ import pytest
 
 from tests.conftest import PROJECT_ROOT
 
+#: signals and worker start-up under a deadline: run alone (make test's serial part)
+pytestmark = pytest.mark.serial
+
 distributed = pytest.importorskip("distributed")
 
 N_TASKS = 40  # 0.4 s each (tests/parallel_tasks.touch_after): 8 s of work on 2 workers

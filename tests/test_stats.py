@@ -121,6 +121,36 @@ def test_median_iqr_and_its_level():
     assert (e.value, e.low, e.high, e.level) == (3.0, 2.0, 4.0, 0.5)
 
 
+def test_median_range_covers_the_median_at_its_order_statistic_level():
+    """The range of n draws misses the median only when all n fall on one side: probability
+    2 * 0.5**n exactly (binomial closed form); checked by simulation on a skewed distribution."""
+    e = stats.median_range([4.0, 1.0, 3.0, 2.0, 5.0, 9.0])
+    assert (e.value, e.low, e.high) == (3.5, 1.0, 9.0)
+    assert e.level == pytest.approx(1 - st.binom.pmf(0, 6, 0.5) - st.binom.pmf(6, 6, 0.5))
+    rng = np.random.default_rng(0)
+    median = np.log(2.0)  # of the unit exponential
+    hits = np.mean([stats.median_range(rng.exponential(1.0, 5)).contains(median) for _ in range(20000)])
+    assert hits == pytest.approx(1 - 2 * 0.5**5, abs=0.006)
+    with pytest.raises(ValueError, match="at least 2"):
+        stats.median_range([1.0])
+
+
+def test_precision_recall_and_ratio_statistics_are_the_closed_forms():
+    totals = np.array([[90.0, 10.0, 30.0], [0.0, 0.0, 5.0], [0.0, 4.0, 0.0]])
+    np.testing.assert_allclose(stats.precision_from_counts(totals), [90.0, 0.0, 0.0])
+    np.testing.assert_allclose(stats.recall_from_counts(totals), [75.0, 0.0, 0.0])
+    p, r = 90.0, 75.0
+    assert stats.f1_from_counts(totals[0]) == pytest.approx(2 * p * r / (p + r))
+    np.testing.assert_allclose(stats.ratio_from_counts(np.array([[45.0, 50.0], [0.0, 3.0]])), [0.9, 0.0])
+    # a token accuracy with whole sentences resampled: the interval holds the pooled accuracy
+    rng = np.random.default_rng(1)
+    sentences = np.column_stack([rng.binomial(20, 0.95, 400), np.full(400, 20)])
+    e = stats.bootstrap_interval(sentences, stats.ratio_from_counts, unit="sentences")
+    assert e.value == pytest.approx(sentences[:, 0].sum() / 8000) and e.low < e.value < e.high
+    se = np.sqrt(e.value * (1 - e.value) / 8000)  # binomial, as the sentences are independent here
+    assert (e.high - e.low) / 2 == pytest.approx(1.96 * se, rel=0.15)
+
+
 def test_holm_against_its_step_down_definition():
     p = np.array([0.002, 0.04, 0.013, 0.5, 0.011])
     m = p.size

@@ -2,7 +2,8 @@
 :func:`show_figure`, through which every page draws its plotly figures in that style, and
 :func:`show_explorable` for a figure that carries its own slider.
 
-Both settings live in the URL (``?lecture=true&theme=dark``), so a link carries them. The dark
+Both settings live in the URL (``?lecture=true&theme=Dark``: the radio writes its label; a link may
+also say ``theme=dark``, :mod:`fsengine.app.links`), so a link carries them. The dark
 choice switches the whole page, not only the figures: Streamlit reads the page theme from the
 URL's ``embed_options=dark_theme`` (or ``light_theme``) when the page loads, so the sidebar's
 choice sets that option and reloads once when the page shows the other theme (the config sets no
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from fsengine.app.links import link_choice
 from fsengine.plots.style import Style, restyle
 
 LECTURE_KEY = "lecture"
@@ -44,6 +46,7 @@ def display_controls(container) -> Style:
     lecture = container.toggle(
         "Lecture mode", key=LECTURE_KEY, bind="query-params",
         help="Large fonts and thick lines in every figure, for a projector and the back row.")
+    link_choice(THEME_KEY, THEMES, str.capitalize)  # ?theme=dark as well as the ?theme=Dark the app writes
     theme = container.radio("Theme", THEMES, key=THEME_KEY, bind="query-params", horizontal=True,
                             format_func=str.capitalize, help="The page and every figure follow it.")
     with container:
@@ -85,7 +88,9 @@ def show_figure(where, fig, **kwargs) -> None:
 #: rerun does not refresh, and may then rewrite the URL from it) draws the figure elsewhere or
 #: drops the parameter; the poll puts the remembered value back into the URL and moves the figure to
 #: its step. A value the figure has no step for (another grid) gives way to the figure's. One
-#: listener per chart, whose settings the latest mount replaces.
+#: listener per chart, whose settings the latest mount replaces. With ``settings.report`` every
+#: value written also goes to Python as the trigger ``value`` (:func:`explorable_bridge`): one
+#: rerun per release, of the fragment the bridge is mounted in.
 _URL_BRIDGE_JS = """
 export default function (component) {
   const settings = component.data || {};
@@ -100,6 +105,7 @@ export default function (component) {
     if (value === settings.fallback) url.searchParams.delete(settings.param);
     else url.searchParams.set(settings.param, value);
     if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
+    if (settings.report && typeof component.setTriggerValue === "function") component.setTriggerValue("value", value);
   };
   const onChange = (event) => {
     const value = event && event.step ? event.step.value : null;
@@ -154,15 +160,44 @@ def url_value(param: str) -> str | None:
     return st.query_params.get(param)
 
 
-def show_explorable(where, fig, *, key: str, param: str, fallback: str) -> None:
+def _mount(where, chart: str, data: dict, **callbacks):
+    if where is st:
+        return _bridge()(key=f"{chart}_url", data=data, **callbacks)
+    with where:
+        return _bridge()(key=f"{chart}_url", data=data, **callbacks)
+
+
+def show_explorable(where, fig, *, key: str, param: str, fallback: str, bridge: bool = True) -> None:
     """Draw an explorable (:mod:`fsengine.plots.explorable`) in ``where`` like :func:`show_figure`,
     and keep its slider's position in the URL's ``param`` (``fallback``: the value the page uses
     when the URL has none, left out of the URL). Moves never reach Python; the page reads the
-    position back with :func:`url_value` when it runs."""
+    position back with :func:`url_value` when it runs. ``bridge=False``: the page mounts the
+    bridge itself, with :func:`explorable_bridge` (the position also reaches Python)."""
     show_figure(where, fig, key=key)
-    data = {"chart": key, "param": param, "fallback": fallback}
-    if where is st:
-        _bridge()(key=f"{key}_url", data=data)
-        return
-    with where:
-        _bridge()(key=f"{key}_url", data=data)
+    if bridge:
+        _mount(where, key, {"chart": key, "param": param, "fallback": fallback})
+
+
+def _released() -> None:
+    """The bridge's trigger callback: the value is read from the mount's result."""
+
+
+def explorable_bridge(where, *, chart: str, param: str, fallback: str) -> str | None:
+    """The URL bridge of the explorable drawn with key ``chart`` (:func:`show_explorable` with
+    ``bridge=False``) that also reports each release to Python: the page reruns (only the fragment
+    this is called in, when it is called in one: the figure, drawn outside, is not sent again),
+    and the released value is put into ``st.query_params[param]`` (left out when ``fallback``), so
+    that :func:`url_value` gives it in this run and the server's query string agrees with the
+    browser's. Returns the value released for this run, or None."""
+    result = _mount(where, chart, {"chart": chart, "param": param, "fallback": fallback, "report": True},
+                    on_value_change=_released)
+    moved = result.get("value") if result is not None else None
+    if moved is None:
+        return None
+    moved = str(moved)
+    if moved == fallback:
+        if param in st.query_params:
+            del st.query_params[param]
+    elif st.query_params.get(param) != moved:
+        st.query_params[param] = moved
+    return moved

@@ -12,6 +12,7 @@ import streamlit as st
 from fsengine import config
 from fsengine.app.errors import user_errors
 from fsengine.app.guard import require_shell
+from fsengine.app.links import link_choice
 from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import param_widget
 from fsengine.data import Dataset, dataset_specs, get_spec, load_dataset
@@ -163,8 +164,9 @@ def dataset_picker(container=None) -> tuple[str, dict]:
     keys = [s.key for s in specs] + [UPLOAD_KEY]
     labels = {s.key: s.label for s in specs}  # short: the sidebar cuts long labels; the caption has the rest
     labels[UPLOAD_KEY] = "Upload a file (CSV, Parquet, svmlight)"
-    if st.session_state.get("picker_key") not in keys and st.query_params.get("picker_key") not in keys:
-        st.session_state["picker_key"] = default_key()  # (a link's choice is left to the widget)
+    # a link names the dataset by its label (what the widget writes) or its catalogue key (?picker_key=digits)
+    if link_choice("picker_key", keys, labels.get) is None and st.session_state.get("picker_key") not in keys:
+        st.session_state["picker_key"] = default_key()
     key = container.selectbox("Dataset", keys, format_func=labels.get, key="picker_key", bind="query-params",
                               help="Shared by every page.")
     if key == UPLOAD_KEY:

@@ -113,7 +113,9 @@ class MethodRun:
 
     scores, order, support over all features (see :class:`fsengine.methods.run.MethodFit`);
     boot_top (B, max_k + 1) the first ranked features of every bootstrap fit and boot_top_scores
-    their scores (for ties at the cut); boot_seconds (B,).
+    their scores (for ties at the cut); boot_seconds (B,) their wall-clock and boot_cpu_seconds (B,)
+    their CPU seconds (``time.process_time`` of the process that fitted, see
+    :class:`fsengine.methods.run.MethodFit`).
     """
 
     key: str
@@ -133,6 +135,9 @@ class MethodRun:
     warmup_seconds: float = 0.0
     #: the ranking on the training part of every split (the first is ``order``; more with n_repeats)
     split_orders: tuple[np.ndarray, ...] = ()
+    #: CPU seconds of the fit on the training part and of every bootstrap fit
+    cpu_seconds: float = 0.0
+    boot_cpu_seconds: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 @dataclass
@@ -314,7 +319,13 @@ class ComparisonResult:
 
     def resolved_sentence(self, k: int, reference: str | None = None) -> str:
         """How many methods the held-out data resolve from the reference at the grid point
-        nearest ``k``, and by which rule."""
+        nearest ``k``, and by which rule (:meth:`resolved_at` and :meth:`resolution_rule`)."""
+        rule = self.resolution_rule(reference)
+        return self.resolved_at(k, reference) + (f" {rule}" if rule else "")
+
+    def resolved_at(self, k: int, reference: str | None = None) -> str:
+        """The part of :meth:`resolved_sentence` that depends on ``k``: how many methods are
+        resolved from the reference at the accuracy-grid point nearest ``k``, and which."""
         ref, at = self.reference(reference), self.grid_k(k)
         table = self.differences(ref)
         table = table[table["k"] == at]
@@ -328,12 +339,19 @@ class ComparisonResult:
         text = f"At {where}, {len(resolved)} of {m} method{'s' if m != 1 else ''} "
         text += f"{'is' if len(resolved) == 1 else 'are'} resolved from {ref}"
         text += f" ({named})" if named else ""
-        text += f"; not resolved: {unresolved}." if unresolved else "."
+        return text + (f"; not resolved: {unresolved}." if unresolved else ".")
+
+    def resolution_rule(self, reference: str | None = None) -> str:
+        """The part of :meth:`resolved_sentence` that holds at every k: how each difference's
+        interval is made and at which level ('' with a single method)."""
+        self.reference(reference)  # checks the name
+        m = len(self.runs) - 1
+        if m < 1:
+            return ""
         how = ("a paired percentile bootstrap over the held-out rows" if self.held_out.n_repeats == 1 else
                f"a paired corrected resampled t over {self.held_out.n_repeats} repeated splits")
-        level = percent(table["level"].iloc[0])
-        return (text + f" Each difference's interval is {how} at {level}: Bonferroni over the "
-                f"{m} comparison{'s' if m != 1 else ''}, so that all of them hold together at 95%.")
+        return (f"Each difference's interval is {how} at {percent(self.comparison_level())}: Bonferroni over "
+                f"the {m} comparison{'s' if m != 1 else ''}, so that all of them hold together at 95%.")
 
     def top_k(self, k: int) -> dict[str, np.ndarray]:
         k = self._check_k(k)
@@ -383,17 +401,23 @@ class ComparisonResult:
 
     def runtime(self) -> pd.DataFrame:
         """Per method: fit time on the training part; median and interquartile range (q1, q3) of
-        the bootstrap fits' times; how many features the method itself selected, its parameters
-        and notes."""
+        the bootstrap fits' times; the same in CPU seconds of the process that fitted (``_cpu_``
+        columns: on a busy machine wall-clock times also measure the other processes); how many
+        features the method itself selected, its parameters and notes."""
         rows = []
         for r in self.runs:
             spread = median_iqr(r.boot_seconds) if r.boot_seconds.size else None
+            cpu = median_iqr(r.boot_cpu_seconds) if r.boot_cpu_seconds.size else None
             rows.append({
                 "method": r.label, "fit_seconds": r.seconds, "warmup_seconds": r.warmup_seconds,
                 "bootstrap_median_seconds": spread.value if spread else np.nan,
                 "bootstrap_q1_seconds": spread.low if spread else np.nan,
                 "bootstrap_q3_seconds": spread.high if spread else np.nan,
                 "bootstrap_fits": int(r.boot_seconds.size),
+                "fit_cpu_seconds": r.cpu_seconds,
+                "bootstrap_median_cpu_seconds": cpu.value if cpu else np.nan,
+                "bootstrap_q1_cpu_seconds": cpu.low if cpu else np.nan,
+                "bootstrap_q3_cpu_seconds": cpu.high if cpu else np.nan,
                 "selected_by_method": int(r.support.sum()),
                 "parameters": ", ".join(f"{k}={v}" for k, v in r.params.items()),
                 "notes": " ".join(r.notes),
@@ -542,6 +566,7 @@ class _Fitted:
     seconds: float
     notes: tuple[str, ...]
     warmup_seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
 
 def _fit_task(job: _FitJob, item: tuple[int, int, np.ndarray | None],
@@ -562,7 +587,7 @@ def _fit_task(job: _FitJob, item: tuple[int, int, np.ndarray | None],
     except Exception as exc:  # the method's failure; cancellation (BaseException here) passes through
         return failure_message(exc)
     return _Fitted(scores=fit.scores, order=fit.order, support=fit.support, seconds=fit.seconds, notes=fit.notes,
-                   warmup_seconds=warmup)
+                   warmup_seconds=warmup, cpu_seconds=fit.cpu_seconds)
 
 
 def _accuracy_task(parts: tuple[tuple[Dataset, Dataset], ...], item: tuple[int, list[np.ndarray]]) -> np.ndarray:
@@ -604,7 +629,8 @@ def _method_runs(specs, params, fits: list, n_resamples: int, keep: int) -> tupl
             boot_top_scores=np.array([b.scores[b.order[:keep]] for b in boots],
                                      dtype=np.float64).reshape(len(boots), keep),
             boot_seconds=np.array([b.seconds for b in boots]), boot_error=boot_error,
-            warmup_seconds=fit.warmup_seconds))
+            warmup_seconds=fit.warmup_seconds, cpu_seconds=fit.cpu_seconds,
+            boot_cpu_seconds=np.array([b.cpu_seconds for b in boots], dtype=np.float64)))
     return runs, failures
 
 

@@ -61,39 +61,68 @@ def _build(name, train, test, templates, cutoff, task, source, licence, notes=()
     )
 
 
+def development_indices(n_sentences: int, fraction: float, seed: int | None = None) -> np.ndarray:
+    """Indices (ascending) of the ``fraction`` of ``n_sentences`` training sentences held out as a
+    development split: the last ones when ``seed`` is None, else a uniform random sample drawn
+    with ``numpy.random.default_rng(seed)``."""
+    n_dev = int(round(fraction * n_sentences))
+    if n_dev < 1 or n_dev >= n_sentences:
+        raise ValueError(f"dev_fraction {fraction} of {n_sentences} training sentences leaves no "
+                         "development or no training sentences; use more sentences or another fraction")
+    if seed is None:
+        return np.arange(n_sentences - n_dev, n_sentences)
+    return np.sort(np.random.default_rng(seed).choice(n_sentences, size=n_dev, replace=False))
+
+
 def load_conll2000_maxent(task: str = "np", groups: str = "all", cutoff: int = 1,
-                          n_sentences: int = 0, dev_fraction: float = 0.0) -> Dataset:
+                          n_sentences: int = 0, dev_fraction: float = 0.0, dev_seed: int | None = None,
+                          keep_test: bool = False) -> Dataset:
     """CoNLL-2000 as a maxent dataset. ``task``: ``np`` (Base-NP: B-NP, I-NP, O) or ``chunk``
     (all 22 chunk tags); ``groups``: template groups; ``cutoff``: predicate count cutoff;
-    ``n_sentences``: first N training sentences (0 = all 8,936). ``dev_fraction`` > 0 holds out
-    the last fraction of those training sentences as the evaluation set in place of section 20
-    (which is then not read): a development split for choosing settings without the test data."""
+    ``n_sentences``: first N training sentences (0 = all 8,936).
+
+    ``dev_fraction`` > 0 holds out that fraction of those training sentences as a development
+    split (:func:`development_indices`: the last ones, or a random sample drawn with ``dev_seed``;
+    the featurizer is fitted on the rest). Without ``keep_test`` they are the evaluation set in
+    place of section 20, which is then not read: for choosing settings without the test data.
+    With ``keep_test`` section 20 stays the test set and the development sentences are encoded in
+    ``extras["dev"]`` (an :class:`~fsengine.data.features.templates.Encoded`), for a run that
+    chooses on the development split and reports on section 20."""
     if task not in ("np", "chunk"):
         raise ValueError(f"task must be 'np' (Base-NP) or 'chunk' (full chunking), got {task!r}")
     if n_sentences < 0:
         raise ValueError(f"n_sentences must be >= 0 (0 = all), got {n_sentences}")
     if not 0.0 <= dev_fraction < 1.0:
         raise ValueError(f"dev_fraction must be in [0, 1), got {dev_fraction}")
+    if keep_test and not dev_fraction:
+        raise ValueError("keep_test keeps section 20 beside a development split: give dev_fraction too")
     train = read_conll2000("train")
     if n_sentences:
         train = train[:n_sentences]
+    dev = []
     if dev_fraction:
-        n_dev = int(round(dev_fraction * len(train)))
-        if n_dev < 1 or n_dev >= len(train):
-            raise ValueError(f"dev_fraction {dev_fraction} of {len(train)} training sentences leaves no "
-                             "development or no training sentences; use more sentences or another fraction")
-        train, test = train[:-n_dev], train[-n_dev:]
-    else:
-        test = read_conll2000("test")
+        held = development_indices(len(train), dev_fraction, dev_seed)
+        mask = np.zeros(len(train), dtype=bool)
+        mask[held] = True
+        train, dev = [s for s, m in zip(train, mask) if not m], [s for s, m in zip(train, mask) if m]
+    test = read_conll2000("test") if keep_test or not dev_fraction else dev
     if task == "np":
-        train, test = [_base_np(s) for s in train], [_base_np(s) for s in test]
+        train, test, dev = ([_base_np(s) for s in part] for part in (train, test, dev))
     templates = templates_by_group(CHUNK_TEMPLATES, parse_groups(groups))
     label = "Base-NP" if task == "np" else "chunking"
     notes = [f"{label}; templates: {', '.join(t.name for t in templates)}"]
-    if dev_fraction:
-        notes.append(f"development split: evaluated on the last {len(test):,} training sentences, not section 20")
-    return _build(f"conll2000_{task}{'_dev' if dev_fraction else ''}", train, test, templates, cutoff, "chunking",
-                  CONLL_SOURCE, CONLL_LICENCE, tuple(notes))
+    which = "the last" if dev_seed is None else f"a random sample (seed {dev_seed}) of"
+    if dev_fraction and not keep_test:
+        notes.append(f"development split: evaluated on {which} {len(test):,} training sentences, not section 20")
+    elif dev_fraction:
+        notes.append(f"development split: {which} {len(dev):,} training sentences in extras['dev']; "
+                     "section 20 is the test set")
+    ds = _build(f"conll2000_{task}{'_dev' if dev_fraction and not keep_test else ''}", train, test, templates,
+                cutoff, "chunking", CONLL_SOURCE, CONLL_LICENCE, tuple(notes))
+    if dev_fraction and keep_test:
+        ds.extras["dev"] = ds.extras["featurizer"].transform(dev)
+        ds.provenance.counts["dev_sentences"] = len(dev)
+    return ds
 
 
 def load_treebank_pos(groups: str = "all", cutoff: int = 1, n_sentences: int = 0,

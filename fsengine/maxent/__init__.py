@@ -16,7 +16,8 @@ Building blocks, each usable on its own:
 ``MaxentModel``               arbitrary (predicate, class) features and weights: ``scores``,
                               ``predict_proba``, ``predict``, ``log_likelihood`` on new X.
 ``stage0_gains(data, pred, cls)``  closed-form gains on the uniform model (Zhou et al. Section 3).
-``chunk_scores``, ``chunk_spans``, ``accuracy``  evaluation (conlleval semantics).
+``chunk_scores``, ``chunk_spans``, ``accuracy``  evaluation (conlleval semantics);
+                              ``sentence_counts``: per-sentence TP / FP / FN (the bootstrap's units).
 
 Gains are on the *total* log-likelihood scale; Zhou et al.'s per-instance G(alpha) is gain / N.
 """
@@ -24,7 +25,7 @@ Gains are on the *total* log-likelihood scale; Zhou et al.'s per-instance G(alph
 from fsengine.maxent.data import MaxentData
 from fsengine.maxent.gains import stage0_gains
 from fsengine.maxent.kernels import ALPHA_CAP
-from fsengine.maxent.metrics import ChunkScores, accuracy, chunk_scores, chunk_spans
+from fsengine.maxent.metrics import ChunkScores, accuracy, chunk_scores, chunk_spans, sentence_counts
 from fsengine.maxent.model import MaxentModel
 from fsengine.maxent.state import GainResult, MaxentState
 from fsengine.maxent.train import MapFit, MapObjective, fit_map
@@ -32,5 +33,5 @@ from fsengine.maxent.train import MapFit, MapObjective, fit_map
 __all__ = [
     "ALPHA_CAP", "ChunkScores", "GainResult", "MapFit", "MapObjective", "MaxentData",
     "MaxentModel", "MaxentState", "accuracy", "chunk_scores", "chunk_spans", "fit_map",
-    "stage0_gains",
+    "sentence_counts", "stage0_gains",
 ]

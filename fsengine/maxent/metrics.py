@@ -76,21 +76,32 @@ class ChunkScores:
                     n_correct=self.n_correct)
 
 
-def chunk_scores(gold_sentences, guessed_sentences) -> ChunkScores:
-    """Score guessed IOB tag sequences against gold ones (lists of sentences of tag strings)."""
+def sentence_counts(gold_sentences, guessed_sentences) -> np.ndarray:
+    """Per sentence, conlleval's chunk counts: an int array (n_sentences, 3) of true positives
+    (guessed chunks that match a gold chunk: same first token, last token and type), false
+    positives (guessed chunks that match none) and false negatives (gold chunks not guessed).
+    Their column sums give precision, recall and F1 (:func:`chunk_scores`); the rows are the units
+    of the sentence-level bootstrap (:func:`fsengine.stats.f1_interval`)."""
     gold_sentences, guessed_sentences = list(gold_sentences), list(guessed_sentences)
     if len(gold_sentences) != len(guessed_sentences):
         raise ValueError(f"{len(gold_sentences)} gold sentences vs {len(guessed_sentences)} guessed")
-    n_gold = n_guess = n_correct = n_tok = n_tok_ok = 0
-    for gold, guess in zip(gold_sentences, guessed_sentences):
+    counts = np.zeros((len(gold_sentences), 3), dtype=np.int64)
+    for i, (gold, guess) in enumerate(zip(gold_sentences, guessed_sentences)):
         if len(gold) != len(guess):
             raise ValueError(f"sentence lengths differ: {len(gold)} gold tags vs {len(guess)} guessed")
         g, p = set(chunk_spans(gold)), set(chunk_spans(guess))
-        n_gold += len(g)
-        n_guess += len(p)
-        n_correct += len(g & p)
-        n_tok += len(gold)
-        n_tok_ok += sum(a == b for a, b in zip(gold, guess))
+        tp = len(g & p)
+        counts[i] = (tp, len(p) - tp, len(g) - tp)
+    return counts
+
+
+def chunk_scores(gold_sentences, guessed_sentences) -> ChunkScores:
+    """Score guessed IOB tag sequences against gold ones (lists of sentences of tag strings)."""
+    gold_sentences, guessed_sentences = list(gold_sentences), list(guessed_sentences)
+    tp, fp, fn = (int(v) for v in sentence_counts(gold_sentences, guessed_sentences).sum(axis=0))
+    n_tok = sum(len(g) for g in gold_sentences)
+    n_tok_ok = sum(a == b for gold, guess in zip(gold_sentences, guessed_sentences) for a, b in zip(gold, guess))
+    n_gold, n_guess, n_correct = tp + fn, tp + fp, tp
     precision = 100.0 * n_correct / n_guess if n_guess else 0.0
     recall = 100.0 * n_correct / n_gold if n_gold else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0

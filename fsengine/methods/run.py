@@ -28,6 +28,8 @@ class MethodFit:
     order    (p,) permutation, best first: the selector's ``order_``, then unseen features
     support  (p,) bool, what the method itself selected
     seconds  wall-clock time of ``fit`` (adaptation excluded)
+    cpu_seconds  CPU time of the process during ``fit`` (``time.process_time``: every thread of this
+             process, none of another's), the measure that a busy machine does not inflate
     notes    adaptations and warnings, one sentence each
     trace, path   the selector's ``trace_`` and ``path_`` (None for non-path methods)
     selector, data   the fitted selector and the data it saw
@@ -44,6 +46,7 @@ class MethodFit:
     path: pd.DataFrame | None
     selector: Any
     data: Adapted
+    cpu_seconds: float = 0.0
 
 
 def _warning_notes(caught, label: str) -> tuple[str, ...]:
@@ -70,9 +73,9 @@ def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Data
     selector = as_selector(spec.make(**built))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         selector.fit(data.ds.X, data.ds.y, progress=progress)
-        seconds = time.perf_counter() - start
+        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     p = ds.n_features
     cols = data.columns
     scores = np.full(p, np.nan)
@@ -83,4 +86,5 @@ def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Data
     support[cols] = selector.support_
     return MethodFit(spec=spec, params=values, scores=scores, order=order, support=support, seconds=seconds,
                      notes=data.notes + _warning_notes(caught, spec.label), trace=selector.trace_,
-                     path=getattr(selector, "path_", None), selector=selector, data=data)
+                     path=getattr(selector, "path_", None), selector=selector, data=data,
+                     cpu_seconds=cpu_seconds)

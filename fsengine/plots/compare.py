@@ -267,6 +267,21 @@ def relevance_grid(scores: dict[str, np.ndarray], image_shape: tuple[int, int], 
 MAX_K_STEPS = 200
 
 
+def top_k_steps(result, max_steps: int = MAX_K_STEPS) -> list[int]:
+    """The k of the top-k explorable's slider steps: every k of the comparison's range, or
+    ``max_steps`` of them spread evenly."""
+    from fsengine.plots.explorable import spread_rows
+
+    lo, hi = result.k_range()
+    return [int(v) for v in spread_rows(hi - lo + 1, max_steps) + lo]
+
+
+def nearest_step(result, k: int, max_steps: int = MAX_K_STEPS) -> int:
+    """The slider step of the top-k explorable nearest ``k`` (what the figure shows for it)."""
+    ks = np.asarray(top_k_steps(result, max_steps))
+    return int(ks[int(np.argmin(np.abs(ks - k)))])
+
+
 def top_k_explorable(result, k: int | None = None, *, max_steps: int = MAX_K_STEPS) -> go.Figure:
     """The top-k size as one explorable: the methods' pairwise Jaccard overlap of their top-k sets
     (left) and the Kuncheva stability of each method's top-k set over the bootstrap fits (right,
@@ -276,10 +291,10 @@ def top_k_explorable(result, k: int | None = None, *, max_steps: int = MAX_K_STE
     and ``stability``); the slider starts at ``k`` (default 10, or the largest k). Slider values
     are the k. A step restyles the two small traces (a whole redraw of a small figure).
     """
-    from fsengine.plots.explorable import Step, colour_scale, explorable, spread_rows
+    from fsengine.plots.explorable import Step, colour_scale, explorable
 
     lo, hi = result.k_range()
-    ks = spread_rows(hi - lo + 1, max_steps) + lo
+    ks = np.asarray(top_k_steps(result, max_steps))
     start = int(np.argmin(np.abs(ks - (min(10, hi) if k is None else k))))
     labels = [r.label for r in result.runs]
     stable = result.stability(int(ks[0]))["kuncheva"].notna().to_numpy()

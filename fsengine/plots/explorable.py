@@ -202,7 +202,9 @@ def explorable(spec: dict, steps: Sequence[Step], *, active: int, prefix: str, n
     layout.setdefault("margin", {})["b"] = bottom + space
     if layout.get("height"):
         layout["height"] = int(layout["height"]) + space
-    return go.Figure(spec, _validate=False)
+    from fsengine.plots.style import log_axis_labels
+
+    return log_axis_labels(go.Figure(spec, _validate=False))  # plain numbers on log axes, also outside the app
 
 
 def slider_values(fig) -> list[str]:

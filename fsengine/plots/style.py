@@ -69,13 +69,15 @@ class Style:
 
 
 def apply_style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:
-    """Common layout: white template, compact margins, legend outside the plot area."""
+    """Common layout: white template, compact margins, legend outside the plot area; log axes
+    labelled in plain numbers (:func:`log_axis_labels`), so that a figure shown as it is built (a
+    notebook's ``fig.show()``, a saved HTML file) reads as it does in the app."""
     fig.update_layout(
         template="plotly_white", height=height, margin=dict(l=60, r=20, t=50 if title else 20, b=50),
         title=title, legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.02),
         font=dict(size=13),
     )
-    return fig
+    return log_axis_labels(fig)
 
 
 def bar_value_axis(fig: go.Figure, title: str, low: float, high: float = 1.0) -> go.Figure:
@@ -133,10 +135,18 @@ def nice_log_ticks(low: float, high: float) -> list[float]:
     return ticks
 
 
-def _decade_ticks(fig: go.Figure) -> None:
+def log_axis_labels(fig: go.Figure) -> go.Figure:
     """Log axes in plain numbers: labels at the decades only when the data span at least two
     decades (``0.1, 1, 10``); across less at 1-2-5 values (``10, 20, 50, 100``), never plotly's
-    minor labels ("2" meaning 20) nor a lone decade label."""
+    minor labels (a "2" meaning 20, which read "... 8 9 1 2 3 ... 10 2" along an axis) nor a lone
+    decade label. Changes ``fig`` in place and returns it; an axis with its own ticks keeps them,
+    so applying it twice changes nothing."""
+    _decade_ticks(fig)
+    return fig
+
+
+def _decade_ticks(fig: go.Figure) -> None:
+    """:func:`log_axis_labels` (in place)."""
     import math
 
     for axis_name in [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]:

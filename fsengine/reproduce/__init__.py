@@ -19,6 +19,7 @@ TARGETS: dict[str, tuple[str, str, str]] = {
     "rtm-roc": ("fsengine.reproduce.rtm", "run", "Molchanov et al.: RTM tag-relevance ROC and sentiment accuracy"),
     "bayes-factor": ("fsengine.reproduce.bayes_factor", "run",
                      "Daume III: Bayes-factor selection on CoNLL-2000 Base-NP, both priors and signs, vs IFS/SGC"),
+    "toolbox": ("fsengine.reproduce.toolbox", "run", "every method vs ANOVA F: notMNIST B/D, planted GLM, polarity"),
 }
 
 

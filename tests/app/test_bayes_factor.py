@@ -14,11 +14,10 @@ from fsengine.app.views.bayes_factor import PRIOR_OPTIONS, PRIOR_VALUES, SIGN_OP
 from fsengine.data import load_dataset
 from fsengine.data.notmnist import real_notmnist_available
 from fsengine.methods.bayes_factor.study import (
-    DEFAULT_MODEL_PRIOR,
-    DEFAULT_SIGN,
     approximation_check,
     checkable_rounds,
     heldout_task,
+    page_default,
     run_bayes_factor,
     stop_summary,
 )
@@ -69,8 +68,9 @@ def _open_on(dataset, params):
 def page():
     at = _open_on("planted_maxent", PLANTED)
     # the page opens on the recommended configuration (tests/reproduce/test_bayes_factor.py) ...
-    assert at.radio(key="bf_sign").value == SIGN_OPTIONS[SIGN_VALUES.index(DEFAULT_SIGN)]
-    assert at.radio(key="bf_prior").value == PRIOR_OPTIONS[PRIOR_VALUES.index(DEFAULT_MODEL_PRIOR)]
+    default_sign, default_prior, _ = page_default()
+    assert at.radio(key="bf_sign").value == SIGN_OPTIONS[SIGN_VALUES.index(default_sign)]
+    assert at.radio(key="bf_prior").value == PRIOR_OPTIONS[PRIOR_VALUES.index(default_prior)]
     # ... the checks below are written for the paper's: Laplace sign, uniform prior (Eq. 13)
     at.radio(key="bf_sign").set_value(SIGN_OPTIONS[0])
     at.radio(key="bf_prior").set_value(PRIOR_OPTIONS[0])

@@ -80,7 +80,8 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
     assert table["Method"].tolist() == ["MI", "Variance"]
     assert table["Verdict"].tolist() == at_k["verdict"].tolist()
     np.testing.assert_allclose(table["Low"].astype(float), at_k["low"])
-    assert any(m.value == f"**{md_escape(expected.resolved_sentence(10))}**" for m in at.markdown)
+    assert any(m.value == f"**{md_escape(expected.resolved_at(10))}**" for m in at.markdown)
+    assert any(c.value.startswith(expected.resolution_rule()) for c in at.caption)
     assert (runtime["First call, untimed warm-up incl. compilation (s)"] > 0).all()
     # the accuracy marker sits on the grid point whose accuracy the summary reports
     grid_k = int(summary["k of the accuracy grid point"].iloc[0])
@@ -91,18 +92,45 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
     assert [b.label for b in at.get("download_button")] == [
         "All tables (CSV, zip)", "Summary (CSV)", "Report (HTML, self-contained)"]
 
-    at.slider(key="compare_k").set_value(3).run()
+    # the explorable's slider is the one k control: no server slider; its release reaches the page
+    # as ?compare_k= (the URL bridge), and a fresh browser on that URL shows the same k, tables included
+    assert not [s for s in at.slider if s.key == "compare_k"] and "compare_k" not in at.query_params
+    at.query_params["compare_k"] = "3"
+    at.run()
+    _ok(at)
+    charts = _charts(at)
+    explorable = next(c for c in charts.values() if c["layout"].get("sliders"))
+    assert explorable["layout"]["sliders"][0]["active"] == 2  # the explorable starts at the URL's k
+    np.testing.assert_allclose(_array(explorable["data"][0]["z"]).astype(float), expected.jaccard(3).to_numpy())
+    np.testing.assert_allclose(_array(explorable["data"][1]["y"]).astype(float), expected.stability(3)["kuncheva"])
+    summary, table = at.dataframe[1].value, at.dataframe[2].value
+    assert (summary["k"] == 3).all()
+    grid_3 = expected.grid_k(3)
+    assert (summary["k of the accuracy grid point"] == grid_3).all()
+    at_3 = diff[diff["k"] == grid_3]
+    assert table["Verdict"].tolist() == at_3["verdict"].tolist()
+    np.testing.assert_allclose(table["Low"].astype(float), at_3["low"])
+    assert any(m.value == f"**{md_escape(expected.resolved_at(3))}**" for m in at.markdown)
+    accuracy = charts["Held-out accuracy against the number of selected features"]
+    marker = [s for s in accuracy["layout"]["shapes"] if s.get("line", {}).get("color") == "#d62728"][0]
+    assert marker["x0"] == grid_3  # the curves' marker follows the URL's k
+    differences = charts["Paired difference in held-out accuracy from BIA"]
+    assert any(s.get("x0") == grid_3 for s in differences["layout"]["shapes"])
+    # a value the figure has no step for: the nearest step, for the figure and the tables alike
+    at.query_params["compare_k"] = "500"
+    at.run()
     _ok(at)
     explorable = next(c for c in _charts(at).values() if c["layout"].get("sliders"))
-    assert explorable["layout"]["sliders"][0]["active"] == 2  # the explorable starts at the page's k
-    np.testing.assert_allclose(_array(explorable["data"][0]["z"]).astype(float), expected.jaccard(3).to_numpy())
+    assert explorable["layout"]["sliders"][0]["active"] == 19 and (at.dataframe[1].value["k"] == 20).all()
+    at.query_params["compare_k"] = "3"
+    at.run()
 
     # another reference: the differences, the verdicts and the sentence follow it (no refit)
     at.selectbox(key="compare_reference").set_value("Variance").run()
     _ok(at)
     assert "Paired difference in held-out accuracy from Variance" in _charts(at)
     assert at.dataframe[2].value["Method"].tolist() == ["BIA", "MI"]
-    assert any(m.value == f"**{md_escape(expected.resolved_sentence(3, 'Variance'))}**" for m in at.markdown)
+    assert any(m.value == f"**{md_escape(expected.resolved_at(3, 'Variance'))}**" for m in at.markdown)
 
     # changed settings: the old results stay, with a warning, until the next run
     at.select_slider(key="compare_bootstrap").set_value(0).run()

@@ -4,6 +4,7 @@ against values computed here from the dataset itself)."""
 from __future__ import annotations
 
 import base64
+import io
 import json
 import warnings
 import zipfile
@@ -116,3 +117,21 @@ def test_fetch_button_downloads_with_progress(fake_source, store):
     assert (store / "fake" / "blob.bin").is_file()
     assert any("fake stored at" in s.value for s in at.success)
     assert not [b for b in at.button if b.key == "data_fetch_fake"]      # now shown as present
+
+
+def test_lecture_pack_is_offered_as_a_zip():
+    """The Data page builds the offline lecture pack of the picked dataset (fsengine.lecture) on a
+    click and offers it as a zip; the pack stays offered on the next run without a second build."""
+    from fsengine.app.compute import _store
+
+    at = _data_page("digits")
+    assert [b.label for b in at.get("download_button") if "lecture" in b.label.lower()] == []
+    at.button(key="data_lecture_build").click().run(timeout=300)
+    assert not at.exception, at.exception
+    labels = [b.label for b in at.get("download_button") if "lecture" in b.label.lower()]
+    assert len(labels) == 1 and labels[0].startswith("Download the lecture pack (zip, ")
+    archive = next(iter(_store("lecture_pack").items.values()))
+    names = zipfile.ZipFile(io.BytesIO(archive)).namelist()
+    assert "lecture/index.html" in names and "lecture/plotly.min.js" in names and "lecture/bia.html" in names
+    at.slider(key="data_top_n").set_value(7).run()
+    assert [b.label for b in at.get("download_button") if "lecture" in b.label.lower()] == labels

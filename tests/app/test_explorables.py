@@ -9,6 +9,11 @@ in the real app (``streamlit run app.py``) in headless Debian Chromium.
   explorable (figure and slider) fits one view. Screenshots of both modes go to
   ``test-artifacts/screenshots/explorable_<page>[_lecture].png``.
 - Lecture mode, the dark theme and a preset keep the explorable and its position.
+- On the Compare page the explorable's slider is the one k control: a move redraws in the browser
+  before any byte goes out; the release reaches Python (one rerun of the fragment below the figure)
+  and the verdict sentence, the summary table and the curves' marker follow that k, while the figure
+  is not sent again; in lecture mode the slider and the summary table share one 1280 x 800 view, and
+  a fresh browser on the URL shows the same k.
 
 Without ``/usr/bin/chromium`` the tests skip, except under CI (``CI=true``), where they fail.
 """
@@ -45,8 +50,14 @@ EXPLORABLES = [
     ("bayes_factor", "bf_pairs_explorable", "bf_k", None),
     ("classic", "classic_l1_explorable", "classic_l1_C", "L1 path"),
     ("rtm", "rtm_threshold_figure", "rtm_threshold", None),
-    ("compare", "compare_k_explorable", "compare_k_view", "Run comparison"),
+    ("compare", "compare_k_explorable", "compare_k", "Run comparison"),
 ]
+
+
+#: pages whose explorable also reports each release to Python (a rerun of what else depends on it)
+REPORTED = {"compare"}
+#: the top-k explorable's slider prefix: in a frame only when the figure is sent
+COMPARE_FIGURE = b"top-k size k = "
 
 
 @pytest.fixture(scope="module")
@@ -100,6 +111,90 @@ def _move(page, counter: FrameCounter, key: str, fraction: float) -> tuple[dict,
     return explorable_state(page, key), counter.received - received, len(counter.sent) - sent
 
 
+#: records, once per page, when the explorable ``key`` first redrew (``plotly_afterplot``) and when the
+#: page first sent a websocket frame after ``window.__sends`` was reset
+SEND_AND_REDRAW_JS = """(key) => {
+  const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+  if (!window.__sendHooked) {
+    window.__sendHooked = true;
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (...args) { (window.__sends = window.__sends || []).push(performance.now());
+                                                    return send.apply(this, args); };
+  }
+  if (!gd.__redrawHooked) {
+    gd.__redrawHooked = true;
+    gd.on("plotly_afterplot", () => { if (window.__redrawn === null) window.__redrawn = performance.now(); });
+  }
+  window.__sends = []; window.__redrawn = null;
+}"""
+
+
+def _reported_move(page, counter: FrameCounter, key: str, fraction: float) -> tuple[dict, float, float]:
+    """A move of an explorable that reports its release (:data:`REPORTED`): its state once the rerun
+    has finished, when it redrew and when the page sent its first frame after the click (ms)."""
+    page.evaluate(SEND_AND_REDRAW_JS, key)
+    click_step(page, key, fraction)
+    page.wait_for_timeout(1000)
+    wait_for_run(page)
+    redrawn, sends = page.evaluate("() => [window.__redrawn, window.__sends]")
+    assert redrawn is not None and sends, (redrawn, sends)  # it redrew, and the release went out
+    return explorable_state(page, key), redrawn, sends[0]
+
+
+def _strong(page) -> list[str]:
+    return page.locator('[data-testid="stMarkdown"] strong').all_inner_texts()
+
+
+def _says_k(text: str, k: str) -> bool:
+    """Whether the verdict sentence or the marker's label is at ``k`` ("At k = 10, ...", "k = 10", or
+    "... nearest k = 10)" / "... nearest to k = 10)" when the accuracy grid has no point at k)."""
+    return text.startswith(f"At k = {k},") or text == f"k = {k}" or text.endswith(f"k = {k})") \
+        or f"k = {k})," in text
+
+
+def test_compare_release_moves_the_tables_and_marker_and_not_the_figure(app_url, browser):
+    key = "compare_k_explorable"
+    page, counter = _open(browser, f"{app_url}/compare?lecture=true", key, "Run comparison")
+    try:
+        sliders = page.locator('[data-testid="stSlider"]').all_inner_texts()  # the settings' select sliders
+        assert len(sliders) == 3 and not [t for t in sliders if "k" in t.split("\n")[0]], sliders  # one k control
+        page.evaluate("(key) => { document.querySelector(`.st-key-${key} .js-plotly-plot`).__probe = 1; }", key)
+        # the slider and the summary table it moves share one 1280 x 800 lecture screen
+        page.evaluate("(key) => document.querySelector(`.st-key-${key}`).scrollIntoView({block: 'start'})", key)
+        page.wait_for_timeout(300)
+        rail = page.locator(f".st-key-{key} .slider-rail-rect").first.bounding_box()
+        summary = page.locator('[data-testid="stDataFrame"]').nth(1).bounding_box()
+        assert rail["y"] >= 0 and summary["y"] > rail["y"] and summary["y"] + summary["height"] <= VIEWPORT["height"], \
+            (rail, summary)
+        before = explorable_state(page, key)
+        assert before["value"] == "10" and any(_says_k(t, "10") for t in _strong(page)), _strong(page)
+        frames = len(counter.payloads)
+        after, redrawn, first_send = _reported_move(page, counter, key, 0.2)
+        value = after["value"]
+        assert value != "10" and redrawn < first_send  # the redraw needs no byte
+        assert parse_qs(urlparse(page.url).query)["compare_k"] == [value]
+        sentence = [t for t in _strong(page) if t.startswith("At k = ")]
+        assert len(sentence) == 1 and _says_k(sentence[0], value), sentence
+        marker = page.evaluate("() => document.querySelector('.st-key-compare_accuracy .js-plotly-plot')"
+                               ".layout.annotations.map(a => a.text)")
+        assert any(_says_k(t, value) for t in marker), marker
+        received = b"".join(counter.payloads[frames:])
+        assert b"**At k \\= " in received  # the sentence (markdown, escaped) and the tables came again ...
+        assert COMPARE_FIGURE not in received  # ... the figure did not: a rerun of the fragment only,
+        assert b"Run comparison" not in received  # not of the page (whose large unchanged messages go by hash)
+        assert page.evaluate("(key) => document.querySelector(`.st-key-${key} .js-plotly-plot`).__probe", key) == 1
+        assert explorable_state(page, key)["value"] == value and problems_on(page) == []
+        shared = page.url
+    finally:
+        page.context.close()
+    fresh, _ = _open(browser, shared, key, "Run comparison")  # a new session: the cached run, at once
+    try:
+        assert explorable_state(fresh, key)["value"] == value
+        assert [t for t in _strong(fresh) if t.startswith("At k = ")] == sentence
+    finally:
+        fresh.context.close()
+
+
 def test_bia_move_costs_no_byte_redraws_the_heatmap_and_lands_in_the_url(app_url, browser):
     page, counter = _open(browser, f"{app_url}/bia", "bia_explorable")
     try:
@@ -143,8 +238,13 @@ def test_every_explorable_page_loads_moves_for_free_and_fits_a_lecture_screen(ap
             if lecture:  # the figure and its slider in one 1280 x 800 view
                 assert chart.bounding_box()["height"] <= VIEWPORT["height"] - 60
             before = explorable_state(page, key)
-            after, received, sent = _move(page, counter, key, 0.2 if before["active"] > before["steps"] / 2 else 0.8)
-            assert after["active"] != before["active"] and (received, sent) == (0, 0)
+            fraction = 0.2 if before["active"] > before["steps"] / 2 else 0.8
+            if path in REPORTED:
+                after, redrawn, first_send = _reported_move(page, counter, key, fraction)
+                assert after["active"] != before["active"] and redrawn < first_send
+            else:
+                after, received, sent = _move(page, counter, key, fraction)
+                assert after["active"] != before["active"] and (received, sent) == (0, 0)
             assert parse_qs(urlparse(page.url).query).get(param) == [after["value"]]
             assert problems_on(page) == []
         finally:

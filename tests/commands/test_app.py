@@ -109,6 +109,7 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to find the server process")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_stop_signal_stops_the_server_frees_the_port_and_leaves_no_child(signum):
@@ -140,6 +141,9 @@ def test_a_stop_signal_stops_the_server_frees_the_port_and_leaves_no_child(signu
             time.sleep(0.2)
         assert not any(_alive(c) for c in children), "the Streamlit child outlived fsengine app"
         with socket.socket() as again:
+            # SO_REUSEADDR: the health checks' closed connections may linger in TIME_WAIT on this
+            # port; on Linux the bind still fails while anything listens on it
+            again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             again.bind(("127.0.0.1", port))  # free: nothing is left serving it
     finally:
         if app.poll() is None:

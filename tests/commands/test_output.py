@@ -88,6 +88,7 @@ def test_force_replaces_a_foreign_folder_but_never_the_current_one(tmp_path, mon
             check_target(target)
 
 
+@pytest.mark.serial
 def test_sigint_while_compare_writes_leaves_the_previous_complete_set(tmp_path):
     """``fsengine compare`` is interrupted (SIGINT) as soon as its staging folder appears, i.e. while
     it writes; the output folder must then be the previous complete set (or, when the signal came
@@ -101,7 +102,7 @@ def test_sigint_while_compare_writes_leaves_the_previous_complete_set(tmp_path):
     assert {"report.html", "scores.csv", MARKER} <= set(previous)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     interrupted = 0
-    for _ in range(3):
+    for _ in range(10):  # a loaded machine may finish the write before the signal lands: try again
         proc = subprocess.Popen([sys.executable, "-m", "fsengine", *base, "--k", "3"], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         staged = False

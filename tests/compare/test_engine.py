@@ -268,6 +268,11 @@ def test_stability_interval_is_the_jackknife_over_resamples_and_runtimes_are_med
         assert runtime.loc[r.label, ["bootstrap_q1_seconds", "bootstrap_median_seconds", "bootstrap_q3_seconds"]
                            ].tolist() == pytest.approx([q1, med, q3])
         assert runtime.loc[r.label, "bootstrap_fits"] == 5
+        # CPU seconds of the same fits (process_time), kept beside the wall-clock ones
+        assert r.boot_cpu_seconds.shape == (5,) and np.all(r.boot_cpu_seconds >= 0) and r.cpu_seconds >= 0
+        q1, med, q3 = np.quantile(r.boot_cpu_seconds, [0.25, 0.5, 0.75])
+        assert runtime.loc[r.label, ["bootstrap_q1_cpu_seconds", "bootstrap_median_cpu_seconds",
+                                     "bootstrap_q3_cpu_seconds"]].tolist() == pytest.approx([q1, med, q3])
 
 
 def test_stability_of_few_resamples_has_no_interval(glm):

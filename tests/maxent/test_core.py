@@ -18,6 +18,7 @@ from fsengine.maxent import (
     chunk_scores,
     chunk_spans,
     fit_map,
+    sentence_counts,
     stage0_gains,
 )
 
@@ -225,6 +226,10 @@ def test_conlleval_chunks_and_scores_by_hand():
     assert s.precision == pytest.approx(100 / 3) and s.recall == pytest.approx(25.0)
     assert s.f1 == pytest.approx(2 * (100 / 3) * 25 / (100 / 3 + 25))
     assert s.accuracy == pytest.approx(100 * 5 / 7)
+    # per sentence: (TP, FP, FN) = (1, 1, 1) in s1, (0, 1, 2) in s2; their sums are the totals above
+    np.testing.assert_array_equal(sentence_counts(gold, guess), [[1, 1, 1], [0, 1, 2]])
     assert accuracy([1, 2, 3], [1, 0, 3]) == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="2 gold sentences vs 1 guessed"):
+        sentence_counts(gold, guess[:1])
     with pytest.raises(ValueError, match="IOB"):
         chunk_spans(["NP"])

@@ -103,3 +103,27 @@ def test_a_bar_axis_that_does_not_start_at_zero_says_so():
     assert auc.range[0] > 0 and f"axis starts at {auc.range[0]:.2g}, not 0" in auc.title.text
     zero = bar_value_axis(go.Figure(go.Bar(x=["a"], y=[0.3])), "accuracy", 0.0).layout.yaxis
     assert zero.title.text == "accuracy" and tuple(zero.range) == (0.0, 1.0)
+
+
+def test_figures_shown_as_built_have_no_minor_log_labels():
+    """A notebook's fig.show() and the lecture pack draw builders' figures without restyle: their log
+    axes are labelled in plain numbers already (no "... 8 9 1 2 3 ... 10 2")."""
+    import pandas as pd
+
+    from fsengine.plots.explorable import Step, explorable
+    from fsengine.plots.gain import gain_computations
+
+    trace = pd.DataFrame({"stage": np.arange(30), "gain_computations": np.geomspace(1, 5e4, 30).astype(int),
+                          "seconds": np.linspace(0.01, 3, 30), "gain": np.geomspace(1, 1e-6, 30)})
+    static = gain_computations({"IFS": trace, "SGC": trace})
+    spec = {"data": [{"type": "scatter", "x": [0.1, 20.0], "y": [1, 2]}],
+            "layout": {"xaxis": {"type": "log", "range": [-1, np.log10(20)]}}}
+    moving = explorable(spec, [Step("a", "a", {}, {"title.text": "a"}), Step("b", "b", {}, {"title.text": "b"})],
+                        active=0, prefix="")
+    for fig in (static, moving):
+        logs = [fig.layout[name] for name in fig.layout if name.startswith(("xaxis", "yaxis"))
+                and fig.layout[name].type == "log"]
+        assert logs
+        for axis in logs:
+            assert axis.minorloglabels == "none" and axis.tickformat == "~g"
+            assert axis.dtick == 1 or axis.tickvals is not None

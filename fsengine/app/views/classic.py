@@ -12,6 +12,7 @@ import streamlit as st
 from fsengine.app.compute import dataset_token, progress_bar
 from fsengine.app.display import figure_columns, show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
+from fsengine.app.links import link_choice
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair
@@ -24,6 +25,8 @@ from fsengine.position import Position
 from fsengine.selectors import BoostingSelector, MDLSelector, MutualInfoSelector
 
 VIEWS = ("Mutual information", "MDL", "L1 path", "Boosting")
+#: short names a link may use for a criterion (the method keys), besides its label
+VIEW_ALIASES = {"mi": "Mutual information", "l1": "L1 path", "boost": "Boosting"}
 #: the URL parameter holding the L1 explorable's C
 C_PARAM = "classic_l1_C"
 
@@ -283,6 +286,7 @@ def render() -> None:
                  "Pick a classification dataset in the sidebar.")
         st.stop()
     top = st.columns([3, 2])
+    link_choice("classic_view", VIEWS, aliases=VIEW_ALIASES)  # ?classic_view=l1 as well as L1+path
     view = top[0].radio("Criterion", VIEWS, horizontal=True, key="classic_view", bind="query-params")
     with user_errors():
         if len(class_names(ds)) > 2 and top[1].toggle("Only two classes", key="classic_two_classes",

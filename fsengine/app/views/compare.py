@@ -4,7 +4,7 @@ differences from a reference method, overlap, stability, ROC."""
 import streamlit as st
 
 from fsengine.app.compute import dataset_token, progress_bar
-from fsengine.app.display import show_explorable, show_figure
+from fsengine.app.display import explorable_bridge, show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
@@ -15,7 +15,7 @@ from fsengine.csv_export import csv_bytes
 from fsengine.data.transforms import class_names
 from fsengine.methods.registry import METHODS
 from fsengine.parallel import available_cores, start_workers
-from fsengine.plots.compare import roc_curves, top_k_explorable
+from fsengine.plots.compare import nearest_step, roc_curves, top_k_explorable
 
 DEFAULT_METHODS = ("bia", "mi", "l1")
 #: session slots: the last finished run (config, result) and whether a run is under way
@@ -232,7 +232,11 @@ COLUMN_NAMES = {
     "warmup_seconds": "First call, untimed warm-up incl. compilation (s)",
     "bootstrap_median_seconds": "Bootstrap fit time, median (s)",
     "bootstrap_q1_seconds": "Bootstrap fit time, 25% (s)", "bootstrap_q3_seconds": "Bootstrap fit time, 75% (s)",
-    "bootstrap_fits": "Bootstrap fits", "selected_by_method": "Selected by the method itself",
+    "bootstrap_fits": "Bootstrap fits", "fit_cpu_seconds": "Fit CPU time (s)",
+    "bootstrap_median_cpu_seconds": "Bootstrap fit CPU time, median (s)",
+    "bootstrap_q1_cpu_seconds": "Bootstrap fit CPU time, 25% (s)",
+    "bootstrap_q3_cpu_seconds": "Bootstrap fit CPU time, 75% (s)",
+    "selected_by_method": "Selected by the method itself",
     "parameters": "Parameters", "notes": "Notes", "grid_k": "k of the accuracy grid point",
     "accuracy_at_grid_k": "Held-out accuracy there", "accuracy_low": "Accuracy: low", "accuracy_high": "Accuracy: high",
     "reference": "Reference", "difference": "Difference from the reference", "difference_low": "Difference: low",
@@ -242,40 +246,74 @@ COLUMN_NAMES = {
 }
 
 
+#: the summary's columns that fit a 1280 px screen beside the sidebar, shown first
+FIRST = ("method", "k", "accuracy_at_grid_k", "difference", "verdict", "kuncheva_at_k", "grid_k")
+
+
+def first_columns(table):
+    """The summary with the columns a reader looks at first (:data:`FIRST`) in front."""
+    front = [c for c in FIRST if c in table.columns]
+    return table[front + [c for c in table.columns if c not in front]]
+
+
 def readable(table):
     """The table with its columns named for a reader (the CSV downloads keep the short names)."""
     return table.rename(columns=COLUMN_NAMES)
 
 
-@st.fragment
+#: the URL parameter holding the top-k size k (the top-k explorable's position)
+K_PARAM = "compare_k"
+
+
+def default_k(result) -> int:
+    """The k the page starts at without one in the URL: 10, or the largest k."""
+    return nearest_step(result, min(10, result.k_range()[1]))
+
+
+def page_k(result) -> int:
+    """The top-k size of the page: the URL's (the explorable's last release), else
+    :func:`default_k`; the explorable's step nearest it, so that its figure and the tables agree."""
+    try:
+        return nearest_step(result, int(url_value(K_PARAM) or default_k(result)))
+    except ValueError:
+        return default_k(result)
+
+
 def top_k_views(result, last_config) -> None:
-    """The top-k slider, the reference picker and every view that depends on them (a fragment: a
-    move re-sends only these)."""
-    lo, hi = result.k_range()
-    left, right = st.columns([3, 1])
-    k = left.slider("Top-k size for overlap, stability and heatmaps", lo, hi, min(10, hi), key="compare_k",
-                    bind="query-params") if hi > lo else hi
-    reference = right.selectbox("Reference method", result.labels, key="compare_reference", bind="query-params",
-                                help="Every other method's held-out accuracy is compared with this one's, "
-                                     "on the same rows.")
+    """The top-k explorable, whose slider is the page's one k control, and below it everything
+    else that depends on k (:func:`at_k`)."""
+    st.subheader("Overlap and stability at every k")
+    show_explorable(st, k_explorable(result, last_config, page_k(result)), key="compare_k_explorable",
+                    param=K_PARAM, fallback=str(default_k(result)), bridge=False)
+    at_k(result, last_config)
+
+
+@st.fragment
+def at_k(result, last_config) -> None:
+    """The tables, the curves' marker, the relevance heatmaps and the downloads at the explorable's
+    k, and the reference picker. A fragment: a release of the explorable's slider (reported by the
+    bridge mounted here) reruns only this, so the figure, drawn outside, is not sent again."""
+    explorable_bridge(st, chart="compare_k_explorable", param=K_PARAM, fallback=str(default_k(result)))
+    k = page_k(result)
+    sentence, picker = st.columns([3, 1], vertical_alignment="bottom")
+    reference = picker.selectbox("Reference method", result.labels, key="compare_reference", bind="query-params",
+                                 help="Every other method's held-out accuracy is compared with this one's, "
+                                      "on the same rows.")
     figures = comparison_figures(result, k, reference)
-    st.markdown(f"**{md_escape(result.resolved_sentence(k, reference))}**")
-    st.dataframe(readable(result.summary(k, reference)), hide_index=True, key="compare_summary")
-    st.caption(f"{result.interval_note()} No k is picked for a method: the k with the highest accuracy on these "
-               "held-out rows would report an optimistic number.")
+    sentence.markdown(f"**{md_escape(result.resolved_at(k, reference))}**")
+    st.dataframe(readable(first_columns(result.summary(k, reference))), hide_index=True, key="compare_summary")
+    st.caption("The slider above sets k for the figure, these tables, the curves' marker and the downloads. "
+               + EXPLANATIONS["jaccard"] + " " + (EXPLANATIONS["stability"] if "stability" in figures else
+                                                  "Stability needs at least two bootstrap resamples."))
+    rule = result.resolution_rule(reference)
+    st.caption(f"{rule + ' ' if rule else ''}{result.interval_note()} No k is picked for a method: the k with the "
+               "highest accuracy on these held-out rows would report an optimistic number.")
 
     st.subheader("Held-out accuracy")
     show_figure(st, figures["accuracy"], key="compare_accuracy")
     st.caption(EXPLANATIONS["accuracy"])
     _differences(result, k, reference, figures)
 
-    st.subheader("Overlap and stability at every k")
-    show_explorable(st, k_explorable(result, last_config, k), key="compare_k_explorable", param="compare_k_view",
-                    fallback=str(k))
-    st.caption(EXPLANATIONS["jaccard"] + " " + (EXPLANATIONS["stability"] if "stability" in figures else
-                                                "Stability needs at least two bootstrap resamples.")
-               + " This figure's own k moves in the browser; the slider above sets the k of the tables, the "
-                 "curves' marker and the downloads.")
     if "relevance" in figures:
         st.subheader("Relevance heatmaps")
         show_figure(st, figures["relevance"], key="compare_relevance")

@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from fsengine.app.compute import dataset_token, progress_bar
+from fsengine.app.compute import computed_once, dataset_token, progress_bar
 from fsengine.app.display import figure_columns, show_figure
+from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
 from fsengine.data.fetch import SOURCES, FetchError, fetch, is_present
@@ -41,7 +42,8 @@ def render() -> None:
     )
     key, params = current_selection()
     ds = current_dataset()
-    table, scores, score_name, means = statistics(dataset_token(key, params, ds), ds)
+    token = dataset_token(key, params, ds)
+    table, scores, score_name, means = statistics(token, ds)
     classes = class_labels(ds)
 
     cols = st.columns(5)
@@ -55,6 +57,7 @@ def render() -> None:
     _features(ds, classes, table, scores, score_name, means)
     _provenance(ds)
     _downloads()
+    _lecture_pack(ds, token)
 
 
 @st.cache_data(max_entries=8, show_spinner="Computing feature statistics ...")
@@ -149,3 +152,23 @@ def _downloads() -> None:
             else:
                 st.session_state[FETCH_DONE] = f"{source.name} stored at {', '.join(map(str, paths))}."
                 st.rerun()
+
+
+def _lecture_pack(ds, token) -> None:
+    """The offline lecture pack of this dataset as a zip (built by :mod:`fsengine.lecture`, as
+    ``fsengine lecture`` writes it), once per dataset for the server."""
+    st.header("Lecture pack")
+    st.markdown("Every method's explorable figures for this dataset as HTML pages with plotly.js beside them: "
+                "unzipped, they open from a USB stick or a lecture-hall PC with no Python, no server and no "
+                "network. The command line writes the same folder: `fsengine lecture --data SPEC --out DIR`.")
+    if st.session_state.get("data_lecture_for") != token and not st.button("Build the lecture pack",
+                                                                           key="data_lecture_build"):
+        return
+    from fsengine.lecture import lecture_pages, pack_zip
+
+    with user_errors():
+        archive = computed_once("lecture_pack", token, lambda report: pack_zip(lecture_pages(ds, progress=report)),
+                                text="Fitting every method for the lecture pack ...", max_entries=2)
+    st.session_state["data_lecture_for"] = token
+    st.download_button(f"Download the lecture pack (zip, {len(archive) / 1e6:.1f} MB)", archive,
+                       file_name="lecture-pack.zip", mime="application/zip", key="data_lecture_zip")

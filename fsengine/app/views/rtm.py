@@ -15,6 +15,7 @@ import streamlit as st
 from fsengine.app.compute import computed_once, dataset_token
 from fsengine.app.display import show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
+from fsengine.app.links import link_choice
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.presets import Preset, preset_buttons
 from fsengine.app.safe_text import md_escape
@@ -125,6 +126,7 @@ def _controls(tags_per_object: float, data_id: tuple) -> tuple[list[str], RTMSet
                    f"alpha0 = {suggested.alpha0:g} and inner damping rho = {suggested.inner_damping:g} "
                    "(long objects need both, or most eta = -1 cavities become undefined).")
         c1, c2, c3 = st.columns(3)
+        link_choice("rtm_methods", list(METHODS), METHOD_LABELS.get, multiple=True)  # keys or labels
         methods = c1.multiselect("Methods", list(METHODS), default=["power_ep", "em"], format_func=METHOD_LABELS.get,
                                  key="rtm_methods",
                                  bind="query-params", help="EP integrates each tag numerically: about 10x slower")

@@ -326,6 +326,7 @@ def approx_bayes_factor_selection(
     sign: str = "laplace", log_prior_odds=0.0, max_pairs: int | None = None,
     rounds_past_stop: int | None = 0, X_val=None, y_val=None, map_tol: float = 1e-6,
     names: Callable[[int, int], str] | None = None, progress: Progress | None = None,
+    on_fit: Callable[[int, MaxentModel], None] | None = None,
 ) -> BayesFactorRun:
     """Run APPROXBFFS (Fig. 1) on instances X (n x P, any real values, sparse or dense) and class
     indices y in 0..Y-1.
@@ -346,6 +347,8 @@ def approx_bayes_factor_selection(
     progress           ``progress(fraction, message)`` after every round (:class:`RoundProgress`:
                        the fraction is an estimate); raising :class:`~fsengine.progress.StopRequested`
                        ends the run with the pairs selected so far (``stop_reason`` "stop requested").
+    on_fit(r, model)   called after round r's MAP fit with its model (over X with a last bias
+                       column, :func:`add_bias_column`): to score each round's model on other rows.
     """
     if sign not in SIGNS:
         raise ValueError(f"sign must be one of {SIGNS}, got {sign!r}")
@@ -391,6 +394,8 @@ def approx_bayes_factor_selection(
         t0 = time.perf_counter()
         fit = fit_map(data, act_pred, act_cls, prior_variance=act_var, w0=w, tol=map_tol)
         w = fit.model.weights
+        if on_fit is not None:
+            on_fit(rnd, fit.model)
         state = MaxentState.from_weights(data, act_pred, act_cls, w)
         predicted = state.predict()
         beta0 = fit.log_likelihood

@@ -12,16 +12,22 @@
 * :func:`sign_comparison`: what the sign of the Occam factor in Eq. (12) changes.
 * :func:`stop_summary`, :func:`accuracy_curves`, :func:`checkable_rounds`: the numbers the page
   shows around a run (the view computes none itself).
+* :func:`run_scored`, :func:`summarise`, :func:`recommend`: the reproduction's runs scored per
+  sentence on section 20 and on a development split, and the page's default chosen on the
+  development split; :func:`page_default`: the page reads that choice from the
+  recorded run (:func:`recorded_recommendation`), the paper's configuration without one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from fsengine import config
 from fsengine.data.dataset import Dataset
 from fsengine.data.transforms import split
 from fsengine.maxent import MaxentData, MaxentState, fit_map
@@ -43,10 +49,20 @@ Progress = Callable[[float, str], None]
 GAIN_METHODS = {"IFS": "ifs", "SGC": "sgc"}
 #: L-BFGS gradient tolerance of the page's MAP fits
 PAGE_MAP_TOL = 1e-5
-#: the page's default sign and model prior: the configuration ``reproduce bayes-factor`` recommends
-#: (docs/results/bayes-factor/report.md: it stops by itself with the best held-out accuracy at its
-#: stop; tests/reproduce/test_bayes_factor.py keeps the two equal)
-DEFAULT_SIGN, DEFAULT_MODEL_PRIOR = "laplace", "multiplicity"
+#: (sign, model prior) of the recommendation, cheapest first: the multiplicity prior stops early
+CONFIGS = (("laplace", "multiplicity"), ("printed", "multiplicity"), ("printed", "uniform"),
+           ("laplace", "uniform"))
+#: the paper's configuration (Laplace sign, uniform prior of Eq. 13): the page's default when no
+#: recorded ``reproduce bayes-factor`` run holds a recommendation chosen on a development split
+PAPER_CONFIG = ("laplace", "uniform")
+LABEL = {"laplace": "Laplace sign", "printed": "printed sign", "uniform": "uniform prior",
+         "multiplicity": "multiplicity prior"}
+#: the quantity of the results row that records whether a configuration is the recommendation
+RECOMMENDED = "recommended (page default), {}"
+#: words every recommendation row's verdict carries: the choice was made on the development split
+CHOSEN_ON_DEVELOPMENT = "chosen on the development split"
+#: development accuracies closer than this count as equal when recommending (0.05 points)
+TIE = 0.0005
 
 
 @dataclass(frozen=True)
@@ -61,6 +77,12 @@ class HeldOutTask:
     class_names: tuple[str, ...]
     image_shape: tuple[int, int] | None
     description: str
+    #: sentence of each held-out row (sequence tasks; None otherwise): the bootstrap's units
+    val_units: np.ndarray | None = None
+    #: development rows (held-out *training* sentences, ``extras["dev"]``), their labels and sentences
+    X_dev: object = None
+    y_dev: np.ndarray | None = None
+    dev_units: np.ndarray | None = None
 
     @property
     def n_classes(self) -> int:
@@ -71,13 +93,24 @@ def _first(X, y, n):
     return (X, y) if not n or n >= X.shape[0] else (X[:n], y[:n])
 
 
+def _encoded_rows(encoded, lookup: dict[int, int]):
+    """(X, y, sentence of each row) of encoded sentences, tags mapped to the training classes;
+    rows whose tag never occurs in training are removed (their number is returned last)."""
+    y = np.array([lookup.get(int(t), -1) for t in encoded.y], dtype=np.int64)
+    units = np.repeat(np.arange(encoded.lengths.size), encoded.lengths)
+    known = y >= 0
+    return encoded.X[known], y[known], units[known], int((~known).sum())
+
+
 def heldout_task(ds: Dataset, *, n_train: int = 0, n_heldout: int = 0, seed: int = 0) -> HeldOutTask:
     """Split ``ds`` for the page; ``n_train`` / ``n_heldout`` (0 = all) keep the first rows.
 
     Sequence tasks (``extras["test"]``, CoNLL-2000 / treebank) use their test sentences, rows
     whose tag never occurs in training are removed from the held-out part and counted in the
-    description; synthetic tasks (``extras["test_X"]``) their test split; anything else a
-    stratified 25% split (seeded).
+    description, and each held-out row keeps its sentence (``val_units``); a development split in
+    ``extras["dev"]`` (:func:`fsengine.data.maxent_tasks.load_conll2000_maxent` with ``keep_test``)
+    becomes ``X_dev`` / ``y_dev`` / ``dev_units``. Synthetic tasks (``extras["test_X"]``) use their
+    test split; anything else a stratified 25% split (seeded).
     """
     if ds.task != "classification":
         raise ValueError(f"{ds.name} is a regression dataset; Bayes-factor selection needs class "
@@ -91,16 +124,16 @@ def heldout_task(ds: Dataset, *, n_train: int = 0, n_heldout: int = 0, seed: int
     if classes.size < 2:
         raise ValueError(f"{ds.name} holds a single class; Bayes-factor selection needs two or more")
     extras = ds.extras or {}
+    units = dev = None
     if "test" in extras and hasattr(extras["test"], "X"):
-        test = extras["test"]
         # tag ids index ds.target_names; map them onto the classes present in training
         lookup = {int(c): k for k, c in enumerate(classes)}
-        y_test = np.array([lookup.get(int(t), -1) for t in test.y], dtype=np.int64)
-        known = y_test >= 0
-        X_val, y_val = test.X[known], y_test[known]
-        how = (f"held-out: the task's test sentences ({known.size:,} tokens, gold previous tags"
-               + (f"; {int((~known).sum()):,} tokens with a tag unseen in training removed" if
-                  (~known).any() else "") + ")")
+        X_val, y_val, units, unseen = _encoded_rows(extras["test"], lookup)
+        how = (f"held-out: the task's test sentences ({y_val.size + unseen:,} tokens, gold previous tags"
+               + (f"; {unseen:,} tokens with a tag unseen in training removed" if unseen else "") + ")")
+        if extras.get("dev") is not None:
+            dev = _encoded_rows(extras["dev"], lookup)[:3]
+            how += f"; development: {dev[1].size:,} tokens of held-out training sentences"
         X, y = ds.X, y_all
     elif "test_X" in extras:
         lookup = {c: k for k, c in enumerate(classes.tolist())}
@@ -117,11 +150,14 @@ def heldout_task(ds: Dataset, *, n_train: int = 0, n_heldout: int = 0, seed: int
         how = f"held-out: a stratified 25% split (seed {seed}, {y_val.size:,} rows)"
     X, y = _first(X, y, n_train)
     X_val, y_val = _first(X_val, y_val, n_heldout)
+    if units is not None:
+        units = units[:y_val.shape[0]]
     if np.unique(y).size < 2:
         raise ValueError(f"the first {n_train} training rows hold a single class; use more rows")
     desc = f"{X.shape[0]:,} training rows, {X_val.shape[0]:,} held-out rows; {how}"
     return HeldOutTask(X, np.asarray(y, dtype=np.int64), X_val, np.asarray(y_val, dtype=np.int64),
-                       tuple(map(str, ds.feature_names)), names, ds.image_shape, desc)
+                       tuple(map(str, ds.feature_names)), names, ds.image_shape, desc, units,
+                       *(dev if dev is not None else (None, None, None)))
 
 
 def pair_name(task: HeldOutTask, j: int, c: int) -> str:
@@ -130,13 +166,15 @@ def pair_name(task: HeldOutTask, j: int, c: int) -> str:
 
 def run_bayes_factor(task: HeldOutTask, *, per_round: int = 10, prior_variance: float = 1.0,
                      sign: str = "laplace", model_prior: str = "uniform",
-                     max_pairs: int | None = None, rounds_past_stop: int = 0,
-                     progress: Progress | None = None) -> BayesFactorRun:
+                     max_pairs: int | None = None, rounds_past_stop: int | None = 0,
+                     progress: Progress | None = None, on_fit=None) -> BayesFactorRun:
     """APPROXBFFS on the task's training rows, held-out accuracy per round. ``model_prior``:
     ``"uniform"`` (Eq. 13) or ``"multiplicity"``; ``max_pairs``: a cap on the selected pairs;
     ``rounds_past_stop``: rounds traced after the automatic stop (forced additions, for the
-    accuracy curve beyond it); ``progress(fraction, message)`` after every round (a
-    :class:`~fsengine.progress.StopRequested` it raises ends the run with the pairs so far)."""
+    accuracy curve beyond it; None: up to ``max_pairs``); ``progress(fraction, message)`` after every
+    round (a :class:`~fsengine.progress.StopRequested` it raises ends the run with the pairs so far);
+    ``on_fit(round, model)`` after every round's MAP fit (see
+    :func:`~fsengine.methods.bayes_factor.model.approx_bayes_factor_selection`)."""
     if model_prior not in ("uniform", "multiplicity"):
         raise ValueError(f"model_prior must be 'uniform' or 'multiplicity', got {model_prior!r}")
     return approx_bayes_factor_selection(
@@ -145,13 +183,118 @@ def run_bayes_factor(task: HeldOutTask, *, per_round: int = 10, prior_variance: 
         log_prior_odds=0.0 if model_prior == "uniform" else "multiplicity",
         max_pairs=max_pairs, rounds_past_stop=rounds_past_stop, X_val=task.X_val,
         y_val=task.y_val, map_tol=PAGE_MAP_TOL,
-        names=lambda j, c: pair_name(task, j, c), progress=progress)
+        names=lambda j, c: pair_name(task, j, c), progress=progress, on_fit=on_fit)
 
 
-def prefix_curve(task: HeldOutTask, predicates, classes, sizes, *, prior_variance: float = 1.0
-                 ) -> pd.DataFrame:
+def unit_counts(correct: np.ndarray, units: np.ndarray) -> np.ndarray:
+    """Per unit (sentence, in order of first appearance of its id): (correct rows, rows), an int
+    array (n_units, 2): the units of the sentence-level bootstrap of a token accuracy
+    (:func:`fsengine.stats.ratio_from_counts`)."""
+    _, inverse = np.unique(np.asarray(units), return_inverse=True)
+    return np.stack([np.bincount(inverse, weights=np.asarray(correct, dtype=np.float64)),
+                     np.bincount(inverse)], axis=1).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class ScoredRun:
+    """A Bayes-factor run with each round's model scored per sentence: ``test[r]`` and ``dev[r]``
+    are the :func:`unit_counts` of round r's model on the held-out (section-20) and development
+    sentences (``dev`` None without a development split)."""
+
+    run: BayesFactorRun
+    test: np.ndarray
+    dev: np.ndarray | None
+
+    def accuracy(self, part: str, index: int) -> float:
+        """Token accuracy of the model of trace row ``index`` on ``part`` ("test" or "dev")."""
+        c = getattr(self, part)[index]
+        return float(c[:, 0].sum() / c[:, 1].sum())
+
+
+def run_scored(task: HeldOutTask, **kwargs) -> ScoredRun:
+    """:func:`run_bayes_factor` (same keywords) on a sequence task, every round's model scored per
+    sentence on the held-out and the development rows."""
+    if task.val_units is None:
+        raise ValueError("per-sentence scores need a sequence task (held-out rows with their sentences)")
+    sets = {"test": (add_bias_column(task.X_val), task.y_val, task.val_units)}
+    if task.X_dev is not None:
+        sets["dev"] = (add_bias_column(task.X_dev), task.y_dev, task.dev_units)
+    per: dict[str, list] = {k: [] for k in sets}
+
+    def on_fit(rnd, model):
+        for k, (Xb, y, units) in sets.items():
+            per[k].append(unit_counts(model.predict(Xb) == y, units))
+
+    run = run_bayes_factor(task, on_fit=on_fit, **kwargs)
+    return ScoredRun(run, np.stack(per["test"]), np.stack(per["dev"]) if "dev" in per else None)
+
+
+def summarise(scored: ScoredRun) -> dict:
+    """Where a run stopped (pairs, rounds, whether by itself, why, seconds), its train, development
+    and section-20 accuracy there, and the round with the best development accuracy along the
+    whole traced path (the first on ties) with its pairs and section-20 accuracy."""
+    run = scored.run
+    tr = run.trace
+    stop = int(tr.index[tr["n_selected"] == run.n_at_stop][0])
+    out = {"pairs_at_stop": int(run.n_at_stop), "stopped": run.stop_round is not None,
+           "rounds": int(tr.at[stop, "round"]) + 1, "stop_reason": run.stop_reason, "stop_index": stop,
+           "train_at_stop": float(tr.at[stop, "train_accuracy"]), "test_at_stop": scored.accuracy("test", stop),
+           "seconds": float(tr.at[stop, "seconds"]), "traced_rounds": len(tr)}
+    if scored.dev is not None:
+        dev = scored.dev[:, :, 0].sum(axis=1) / scored.dev[:, :, 1].sum(axis=1)
+        best = int(np.argmax(dev))
+        out.update(dev_at_stop=float(dev[stop]), dev_best_index=best, pairs_at_dev_best=int(tr.at[best, "n_selected"]),
+                   dev_best=float(dev[best]), test_at_dev_best=scored.accuracy("test", best))
+    return out
+
+
+def recommend(summaries: dict[tuple[str, str], dict]) -> tuple[str, str]:
+    """The configuration to use by default, chosen on the development split (held-out training
+    sentences, never the test section): among those that stopped by themselves (all, if none did),
+    the highest development accuracy at the stop; within :data:`TIE` of it, the fewest pairs (then
+    the order of :data:`CONFIGS`)."""
+    pool = {k: v for k, v in summaries.items() if v["stopped"]} or summaries
+    best = max(v["dev_at_stop"] for v in pool.values())
+    tied = [k for k, v in pool.items() if v["dev_at_stop"] >= best - TIE]
+    order = {c: i for i, c in enumerate(CONFIGS)}
+    return min(tied, key=lambda k: (pool[k]["pairs_at_stop"], order.get(k, len(order))))
+
+
+def config_label(sign: str, prior: str) -> str:
+    """``"Laplace sign, multiplicity prior"``: a configuration as the reproduction's rows name it."""
+    return f"{LABEL[sign]}, {LABEL[prior]}"
+
+
+def recorded_recommendation(results_json: Path | None = None) -> tuple[str, str] | None:
+    """The (sign, model prior) that the recorded ``reproduce bayes-factor`` run recommends
+    (``results.json`` in :func:`fsengine.config.results_dir` unless given): the configuration whose
+    ``recommended (page default)`` row is 1 and whose verdict says it was chosen on the development
+    split. None when there is no such record (no run, or a run that chose otherwise)."""
+    import json
+
+    path = results_json or config.results_dir() / "bayes-factor" / "results.json"
+    try:
+        rows = {r["quantity"]: r for r in json.loads(path.read_text(encoding="utf-8"))["rows"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    chosen = [c for c in CONFIGS if (r := rows.get(RECOMMENDED.format(config_label(*c)))) is not None
+              and r.get("ours") == 1 and CHOSEN_ON_DEVELOPMENT in str(r.get("verdict", ""))]
+    return chosen[0] if len(chosen) == 1 else None
+
+
+def page_default(results_json: Path | None = None) -> tuple[str, str, bool]:
+    """The page's default (sign, model prior) and whether it is the recorded recommendation
+    (:func:`recorded_recommendation`, chosen on a development split of the training sentences,
+    never on section 20); without one, the paper's configuration (:data:`PAPER_CONFIG`) and False."""
+    chosen = recorded_recommendation(results_json)
+    return (*chosen, True) if chosen is not None else (*PAPER_CONFIG, False)
+
+
+def prefix_curve(task: HeldOutTask, predicates, classes, sizes, *, prior_variance: float = 1.0,
+                 counts_out: dict | None = None) -> pd.DataFrame:
     """Train and held-out accuracy of the MAP model (unpenalised bias + the first k pairs, prior
-    variance ``prior_variance``) for each k in ``sizes`` (warm-started from the previous k)."""
+    variance ``prior_variance``) for each k in ``sizes`` (warm-started from the previous k).
+    ``counts_out`` (a dict, sequence tasks): filled with k -> the held-out :func:`unit_counts`."""
     Xb = add_bias_column(task.X)
     Xv = add_bias_column(task.X_val)
     data = MaxentData(Xb, task.y, task.n_classes)
@@ -164,18 +307,23 @@ def prefix_curve(task: HeldOutTask, predicates, classes, sizes, *, prior_varianc
         var = np.r_[bv, np.full(k, prior_variance)]
         fit = fit_map(data, pred, cls, prior_variance=var, tol=PAGE_MAP_TOL,
                       w0=np.r_[w_prev, np.zeros(k - k_prev)])
+        correct = fit.model.predict(Xv) == task.y_val
         rows.append({"n_features": k,
                      "train_accuracy": float(np.mean(fit.model.predict(Xb) == task.y)),
-                     "heldout_accuracy": float(np.mean(fit.model.predict(Xv) == task.y_val))})
+                     "heldout_accuracy": float(np.mean(correct))})
+        if counts_out is not None and task.val_units is not None:
+            counts_out[k] = unit_counts(correct, task.val_units)
         w_prev, k_prev = fit.model.weights, k
     return pd.DataFrame(rows, columns=["n_features", "train_accuracy", "heldout_accuracy"])
 
 
 def gain_selector_curves(task: HeldOutTask, budget: int, *, methods=("IFS", "SGC"),
                          prior_variance: float = 1.0, extra_sizes=(), n_points: int = 8,
-                         progress: Progress | None = None) -> pd.DataFrame:
+                         progress: Progress | None = None, counts_out: dict | None = None) -> pd.DataFrame:
     """IFS / SGC (maxent selectors, candidates seen at least once) up to ``budget`` pairs, then
-    :func:`prefix_curve` at about ``n_points`` log-spaced sizes (plus ``extra_sizes``)."""
+    :func:`prefix_curve` at about ``n_points`` log-spaced sizes (plus ``extra_sizes``).
+    ``counts_out`` (a dict, sequence tasks): filled with (method, k) -> the held-out
+    :func:`unit_counts`."""
     unknown = [m for m in methods if m not in GAIN_METHODS]
     if unknown:
         raise ValueError(f"unknown method(s) {unknown}; choose from {', '.join(GAIN_METHODS)}")
@@ -190,7 +338,10 @@ def gain_selector_curves(task: HeldOutTask, budget: int, *, methods=("IFS", "SGC
             progress((i + 0.8) / len(methods), f"{name}: re-fitting prefixes")
         sizes = set(checkpoints(max(n, 1), n_points, first=min(5, max(n, 1))))
         sizes |= {int(s) for s in extra_sizes if s <= n} | {0}
-        curve = prefix_curve(task, pred, cls, sizes, prior_variance=prior_variance)
+        mine = {} if counts_out is not None else None
+        curve = prefix_curve(task, pred, cls, sizes, prior_variance=prior_variance, counts_out=mine)
+        if mine:
+            counts_out.update({(name, k): c for k, c in mine.items()})
         curve.insert(0, "method", name)
         curve["seconds_select"] = float(sel.trace["seconds"].iloc[-1]) if n else 0.0
         frames.append(curve)

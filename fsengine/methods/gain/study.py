@@ -19,7 +19,7 @@ from sklearn.metrics import precision_recall_fscore_support
 
 from fsengine.data.dataset import Dataset
 from fsengine.data.maxent_tasks import sentences_of
-from fsengine.maxent import MaxentData, MaxentModel, chunk_scores, fit_map
+from fsengine.maxent import MaxentData, MaxentModel, chunk_scores, fit_map, sentence_counts
 from fsengine.methods.gain.model import SelectionResult, select_features
 from fsengine.progress import Progress, report_to, scaled
 
@@ -37,6 +37,13 @@ def evaluate(ds: Dataset, model: MaxentModel, decoder: str = "greedy") -> dict:
     """Test-set scores of a maxent model on a dataset from :mod:`fsengine.data.maxent_tasks` or
     :mod:`fsengine.data.synthetic.maxent`: precision, recall, f1 (percent) and accuracy (percent).
     Sequence data are decoded with ``decoder`` (``greedy`` or ``viterbi``)."""
+    return evaluate_with_counts(ds, model, decoder)[0]
+
+
+def evaluate_with_counts(ds: Dataset, model: MaxentModel, decoder: str = "greedy") -> tuple[dict, np.ndarray | None]:
+    """:func:`evaluate` and, for chunking, the per-sentence (TP, FP, FN) chunk counts behind it
+    (:func:`fsengine.maxent.sentence_counts`, an int array (n_sentences, 3); None for tagging and
+    plain classification)."""
     extras = ds.extras
     if "featurizer" in extras:
         return _sequence_scores(extras, model, decoder)
@@ -45,20 +52,21 @@ def evaluate(ds: Dataset, model: MaxentModel, decoder: str = "greedy") -> dict:
         y_pred = model.predict(extras["test_X"])
         p, r, f, _ = precision_recall_fscore_support(y_true, y_pred, average="macro", zero_division=0)
         return {"precision": 100 * p, "recall": 100 * r, "f1": 100 * f,
-                "accuracy": 100 * float(np.mean(y_true == y_pred))}
+                "accuracy": 100 * float(np.mean(y_true == y_pred))}, None
     raise ValueError(f"{ds.name} has no test data to evaluate on (needs a maxent task dataset)")
 
 
-def _sequence_scores(extras: dict, model: MaxentModel, decoder: str) -> dict:
+def _sequence_scores(extras: dict, model: MaxentModel, decoder: str) -> tuple[dict, np.ndarray | None]:
     feat, test = extras["featurizer"], extras["test"]
     pred = feat.decode(model, test, decoder=decoder)
     if extras.get("task") == "chunking":
         gold = sentences_of(test, np.where(test.y >= 0, test.y, 0), feat.labels_)
         gold = [[g if y >= 0 else "O" for g, y in zip(s, test.y[st:st + n])]
                 for s, st, n in zip(gold, test.starts, test.lengths)]
-        return chunk_scores(gold, sentences_of(test, pred, feat.labels_)).as_dict()
+        guessed = sentences_of(test, pred, feat.labels_)
+        return chunk_scores(gold, guessed).as_dict(), sentence_counts(gold, guessed)
     acc = 100.0 * float(np.mean(pred == test.y))
-    return {"precision": acc, "recall": acc, "f1": acc, "accuracy": acc}
+    return {"precision": acc, "recall": acc, "f1": acc, "accuracy": acc}, None
 
 
 def checkpoints(budget: int, n: int = 8, first: int = 10) -> list[int]:
@@ -93,6 +101,9 @@ class Comparison:
     labels: tuple = ()            # class names indexed by class id
     settings: dict = field(default_factory=dict)
     models: dict = field(default_factory=dict)  # (method, k) -> the MAP model behind that row of curves
+    #: (method, k) -> per-sentence (TP, FP, FN) of that row of curves (greedy; chunking only), and
+    #: "all features" -> those of the all-features model
+    counts: dict = field(default_factory=dict)
 
     def traces(self) -> dict[str, pd.DataFrame]:
         """The selection trace of every method (what the figures of :mod:`fsengine.plots.gain` take)."""
@@ -187,7 +198,7 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
                                         progress=selecting, **_select_kwargs(m, lookahead)).propagate_stop()
         done += budgets[m]
     tol = FIT_TOL * data.n
-    rows, models = [], {}
+    rows, models, counts = [], {}, {}
     for m in methods:
         sel = selections[m]
         prev_pairs, prev_w = 0, np.zeros(0)
@@ -198,7 +209,7 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
             start = time.perf_counter()
             w0 = np.concatenate([prev_w, np.zeros(k - prev_pairs)])
             fit = fit_map(data, pred, cls, prior_variance=prior_variance, w0=w0, tol=tol)
-            scores = evaluate(ds, fit.model)
+            scores, counts[(m, k)] = evaluate_with_counts(ds, fit.model)
             rows.append({"method": m, "n_features": k, **_pick(scores),
                          "seconds_fit": time.perf_counter() - start})
             models[(m, k)] = fit.model
@@ -210,13 +221,14 @@ def run_comparison(ds: Dataset, *, budget: int = 300, methods=METHOD_NAMES, look
         progress(min(1.0, done / total_work), f"training the all-features model ({n_cand:,} pairs)")
         pred, cls = data.candidate_pairs(cutoff)
         fit = fit_map(data, pred, cls, prior_variance=prior_variance, tol=tol)
-        all_scores = {**_pick(evaluate(ds, fit.model)), "n_features": n_cand}
+        scores, counts["all features"] = evaluate_with_counts(ds, fit.model)
+        all_scores = {**_pick(scores), "n_features": n_cand}
     progress(1.0, "done")
     curves = pd.DataFrame(rows, columns=["method", "n_features", *SCORE_KEYS, "seconds_fit"])
     settings = dict(budget=budget, ifs_budget=ifs_budget or budget, lookahead=lookahead,
                     cutoff=cutoff, prior_variance=prior_variance, methods=list(methods))
     return Comparison(ds.name, data.n, n_cand, selections, curves, all_scores,
-                      tuple(ds.target_names), settings, models)
+                      tuple(ds.target_names), settings, models, {k: v for k, v in counts.items() if v is not None})
 
 
 SCORE_KEYS = ("precision", "recall", "f1", "accuracy")
@@ -234,24 +246,73 @@ def _maxent_data(ds: Dataset) -> MaxentData:
 def decoder_scores(ds: Dataset, comp: Comparison, method: str, k: int, decoders=("greedy", "viterbi")) -> dict:
     """Scores under each decoder of the MAP model behind ``comp``'s row (``method``, ``k``) of the
     Fig. 5 curves (``k`` must be one of its checkpoints, e.g. via ``extra_checkpoints``):
-    ``{decoder: {precision, recall, f1, accuracy}}``. The greedy scores are that row's."""
+    ``{decoder: {precision, recall, f1, accuracy, counts}}`` (``counts``: the per-sentence TP / FP /
+    FN, or None). The greedy scores are that row's."""
     model = comp.models.get((method, k))
     if model is None:
         fitted = sorted(n for m, n in comp.models if m == method)
         raise ValueError(f"no MAP model of {method} with {k} features in this comparison; fitted sizes: "
                          f"{fitted or 'none'} (pass {k} in extra_checkpoints to run_comparison)")
-    return {d: _pick(evaluate(ds, model, d)) for d in decoders}
+    out = {}
+    for d in decoders:
+        scores, counts = evaluate_with_counts(ds, model, d)
+        out[d] = {**_pick(scores), "counts": counts}
+    return out
 
 
 def decoded_scores(ds: Dataset, comp: Comparison, points, decoders=("greedy", "viterbi")) -> list[dict]:
     """:func:`decoder_scores` at every (method, k) of ``points`` that ``comp`` has fitted, as rows
-    ``{method, n_features, decoder, precision, recall, f1, accuracy}``."""
+    ``{method, n_features, decoder, precision, recall, f1, accuracy, counts}``."""
     rows = []
     for method, k in points:
         if (method, k) in comp.models:
             for decoder, sc in decoder_scores(ds, comp, method, k, decoders).items():
                 rows.append({"method": method, "n_features": k, "decoder": decoder, **sc})
     return rows
+
+
+def refit_checkpoint(ds: Dataset, comp: Comparison, method: str, k: int, prior_variance: float) -> MaxentModel:
+    """The MAP model on ``method``'s first ``k`` selected pairs of ``comp`` with another prior
+    variance (warm-started from the comparison's model at that size when it has one): for a choice
+    made on another development split that picked another variance. The selections themselves do
+    not depend on the variance."""
+    sel = comp.selections.get(method)
+    if sel is None or len(sel.trace) < k:
+        raise ValueError(f"{method} did not select {k} pairs in this comparison")
+    data = _maxent_data(ds)
+    pred, cls = sel.selected_pairs(k)
+    start = comp.models.get((method, k))
+    return fit_map(data, pred, cls, prior_variance=prior_variance, tol=FIT_TOL * data.n,
+                   w0=None if start is None else start.weights).model
+
+
+def selection_cpu_seconds(ds: Dataset, *, stages: int, methods=("IFS", "SGC", "SGC-LA"), repeats: int = 5,
+                          lookahead: int = 500, cutoff: int = 2, progress: Progress | None = None) -> pd.DataFrame:
+    """Repeated timings of the selections alone: each repeat runs every method of ``methods`` (in
+    that order) for ``stages`` stages. Rows: repeat, method, stages, cpu_seconds (CPU time of this
+    process, ``time.process_time``, after stage 0 up to the last stage, :func:`stage_work`),
+    gain_computations (after stage 0; the same in every repeat)."""
+    progress = report_to(progress)
+    data = _maxent_data(ds)
+    rows = []
+    for r in range(repeats):
+        for i, m in enumerate(methods):
+            progress((r * len(methods) + i) / (repeats * len(methods)), f"timing repeat {r + 1} of {repeats}: {m}")
+            t = select_features(data, cutoff=cutoff, n_features=stages, **_select_kwargs(m, lookahead)).trace
+            rows.append({"repeat": r, "method": m, **stage_work(t, stages)})
+    progress(1.0, "timings done")
+    return pd.DataFrame(rows, columns=["repeat", "method", "stages", "cpu_seconds", "gain_computations"])
+
+
+def stage_work(trace: pd.DataFrame, stages: int) -> dict:
+    """Work of a selection over its first ``stages`` stages after stage 0 (the closed-form stage-0
+    gains are the part every method shares, which Zhou et al. exclude): CPU seconds and gain
+    computations."""
+    k = min(int(stages), len(trace))
+    if k < 2:
+        raise ValueError(f"timing needs at least 2 stages, the trace has {len(trace)}")
+    return {"stages": k, "cpu_seconds": float(trace["cpu_seconds"].iloc[k - 1] - trace["cpu_seconds"].iloc[0]),
+            "gain_computations": int(trace["gain_computations"].iloc[1:k].sum())}
 
 
 @dataclass
@@ -284,7 +345,7 @@ def choose_decoded_model(dev_ds: Dataset, points, *, prior_variance: float, look
                           cutoff=cutoff, prior_variance=prior_variance, n_checkpoints=0,
                           extra_checkpoints=sorted({k for _, k in points}), with_all_features=False,
                           progress=progress)
-    rows = decoded_scores(dev_ds, comp, points, decoders)
+    rows = [{k: v for k, v in r.items() if k != "counts"} for r in decoded_scores(dev_ds, comp, points, decoders)]
     if not rows:
         raise ValueError(f"no method selected enough pairs on the development split for {points}")
     order = {p: i for i, p in enumerate(points)}

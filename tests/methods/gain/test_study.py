@@ -20,7 +20,11 @@ from fsengine.methods.gain.study import (
     choose_decoded_model,
     choose_prior_variance,
     evaluate,
+    evaluate_with_counts,
+    refit_checkpoint,
     run_comparison,
+    selection_cpu_seconds,
+    stage_work,
 )
 from fsengine.progress import StopRequested
 from tests.conftest import require_real
@@ -60,6 +64,36 @@ def test_comparison_progress_and_the_numbers_of_the_page(planted):
         comp.stage_table(13)
     assert run_comparison(planted, budget=12, methods=("IFS", "Count cutoff"), n_checkpoints=1,
                           with_all_features=False).work_ratios() is None
+
+
+def test_timings_repeat_the_selections_and_count_the_same_gains(planted):
+    """CPU seconds after stage 0 from the trace's process-time column; the gain computations are
+    deterministic, so every repeat counts the same (and IFS's count is the closed form)."""
+    t = selection_cpu_seconds(planted, stages=8, methods=("IFS", "SGC"), repeats=3, lookahead=5)
+    assert t.shape[0] == 6 and t["repeat"].tolist() == [0, 0, 1, 1, 2, 2] and (t["stages"] == 8).all()
+    assert (t["cpu_seconds"] > 0).all()
+    n = int(MaxentData(planted.X, planted.y).candidate_pairs(2)[0].size)
+    counts = t.pivot(index="repeat", columns="method", values="gain_computations")
+    assert (counts["IFS"] == sum(n - k for k in range(1, 8))).all() and counts["SGC"].nunique() == 1
+    sel = select_features(MaxentData(planted.X, planted.y), "sgc", cutoff=2, n_features=8)
+    work = stage_work(sel.trace, 8)
+    assert work["gain_computations"] == counts["SGC"].iloc[0] == sel.trace["gain_computations"].iloc[1:].sum()
+    assert work["cpu_seconds"] == sel.trace["cpu_seconds"].iloc[7] - sel.trace["cpu_seconds"].iloc[0]
+    with pytest.raises(ValueError, match="at least 2 stages"):
+        stage_work(sel.trace.iloc[:1], 5)
+
+
+def test_a_checkpoint_refitted_with_another_variance_is_that_map_model(planted):
+    comp = run_comparison(planted, budget=10, methods=("SGC",), n_checkpoints=0, extra_checkpoints=(10,),
+                          with_all_features=False)
+    assert comp.counts == {}  # per-sentence counts are for chunking only
+    model = refit_checkpoint(planted, comp, "SGC", 10, 20.0)
+    data = MaxentData(planted.X, planted.y)
+    ref = fit_map(data, *comp.selections["SGC"].selected_pairs(10), prior_variance=20.0, tol=1e-9 * data.n).model
+    np.testing.assert_allclose(model.weights, ref.weights, atol=1e-3)
+    assert evaluate_with_counts(planted, model)[1] is None
+    with pytest.raises(ValueError, match="did not select 11 pairs"):
+        refit_checkpoint(planted, comp, "SGC", 11, 1.0)
 
 
 def test_a_stop_request_ends_the_comparison(planted):
@@ -121,11 +155,39 @@ def test_development_split_holds_out_the_last_training_sentences(dev_split, monk
 
     monkeypatch.setattr(maxent_tasks, "read_conll2000", no_test_section)
     assert load_conll2000_maxent(task="np", n_sentences=50, dev_fraction=0.2).provenance.counts["test_sentences"] == 10
+    # a seeded split holds out a random sample, the same for the same seed, and still never reads section 20
+    held = maxent_tasks.development_indices(50, 0.2, seed=3)
+    assert held.size == 10 and np.all(np.diff(held) > 0) and not np.array_equal(held, np.arange(40, 50))
+    np.testing.assert_array_equal(held, maxent_tasks.development_indices(50, 0.2, seed=3))
+    seeded = load_conll2000_maxent(task="np", n_sentences=50, dev_fraction=0.2, dev_seed=3)
+    np.testing.assert_array_equal(seeded.extras["test"].lengths, [len(train[i]) for i in held])
+    assert seeded.X.shape[0] == sum(len(s) for i, s in enumerate(train[:50]) if i not in set(held.tolist()))
+    assert "random sample (seed 3)" in " ".join(seeded.provenance.notes)
+    with pytest.raises(ValueError, match="keep_test keeps section 20"):
+        load_conll2000_maxent(task="np", n_sentences=50, keep_test=True)
     for bad in (-0.1, 1.0):
         with pytest.raises(ValueError, match="dev_fraction must be in"):
             load_conll2000_maxent(task="np", n_sentences=50, dev_fraction=bad)
     with pytest.raises(ValueError, match="leaves no development"):
         load_conll2000_maxent(task="np", n_sentences=3, dev_fraction=0.1)
+
+
+@pytest.mark.slow
+def test_a_development_split_beside_section_20_and_per_sentence_counts():
+    """keep_test: the held-out training sentences in extras["dev"], section 20 the test set; the
+    per-sentence chunk counts of a model add up to its conlleval totals."""
+    ds = require_real(load_conll2000_maxent, task="np", n_sentences=60, dev_fraction=0.5, keep_test=True)
+    train = read_conll2000("train")[:60]
+    np.testing.assert_array_equal(ds.extras["dev"].lengths, [len(s) for s in train[30:]])
+    assert ds.provenance.counts["test_sentences"] == len(read_conll2000("test")) == ds.extras["test"].lengths.size
+    assert ds.provenance.counts["dev_sentences"] == 30 and ds.name == "conll2000_np"
+    data = MaxentData(ds.X, np.asarray(ds.y), n_classes=3)
+    model = fit_map(data, *select_features(data, "sgc", n_features=15).selected_pairs(), prior_variance=1.0).model
+    scores, counts = evaluate_with_counts(ds, model)
+    assert counts.shape == (ds.extras["test"].lengths.size, 3)
+    tp, fp, fn = counts.sum(axis=0)
+    assert (scores["n_correct"], scores["n_guessed"], scores["n_gold"]) == (tp, tp + fp, tp + fn)
+    assert scores["f1"] == pytest.approx(200 * tp / (2 * tp + fp + fn))
 
 
 @pytest.mark.slow

@@ -1,0 +1,121 @@
+"""``fsengine lecture`` and :mod:`fsengine.lecture`: one folder of HTML pages with every method's
+explorables, plotly.js once beside them, equations as MathML, written under the output-folder
+rules. (The pages in a browser with the network blocked: tests/test_lecture_browser.py.)"""
+
+from __future__ import annotations
+
+import io
+import re
+import shlex
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from fsengine.cli import build_parser, main
+from fsengine.commands.output import MARKER
+from fsengine.lecture import (
+    BUILDERS,
+    METHOD_PAGES,
+    PLOTLY_JS,
+    Figure,
+    Pack,
+    Page,
+    lecture_pages,
+    mathml,
+    pack_zip,
+    paragraph,
+)
+
+
+@pytest.fixture(scope="module")
+def pack_folder(tmp_path_factory):
+    out = tmp_path_factory.mktemp("lecture") / "digits"
+    assert main(["lecture", "--data", "digits", "--classes", "3,8", "--out", str(out)]) == 0
+    return out
+
+
+def test_one_page_per_method_and_plotly_js_once(pack_folder):
+    names = sorted(p.name for p in pack_folder.iterdir())
+    assert names == sorted([MARKER, "index.html", PLOTLY_JS] + [f"{key}.html" for key in METHOD_PAGES])
+    index = (pack_folder / "index.html").read_text()
+    for key in METHOD_PAGES:
+        page = (pack_folder / f"{key}.html").read_text()
+        assert f'<a href="{key}.html">' in index
+        assert page.count(f'<script src="{PLOTLY_JS}"') == 1  # loaded from beside the page ...
+        assert "https://" not in page.replace("https://plot.ly", "")  # ... never from the network
+        assert len(page) < 1_000_000 and "Plotly.newPlot" in page  # ... and never inlined
+        assert "sliders" in page, f"{key}: no explorable"
+        assert "<math" in page and "merror" not in page, f"{key}: an equation did not convert"
+    assert (pack_folder / PLOTLY_JS).stat().st_size > 1_000_000
+
+
+def test_the_pack_can_be_opened_by_others(pack_folder):
+    mode = pack_folder.stat().st_mode
+    assert mode & stat.S_IROTH and mode & stat.S_IXOTH, oct(mode)
+    assert all(p.stat().st_mode & stat.S_IROTH for p in pack_folder.iterdir())
+
+
+def test_output_folder_rules(tmp_path, capsys):
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep")
+    assert main(["lecture", "--data", "digits", "--out", str(foreign)]) == 2  # refused before computing
+    assert "--force" in capsys.readouterr().err and (foreign / "notes.txt").read_text() == "keep"
+    assert main(["lecture", "--data", "digits", "--pages", "l1,nope", "--out", str(tmp_path / "x")]) == 2
+    assert "choose from" in capsys.readouterr().err and not (tmp_path / "x").exists()
+    assert main(["lecture", "--data", "digits", "--pages", "l1", "--out", str(foreign), "--force"]) == 0
+    assert sorted(p.name for p in foreign.iterdir()) == sorted([MARKER, "index.html", "l1.html", PLOTLY_JS])
+
+
+def test_regression_data_get_the_pages_that_apply():
+    from fsengine.data import load_dataset
+
+    ds = load_dataset("synthetic_glm", family="linear", n=120, p=12)
+    pack = lecture_pages(ds, methods=["bia", "l1"])
+    assert [p.key for p in pack.pages] == ["bia"]
+    assert "regression" in pack.skipped["l1"]
+    assert set(METHOD_PAGES) == set(BUILDERS)
+
+
+def test_equations_are_mathml_and_text_is_escaped():
+    assert mathml(r"\frac{a}{b}").startswith('<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">')
+    text = paragraph("a <b> & $x^2$ and **bold**")
+    assert text.startswith("a &lt;b&gt; &amp; <math") and "<b>bold</b>" in text
+
+
+def test_pack_zip_holds_one_folder(tmp_path):
+    import plotly.graph_objects as go
+
+    page = Page("demo", "Demo", "nobody", ("one $x$",), ("y = x",), (Figure(go.Figure(go.Bar(y=[1])), "cap"),))
+    data = pack_zip(Pack("demo data", "3 rows", (page,), (), {}), name="pack")
+    names = sorted(zipfile.ZipFile(io.BytesIO(data)).namelist())
+    assert names == ["pack/demo.html", "pack/index.html", f"pack/{PLOTLY_JS}"]
+    html = zipfile.ZipFile(io.BytesIO(data)).read("pack/demo.html").decode()
+    assert re.search(r"<nav>.*Contents", html)
+
+
+def readme_section(title: str) -> str:
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert f"\n## {title}\n" in text, f"README has no section {title!r}"
+    return text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_readme_commands_for_jupyter_and_teaching_offline_parse():
+    """Every ``fsengine ...`` line the README's "Use from Jupyter" and "Teach offline" sections show
+    is accepted by the command line as written (argparse exits with status 2 on a wrong option)."""
+    lines = [line.split("  #")[0] for title in ("Use from Jupyter", "Teach offline")
+             for line in readme_section(title).splitlines() if line.startswith("fsengine ")]
+    assert sum(line.startswith("fsengine lecture ") for line in lines) >= 2, lines
+    parser = build_parser()
+    for line in lines:
+        args = parser.parse_args(shlex.split(line)[1:])
+        assert args.command == shlex.split(line)[1]
+
+
+def test_readme_lists_what_a_pack_holds():
+    section = readme_section("Teach offline")
+    for name in ["index.html", PLOTLY_JS] + [f"{key}.html" for key in METHOD_PAGES]:
+        assert f"`{name}`" in section, f"README's Teach offline does not name {name}"
+    assert "FigureWidget" not in readme_section("Use from Jupyter")  # the lessons use no widget figures
