@@ -144,3 +144,12 @@ def app_test(page: str | None = None, timeout: float = 60):
         at.switch_page(page)
         at.run()
     return at
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test that reads a quick paper reproduction (the ``quick_reproduction`` fixture: a real-data
+    run of up to a minute and a half) is ``slow``: ``make test`` runs it, ``make test-fast`` does not."""
+    for item in items:
+        if "quick_reproduction" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
