@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import PROJECT_ROOT
 
 #: signals and worker start-up under a deadline: run alone (make test's serial part)
-pytestmark = pytest.mark.serial
+pytestmark = [pytest.mark.serial, pytest.mark.slow]
 
 distributed = pytest.importorskip("distributed")
 
