@@ -40,6 +40,15 @@ def require_file_uploader(at) -> None:
         pytest.skip(f"AppTest drives st.file_uploader from streamlit 1.56 on; this is {streamlit.__version__}")
 
 
+def restore_sigint() -> None:
+    """``preexec_fn`` for a child a test interrupts with SIGINT: a shell starts background jobs with
+    SIGINT ignored (POSIX, without job control), the child would inherit that, and Python then never
+    raises KeyboardInterrupt. The child gets the default disposition back, as in a terminal."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture(scope="session")
 def quick_reproduction(tmp_path_factory, request):
     """``run(name) -> (report path, progress fractions)``: ``reproduce NAME --quick`` on the real

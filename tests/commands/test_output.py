@@ -16,6 +16,7 @@ import pytest
 
 from fsengine.cli import main
 from fsengine.commands.output import MARKER, OutputError, check_target, output_folder
+from tests.conftest import restore_sigint
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
@@ -105,7 +106,7 @@ def test_sigint_while_compare_writes_leaves_the_previous_complete_set(tmp_path):
     interrupted = 0
     for _ in range(10):  # a loaded machine may finish the write before the signal lands: try again
         proc = subprocess.Popen([sys.executable, "-m", "fsengine", *base, "--k", "3"], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=restore_sigint)
         staged = False
         while proc.poll() is None and not staged:
             staged = any(p.name.endswith(".partial") for p in tmp_path.iterdir())
