@@ -41,12 +41,14 @@ def require_file_uploader(at) -> None:
 
 
 def restore_sigint() -> None:
-    """``preexec_fn`` for a child a test interrupts with SIGINT: a shell starts background jobs with
-    SIGINT ignored (POSIX, without job control), the child would inherit that, and Python then never
-    raises KeyboardInterrupt. The child gets the default disposition back, as in a terminal."""
+    """``preexec_fn`` for a child a test stops with SIGINT or SIGHUP: a shell starts background jobs
+    with SIGINT ignored (POSIX, without job control) and ``nohup`` ignores SIGHUP; the child would
+    inherit that (Python then never raises KeyboardInterrupt, ``fsengine app`` keeps a nohup). The
+    child gets the default dispositions back, as in a terminal."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 @pytest.fixture(scope="session")
