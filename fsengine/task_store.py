@@ -7,8 +7,10 @@ previous run left under the same key. The key is a hash of everything the result
 
 * the task function (module and name) and its item,
 * the shared data (hashed once per :func:`~fsengine.parallel.map_tasks` call),
-* the source code of the whole ``fsengine`` package and the versions of the numerical libraries
-  (any code change makes every kept result unreachable, never silently reused).
+* the source of the task function's module and of every fsengine module outside the packages
+  that only present results (:data:`PRESENTATION`: the app, figures, commands, report writers),
+  and the versions of the numerical libraries: a change to the code that computes makes every
+  kept result unreachable (never silently reused); a change to a page or a report does not.
 
 Results are pickles: only point ``DIR`` at a folder you trust. A file that cannot be read (a
 run killed while writing cannot leave one: files are written whole and renamed) is computed again.
@@ -23,11 +25,14 @@ import hashlib
 import importlib.metadata
 import os
 import pickle
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+#: subpackages that present results and compute none of a task's (their changes keep the results)
+PRESENTATION = ("app", "plots", "commands", "reproduce")
 #: libraries whose versions change numerical results
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "numba", "pandas", "joblib")
 
@@ -36,11 +41,13 @@ _active: contextvars.ContextVar[TaskStore | None] = contextvars.ContextVar("fsen
 
 @functools.lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """SHA-256 of every ``.py`` file of the installed fsengine package (paths and contents, in
-    sorted order) and of :data:`LIBRARIES`' versions."""
+    """SHA-256 of every ``.py`` file of the installed fsengine package outside :data:`PRESENTATION`
+    (paths and contents, in sorted order) and of :data:`LIBRARIES`' versions."""
     root = Path(__file__).resolve().parent
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
+        if path.relative_to(root).parts[0] in PRESENTATION:
+            continue
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     for name in LIBRARIES:
@@ -66,7 +73,9 @@ class TaskStore:
         """The part of every key shared by the tasks of one call."""
         import joblib
 
-        return joblib.hash((code_fingerprint(), func.__module__, func.__qualname__, joblib.hash(shared)))
+        module = sys.modules.get(func.__module__)
+        source = Path(module.__file__).read_bytes() if getattr(module, "__file__", None) else b""
+        return joblib.hash((code_fingerprint(), func.__module__, func.__qualname__, source, joblib.hash(shared)))
 
     def key(self, context: str, item: Any) -> str:
         import joblib
