@@ -25,8 +25,8 @@ from tests.parallel_tasks import (
     touch_after,
 )
 
-#: local Dask clusters and process pools starting under a deadline: run alone (make test's serial part)
-pytestmark = pytest.mark.serial
+#: local Dask clusters and process pools starting under a deadline (slow): run alone (make test's serial part)
+pytestmark = [pytest.mark.serial, pytest.mark.slow]
 
 distributed = pytest.importorskip("distributed")
 

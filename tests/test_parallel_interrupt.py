@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, restore_sigint
 
 #: signals and worker start-up under a deadline: run alone (make test's serial part)
-pytestmark = pytest.mark.serial
+pytestmark = [pytest.mark.serial, pytest.mark.slow]
 
 distributed = pytest.importorskip("distributed")
 
@@ -50,7 +50,8 @@ def _env() -> dict:
 def _interrupt_after_first_task(cmd: list[str], marker: str, cwd=PROJECT_ROOT) -> tuple[int, str, float]:
     """Start ``cmd``, send SIGINT when a stdout line contains ``marker``; (exit code, output, seconds
     from the signal to the exit)."""
-    proc = subprocess.Popen(cmd, cwd=cwd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(cmd, cwd=cwd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=restore_sigint)
     lines = []
     for line in proc.stdout:
         lines.append(line)

@@ -1,4 +1,5 @@
-"""``fsengine reproduce TARGET [--quick] [--out DIR] [--force]``: re-run a paper's figure or table.
+"""``fsengine reproduce TARGET [--quick] [--out DIR] [--force] [--keep-tasks DIR]``: re-run a paper's
+figure or table.
 
 The output folder follows the rules of :mod:`fsengine.commands.output`: checked before anything is computed,
 written whole or not at all (an interrupted run leaves the previous record complete, never half old
@@ -15,6 +16,7 @@ from fsengine.commands.output import check_target, output_folder
 from fsengine.commands.workers import add_worker_arguments, worker_options
 from fsengine.progress import TerminalProgress
 from fsengine.reproduce import TARGETS, get_target, target_names
+from fsengine.task_store import keeping_tasks
 
 NAME = "reproduce"
 
@@ -33,6 +35,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="output folder (default docs/results/TARGET); replaced whole when the run completes")
     p.add_argument("--force", action="store_true",
                    help="replace --out even if it holds files fsengine did not write")
+    p.add_argument("--keep-tasks", type=Path, default=None, metavar="DIR",
+                   help="keep every finished task's result in DIR and reuse the ones an earlier run of the same "
+                        "code, data and settings left there, so an interrupted long run resumes where it "
+                        "stopped (targets that run tasks; results are pickles: use a folder you trust)")
     add_worker_arguments(p)
     return p
 
@@ -46,13 +52,13 @@ def run(args) -> int:
     func = get_target(args.target)
     where = worker_options(args)
     if not _parallel(func):
-        if where != {"n_jobs": 1, "scheduler": None}:
-            raise ValueError(f"{args.target} runs in one process; --n-jobs and --scheduler apply to: "
+        if where != {"n_jobs": 1, "scheduler": None} or args.keep_tasks is not None:
+            raise ValueError(f"{args.target} runs in one process; --n-jobs, --scheduler and --keep-tasks apply to: "
                              + ", ".join(n for n in target_names() if _parallel(get_target(n))))
         where = {}
     out = check_target(args.out or Path("docs/results") / args.target, force=args.force)  # before computing
     command = f"reproduce {args.target}{' --quick' if args.quick else ''}"
-    with TerminalProgress(f"reproduce {args.target}") as bar, \
+    with keeping_tasks(args.keep_tasks), TerminalProgress(f"reproduce {args.target}") as bar, \
             output_folder(out, force=args.force, command=command) as stage:
         report = func(stage, args.quick, bar, **where)
     print(f"report: {out / Path(report).relative_to(stage)}")

@@ -3,6 +3,7 @@
 import json
 
 import numpy as np
+import pytest
 
 from fsengine.app.safe_text import md_escape
 from fsengine.compare.engine import CompareSettings, run_comparison
@@ -25,6 +26,7 @@ def _ok(at):
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
 
 
+@pytest.mark.slow
 def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
     at = app_test("pages/compare.py", timeout=120)
     _ok(at)
