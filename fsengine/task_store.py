@@ -60,10 +60,13 @@ def code_fingerprint() -> str:
 
 
 class TaskStore:
-    """A folder of task results, one pickle per key."""
+    """A folder of task results, one pickle per key; ``reused`` and ``computed`` count the tasks
+    of this process' runs read from it and written to it."""
 
     def __init__(self, directory: str | os.PathLike):
         self.directory = Path(directory)
+        self.reused = 0
+        self.computed = 0
         if self.directory.exists() and not self.directory.is_dir():
             raise ValueError(f"--keep-tasks {self.directory}: this is a file, not a folder. Give a folder "
                              "(it is created if missing).")
@@ -90,7 +93,9 @@ class TaskStore:
         path = self._path(key)
         try:
             with path.open("rb") as fh:
-                return True, pickle.load(fh)
+                value = pickle.load(fh)
+            self.reused += 1
+            return True, value
         except FileNotFoundError:
             return False, None
         except Exception:  # unreadable: computed again (and rewritten)
@@ -98,6 +103,7 @@ class TaskStore:
 
     def save(self, key: str, value: Any) -> None:
         """Write ``value`` whole under ``key`` (a temporary file renamed into place)."""
+        self.computed += 1
         fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{key}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
@@ -110,6 +116,15 @@ class TaskStore:
 
     def __len__(self) -> int:
         return sum(1 for _ in self.directory.glob("*.pkl"))
+
+
+def reuse_note() -> str:
+    """What a report adds to its run time when results were read from the active store ("" if none)."""
+    store = active()
+    if store is None or not store.reused:
+        return ""
+    return (f", after reading {store.reused:,} of {store.reused + store.computed:,} task results kept by an "
+            "earlier run of the same code (their time is not in it)")
 
 
 def active() -> TaskStore | None:

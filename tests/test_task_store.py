@@ -31,8 +31,14 @@ def folder(tmp_path):
 def test_a_rerun_reads_every_result_and_computes_nothing(folder, tmp_path):
     first = run(folder, tmp_path / "kept")
     assert calls(folder) == [0, 1, 2, 3, 4] and len(task_store.TaskStore(tmp_path / "kept")) == 5
-    again = run(folder, tmp_path / "kept")
-    assert again == first and calls(folder) == [0, 1, 2, 3, 4]  # the stamps are the first run's
+    with task_store.keeping_tasks(tmp_path / "kept") as store:
+        again = map_tasks(logged_square, list(range(6)), shared=str(folder))
+        note = task_store.reuse_note()
+    assert again[:5] == first and calls(folder) == [0, 1, 2, 3, 4, 5]  # the stamps are the first run's
+    assert (store.reused, store.computed) == (5, 1)
+    assert note == (", after reading 5 of 6 task results kept by an earlier run of the same code "
+                    "(their time is not in it)")
+    assert task_store.reuse_note() == ""
 
 
 def test_without_a_store_every_task_runs_again(folder, tmp_path):
