@@ -120,9 +120,11 @@ def run(out_dir: Path, quick: bool, progress: Progress, *, n_jobs: int | None = 
 
 
 def _processes(n_jobs, scheduler) -> str:
+    """Where the tasks ran, and how many were read from kept results (``--keep-tasks``)."""
     from fsengine.parallel import describe
+    from fsengine.task_store import reuse_note
 
-    return describe(n_jobs, scheduler)
+    return describe(n_jobs, scheduler) + reuse_note()
 
 
 def rerender(out_dir: Path, note: str) -> Path:
