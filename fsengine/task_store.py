@@ -123,8 +123,8 @@ def reuse_note() -> str:
     store = active()
     if store is None or not store.reused:
         return ""
-    return (f", after reading {store.reused:,} of {store.reused + store.computed:,} task results kept by an "
-            "earlier run of the same code (their time is not in it)")
+    return (f", after reading {store.reused:,} of {store.reused + store.computed:,} task results kept by a "
+            "previous run of the same code (their time is not in it)")
 
 
 def active() -> TaskStore | None:

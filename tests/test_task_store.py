@@ -36,7 +36,7 @@ def test_a_rerun_reads_every_result_and_computes_nothing(folder, tmp_path):
         note = task_store.reuse_note()
     assert again[:5] == first and calls(folder) == [0, 1, 2, 3, 4, 5]  # the stamps are the first run's
     assert (store.reused, store.computed) == (5, 1)
-    assert note == (", after reading 5 of 6 task results kept by an earlier run of the same code "
+    assert note == (", after reading 5 of 6 task results kept by a previous run of the same code "
                     "(their time is not in it)")
     assert task_store.reuse_note() == ""
 
