@@ -418,14 +418,14 @@ def _verdict_lines(sections: dict, results: dict) -> list[str]:
             by_corpus.setdefault(r.quantity.rsplit(", ", 1)[1], []).append(r)
         lines.append(f"- **Baselines** ({', '.join(rtm_study.BASELINES)}; same folds): of {len(diff)} RTM-minus-"
                      f"baseline differences, {len(better)} resolve for the RTM, {len(worse)} for the baseline, "
-                     f"{len(diff) - len(better) - len(worse)} are not resolved. "
+                     f"{len(diff) - len(better) - len(worse)} are not resolved{_by_chance(diff)}. "
                      + " ".join(f"On {c.lower()}, " + _baseline_summary(rs) + "." for c, rs in by_corpus.items()))
     synth = _rows_like(rows, "synthetic AUC difference, ")
     if synth:
         res = [r for r in synth if results_file.outcome(r.verdict) == "resolved"]
         lines.append(f"- **Synthetic AUC, RTM vs MI and the L1 path** (seed-paired t): {len(res)} of {len(synth)} "
                      "differences resolved" + (": " + "; ".join(f"{_word(r)} {_est(r)}" for r in res) if res else "")
-                     + ".")
+                     + _by_chance(synth) + ".")
     grid_rows = sections.get("sensitivity", [])
     if grid_rows:
         order_cells = _rows_like(grid_rows, "sensitivity, ordering")
@@ -448,6 +448,16 @@ def _verdict_lines(sections: dict, results: dict) -> list[str]:
     return lines + [""]
 
 
+def _by_chance(rows: list[results_file.Row]) -> str:
+    """The multiplicity caveat of a family of intervals, each judged alone: how many of them would
+    exclude 0 by chance (two-sided, ``1 - level`` each) if no difference were real."""
+    if len(rows) < 2:
+        return ""
+    level = rows[0].level
+    return (f" (each interval at {level:.0%}, not corrected for the {len(rows)} comparisons: were none of the "
+            f"differences real, about {len(rows) * (1 - level):.1f} would resolve by chance)")
+
+
 def _ordering_bullet(order: list[results_file.Row], measure: str, how: str) -> list[str]:
     """One verdict line: the slides' ordering pair by pair on ``measure``. Every pair is (better,
     worse) in the slides' order, so the difference is slides-first: above 0 agrees with them."""
@@ -461,7 +471,7 @@ def _ordering_bullet(order: list[results_file.Row], measure: str, how: str) -> l
 
     return [f"- **The slides' ordering Power EP > EP > EM on {measure}**, pair by pair ({how}): of {len(order)} "
             f"pairs, {len(agree)} resolve in the slides' direction, {len(reverse)} resolve the other way and "
-            f"{len(order) - len(agree) - len(reverse)} are not resolved."
+            f"{len(order) - len(agree) - len(reverse)} are not resolved{_by_chance(order)}."
             + (f" The other way: {listed(reverse)}." if reverse else "")
             + (f" The slides' way: {listed(agree)}." if agree else "")]
 
@@ -779,7 +789,8 @@ def readme_summary(out_dir: Path) -> str:
             f"accuracy: {len(resolved)} of {len(order)} pairs resolved ("
             + "; ".join(f"{_word(r)}, {_where(r).removeprefix('accuracy, ')}" for r in resolved)
             + f"), the rest not resolved. Against the four baselines on the same folds, {len(for_rtm)} of "
-            f"{len(diffs)} RTM-minus-baseline differences resolve for the RTM and {len(for_base)} for the baseline. "
+            f"{len(diffs)} RTM-minus-baseline differences resolve for the RTM and {len(for_base)} for the baseline"
+            f"{_by_chance(diffs)}. "
             f"Synthetic AUC over {n_seeds} seeds: Power EP {_est(auc['RTM Power EP'])}, MI {_est(auc['MI'])}, "
             f"difference {_est(d)} ({_word(d)}).")
     return text
