@@ -7,8 +7,9 @@ previous run left under the same key. The key is a hash of everything the result
 
 * the task function (module and name) and its item,
 * the shared data (hashed once per :func:`~fsengine.parallel.map_tasks` call),
-* the source of the task function's module and of every fsengine module outside the packages
-  that only present results (:data:`PRESENTATION`: the app, figures, commands, report writers),
+* the source of the task function's module and of every fsengine module outside those that
+  only present, schedule or store results (:data:`PRESENTATION`: the app, figures, commands,
+  report writers, the task map and this store),
   and the versions of the numerical libraries: a change to the code that computes makes every
   kept result unreachable (never silently reused); a change to a page or a report does not.
 
@@ -31,8 +32,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-#: subpackages that present results and compute none of a task's (their changes keep the results)
-PRESENTATION = ("app", "plots", "commands", "reproduce")
+#: subpackages and modules that present, schedule or store results and compute none of a task's
+#: numbers (their changes keep the results; the backends give identical results by test)
+PRESENTATION = ("app", "plots", "commands", "reproduce", "__main__.py", "cli.py", "lecture.py", "notebook.py",
+                "csv_export.py", "files.py", "task_store.py", "parallel.py", "progress.py")
 #: libraries whose versions change numerical results
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "numba", "pandas", "joblib")
 
