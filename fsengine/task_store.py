@@ -46,7 +46,11 @@ _active: contextvars.ContextVar[TaskStore | None] = contextvars.ContextVar("fsen
 def code_fingerprint() -> str:
     """SHA-256 of every ``.py`` file of the installed fsengine package outside :data:`PRESENTATION`
     (paths and contents, in sorted order) and of :data:`LIBRARIES`' versions."""
-    root = Path(__file__).resolve().parent
+    return source_fingerprint(Path(__file__).resolve().parent)
+
+
+def source_fingerprint(root: Path) -> str:
+    """:func:`code_fingerprint` of the package at ``root``."""
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
         if path.relative_to(root).parts[0] in PRESENTATION:

@@ -104,3 +104,19 @@ def test_the_cli_names_a_file_given_as_the_folder_in_one_line(tmp_path, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--keep-tasks" in err[0] and "this is a file, not a folder" in err[0]
+
+
+def test_the_key_follows_the_computing_code_only(tmp_path):
+    for name in ("methods/rtm/study.py", "stats.py", "app/views/rtm.py", "reproduce/rtm.py", "cli.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x = 1\n")
+    before = task_store.source_fingerprint(tmp_path)
+    for name in ("app/views/rtm.py", "reproduce/rtm.py", "cli.py"):  # pages, reports, commands
+        (tmp_path / name).write_text("x = 2\n")
+        assert task_store.source_fingerprint(tmp_path) == before, name
+    for name in ("methods/rtm/study.py", "stats.py"):
+        (tmp_path / name).write_text("x = 2\n")
+        assert task_store.source_fingerprint(tmp_path) != before, name
+        before = task_store.source_fingerprint(tmp_path)
+    (tmp_path / "methods/new.py").write_text("")
+    assert task_store.source_fingerprint(tmp_path) != before
