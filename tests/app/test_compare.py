@@ -227,3 +227,18 @@ def test_readme_launcher_registers_its_method_before_the_app_runs(tmp_path):
         assert not at.exception, at.exception
     finally:
         METHODS.pop("kbest", None)
+
+
+def test_the_reference_row_shows_a_dash_where_it_has_no_difference():
+    import pandas as pd
+
+    from fsengine.app.views.compare import readable, without_reference_gaps
+
+    table = readable(pd.DataFrame({"method": ["BIA", "MI"], "difference": [np.nan, 0.0123],
+                                   "difference_low": [np.nan, -0.004], "difference_high": [np.nan, 0.0286],
+                                   "verdict": ["reference", "not resolved"]}))
+    styled = without_reference_gaps(table)
+    assert styled.data is table  # the numbers are kept; only their display changes
+    html = styled.to_html()
+    assert html.count("—") == 3 and "None" not in html and "nan" not in html
+    assert "+0.0123" in html and "-0.0040" in html and "+0.0286" in html
