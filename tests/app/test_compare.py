@@ -76,6 +76,9 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
     runtime, summary, table = (at.dataframe[0].value, at.dataframe[1].value, at.dataframe[2].value)
     assert summary["Method"].tolist() == ["BIA", "MI", "Variance"]
     assert summary["Verdict"].iloc[0] == "reference" and (summary["Reference"] == "BIA").all()
+    # the reference's row has no difference from itself: a dash there, not "None"
+    assert summary["Difference from the reference"].isna().tolist() == [True, False, False]
+    assert at.dataframe[1].proto.placeholder == "—"
     named = list(summary.columns) + list(runtime.columns) + list(table.columns)
     assert not [c for c in named if "_" in c]  # named for a reader
     at_k = diff[diff["k"] == expected.grid_k(10)]
@@ -228,17 +231,3 @@ def test_readme_launcher_registers_its_method_before_the_app_runs(tmp_path):
     finally:
         METHODS.pop("kbest", None)
 
-
-def test_the_reference_row_shows_a_dash_where_it_has_no_difference():
-    import pandas as pd
-
-    from fsengine.app.views.compare import readable, without_reference_gaps
-
-    table = readable(pd.DataFrame({"method": ["BIA", "MI"], "difference": [np.nan, 0.0123],
-                                   "difference_low": [np.nan, -0.004], "difference_high": [np.nan, 0.0286],
-                                   "verdict": ["reference", "not resolved"]}))
-    styled = without_reference_gaps(table)
-    assert styled.data is table  # the numbers are kept; only their display changes
-    html = styled.to_html()
-    assert html.count("—") == 3 and "None" not in html and "nan" not in html
-    assert "+0.0123" in html and "-0.0040" in html and "+0.0286" in html

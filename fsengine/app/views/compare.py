@@ -261,15 +261,8 @@ def readable(table):
     return table.rename(columns=COLUMN_NAMES)
 
 
-#: the summary's columns that the reference's own row has no number in
-DIFFERENCE_COLUMNS = tuple(COLUMN_NAMES[c] for c in ("difference", "difference_low", "difference_high"))
-
-
-def without_reference_gaps(table):
-    """The readable summary, styled so that the reference's row shows a dash, not "None", where it
-    has no difference from itself (the numbers are not changed)."""
-    columns = [c for c in DIFFERENCE_COLUMNS if c in table.columns]
-    return table.style.format("{:+.4f}", subset=columns, na_rep="—")
+#: what a table cell without a number shows (the reference's difference from itself), not "None"
+NO_NUMBER = "—"
 
 
 #: the URL parameter holding the top-k size k (the top-k explorable's position)
@@ -312,8 +305,8 @@ def at_k(result, last_config) -> None:
                                       "on the same rows.")
     figures = comparison_figures(result, k, reference)
     sentence.markdown(f"**{md_escape(result.resolved_at(k, reference))}**")
-    st.dataframe(without_reference_gaps(readable(first_columns(result.summary(k, reference)))), hide_index=True,
-                 key="compare_summary")
+    st.dataframe(readable(first_columns(result.summary(k, reference))), hide_index=True, key="compare_summary",
+                 placeholder=NO_NUMBER)
     st.caption("The slider above sets k for the figure, these tables, the curves' marker and the downloads. "
                + EXPLANATIONS["jaccard"] + " " + (EXPLANATIONS["stability"] if "stability" in figures else
                                                   "Stability needs at least two bootstrap resamples."))
