@@ -43,19 +43,26 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def _parallel(func) -> bool:
-    """Whether a target runs its independent parts as tasks (takes ``n_jobs``)."""
-    return "n_jobs" in inspect.signature(func).parameters
+def _accepts(name: str) -> dict[str, bool]:
+    """Which of --n-jobs, --scheduler and --keep-tasks target ``name`` takes: ``n_jobs`` and
+    ``scheduler`` keywords of its function; kept tasks when its module says that its work is tasks of
+    :func:`fsengine.parallel.map_tasks` (``KEEPS_TASKS = True``)."""
+    func = get_target(name)
+    keywords = inspect.signature(func).parameters
+    return {"--n-jobs": "n_jobs" in keywords, "--scheduler": "scheduler" in keywords,
+            "--keep-tasks": bool(getattr(inspect.getmodule(func), "KEEPS_TASKS", False))}
 
 
 def run(args) -> int:
     func = get_target(args.target)
     where = worker_options(args)
-    if not _parallel(func):
-        if where != {"n_jobs": 1, "scheduler": None} or args.keep_tasks is not None:
-            raise ValueError(f"{args.target} runs in one process; --n-jobs, --scheduler and --keep-tasks apply to: "
-                             + ", ".join(n for n in target_names() if _parallel(get_target(n))))
-        where = {}
+    given = {"--n-jobs": where["n_jobs"] not in (None, 1), "--scheduler": where["scheduler"] is not None,
+             "--keep-tasks": args.keep_tasks is not None}
+    accepted = _accepts(args.target)
+    for option in (o for o, used in given.items() if used and not accepted[o]):
+        takers = [n for n in target_names() if _accepts(n)[option]]
+        raise ValueError(f"{args.target} does not take {option}; it applies to: {', '.join(takers)}")
+    where = {k: v for k, v in where.items() if accepted["--n-jobs" if k == "n_jobs" else "--scheduler"]}
     out = check_target(args.out or Path("docs/results") / args.target, force=args.force)  # before computing
     command = f"reproduce {args.target}{' --quick' if args.quick else ''}"
     with keeping_tasks(args.keep_tasks), TerminalProgress(f"reproduce {args.target}") as bar, \

@@ -47,6 +47,8 @@ GRID_QUICK = rtm_study.Grid(("power_ep", "em"), alpha0=(2.0, 5.0), damping=(0.5,
 #: words that keep the grid's quantities apart when their numbers are masked (quick vs full test)
 ALPHA0_WORDS = {2.0: "weaker prior", 5.0: "default prior", 10.0: "stronger prior", 20.0: "strongest prior"}
 DAMPING_WORDS = {0.3: "less damping", 0.5: "default damping", 0.7: "more damping"}
+#: the work is tasks of fsengine.parallel.map_tasks: ``reproduce --keep-tasks`` keeps their results
+KEEPS_TASKS = True
 
 #: the slides' ordering, best first, and its pairs (judged one by one)
 SLIDES_ORDER = ("Power EP", "EP", "EM")
