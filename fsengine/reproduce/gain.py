@@ -34,7 +34,9 @@ choices that were made after section-20 results had been seen; the report prints
 
 from __future__ import annotations
 
+import multiprocessing
 import time
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +61,7 @@ from fsengine.methods.gain.study import (
     stage_work,
 )
 from fsengine.plots import gain as plots
+from fsengine.parallel import available_cores, backend_for
 from fsengine.progress import scaled
 from fsengine.reproduce import results as results_file
 
@@ -222,6 +225,16 @@ def development_split(task: str, n_sentences: int, cfg: dict, points, seed: int 
         chosen = choose_decoded_model(dev_ds, points, prior_variance=prior.variance, lookahead=cfg["lookahead"],
                                       cutoff=2, progress=scaled(progress, 0.4, 1.0))
     return DevelopmentSplit(seed, int(dev_ds.provenance.counts["test_sentences"]), prior, chosen)
+
+
+def seeded_splits_in_background(task: str, n_sentences: int, cfg: dict, points, n_workers: int
+                                ) -> tuple[ProcessPoolExecutor, dict[int, Future]]:
+    """Start the seeded development splits (:data:`SPLIT_SEEDS`) on ``n_workers`` spawned processes
+    while this process does the primary split and the comparison; the results are the ones
+    :func:`development_split` gives in this process (each split is deterministic in its seed)."""
+    pool = ProcessPoolExecutor(max_workers=n_workers, mp_context=multiprocessing.get_context("spawn"))
+    return pool, {seed: pool.submit(development_split, task, n_sentences, cfg, points, seed, None)
+                  for seed in SPLIT_SEEDS}
 
 
 # --------------------------------------------------------------------------- speed
@@ -479,9 +492,30 @@ def _write_report(out_dir: Path, quick: bool, lines: list[str], rows, inputs, na
 
 
 # --------------------------------------------------------------------------- run
-def run(out_dir: Path, quick: bool, progress) -> Path:
+def run(out_dir: Path, quick: bool, progress, *, n_jobs: int | None = None, scheduler=None) -> Path:
     """Write figures, CSVs of raw counts, ``results.json`` and ``report.md`` to ``out_dir``; quick =
-    Base-NP on 300 sentences, 60 features."""
+    Base-NP on 300 sentences, 60 features.
+
+    ``n_jobs`` > 1 (or -1, every core): the seeded development splits run on ``n_jobs - 1`` spawned
+    local processes beside the primary split and the comparison (same results as one process;
+    the comparison's own selections, timing repeat 0, then share the machine with them). A Dask
+    ``scheduler`` is not supported here."""
+    if scheduler is not None:
+        raise ValueError("sgc-vs-ifs runs its development splits on local processes only: use --n-jobs, "
+                         "not --scheduler.")
+    backend_for(n_jobs)  # a wrong n_jobs fails before any work
+    split_workers = max((available_cores() if n_jobs == -1 else (n_jobs or 1)) - 1, 0)
+    pools: list[ProcessPoolExecutor] = []
+    try:
+        return _run(Path(out_dir), quick, progress, split_workers, pools)
+    finally:  # an error or Ctrl-C here does not wait for the splits still running
+        for pool in pools:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _run(out_dir: Path, quick: bool, progress, split_workers: int, pools: list) -> Path:
     started = (time.perf_counter(), time.process_time())
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -516,6 +550,10 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
         def sub(fraction, message, t_index=t_index, task=task):
             progress((t_index + fraction) / n_tasks, f"{TASK_LABEL[task]}: {message}")
 
+        background = (seeded_splits_in_background(task, n_sentences, cfg, task_points, split_workers)
+                      if task_points and split_workers else None)
+        if background is not None:
+            pools.append(background[0])
         sub(0.0, "choosing the prior variance and the model on held-out training sentences")
         primary = development_split(task, n_sentences, cfg, task_points, None, scaled(sub, 0.0, 0.15))
         sub(0.15, "loading and featurising")
@@ -538,8 +576,13 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
             seeds = (None, *SPLIT_SEEDS)
             for i, seed in enumerate(seeds):
                 lo, hi = (0.55 + 0.25 * (i - 1) / len(SPLIT_SEEDS), 0.55 + 0.25 * i / len(SPLIT_SEEDS))
-                s = primary if seed is None else development_split(
-                    task, n_sentences, cfg, task_points, seed, scaled(sub, lo, hi, f"split {i}: "))
+                if seed is None:
+                    s = primary
+                elif background is not None:
+                    sub(lo, f"split {i}: waiting for its process")
+                    s = background[1][seed].result()
+                else:
+                    s = development_split(task, n_sentences, cfg, task_points, seed, scaled(sub, lo, hi, f"split {i}: "))
                 m = s.model
                 key = model_key(m.method, m.n_features, m.decoder, s.prior.variance)
                 if key not in counts:  # another variance: the same selection, re-fitted with it
@@ -552,6 +595,8 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
                                "prior_variance": s.prior.variance, "method": m.method, "n_features": m.n_features,
                                "decoder": m.decoder, "dev_f1": dev_f1, "test_f1": e.value, "test_low": e.low,
                                "test_high": e.high, "counts_key": key})
+            if background is not None:
+                background[0].shutdown()
             to_csv(pd.DataFrame(splits), out_dir / f"{task}_development_splits.csv", index=False, float_format="%.6f")
             inputs["raw_counts"].append(f"{task}_development_splits.csv")
             all_splits = splits
@@ -575,6 +620,7 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
                                  **({"decoded_model_chosen": names[label]["chosen"],
                                      "development_split_seeds": list(SPLIT_SEEDS)} if dec else {}),
                                  "timing_repeats": TIMING_REPEATS, "timed_stages": int(stages),
+                                 "development_split_processes": int(split_workers) if background else 0,
                                  "training_tokens": int(comp.n_train), "candidate_pairs": int(comp.n_candidates),
                                  **{k: v for k, v in cfg.items() if k != "extra_checkpoints"}}
         lines += [f"## {TASK_LABEL[task]}", "",
