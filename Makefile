@@ -42,12 +42,14 @@ app: $(STAMP_APP)
 
 test: $(STAMP_TEST)
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q --durations=25 -n 2 --dist loadfile
+	$(PY) -m pytest -q --durations=25 -n 2 --dist loadfile -m "not serial"
+	$(PY) -m pytest -q -m serial
 
 # the tests not marked slow or browser (a few minutes): the loop while editing
 test-fast: $(STAMP_TEST)
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q -m "not slow and not browser"
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not browser and not serial"
+	$(PY) -m pytest -q -m "serial and not slow and not browser"
 
 notebook: $(STAMP_LAB)
 	$(PY) -m fsengine warmup

@@ -1,14 +1,18 @@
 """Command line: ``python -m fsengine COMMAND ...`` (also installed as ``fsengine``).
 
 User mistakes (bad arguments, missing data, invalid parameters) print one clear line on stderr
-and exit with status 2; they never show a traceback.
+and exit with status 2; they never show a traceback. Ctrl-C (exit 130) and SIGTERM (exit 143, what
+``kill``, systemd and batch schedulers send) stop a command the same way: the tasks still running
+on worker processes are stopped and no half-written output is left.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 
 from fsengine import __version__
 from fsengine.commands import COMMAND_MODULES
@@ -36,9 +40,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so that the clean-up of Ctrl-C runs."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    own_sigterm = (threading.current_thread() is threading.main_thread()
+                   and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)
+    if own_sigterm:
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         return int(args._handlers[args.command](args) or 0)
     except USER_ERRORS as exc:
@@ -48,6 +64,10 @@ def main(argv=None) -> int:
         for extra in message[1:]:
             print(f"  {extra}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:
+        terminated = isinstance(stop, Terminated)
+        print("terminated" if terminated else "interrupted", file=sys.stderr)
+        return 128 + signal.SIGTERM if terminated else 130
+    finally:
+        if own_sigterm:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)

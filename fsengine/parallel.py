@@ -7,7 +7,9 @@ each task deterministic (its own seed, no global state) gets the same results fr
 backend. ``progress(fraction, message)`` is called once per finished task; ``cancel()`` is
 polled between tasks. Any exception that leaves the waiting loop (``cancel()``, an exception
 raised by ``progress``, Ctrl-C, a failed task) stops the tasks not yet finished before it
-propagates. A task that raises is reported as :class:`TaskError` naming the task.
+propagates. A task that raises is reported as :class:`TaskError` naming the task. Inside
+:func:`fsengine.task_store.keeping_tasks`, finished results are kept on disk and a rerun reuses
+them (an interrupted long run resumes).
 
 Backends (:func:`backend_for`):
 
@@ -29,6 +31,8 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any
+
+from fsengine import task_store
 
 Progress = Callable[[float, str], None]
 #: seconds to wait for a Dask scheduler before giving up
@@ -159,12 +163,30 @@ def map_tasks(func: Callable, items: Iterable, *, shared: Any = None, names: Seq
     use_shared = shared is not None
     results: list = [None] * len(items)
     done = 0
+    store = task_store.active()
+    keys: list[str] = []
+    pending = list(range(len(items)))
+    if store is not None and items:
+        context = store.context(func, shared)
+        keys = [store.key(context, item) for item in items]
+        pending = []
+        for i, key in enumerate(keys):
+            found, value = store.load(key)
+            if found:
+                results[i] = value
+                done += 1
+            else:
+                pending.append(i)
+        if done and progress is not None:
+            progress(done / len(items), f"{done} of {len(items)} tasks kept from {store.directory}")
 
     def finished(index: int, exc, value) -> None:
         nonlocal done
         if exc is not None:
             raise TaskError(names[index], f"{type(exc).__name__}: {exc}") from exc
         results[index] = value
+        if store is not None:
+            store.save(keys[index], value)
         done += 1
         if progress is not None:
             progress(done / max(len(items), 1), f"{names[index]} done ({done} of {len(items)})")
@@ -173,15 +195,15 @@ def map_tasks(func: Callable, items: Iterable, *, shared: Any = None, names: Seq
         if cancel is not None and cancel():
             raise TasksCancelled(f"Cancelled after {done} of {len(items)} tasks.")
 
-    if not items:
+    if not pending:
         return results
     check()
     if backend == "serial":
-        for i, item in enumerate(items):
+        for i in pending:
             call = partial(func, progress=_within(i, names[i], len(items), lambda: done, progress, check)) \
                 if task_progress else func
             try:
-                outcome = _call(call, i, shared, item, use_shared)
+                outcome = _call(call, i, shared, items[i], use_shared)
             except _Stop as stop:
                 raise stop.args[0] from None
             finished(*outcome)
@@ -190,17 +212,17 @@ def map_tasks(func: Callable, items: Iterable, *, shared: Any = None, names: Seq
     if task_progress:
         func = partial(func, progress=None)
     if backend == "joblib":
-        _run_joblib(func, items, shared, use_shared, n_jobs, finished, check)
+        _run_joblib(func, items, pending, shared, use_shared, n_jobs, finished, check)
     else:
-        _run_dask(func, items, names, shared, use_shared, scheduler, finished, check)
+        _run_dask(func, items, pending, names, shared, use_shared, scheduler, finished, check)
     return results
 
 
-def _run_joblib(func, items, shared, use_shared, n_jobs, finished, check) -> None:
+def _run_joblib(func, items, pending, shared, use_shared, n_jobs, finished, check) -> None:
     from joblib import Parallel, delayed
 
     parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    outputs = parallel(delayed(_call)(func, i, shared, item, use_shared) for i, item in enumerate(items))
+    outputs = parallel(delayed(_call)(func, i, shared, items[i], use_shared) for i in pending)
     try:
         for index, exc, value in outputs:
             finished(index, exc, value)
@@ -232,7 +254,7 @@ def connect(scheduler):
 MAX_RESCATTERS = 3
 
 
-def _run_dask(func, items, names, shared, use_shared, scheduler, finished, check) -> None:
+def _run_dask(func, items, pending, names, shared, use_shared, scheduler, finished, check) -> None:
     """Submit every item; gather as they finish. Scattered data has no recipe to recompute it: when
     the only worker holding ``shared`` dies, the scheduler cancels the tasks that need it ("already
     forgotten"). Then ``shared`` is scattered again and the unfinished tasks are resubmitted (at most
@@ -244,7 +266,7 @@ def _run_dask(func, items, names, shared, use_shared, scheduler, finished, check
     client = connect(scheduler)
     own = client is not scheduler
     run = uuid.uuid4().hex[:8]
-    remaining = set(range(len(items)))
+    remaining = set(pending)
     futures: dict = {}
     try:
         for attempt in range(MAX_RESCATTERS + 1):

@@ -82,6 +82,43 @@ def launch_chromium(playwright):
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
 
 
+def app_env(tmp_path_factory) -> dict:
+    """The environment of a test's app server: this one, with the caches in the session's temp folder
+    unless FSENGINE_CACHE is set."""
+    env = dict(os.environ)
+    env.setdefault("FSENGINE_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
+    return env
+
+
+@contextlib.contextmanager
+def healthy_app(tmp_path_factory):
+    """The app on a fresh server, once it answers its health check: yields its URL (a test fails,
+    naming the server's log, when it does not start)."""
+    import pytest
+
+    require_chromium()
+    log = tmp_path_factory.mktemp("server") / "streamlit.log"
+    with streamlit_server(log, app_env(tmp_path_factory)) as (url, proc):
+        try:
+            wait_healthy(url, proc, log)
+        except RuntimeError as exc:
+            pytest.fail(str(exc))
+        yield url
+
+
+@contextlib.contextmanager
+def chromium_browser():
+    """Debian's headless Chromium under Playwright, closed after."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = launch_chromium(pw)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
 def script_state(page) -> str | None:
     return page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state")
 

@@ -40,6 +40,17 @@ def require_file_uploader(at) -> None:
         pytest.skip(f"AppTest drives st.file_uploader from streamlit 1.56 on; this is {streamlit.__version__}")
 
 
+def restore_sigint() -> None:
+    """``preexec_fn`` for a child a test stops with SIGINT or SIGHUP: a shell starts background jobs
+    with SIGINT ignored (POSIX, without job control) and ``nohup`` ignores SIGHUP; the child would
+    inherit that (Python then never raises KeyboardInterrupt, ``fsengine app`` keeps a nohup). The
+    child gets the default dispositions back, as in a terminal."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 @pytest.fixture(scope="session")
 def quick_reproduction(tmp_path_factory, request):
     """``run(name) -> (report path, progress fractions)``: ``reproduce NAME --quick`` on the real
@@ -82,7 +93,7 @@ def _shared_run(folder: Path, produce):
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             if not done.is_file():
-                out = folder / "out"
+                out = folder / folder.name  # named after the target, as a test's own folder is
                 if out.exists():
                     import shutil
 
@@ -144,3 +155,12 @@ def app_test(page: str | None = None, timeout: float = 60):
         at.switch_page(page)
         at.run()
     return at
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test that reads a quick paper reproduction (the ``quick_reproduction`` fixture: a real-data
+    run of up to a minute and a half) is ``slow``: ``make test`` runs it, ``make test-fast`` does not."""
+    for item in items:
+        if "quick_reproduction" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+

@@ -39,3 +39,14 @@ def always_crash(_):
 
 def always_crash_with_shared(_shared, _item):
     os._exit(1)
+
+
+def logged_square(folder, x):
+    """x * x and a stamp that differs on every call; appends x to ``folder/calls`` (one line per
+    call, from any process), and raises on x == 3 while ``folder/fail`` exists."""
+    folder = Path(folder)
+    with open(folder / "calls", "a") as fh:
+        fh.write(f"{x}\n")
+    if x == 3 and (folder / "fail").exists():
+        raise RuntimeError("three fails")
+    return x * x, time.time_ns(), os.getpid()

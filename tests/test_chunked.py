@@ -139,6 +139,7 @@ CAPPED = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.slow
 def test_fits_on_an_array_larger_than_the_process_may_hold():
     run = subprocess.run([sys.executable, "-c", CAPPED], capture_output=True, text=True, timeout=600,
                          # one BLAS thread, and Arrow's system allocator: its default pool reserves 1 GB of

@@ -36,6 +36,7 @@ def pack_folder(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_one_page_per_method_and_plotly_js_once(pack_folder):
     names = sorted(p.name for p in pack_folder.iterdir())
     assert names == sorted([MARKER, "index.html", PLOTLY_JS] + [f"{key}.html" for key in METHOD_PAGES])
@@ -51,6 +52,7 @@ def test_one_page_per_method_and_plotly_js_once(pack_folder):
     assert (pack_folder / PLOTLY_JS).stat().st_size > 1_000_000
 
 
+@pytest.mark.slow
 def test_the_pack_can_be_opened_by_others(pack_folder):
     mode = pack_folder.stat().st_mode
     assert mode & stat.S_IROTH and mode & stat.S_IXOTH, oct(mode)

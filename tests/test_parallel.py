@@ -21,9 +21,13 @@ from tests.parallel_tasks import (
     always_crash_with_shared,
     crash_once,
     fails_on_three,
+    logged_square,
     slow_square,
     touch_after,
 )
+
+#: local Dask clusters and process pools starting under a deadline (slow): run alone (make test's serial part)
+pytestmark = [pytest.mark.serial, pytest.mark.slow]
 
 distributed = pytest.importorskip("distributed")
 
@@ -114,6 +118,24 @@ def test_results_come_back_in_submission_order_with_progress_per_task(cluster, b
     out = map_tasks(slow_square, range(10), progress=lambda f, m: seen.append(f), **backends(cluster)[backend])
     assert out == [x * x for x in range(10)]
     assert seen == [(i + 1) / 10 for i in range(10)]
+
+
+@pytest.mark.parametrize("backend", ["joblib", "dask"])
+def test_kept_results_are_reused_and_only_the_rest_is_submitted(cluster, backend, tmp_path):
+    """With a task store, a rerun submits only the tasks that have no kept result (tests/test_task_store.py
+    covers the store on the serial backend)."""
+    from fsengine.task_store import keeping_tasks
+
+    work = tmp_path / "work"
+    work.mkdir()
+    with keeping_tasks(tmp_path / "kept"):
+        first = map_tasks(logged_square, [0, 1, 2], shared=str(work), **backends(cluster)[backend])
+        seen = []
+        again = map_tasks(logged_square, [0, 1, 2, 3, 4], shared=str(work), progress=lambda f, m: seen.append(m),
+                          **backends(cluster)[backend])
+    assert again[:3] == first and [v[0] for v in again] == [0, 1, 4, 9, 16]
+    assert sorted(int(x) for x in (work / "calls").read_text().split()) == [0, 1, 2, 3, 4]
+    assert seen[0] == f"3 of 5 tasks kept from {tmp_path / 'kept'}" and len(seen) == 3
 
 
 @pytest.mark.parametrize("backend", ["serial", "joblib", "dask"])

@@ -7,10 +7,14 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, restore_sigint
+
+#: signals and worker start-up under a deadline: run alone (make test's serial part)
+pytestmark = [pytest.mark.serial, pytest.mark.slow]
 
 distributed = pytest.importorskip("distributed")
 
@@ -44,10 +48,28 @@ def _env() -> dict:
             "PYTHONPATH": str(PROJECT_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 
-def _interrupt_after_first_task(cmd: list[str], marker: str, cwd=PROJECT_ROOT) -> tuple[int, str, float]:
-    """Start ``cmd``, send SIGINT when a stdout line contains ``marker``; (exit code, output, seconds
-    from the signal to the exit)."""
-    proc = subprocess.Popen(cmd, cwd=cwd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def _descendants(pid: int) -> set[int]:
+    """Processes started by ``pid`` and by them, from /proc (Linux)."""
+    out = set()
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in map(int, children.read_text().split()):
+            out |= {child} | _descendants(child)
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def _interrupt_after_first_task(cmd: list[str], marker: str, cwd=PROJECT_ROOT,
+                                sig=signal.SIGINT, workers: set | None = None) -> tuple[int, str, float]:
+    """Start ``cmd``, send ``sig`` when a stdout line contains ``marker``; (exit code, output, seconds
+    from the signal to the exit). ``workers`` receives the processes ``cmd`` had started by then."""
+    proc = subprocess.Popen(cmd, cwd=cwd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=restore_sigint)
     lines = []
     for line in proc.stdout:
         lines.append(line)
@@ -56,7 +78,9 @@ def _interrupt_after_first_task(cmd: list[str], marker: str, cwd=PROJECT_ROOT) -
     else:
         proc.wait()
         pytest.fail("the run ended before its first task finished:\n" + "".join(lines))
-    proc.send_signal(signal.SIGINT)
+    if workers is not None:
+        workers |= _descendants(proc.pid)
+    proc.send_signal(sig)
     sent = time.monotonic()
     out, _ = proc.communicate(timeout=60)
     return proc.returncode, "".join(lines) + out, time.monotonic() - sent
@@ -75,12 +99,19 @@ def test_ctrl_c_stops_the_tasks_not_yet_started(backend, cluster, tmp_path):
     assert 1 <= at_exit <= after <= at_exit + 2 and after < N_TASKS // 2, (at_exit, after)
 
 
-def test_ctrl_c_in_fsengine_compare_on_two_processes(tmp_path):
+@pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_ctrl_c_or_sigterm_in_fsengine_compare_on_two_processes(sig, code, word, tmp_path):
     out = tmp_path / "cmp"
-    code, text, seconds = _interrupt_after_first_task(
+    returned, text, seconds = _interrupt_after_first_task(
         [sys.executable, "-m", "fsengine", "compare", "--methods", "l1,mi", "--data", "synthetic_glm:n=600,p=60",
-         "--bootstrap", "40", "--max-k", "5", "--k", "5", "--n-jobs", "2", "--out", str(out)], " done (", cwd=tmp_path)
-    assert code == 130 and "interrupted" in text.lower(), text
+         "--bootstrap", "40", "--max-k", "5", "--k", "5", "--n-jobs", "2", "--out", str(out)], " done (", cwd=tmp_path,
+        sig=sig, workers=(workers := set()))
+    assert returned == code and word in text.lower(), text
     assert "Traceback" not in text
     assert seconds < 30
     assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+    assert workers  # the two worker processes (and joblib's resource tracker)
+    deadline = time.monotonic() + 10  # no worker of the stopped run is left computing
+    while [pid for pid in workers if _running(pid)] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [pid for pid in workers if _running(pid)]

@@ -100,7 +100,8 @@ def serve(command: list[str]) -> int:
         if server.poll() is None:
             server.send_signal(signum)
 
-    previous = {s: signal.signal(s, forward) for s in FORWARDED}
+    # a signal ignored at start stays ignored (``nohup fsengine app`` survives a hang-up)
+    previous = {s: signal.signal(s, forward) for s in FORWARDED if signal.getsignal(s) != signal.SIG_IGN}
     try:
         code = server.wait()
     finally:

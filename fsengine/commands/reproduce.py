@@ -1,4 +1,5 @@
-"""``fsengine reproduce TARGET [--quick] [--out DIR] [--force]``: re-run a paper's figure or table.
+"""``fsengine reproduce TARGET [--quick] [--out DIR] [--force] [--keep-tasks DIR]``: re-run a paper's
+figure or table.
 
 The output folder follows the rules of :mod:`fsengine.commands.output`: checked before anything is computed,
 written whole or not at all (an interrupted run leaves the previous record complete, never half old
@@ -15,6 +16,7 @@ from fsengine.commands.output import check_target, output_folder
 from fsengine.commands.workers import add_worker_arguments, worker_options
 from fsengine.progress import TerminalProgress
 from fsengine.reproduce import TARGETS, get_target, target_names
+from fsengine.task_store import keeping_tasks
 
 NAME = "reproduce"
 
@@ -33,26 +35,37 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="output folder (default docs/results/TARGET); replaced whole when the run completes")
     p.add_argument("--force", action="store_true",
                    help="replace --out even if it holds files fsengine did not write")
+    p.add_argument("--keep-tasks", type=Path, default=None, metavar="DIR",
+                   help="keep every finished task's result in DIR and reuse the ones an earlier run of the same "
+                        "code, data and settings left there, so an interrupted long run resumes where it "
+                        "stopped (targets that run tasks; results are pickles: use a folder you trust)")
     add_worker_arguments(p)
     return p
 
 
-def _parallel(func) -> bool:
-    """Whether a target runs its independent parts as tasks (takes ``n_jobs``)."""
-    return "n_jobs" in inspect.signature(func).parameters
+def _accepts(name: str) -> dict[str, bool]:
+    """Which of --n-jobs, --scheduler and --keep-tasks target ``name`` takes: ``n_jobs`` and
+    ``scheduler`` keywords of its function; kept tasks when its module says that its work is tasks of
+    :func:`fsengine.parallel.map_tasks` (``KEEPS_TASKS = True``)."""
+    func = get_target(name)
+    keywords = inspect.signature(func).parameters
+    return {"--n-jobs": "n_jobs" in keywords, "--scheduler": "scheduler" in keywords,
+            "--keep-tasks": bool(getattr(inspect.getmodule(func), "KEEPS_TASKS", False))}
 
 
 def run(args) -> int:
     func = get_target(args.target)
     where = worker_options(args)
-    if not _parallel(func):
-        if where != {"n_jobs": 1, "scheduler": None}:
-            raise ValueError(f"{args.target} runs in one process; --n-jobs and --scheduler apply to: "
-                             + ", ".join(n for n in target_names() if _parallel(get_target(n))))
-        where = {}
+    given = {"--n-jobs": where["n_jobs"] not in (None, 1), "--scheduler": where["scheduler"] is not None,
+             "--keep-tasks": args.keep_tasks is not None}
+    accepted = _accepts(args.target)
+    for option in (o for o, used in given.items() if used and not accepted[o]):
+        takers = [n for n in target_names() if _accepts(n)[option]]
+        raise ValueError(f"{args.target} does not take {option}; it applies to: {', '.join(takers)}")
+    where = {k: v for k, v in where.items() if accepted["--n-jobs" if k == "n_jobs" else "--scheduler"]}
     out = check_target(args.out or Path("docs/results") / args.target, force=args.force)  # before computing
     command = f"reproduce {args.target}{' --quick' if args.quick else ''}"
-    with TerminalProgress(f"reproduce {args.target}") as bar, \
+    with keeping_tasks(args.keep_tasks), TerminalProgress(f"reproduce {args.target}") as bar, \
             output_folder(out, force=args.force, command=command) as stage:
         report = func(stage, args.quick, bar, **where)
     print(f"report: {out / Path(report).relative_to(stage)}")

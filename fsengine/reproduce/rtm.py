@@ -25,6 +25,8 @@ SYNTHETIC_QUICK = dict(seeds=(0,), n_samples=400, n_tags=200, n_relevant=15)
 #: sentences first: the long reviews take most of the time, and the report is written after each corpus
 CORPORA_FULL = {key: dict(folds=5) for key in ("sentence_polarity", "subjectivity", "movie_reviews")}
 CORPORA_QUICK = {"sentence_polarity": dict(folds=2, max_docs=1500)}
+#: the work is tasks of fsengine.parallel.map_tasks: ``reproduce --keep-tasks`` keeps their results
+KEEPS_TASKS = True
 
 
 def _md(df: pd.DataFrame, digits: int = 4) -> str:

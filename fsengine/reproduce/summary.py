@@ -43,6 +43,13 @@ def verdict_counts(rows: list[results_file.Row]) -> str:
     return ", ".join(f"{word} {counts[word]}" for word in results_file.OUTCOMES if counts[word])
 
 
+def predates_intervals(rows: list[results_file.Row]) -> bool:
+    """A record judged by thresholds alone: some holds/fails verdicts and no interval on any row (every
+    record made since the interval protocol gives its estimates their intervals)."""
+    return (any(results_file.outcome(r.verdict) in ("holds", "fails") for r in rows)
+            and all(r.interval is None for r in rows))
+
+
 def target_section(name: str, data: dict) -> list[str]:
     """One target: its description, verdict counts, report link and its judged rows (folded)."""
     rows = rows_of(data)
@@ -50,6 +57,11 @@ def target_section(name: str, data: dict) -> list[str]:
     report = RESULTS_DIR / name / "report.md"
     lines = [f"**`{name}`** ({TARGETS[name][2]}): {len(rows)} rows; {verdict_counts(rows)}. "
              f"Report: [{report.as_posix()}]({report.as_posix()}).", ""]
+    if predates_intervals(rows):
+        judged_by_threshold = sum(results_file.outcome(r.verdict) in ("holds", "fails") for r in rows)
+        lines += [f"*This record predates the interval protocol:* none of its rows carries an interval, and its "
+                  f"{judged_by_threshold} holds/fails verdicts compare point estimates with thresholds. They stand "
+                  "until the target's full run is recorded again with intervals.", ""]
     if judged:
         lines += [f"<details><summary>The {len(judged)} judged rows of <code>{name}</code></summary>", "",
                   *results_file.markdown(judged), "", "</details>", ""]

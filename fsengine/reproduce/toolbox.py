@@ -83,6 +83,8 @@ FAMILY = {
     "anova": "toolbox", "chi2": "toolbox", "forest": "toolbox", "permutation": "toolbox", "rfe": "toolbox",
     "stability": "toolbox", "mrmr": "toolbox",
 }
+#: the work is tasks of fsengine.parallel.map_tasks: ``reproduce --keep-tasks`` keeps their results
+KEEPS_TASKS = True
 
 
 def method_keys() -> list[str]:

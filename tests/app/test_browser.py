@@ -17,7 +17,6 @@ A browser is never downloaded.
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
@@ -27,8 +26,8 @@ from tests import browser_tools
 from tests.browser_tools import (
     NAV_LINKS,
     STREAMLIT_NAV,
+    app_env,
     full_page_screenshot,
-    launch_chromium,
     problems_on,
     require_chromium,
     sidebar_navigation,
@@ -42,35 +41,6 @@ pytestmark = pytest.mark.browser
 
 SCREENSHOTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
 PAGES = sorted(APP_PAGES, key=lambda p: p.default)      # deep links first, home last
-
-
-def _env(tmp_path_factory) -> dict:
-    env = dict(os.environ)
-    env.setdefault("FSENGINE_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
-    return env
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
-    """A fresh ``streamlit run app.py`` on a free loopback port; stopped after the module."""
-    require_chromium()
-    log = tmp_path_factory.mktemp("server") / "streamlit.log"
-    with streamlit_server(log, _env(tmp_path_factory)) as (url, proc):
-        try:
-            wait_healthy(url, proc, log)
-        except RuntimeError as exc:
-            pytest.fail(str(exc))
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser(app_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = launch_chromium(pw)
-        yield chromium
-        chromium.close()
 
 
 @pytest.mark.parametrize("entry", PAGES, ids=[p.url_path or "home" for p in PAGES])
@@ -121,7 +91,7 @@ def test_first_visit_after_a_server_start_shows_the_apps_navigation(tmp_path_fac
     """Polled from the first moment the server answers: never Streamlit's pages/ list, and the
     home page's title with the app's own links as soon as anything is drawn."""
     log = tmp_path_factory.mktemp("first_visit") / "streamlit.log"
-    with streamlit_server(log, _env(tmp_path_factory)) as (url, proc):
+    with streamlit_server(log, app_env(tmp_path_factory)) as (url, proc):
         wait_healthy(url, proc, log, poll_s=0.05)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:

@@ -3,6 +3,7 @@
 import json
 
 import numpy as np
+import pytest
 
 from fsengine.app.safe_text import md_escape
 from fsengine.compare.engine import CompareSettings, run_comparison
@@ -25,6 +26,7 @@ def _ok(at):
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
 
 
+@pytest.mark.slow
 def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
     at = app_test("pages/compare.py", timeout=120)
     _ok(at)
@@ -74,6 +76,9 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
     runtime, summary, table = (at.dataframe[0].value, at.dataframe[1].value, at.dataframe[2].value)
     assert summary["Method"].tolist() == ["BIA", "MI", "Variance"]
     assert summary["Verdict"].iloc[0] == "reference" and (summary["Reference"] == "BIA").all()
+    # the reference's row has no difference from itself: a dash there, not "None"
+    assert summary["Difference from the reference"].isna().tolist() == [True, False, False]
+    assert at.dataframe[1].proto.placeholder == "—"
     named = list(summary.columns) + list(runtime.columns) + list(table.columns)
     assert not [c for c in named if "_" in c]  # named for a reader
     at_k = diff[diff["k"] == expected.grid_k(10)]
@@ -225,3 +230,4 @@ def test_readme_launcher_registers_its_method_before_the_app_runs(tmp_path):
         assert not at.exception, at.exception
     finally:
         METHODS.pop("kbest", None)
+

@@ -10,6 +10,7 @@ import warnings
 import zipfile
 
 import numpy as np
+import pytest
 from sklearn.feature_selection import f_classif
 
 from fsengine.data import load_dataset
@@ -119,6 +120,7 @@ def test_fetch_button_downloads_with_progress(fake_source, store):
     assert not [b for b in at.button if b.key == "data_fetch_fake"]      # now shown as present
 
 
+@pytest.mark.slow
 def test_lecture_pack_is_offered_as_a_zip():
     """The Data page builds the offline lecture pack of the picked dataset (fsengine.lecture) on a
     click and offers it as a zip; the pack stays offered on the next run without a second build."""

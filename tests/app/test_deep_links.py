@@ -12,18 +12,13 @@ Without ``/usr/bin/chromium`` the tests skip, except under CI (``CI=true``), whe
 
 from __future__ import annotations
 
-import os
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 from tests.browser_tools import (
-    launch_chromium,
     problems_on,
-    require_chromium,
-    streamlit_server,
     wait_for_run,
-    wait_healthy,
 )
 
 pytestmark = pytest.mark.browser
@@ -44,30 +39,6 @@ WIDGETS_JS = """() => {
           lecture: lecture.querySelector('input').checked,
           criterion: checked(document.querySelector('[data-testid=stMain]'), 'Criterion')};
 }"""
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
-    require_chromium()
-    log = tmp_path_factory.mktemp("server") / "streamlit.log"
-    env = dict(os.environ)
-    env.setdefault("FSENGINE_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
-    with streamlit_server(log, env) as (url, proc):
-        try:
-            wait_healthy(url, proc, log)
-        except RuntimeError as exc:
-            pytest.fail(str(exc))
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser(app_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = launch_chromium(pw)
-        yield chromium
-        chromium.close()
 
 
 def _open(browser, url: str):

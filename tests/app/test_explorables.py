@@ -20,7 +20,6 @@ Without ``/usr/bin/chromium`` the tests skip, except under CI (``CI=true``), whe
 
 from __future__ import annotations
 
-import os
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -29,13 +28,9 @@ from tests.browser_tools import (
     FrameCounter,
     click_step,
     explorable_state,
-    launch_chromium,
     problems_on,
-    require_chromium,
-    streamlit_server,
     wait_for_explorable,
     wait_for_run,
-    wait_healthy,
 )
 from tests.conftest import PROJECT_ROOT
 
@@ -58,30 +53,6 @@ EXPLORABLES = [
 REPORTED = {"compare"}
 #: the top-k explorable's slider prefix: in a frame only when the figure is sent
 COMPARE_FIGURE = b"top-k size k = "
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
-    require_chromium()
-    log = tmp_path_factory.mktemp("server") / "streamlit.log"
-    env = dict(os.environ)
-    env.setdefault("FSENGINE_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
-    with streamlit_server(log, env) as (url, proc):
-        try:
-            wait_healthy(url, proc, log)
-        except RuntimeError as exc:
-            pytest.fail(str(exc))
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser(app_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = launch_chromium(pw)
-        yield chromium
-        chromium.close()
 
 
 def _open(browser, url: str, key: str, action: str | None = None):

@@ -18,7 +18,7 @@ from fsengine import __version__
 from fsengine.app.options import OPTIONS, streamlit_flags
 from fsengine.cli import main
 from fsengine.methods.registry import METHODS
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, restore_sigint
 
 
 def test_version_is_single_sourced(capsys):
@@ -109,6 +109,7 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to find the server process")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_stop_signal_stops_the_server_frees_the_port_and_leaves_no_child(signum):
@@ -118,7 +119,7 @@ def test_a_stop_signal_stops_the_server_frees_the_port_and_leaves_no_child(signu
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     app = subprocess.Popen([sys.executable, "-m", "fsengine", "app", "--port", str(port), "--no-warmup"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=restore_sigint)
     try:
         deadline = time.monotonic() + 60
         while True:

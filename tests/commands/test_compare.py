@@ -94,8 +94,11 @@ def test_compare_reference_and_repeated_splits(tmp_path, capsys):
     (["compare", "--methods", "mi,l1", "--data", "digits", "--reference", "bia"],
      "--reference bia: name one of --methods (mi, l1)"),
     (["compare", "--methods", "mi", "--data", "digits", "--repeats", "0"], "n_repeats=0: choose 1"),
-    (["reproduce", "mdl-curve", "--n-jobs", "2"], "mdl-curve runs in one process; --n-jobs and --scheduler apply "
-                                                  "to: rtm-roc"),
+    (["reproduce", "mdl-curve", "--n-jobs", "2"], "mdl-curve does not take --n-jobs; it applies to: rtm-roc, toolbox"),
+    (["reproduce", "bia-notmnist", "--scheduler", "tcp://127.0.0.1:9"],
+     "bia-notmnist does not take --scheduler; it applies to: rtm-roc, toolbox"),
+    (["reproduce", "mdl-curve", "--keep-tasks", "kept"], "mdl-curve does not take --keep-tasks; it applies to: "
+                                                         "rtm-roc, toolbox"),
 ])
 def test_user_mistakes_are_one_line_and_exit_2(argv, message, tmp_path, capsys):
     assert main(argv + ["--out", str(tmp_path / "out")]) == 2

@@ -16,6 +16,7 @@ import pytest
 
 from fsengine.cli import main
 from fsengine.commands.output import MARKER, OutputError, check_target, output_folder
+from tests.conftest import restore_sigint
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
@@ -26,11 +27,11 @@ def _leftovers(parent: Path) -> list[str]:
     return sorted(p.name for p in parent.iterdir() if p.name.endswith((".partial", ".old")))
 
 
-def write_table(path: Path, n: int = 60, seed: int = 0) -> Path:
-    """A small two-class table (6 numeric features, the first informative, a text target)."""
+def write_table(path: Path, n: int = 60, seed: int = 0, p: int = 6) -> Path:
+    """A small two-class table (``p`` numeric features, the first informative, a text target)."""
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 6))
-    df = pd.DataFrame(X, columns=[f"f{j}" for j in range(6)])
+    X = rng.normal(size=(n, p))
+    df = pd.DataFrame(X, columns=[f"f{j}" for j in range(p)])
     df["label"] = np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, "yes", "no")
     df.to_csv(path, index=False)
     return path
@@ -88,11 +89,13 @@ def test_force_replaces_a_foreign_folder_but_never_the_current_one(tmp_path, mon
             check_target(target)
 
 
+@pytest.mark.serial
 def test_sigint_while_compare_writes_leaves_the_previous_complete_set(tmp_path):
     """``fsengine compare`` is interrupted (SIGINT) as soon as its staging folder appears, i.e. while
     it writes; the output folder must then be the previous complete set (or, when the signal came
     during the final swap, the new complete set), and no staging folder may be left behind."""
-    data = write_table(tmp_path / "t.csv")
+    # 3,000 features: files large enough that writing them takes longer than the signal's trip
+    data = write_table(tmp_path / "t.csv", p=3000)
     out = tmp_path / "cmp"
     base = ["compare", "--methods", "variance,l1", "--data", str(data), "--target", "label", "--bootstrap", "0",
             "--max-k", "5", "--out", str(out)]
@@ -103,7 +106,7 @@ def test_sigint_while_compare_writes_leaves_the_previous_complete_set(tmp_path):
     interrupted = 0
     for _ in range(10):  # a loaded machine may finish the write before the signal lands: try again
         proc = subprocess.Popen([sys.executable, "-m", "fsengine", *base, "--k", "3"], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=restore_sigint)
         staged = False
         while proc.poll() is None and not staged:
             staged = any(p.name.endswith(".partial") for p in tmp_path.iterdir())

@@ -13,6 +13,9 @@ from tests.reproduce.quick_expected import assert_matches_expected
 
 RECORDED = PROJECT_ROOT / "docs" / "results" / "bia-notmnist"
 
+#: recomputed intervals against the committed file: t quantiles of the lowest supported scipy differ at ~1e-11
+RECOMPUTED_REL = 1e-9
+
 
 def _rows(folder):
     return {r["quantity"]: r for r in results.read(folder / "results.json")["rows"]}
@@ -34,12 +37,12 @@ def _recomputed_from_raw_counts(folder):
     est = t_interval(acc(bia.BIA_STAR), test_train_ratio=ratio,
                      what=f"folds ({bia.CV_SPLITS}-fold CV repeated {repeats} times)")
     row = rows["nested CV accuracy, top 20 by BIA at Lambda*"]
-    assert row["ours"] == pytest.approx(est.value, rel=1e-12)
-    assert row["interval"] == pytest.approx([est.low, est.high], rel=1e-12) and row["method"] == est.method
+    assert row["ours"] == pytest.approx(est.value, rel=RECOMPUTED_REL)
+    assert row["interval"] == pytest.approx([est.low, est.high], rel=RECOMPUTED_REL) and row["method"] == est.method
     diff = paired_t_interval(acc(bia.BIA_STAR), acc("L1 entry order"), test_train_ratio=ratio)
     row = rows["nested CV accuracy, BIA top 20 at Lambda* minus L1 entry order"]
-    assert row["ours"] == pytest.approx(diff.value, rel=1e-12, abs=1e-15)
-    assert row["interval"] == pytest.approx([diff.low, diff.high], rel=1e-12, abs=1e-15)
+    assert row["ours"] == pytest.approx(diff.value, rel=RECOMPUTED_REL, abs=1e-9)
+    assert row["interval"] == pytest.approx([diff.low, diff.high], rel=RECOMPUTED_REL, abs=1e-9)
 
     checks = pd.read_csv(folder / "exact_check.csv")
     assert np.allclose(checks["tolerance"], checks["mean_field_gap"] + checks["neglected_order_scale"], rtol=1e-5)

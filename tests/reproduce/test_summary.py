@@ -27,6 +27,19 @@ def test_block_shows_each_judged_row_with_its_interval_and_leaves_recorded_rows_
     assert "**`rtm-roc`**: no committed full run" in block
 
 
+def test_a_record_with_point_threshold_verdicts_is_flagged_and_exact_checks_are_not(tmp_path):
+    results.write(_folder(tmp_path, "sgc-vs-ifs"), "sgc-vs-ifs", False, {}, [
+        results.at_least("F1, greedy", 93.01, 93.0), results.within("accuracy", 0.75, 0.76, 0.02),
+        results.exact("max |p - p_exact|", 6.7e-5, 1.7e-4, "tolerance = O(eps^2)")])
+    results.write(_folder(tmp_path, "bia-notmnist"), "bia-notmnist", False, {}, [
+        results.exact("max |p - p_exact|", 6.7e-5, 1.7e-4, "tolerance = O(eps^2)"),
+        results.versus("accuracy", Estimate(0.93, 0.92, 0.94, 0.95, "Wilson"), 0.95)])
+    block = summary.readme_block(tmp_path)
+    sgc, bia = block.split("**`sgc-vs-ifs`**")[1], block.split("**`bia-notmnist`**")[1].split("**`")[0]
+    assert "predates the interval protocol:* none of its rows carries an interval, and its 3 holds/fails" in sgc
+    assert "predates" not in bia  # an interval beside its exact check
+
+
 def test_replace_block_names_the_missing_markers():
     with pytest.raises(ValueError, match="no results block"):
         summary.replace_block("# a README without the block\n", summary.readme_block(ROOT))

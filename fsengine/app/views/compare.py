@@ -261,6 +261,10 @@ def readable(table):
     return table.rename(columns=COLUMN_NAMES)
 
 
+#: what a table cell without a number shows (the reference's difference from itself), not "None"
+NO_NUMBER = "—"
+
+
 #: the URL parameter holding the top-k size k (the top-k explorable's position)
 K_PARAM = "compare_k"
 
@@ -301,7 +305,8 @@ def at_k(result, last_config) -> None:
                                       "on the same rows.")
     figures = comparison_figures(result, k, reference)
     sentence.markdown(f"**{md_escape(result.resolved_at(k, reference))}**")
-    st.dataframe(readable(first_columns(result.summary(k, reference))), hide_index=True, key="compare_summary")
+    st.dataframe(readable(first_columns(result.summary(k, reference))), hide_index=True, key="compare_summary",
+                 placeholder=NO_NUMBER)
     st.caption("The slider above sets k for the figure, these tables, the curves' marker and the downloads. "
                + EXPLANATIONS["jaccard"] + " " + (EXPLANATIONS["stability"] if "stability" in figures else
                                                   "Stability needs at least two bootstrap resamples."))
