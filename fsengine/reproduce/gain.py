@@ -60,8 +60,8 @@ from fsengine.methods.gain.study import (
     selection_cpu_seconds,
     stage_work,
 )
-from fsengine.plots import gain as plots
 from fsengine.parallel import available_cores, backend_for
+from fsengine.plots import gain as plots
 from fsengine.progress import scaled
 from fsengine.reproduce import results as results_file
 
@@ -492,17 +492,14 @@ def _write_report(out_dir: Path, quick: bool, lines: list[str], rows, inputs, na
 
 
 # --------------------------------------------------------------------------- run
-def run(out_dir: Path, quick: bool, progress, *, n_jobs: int | None = None, scheduler=None) -> Path:
+def run(out_dir: Path, quick: bool, progress, *, n_jobs: int | None = None) -> Path:
     """Write figures, CSVs of raw counts, ``results.json`` and ``report.md`` to ``out_dir``; quick =
     Base-NP on 300 sentences, 60 features.
 
     ``n_jobs`` > 1 (or -1, every core): the seeded development splits run on ``n_jobs - 1`` spawned
     local processes beside the primary split and the comparison (same results as one process;
-    the comparison's own selections, timing repeat 0, then share the machine with them). A Dask
-    ``scheduler`` is not supported here."""
-    if scheduler is not None:
-        raise ValueError("sgc-vs-ifs runs its development splits on local processes only: use --n-jobs, "
-                         "not --scheduler.")
+    the comparison's own selections, timing repeat 0, then share the machine with them). The parts
+    are not tasks of :mod:`fsengine.parallel`: no Dask scheduler, no kept task results."""
     backend_for(n_jobs)  # a wrong n_jobs fails before any work
     split_workers = max((available_cores() if n_jobs == -1 else (n_jobs or 1)) - 1, 0)
     pools: list[ProcessPoolExecutor] = []
@@ -582,7 +579,8 @@ def _run(out_dir: Path, quick: bool, progress, split_workers: int, pools: list) 
                     sub(lo, f"split {i}: waiting for its process")
                     s = background[1][seed].result()
                 else:
-                    s = development_split(task, n_sentences, cfg, task_points, seed, scaled(sub, lo, hi, f"split {i}: "))
+                    s = development_split(task, n_sentences, cfg, task_points, seed,
+                                          scaled(sub, lo, hi, f"split {i}: "))
                 m = s.model
                 key = model_key(m.method, m.n_features, m.decoder, s.prior.variance)
                 if key not in counts:  # another variance: the same selection, re-fitted with it
