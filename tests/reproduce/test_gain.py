@@ -126,6 +126,22 @@ def test_sgc_vs_ifs_quick_run_equals_the_expected_rows(quick_reproduction):
     assert seen[-1] == 1.0 and all(0.0 <= f <= 1.0 for f in seen)
 
 
+@pytest.mark.slow  # a second quick reproduction, its development splits on a spawned process
+def test_development_splits_on_another_process_give_the_serial_run(quick_reproduction, tmp_path):
+    """``--n-jobs 2`` moves the seeded development splits to a spawned process: the splits, the
+    section-20 counts and every row but the CPU-time ratios equal the serial quick run's."""
+    report, _ = quick_reproduction("sgc-vs-ifs")
+    serial = report.parent
+    gain.run(tmp_path, True, lambda f, m="": None, n_jobs=2)
+    for name in ("np_development_splits.csv", "np_sentence_counts.csv"):
+        assert (tmp_path / name).read_text() == (serial / name).read_text(), name
+    two, one = (results.read(folder / "results.json") for folder in (tmp_path, serial))
+    assert [r for r in two["rows"] if not _timing(r["quantity"])] == \
+        [r for r in one["rows"] if not _timing(r["quantity"])]
+    assert two["inputs"]["tasks"]["np"]["development_split_processes"] == 1
+    assert one["inputs"]["tasks"]["np"]["development_split_processes"] == 0
+
+
 def test_the_quick_expectations_are_sized_to_the_method():
     """The committed quick rows (first 300 training sentences, 60 features): what the reader can rely
     on without rerunning. The paper's configuration comes first and is judged against the paper's
