@@ -94,7 +94,10 @@ def test_compare_reference_and_repeated_splits(tmp_path, capsys):
     (["compare", "--methods", "mi,l1", "--data", "digits", "--reference", "bia"],
      "--reference bia: name one of --methods (mi, l1)"),
     (["compare", "--methods", "mi", "--data", "digits", "--repeats", "0"], "n_repeats=0: choose 1"),
-    (["reproduce", "mdl-curve", "--n-jobs", "2"], "mdl-curve does not take --n-jobs; it applies to: rtm-roc, toolbox"),
+    (["reproduce", "mdl-curve", "--n-jobs", "2"],
+     "mdl-curve does not take --n-jobs; it applies to: rtm-roc, sgc-vs-ifs, toolbox"),
+    (["reproduce", "sgc-vs-ifs", "--keep-tasks", "kept"],
+     "sgc-vs-ifs does not take --keep-tasks; it applies to: rtm-roc, toolbox"),
     (["reproduce", "bia-notmnist", "--scheduler", "tcp://127.0.0.1:9"],
      "bia-notmnist does not take --scheduler; it applies to: rtm-roc, toolbox"),
     (["reproduce", "mdl-curve", "--keep-tasks", "kept"], "mdl-curve does not take --keep-tasks; it applies to: "
