@@ -232,6 +232,18 @@ _COMPARISONS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": ope
 _THRESHOLD_RULE = re.compile(r"^ours (>=|>|<=|<) (-?[\d.]+(?:e-?\d+)?)")
 
 
+def interval_digits(*bounds: float, digits: int = 3, most: int = 6) -> int:
+    """Decimals for an estimate and its interval: ``digits``, or more (up to ``most``) until no
+    nonzero bound prints as zero, so an interval that excludes 0 never reads ``[+0.000, +0.005]``.
+
+    >>> interval_digits(0.0003, 0.0046), interval_digits(0.012, 0.03), interval_digits(0.0, 0.02)
+    (4, 3, 3)
+    """
+    while digits < most and any(b != 0 and math.isfinite(b) and round(b, digits) == 0 for b in bounds):
+        digits += 1
+    return digits
+
+
 def shown(value: float, verdict: str = "", precision: int = 4, style: str = "g") -> str:
     """``value`` formatted with ``precision`` (``style`` ``g``: significant digits, ``f``: decimals),
     with more digits where fewer would contradict the verdict's threshold rule (92.998 under

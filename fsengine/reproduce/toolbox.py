@@ -524,7 +524,10 @@ def result_rows(summaries: dict, auc: pd.DataFrame | None, runtimes: dict, all_f
 
 # ------------------------------------------------------------------------------------------- prose
 
-def _signed(e_value: float, low: float, high: float, digits: int = 3) -> str:
+def _signed(e_value: float, low: float, high: float) -> str:
+    """A signed difference and its interval, with the decimals its bounds need
+    (:func:`fsengine.reproduce.results.interval_digits`)."""
+    digits = results_file.interval_digits(low, high)
     return f"{e_value:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
 
 
@@ -676,8 +679,9 @@ def readme_summary(data: dict, width: int = 100) -> str:
     small = data["inputs"]["plan"]["ks"][0]
 
     def shown(r, signed=False):
-        sign = "+" if signed else ""
-        return f"{r['ours']:{sign}.3f} [{r['interval'][0]:{sign}.3f}, {r['interval'][1]:{sign}.3f}]"
+        if signed:
+            return _signed(r["ours"], *r["interval"])
+        return f"{r['ours']:.3f} [{r['interval'][0]:.3f}, {r['interval'][1]:.3f}]"
 
     def resolved(prefix: str, suffix: str) -> str:
         better, worse = [], []

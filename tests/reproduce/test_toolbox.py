@@ -4,6 +4,7 @@ expected rows, and every kind of interval it reports recomputed from the raw cou
 
 import json
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -260,7 +261,10 @@ def test_readme_summary_names_every_resolved_method_and_no_other():
         if not paired:
             continue
         method = q.split(", ")[-2]
-        shown = f"{method} {r['ours']:+.3f} [{r['interval'][0]:+.3f}, {r['interval'][1]:+.3f}]"
+        d = results.interval_digits(*r["interval"])
+        shown = f"{method} {r['ours']:+.{d}f} [{r['interval'][0]:+.{d}f}, {r['interval'][1]:+.{d}f}]"
+        if results.outcome(r["verdict"]) == "resolved":  # its bounds are not 0, and none is shown as 0
+            assert not re.search(r"\[[+-]0\.0+,|, [+-]0\.0+\]", shown), shown
         assert (shown in text) == (results.outcome(r["verdict"]) == "resolved"), (q, shown)
     # a row flipped to "not resolved" leaves the summary
     flipped = json.loads(json.dumps(data))
@@ -268,4 +272,4 @@ def test_readme_summary_names_every_resolved_method_and_no_other():
                and results.outcome(r["verdict"]) == "resolved")
     row["verdict"] = "not resolved: " + row["verdict"].split(": ", 1)[1]
     method = row["quantity"].split(", ")[-2]
-    assert f"{method} {row['ours']:+.3f}" not in tb.readme_summary(flipped)
+    assert f"{method} {row['ours']:+.{results.interval_digits(*row['interval'])}f}" not in tb.readme_summary(flipped)
