@@ -63,22 +63,27 @@ def cumulative_time(traces: dict[str, pd.DataFrame]) -> go.Figure:
     return apply_style(fig, title="Selection time (Fig. 4)")
 
 
+#: how the score columns are named in figures
+METRIC_LABEL = {"precision": "precision", "recall": "recall", "f1": "F1"}
+
+
 def scores_vs_features(curves: pd.DataFrame, all_features: dict | None = None,
                        metrics=("precision", "f1")) -> go.Figure:
     """Fig. 5: test precision and F1 (percent) of MAP models on the first k selected features,
     per method, with the all-features model as horizontal lines."""
     fig = go.Figure()
     for metric in metrics:
+        label = METRIC_LABEL.get(metric, metric)
         for m, part in curves.groupby("method", sort=False):
             fig.add_trace(go.Scatter(
-                x=part["n_features"], y=part[metric], mode="lines+markers", name=f"{m} {metric}",
+                x=part["n_features"], y=part[metric], mode="lines+markers", name=f"{m} {label}",
                 legendgroup=m, line=dict(color=METHOD_COLORS.get(m), dash="solid" if metric == metrics[0] else "dot"),
-                hovertemplate="%{x} features<br>" + metric + " %{y:.2f}<extra>" + m + "</extra>"))
+                hovertemplate="%{x} features<br>" + label + " %{y:.2f}<extra>" + m + "</extra>"))
         if all_features:
             fig.add_hline(y=all_features[metric], line=dict(color="#444", width=1,
                                                             dash="dash" if metric == metrics[0] else "dot"))
     if all_features:
-        text = " / ".join(f"{m} {all_features[m]:.2f}" for m in metrics)
+        text = " / ".join(f"{METRIC_LABEL.get(m, m)} {all_features[m]:.2f}" for m in metrics)
         # bottom right: the curves rise from the bottom left to the all-features lines at the top
         fig.add_annotation(xref="paper", x=1.0, xanchor="right", yref="paper", y=0.02, yanchor="bottom",
                            align="right", showarrow=False, font=dict(size=11, color="#444"),

@@ -68,7 +68,7 @@ def test_gain_page_runs_and_figures_follow_the_controls():
                for c in at.caption)
     assert times["layout"]["yaxis"]["type"] == "log"
     names = {t["name"] for t in scores["data"]}
-    assert {"IFS precision", "SGC f1", "Count cutoff precision"} <= names
+    assert {"IFS precision", "SGC F1", "Count cutoff precision"} <= names
     assert max(_arr(t["x"])[-1] for t in scores["data"]) == 30
     assert all(0 <= v <= 100 for t in scores["data"] for v in _arr(t["y"]))
     z = _arr(overlap["data"][0]["z"])

@@ -44,7 +44,7 @@ def test_scores_and_overlap_figures():
     curves = pd.DataFrame({"method": ["IFS", "IFS", "SGC"], "n_features": [10, 20, 10],
                            "precision": [80.0, 85.0, 79.0], "f1": [78.0, 84.0, 77.5]})
     fig = plots.scores_vs_features(curves, {"precision": 90.0, "f1": 89.0, "n_features": 1234})
-    assert [t.name for t in fig.data] == ["IFS precision", "SGC precision", "IFS f1", "SGC f1"]
+    assert [t.name for t in fig.data] == ["IFS precision", "SGC precision", "IFS F1", "SGC F1"]
     assert [s.y0 for s in fig.layout.shapes] == [90.0, 89.0]
     assert "all 1,234 features" in fig.layout.annotations[0].text
     overlap = pd.DataFrame([[1.0, 0.5], [0.5, 1.0]], index=["IFS", "SGC"], columns=["IFS", "SGC"])
