@@ -47,7 +47,7 @@ from fsengine.data.transforms import binarize_features, split, two_classes
 from fsengine.methods.classic.l1_path import entry_scores
 from fsengine.methods.rtm.ep import QUADRATURE
 from fsengine.methods.rtm.evidence import top_tags
-from fsengine.methods.rtm.fit import METHOD_LABELS, METHODS, RTMFit, RTMSettings, fit_rtm
+from fsengine.methods.rtm.fit import METHOD_LABELS, METHODS, RTMFit, RTMSettings, fit_rtm, fit_rtm_and_continue
 from fsengine.methods.rtm.model import predict_positive, tags_from
 from fsengine.parallel import map_tasks
 from fsengine.progress import Progress, report_to, scaled
@@ -296,22 +296,40 @@ _COST_RANK = {("ep", True): 0, ("ep", False): 1, ("power_ep", True): 2, ("power_
               ("em", True): 4, ("em", False): 5}
 
 
-def _rtm_row(f: _Fold, settings: RTMSettings, role: str, progress: Progress | None) -> dict:
-    t0 = time.perf_counter()
-    fit = _quiet_fit(tags_from(f.X_train), f.y_train.astype(np.float64), settings, progress)
+def _scored_row(f: _Fold, fit: RTMFit, role: str, seconds: float) -> dict:
+    """The row of one RTM fit on fold ``f``: its test accuracy and how training ended."""
+    settings = fit.settings
     test = tags_from(f.X_test)
     p1 = predict_positive(test.indptr, test.indices, fit.A, fit.B, QUADRATURE)
     correct = int(np.count_nonzero((p1 > 0.5) == (f.y_test == 1)))
     return {**f.row, "method": rtm_label(settings.method, settings.ard), "role": role,
             "alpha0": float(settings.alpha0), "damping": float(settings.damping), "max_iter": int(settings.max_iter),
-            "n_correct": correct, "accuracy": correct / f.y_test.size, "seconds": time.perf_counter() - t0,
-            **fit_outcome(fit)}
+            "n_correct": correct, "accuracy": correct / f.y_test.size, "seconds": seconds, **fit_outcome(fit)}
+
+
+def _rtm_rows(f: _Fold, settings: RTMSettings, role: str, cap_factor: int | None,
+              progress: Progress | None) -> list[dict]:
+    """The fit's row and, for a protocol fit (``role`` "cv", ``cap_factor`` set) that stops at the
+    cap without converging, the row of that fit continued to ``cap_factor`` times the cap (role
+    "cap rerun": the fit a restart with the higher cap gives, :func:`fit_rtm_and_continue`).
+    Seconds: the capped fit's sweeps, and the whole continued fit's."""
+    t0 = time.perf_counter()
+    tags, y01 = tags_from(f.X_train), f.y_train.astype(np.float64)
+    if role != "cv" or not cap_factor:
+        fit = _quiet_fit(tags, y01, settings, progress)
+        return [_scored_row(f, fit, role, time.perf_counter() - t0)]
+    capped, continued = fit_rtm_and_continue(tags, y01, settings, continue_to=settings.max_iter * int(cap_factor),
+                                             progress=progress)
+    rows = [_scored_row(f, capped, role, float(capped.trace["seconds"].sum()))]
+    if continued is not None:
+        rows.append(_scored_row(f, continued, "cap rerun", time.perf_counter() - t0))
+    return rows
 
 
 def _fold_task(shared: tuple, task: tuple[int, FitSpec | None], *,
                progress: Progress | None = None) -> list[dict]:
     """Rows of one (fold, fit) task of :func:`cv_study`; spec None: the baselines. A protocol fit
-    that stops at the cap without converging is followed by its refit with a higher cap (role
+    that stops at the cap without converging is followed by its continuation to a higher cap (role
     ``"cap rerun"``) in the same task."""
     folds, settings, cap_factor = shared
     number, spec = task
@@ -329,12 +347,7 @@ def _fold_task(shared: tuple, task: tuple[int, FitSpec | None], *,
                          "seconds": time.perf_counter() - t0, "converged": True, "sweeps": np.nan,
                          "skipped": np.nan, "log_evidence": np.nan})
         return rows
-    s = spec.settings(settings)
-    rows = [_rtm_row(f, s, spec.role, progress)]
-    if spec.role == "cv" and cap_factor and not rows[0]["converged"] and rows[0]["sweeps"] >= s.max_iter:
-        late = None if progress is None else (lambda fraction, message="": progress(1.0, message))
-        rows.append(_rtm_row(f, replace(s, max_iter=s.max_iter * int(cap_factor)), "cap rerun", late))
-    return rows
+    return _rtm_rows(f, spec.settings(settings), spec.role, cap_factor, progress)
 
 
 @dataclass
