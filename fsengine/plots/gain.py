@@ -68,10 +68,20 @@ METRIC_LABEL = {"precision": "precision", "recall": "recall", "f1": "F1"}
 
 
 def scores_vs_features(curves: pd.DataFrame, all_features: dict | None = None,
-                       metrics=("precision", "f1")) -> go.Figure:
+                       metrics=("precision", "f1"), f1_intervals: pd.DataFrame | None = None) -> go.Figure:
     """Fig. 5: test precision and F1 (percent) of MAP models on the first k selected features,
-    per method, with the all-features model as horizontal lines."""
+    per method, with the all-features model as horizontal lines; with ``f1_intervals`` (columns
+    method, n_features, low, high: :meth:`fsengine.methods.gain.study.Comparison.f1_intervals`), each
+    method's F1 with its interval as a shaded band."""
     fig = go.Figure()
+    if f1_intervals is not None and len(f1_intervals):
+        for m, part in f1_intervals.groupby("method", sort=False):
+            x = part["n_features"].tolist()
+            fig.add_trace(go.Scatter(
+                x=x + x[::-1], y=part["high"].tolist() + part["low"].tolist()[::-1], fill="toself",
+                mode="lines", line=dict(width=0), fillcolor=METHOD_COLORS.get(m, "#888"), opacity=0.3,
+                name=f"{m} F1, {f1_intervals.attrs.get('level', 0.95):.0%} interval", legendgroup=m,
+                showlegend=False, hoverinfo="skip"))
     for metric in metrics:
         label = METRIC_LABEL.get(metric, metric)
         for m, part in curves.groupby("method", sort=False):

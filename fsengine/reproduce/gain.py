@@ -145,7 +145,8 @@ def _write_figures(comp: Comparison, out_dir: Path, tag: str) -> list[str]:
         f"{tag}_gain_per_stage.html": plots.gain_per_stage(traces),
         f"{tag}_fig3_gain_computations.html": plots.gain_computations(traces),
         f"{tag}_fig4_time.html": plots.cumulative_time(traces),
-        f"{tag}_fig5_scores.html": plots.scores_vs_features(comp.curves, comp.all_features),
+        f"{tag}_fig5_scores.html": plots.scores_vs_features(comp.curves, comp.all_features,
+                                                            f1_intervals=comp.f1_intervals(**BOOTSTRAP)),
         f"{tag}_overlap.html": plots.overlap_heatmap(comp.overlap()),
     }
     for name, fig in figures.items():

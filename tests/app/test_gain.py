@@ -31,6 +31,18 @@ def test_gain_page_first_run_compares_on_the_default_task():
     assert not at.exception, at.exception
     assert len(at.get("plotly_chart")) == 5
     assert at.dataframe[0].value["stage"].tolist() == list(range(1, 61))
+    # Fig. 5 on chunking data: each method's F1 line lies inside its shaded interval, point by point
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    scores = next(f for f in specs if "Fig. 5" in f["layout"].get("title", {}).get("text", ""))
+    bands = {t["name"].split(" F1,")[0]: t for t in scores["data"] if t.get("fill") == "toself"}
+    lines = {t["name"].removesuffix(" F1"): t for t in scores["data"] if t["name"].endswith(" F1")}
+    assert set(bands) == set(lines) and bands
+    for method, line in lines.items():
+        y, band = _arr(line["y"]).astype(float), _arr(bands[method]["y"]).astype(float)
+        high, low = band[:y.size], band[y.size:][::-1]
+        assert ((low <= y + 1e-9) & (y <= high + 1e-9) & (high > low)).all(), method
+    assert any(c.value.startswith("Shaded: each method's F1 with its 95% interval (percentile bootstrap over")
+               for c in at.caption)
 
 
 def test_gain_page_runs_and_figures_follow_the_controls():

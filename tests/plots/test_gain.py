@@ -47,6 +47,14 @@ def test_scores_and_overlap_figures():
     assert [t.name for t in fig.data] == ["IFS precision", "SGC precision", "IFS F1", "SGC F1"]
     assert [s.y0 for s in fig.layout.shapes] == [90.0, 89.0]
     assert "all 1,234 features" in fig.layout.annotations[0].text
+    bands = pd.DataFrame({"method": ["IFS", "IFS", "SGC"], "n_features": [10, 20, 10], "f1": [78.0, 84.0, 77.5],
+                          "low": [76.0, 83.0, 75.0], "high": [80.0, 85.5, 79.0]})
+    bands.attrs.update(level=0.9)
+    banded = plots.scores_vs_features(curves, f1_intervals=bands)
+    ifs, sgc = banded.data[:2]  # the bands first, under the lines
+    assert (ifs.name, ifs.fill, ifs.showlegend) == ("IFS F1, 90% interval", "toself", False)
+    assert list(ifs.x) == [10, 20, 20, 10] and list(ifs.y) == [80.0, 85.5, 83.0, 76.0]
+    assert list(sgc.y) == [79.0, 75.0] and [t.name for t in banded.data[2:]] == [t.name for t in fig.data]
     overlap = pd.DataFrame([[1.0, 0.5], [0.5, 1.0]], index=["IFS", "SGC"], columns=["IFS", "SGC"])
     heat = plots.overlap_heatmap(overlap)
     np.testing.assert_array_equal(heat.data[0].z, overlap.to_numpy())

@@ -67,8 +67,12 @@ def render() -> None:
     traces = comp.traces()
     show_figure(left, plots.gain_computations(traces), key="sgc_fig_comp")
     show_figure(right, plots.cumulative_time(traces), key="sgc_fig_time")
-    show_figure(st, plots.scores_vs_features(comp.curves, comp.all_features), key="sgc_fig_scores")
-    st.caption(f"Fig. 5 here re-trains a MAP model (Gaussian prior, variance "
+    intervals = comp.f1_intervals()
+    show_figure(st, plots.scores_vs_features(comp.curves, comp.all_features, f1_intervals=intervals),
+                key="sgc_fig_scores")
+    band = (f"Shaded: each method's F1 with its {intervals.attrs['level']:.0%} interval "
+            f"({intervals.attrs['method']}). " if len(intervals) else "")
+    st.caption(band + f"Fig. 5 here re-trains a MAP model (Gaussian prior, variance "
                f"{comp.settings['prior_variance']:g}) on the first k selected features of each method and "
                "decodes the test sentences left to right with the predicted previous tags; chunking is scored "
                "with conlleval, tagging by token accuracy, the planted task by macro precision / F1. The "

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import precision_recall_fscore_support
 
+from fsengine import stats
 from fsengine.data.dataset import Dataset
 from fsengine.data.maxent_tasks import sentences_of
 from fsengine.maxent import MaxentData, MaxentModel, chunk_scores, fit_map, sentence_counts
@@ -104,6 +105,26 @@ class Comparison:
     #: (method, k) -> per-sentence (TP, FP, FN) of that row of curves (greedy; chunking only), and
     #: "all features" -> those of the all-features model
     counts: dict = field(default_factory=dict)
+
+    def f1_intervals(self, *, n_resamples: int = stats.N_BOOTSTRAP, level: float = stats.LEVEL,
+                     seed: int = 0) -> pd.DataFrame:
+        """The Fig. 5 F1 of every (method, k) of :attr:`curves` with its percentile bootstrap
+        interval over the test sentences (:func:`fsengine.stats.f1_interval`, ``seed``: the same
+        resamples for every row): columns method, n_features, f1, low, high. Empty without
+        per-sentence counts (tagging and instance tasks have none). Computed once per settings;
+        the frame's ``attrs`` hold the level and the method of the intervals."""
+        memo = self.__dict__.setdefault("_f1_intervals", {})
+        key = (int(n_resamples), float(level), int(seed))
+        if key not in memo:
+            rows = []
+            for m, k in zip(self.curves["method"], self.curves["n_features"]):
+                if (m, int(k)) in self.counts:
+                    e = stats.f1_interval(self.counts[(m, int(k))], n_resamples=n_resamples, level=level, seed=seed)
+                    rows.append((m, int(k), e.value, e.low, e.high))
+            frame = pd.DataFrame(rows, columns=["method", "n_features", "f1", "low", "high"])
+            frame.attrs.update(level=level, method=e.method if rows else "")
+            memo[key] = frame
+        return memo[key]
 
     def traces(self) -> dict[str, pd.DataFrame]:
         """The selection trace of every method (what the figures of :mod:`fsengine.plots.gain` take)."""

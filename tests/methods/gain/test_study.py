@@ -191,6 +191,24 @@ def test_a_development_split_beside_section_20_and_per_sentence_counts():
 
 
 @pytest.mark.slow
+def test_fig5_f1_intervals_come_from_the_per_sentence_counts_of_each_point(planted):
+    """Comparison.f1_intervals: its point F1 is the conlleval F1 of the curve (two computations, from
+    the totals and from the per-sentence counts), inside a bootstrap interval of positive width; a
+    task without per-sentence counts has none."""
+    ds = require_real(load_conll2000_maxent, task="np", n_sentences=120)
+    comp = run_comparison(ds, budget=15, methods=("SGC", "Count cutoff"), n_checkpoints=2, cutoff=2)
+    bands = comp.f1_intervals(n_resamples=400, seed=3)
+    merged = bands.merge(comp.curves, on=["method", "n_features"], suffixes=("", "_curve"))
+    assert len(merged) == len(comp.curves) == len(bands) > 0
+    np.testing.assert_allclose(merged["f1"], merged["f1_curve"], rtol=1e-12)
+    assert ((bands.low <= bands.f1) & (bands.f1 <= bands.high) & (bands.high > bands.low)).all()
+    assert bands.attrs["level"] == 0.95 and "400 resamples, seed 3" in bands.attrs["method"]
+    assert comp.f1_intervals(n_resamples=400, seed=3) is bands  # computed once
+    planted_comp = run_comparison(planted, budget=6, methods=("SGC",), n_checkpoints=1)
+    assert planted_comp.f1_intervals().empty
+
+
+@pytest.mark.slow
 def test_chosen_variance_is_the_best_on_held_out_sentences(dev_split):
     grid = (0.05, 1.0, 20.0)
     choice = choose_prior_variance(dev_split, n_features=40, grid=grid, decoder="viterbi")
