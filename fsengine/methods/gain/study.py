@@ -105,26 +105,31 @@ class Comparison:
     #: (method, k) -> per-sentence (TP, FP, FN) of that row of curves (greedy; chunking only), and
     #: "all features" -> those of the all-features model
     counts: dict = field(default_factory=dict)
+    _f1_memo: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def f1_estimates(self, *, n_resamples: int = stats.N_BOOTSTRAP, level: float = stats.LEVEL,
+                     seed: int = 0) -> dict[tuple[str, int], stats.Estimate]:
+        """(method, k) -> the F1 of that point of :attr:`curves` with its percentile bootstrap
+        interval over the test sentences (:func:`fsengine.stats.f1_interval`; ``seed``: the same
+        resamples for every point), for the points with per-sentence counts (chunking only).
+        Computed once per settings."""
+        key = (int(n_resamples), float(level), int(seed))
+        if key not in self._f1_memo:
+            self._f1_memo[key] = {
+                (m, int(k)): stats.f1_interval(self.counts[(m, int(k))], n_resamples=n_resamples, level=level,
+                                               seed=seed)
+                for m, k in zip(self.curves["method"], self.curves["n_features"]) if (m, int(k)) in self.counts}
+        return self._f1_memo[key]
 
     def f1_intervals(self, *, n_resamples: int = stats.N_BOOTSTRAP, level: float = stats.LEVEL,
                      seed: int = 0) -> pd.DataFrame:
-        """The Fig. 5 F1 of every (method, k) of :attr:`curves` with its percentile bootstrap
-        interval over the test sentences (:func:`fsengine.stats.f1_interval`, ``seed``: the same
-        resamples for every row): columns method, n_features, f1, low, high. Empty without
-        per-sentence counts (tagging and instance tasks have none). Computed once per settings;
-        the frame's ``attrs`` hold the level and the method of the intervals."""
-        memo = self.__dict__.setdefault("_f1_intervals", {})
-        key = (int(n_resamples), float(level), int(seed))
-        if key not in memo:
-            rows = []
-            for m, k in zip(self.curves["method"], self.curves["n_features"]):
-                if (m, int(k)) in self.counts:
-                    e = stats.f1_interval(self.counts[(m, int(k))], n_resamples=n_resamples, level=level, seed=seed)
-                    rows.append((m, int(k), e.value, e.low, e.high))
-            frame = pd.DataFrame(rows, columns=["method", "n_features", "f1", "low", "high"])
-            frame.attrs.update(level=level, method=e.method if rows else "")
-            memo[key] = frame
-        return memo[key]
+        """:meth:`f1_estimates` as a frame (columns method, n_features, f1, low, high; empty without
+        per-sentence counts); its ``attrs`` hold the level and the method of the intervals."""
+        estimates = self.f1_estimates(n_resamples=n_resamples, level=level, seed=seed)
+        frame = pd.DataFrame([(m, k, e.value, e.low, e.high) for (m, k), e in estimates.items()],
+                             columns=["method", "n_features", "f1", "low", "high"])
+        frame.attrs.update(level=level, method=next(iter(estimates.values())).method if estimates else "")
+        return frame
 
     def traces(self) -> dict[str, pd.DataFrame]:
         """The selection trace of every method (what the figures of :mod:`fsengine.plots.gain` take)."""
