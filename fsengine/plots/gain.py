@@ -49,8 +49,8 @@ def gain_computations(traces: dict[str, pd.DataFrame]) -> go.Figure:
                           hovertemplate="stage %{x}<br>%{y:,.1f} gains per stage<extra>" + m + "</extra>"))
     fig = go.Figure(data)
     fig.update_xaxes(title="stage (number of selected features)")
-    fig.update_yaxes(title="gains computed per stage", type="log")
-    return apply_style(fig, title="Gain computations per stage, running mean (Fig. 3)")
+    fig.update_yaxes(title="gains per stage, running mean", type="log")
+    return apply_style(fig, title="Gain computations (Fig. 3)")
 
 
 def cumulative_time(traces: dict[str, pd.DataFrame]) -> go.Figure:
