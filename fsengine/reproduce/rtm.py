@@ -382,7 +382,14 @@ def _num(x: float, digits: int = 4) -> str:
 
 
 def _est(row: results_file.Row, digits: int = 4) -> str:
+    """``ours [low, high]``, all with ``digits`` decimals or more where a bound needs them
+    (:func:`fsengine.reproduce.results.interval_digits`)."""
+    digits = results_file.interval_digits(row.ours, *row.interval, digits=digits)
     return f"{_num(row.ours, digits)} [{_num(row.interval[0], digits)}, {_num(row.interval[1], digits)}]"
+
+
+def _resolve(n: int) -> str:
+    return f"{n} resolve" + ("s" if n == 1 else "")
 
 
 def _word(row: results_file.Row) -> str:
@@ -419,7 +426,7 @@ def _verdict_lines(sections: dict, results: dict) -> list[str]:
         for r in worse:
             by_corpus.setdefault(r.quantity.rsplit(", ", 1)[1], []).append(r)
         lines.append(f"- **Baselines** ({', '.join(rtm_study.BASELINES)}; same folds): of {len(diff)} RTM-minus-"
-                     f"baseline differences, {len(better)} resolve for the RTM, {len(worse)} for the baseline, "
+                     f"baseline differences, {_resolve(len(better))} for the RTM, {len(worse)} for the baseline, "
                      f"{len(diff) - len(better) - len(worse)} are not resolved{_by_chance(diff)}. "
                      + " ".join(f"On {c.lower()}, " + _baseline_summary(rs) + "." for c, rs in by_corpus.items()))
     synth = _rows_like(rows, "synthetic AUC difference, ")
@@ -472,7 +479,8 @@ def _ordering_bullet(order: list[results_file.Row], measure: str, how: str) -> l
         return "; ".join(f"{_word(r)} ({_where(r).removeprefix(measure + ', ')}: {_est(r)})" for r in rs)
 
     return [f"- **The slides' ordering Power EP > EP > EM on {measure}**, pair by pair ({how}): of {len(order)} "
-            f"pairs, {len(agree)} resolve in the slides' direction, {len(reverse)} resolve the other way and "
+            f"pair{'s' if len(order) != 1 else ''}, {_resolve(len(agree))} in the slides' direction, "
+            f"{_resolve(len(reverse))} the other way and "
             f"{len(order) - len(agree) - len(reverse)} are not resolved{_by_chance(order)}."
             + (f" The other way: {listed(reverse)}." if reverse else "")
             + (f" The slides' way: {listed(agree)}." if agree else "")]

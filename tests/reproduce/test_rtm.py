@@ -192,10 +192,10 @@ def test_verdict_lines_count_pairs_by_the_sign_of_their_interval():
     text = "\n".join(rtm_target._verdict_lines({"synthetic": rows[2:3], "sentence_polarity": [rows[0], rows[1],
                                                                                                rows[3]]}, {}))
     assert ("ordering Power EP > EP > EM on accuracy**, pair by pair (fold-paired corrected resampled t): of 2 "
-            "pairs, 0 resolve in the slides' direction, 1 resolve the other way and 1 are not resolved (each interval "
+            "pairs, 0 resolve in the slides' direction, 1 resolves the other way and 1 are not resolved (each interval "
             "at 95%, not corrected for the 2 comparisons: were none of the differences real, about 0.1 would resolve "
             "by chance). The other way: EM > EP (Sentence polarity, fixed prior: -0.0080 [-0.0120, -0.0040]).") in text
-    assert ("on synthetic AUC**, pair by pair (seed-paired t): of 1 pairs, 1 resolve in the slides' direction, 0 "
+    assert ("on synthetic AUC**, pair by pair (seed-paired t): of 1 pair, 1 resolves in the slides' direction, 0 "
             "resolve the other way and 0 are not resolved. The slides' way: Power EP + ARD > EM + ARD (ARD: 0.0200 "
             "[0.0100, 0.0300]).") in text  # one comparison: no multiplicity caveat
     assert "1 for the baseline, 0 are not resolved. " in text
