@@ -278,3 +278,10 @@ def markdown(rows: list[Row]) -> list[str]:
     return ["| quantity | paper | ours [interval] | interval | verdict (computed) |", "|---|---|---|---|---|",
             *[f"| {cell(r.quantity)} | {paper(r.paper)} | {with_interval(r)} | {cell(how(r))} | {cell(r.verdict)} |"
               for r in rows]]
+
+
+def write_figure(fig, path: Path) -> None:
+    """A record's figure as a standalone HTML page (plotly.js from the CDN) whose plot has a fixed
+    id, the file's stem (plotly draws a random one): a run that gives the same numbers writes the
+    same bytes, so a record's diff shows only what changed."""
+    fig.write_html(path, include_plotlyjs="cdn", full_html=True, div_id=Path(path).stem)

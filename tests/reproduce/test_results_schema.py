@@ -146,3 +146,14 @@ def test_write_round_trips_and_rejects_duplicate_quantities(tmp_path):
     assert [r["verdict"] for r in data["rows"]] == ["holds: |ours - 93| <= 0.5 (a tolerance)", "recorded: no rule"]
     with pytest.raises(ValueError, match="appears twice"):
         results.write(tmp_path, "t", True, {}, rows + rows[:1])
+
+
+def test_a_records_figure_is_written_the_same_way_twice(tmp_path):
+    import plotly.graph_objects as go
+
+    fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]))
+    (tmp_path / "a").mkdir()
+    results.write_figure(fig, tmp_path / "fig.html")
+    results.write_figure(fig, tmp_path / "a" / "fig.html")
+    first = (tmp_path / "fig.html").read_bytes()
+    assert first == (tmp_path / "a" / "fig.html").read_bytes() and b'id="fig"' in first

@@ -6,6 +6,7 @@ import functools
 import inspect
 import json
 import re
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -146,6 +147,21 @@ def _check_raw_numbers(out) -> None:
         stopped = acc.loc[part.fold]
         assert not stopped.converged.any() and (stopped.sweeps == stopped.max_iter).all()
         _matches(rows[f"accuracy, {method}, {label}, {rtm_target.REFIT}"], _t(refit, _ratio(protocol)), "folds")
+
+
+@pytest.mark.slow
+def test_rerender_gives_back_a_runs_own_report_and_results(quick_reproduction, tmp_path):
+    report, _ = quick_reproduction("rtm-roc")
+    copy = tmp_path / "copy"
+    shutil.copytree(report.parent, copy)
+    (copy / "results.json").unlink()
+    (copy / "accuracy.html").unlink()
+    # the report is rewritten whole; only the run's duration is read back from it
+    (copy / "report.md").write_text(rtm_target._DURATION.search(report.read_text()).group(0))
+    (copy / "results.json").write_text(json.dumps({"quick": True}))
+    assert rtm_target.rerender(copy) == copy / "report.md"
+    for name in ("report.md", "results.json", "accuracy.html"):
+        assert (copy / name).read_bytes() == (report.parent / name).read_bytes(), name
 
 
 @pytest.mark.slow
