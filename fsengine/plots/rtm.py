@@ -9,9 +9,11 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
+from fsengine import stats
 from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style, bar_value_axis
 
-_EXTRA_COLORS = {"BernoulliNB": "#393b79", "Slides": "#bbbbbb"}
+_EXTRA_COLORS = {"BernoulliNB": "#393b79", "MultinomialNB": "#637939", "L2 logistic": "#8c6d31",
+                 "Slides": "#bbbbbb"}
 
 
 def method_color(label: str, k: int = 0) -> str:
@@ -35,22 +37,29 @@ def roc_figure(curves: dict[str, tuple], auc: dict[str, float] | None = None, *,
     return apply_style(fig, title=title, height=460)
 
 
-def auc_figure(auc: pd.DataFrame, *, reference: dict[str, float] | None = None) -> go.Figure:
-    """AUC per method across seeds: one dot per seed and the mean as a bar; optional reference
-    values (e.g. an earlier run of the same experiment) as diamonds."""
+def auc_figure(auc: pd.DataFrame) -> go.Figure:
+    """AUC per method across seeds: one dot per seed and the mean as a bar, with the 95% t interval
+    of the mean over seeds (:func:`fsengine.stats.t_interval`) as its error bar when there are at
+    least two seeds."""
     order = auc.mean().sort_values(ascending=False).index
+    means = [float(auc[m].mean()) for m in order]
+    error = None
+    if len(auc) >= 2:
+        est = [stats.t_interval(auc[m], what="seeds") for m in order]
+        error = dict(type="data", symmetric=False, array=[e.high - e.value for e in est],
+                     arrayminus=[e.value - e.low for e in est], color="#555555", thickness=1.2)
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=list(order), y=[auc[m].mean() for m in order], name="mean over seeds",
-                         marker_color=[method_color(m, k) for k, m in enumerate(order)], opacity=0.55))
+    name = "mean over seeds (95% t interval)" if error else "mean over seeds"
+    fig.add_trace(go.Bar(x=list(order), y=means, name=name, opacity=0.55, error_y=error,
+                         marker_color=[method_color(m, k) for k, m in enumerate(order)]))
     for seed, row in auc.iterrows():
         fig.add_trace(go.Scatter(x=list(order), y=[row[m] for m in order], mode="markers",
                                  name="one dot per seed", legendgroup="seeds", marker=dict(color="#333333", size=6),
                                  hovertemplate=f"%{{x}}, seed {seed}: AUC %{{y:.3f}}<extra></extra>",
                                  showlegend=bool(seed == auc.index[0])))
-    if reference:
-        fig.add_trace(go.Scatter(x=list(reference), y=list(reference.values()), mode="markers",
-                                 name="earlier run", marker=dict(symbol="diamond", size=11, color=HIGHLIGHT)))
     low = float(np.nanmin(auc.to_numpy())) if auc.size else 0.5
+    if error is not None:
+        low = min(low, min(e.low for e in est))
     bar_value_axis(fig, "AUC", round(max(0.0, low - 0.05), 2))
     return apply_style(fig, title="AUC of tag relevance over seeds", height=380)
 
@@ -99,19 +108,27 @@ def relevant_tags_figure(table: pd.DataFrame, *, class_names=("class 0", "class 
     return apply_style(fig, title="Most relevant tags", height=max(320, 24 * len(table) + 120))
 
 
-def accuracy_figure(table: pd.DataFrame) -> go.Figure:
-    """Grouped bars: rows of ``table`` are methods, columns datasets (test accuracy)."""
+def accuracy_figure(table: pd.DataFrame, *, low: pd.DataFrame | None = None,
+                    high: pd.DataFrame | None = None) -> go.Figure:
+    """Grouped bars: rows of ``table`` are methods, columns datasets (test accuracy); ``low`` and
+    ``high`` (same shape) draw each bar's interval."""
     fig = go.Figure()
     for k, method in enumerate(table.index):
-        fig.add_trace(go.Bar(x=list(table.columns), y=table.loc[method].to_numpy(), name=str(method),
-                             marker_color=method_color(str(method), k),
-                             text=[f"{v:.3f}" if np.isfinite(v) else "" for v in table.loc[method]],
+        values = table.loc[method].to_numpy(dtype=float)
+        error = None
+        if low is not None and high is not None:
+            error = dict(type="data", symmetric=False, array=high.loc[method].to_numpy(dtype=float) - values,
+                         arrayminus=values - low.loc[method].to_numpy(dtype=float), color="#555555", thickness=1.2)
+        fig.add_trace(go.Bar(x=list(table.columns), y=values, name=str(method),
+                             marker_color=method_color(str(method), k), error_y=error,
+                             text=[f"{v:.3f}" if np.isfinite(v) else "" for v in values],
                              textposition="outside"))
     values = table.to_numpy(dtype=float)
-    low = float(np.nanmin(values)) if np.isfinite(values).any() else 0.5
+    floor = float(np.nanmin(values if low is None else low.to_numpy(dtype=float)))
+    floor = floor if np.isfinite(floor) else 0.5
     fig.update_layout(barmode="group")
-    bar_value_axis(fig, "test accuracy", round(max(0.0, low - 0.1), 1))
-    return apply_style(fig, title="Test accuracy", height=420)
+    bar_value_axis(fig, "test accuracy", round(max(0.0, floor - 0.1), 1))
+    return apply_style(fig, title="Test accuracy" + (" (95% intervals)" if low is not None else ""), height=420)
 
 
 def theta_image_figure(theta_mean: np.ndarray, image_shape: tuple[int, int], *,

@@ -218,9 +218,9 @@ def _write(out_dir: Path, quick: bool, cfg: dict, task, scored: dict, summaries:
     if len(gain):
         curves.append(gain[["method", "n_features", "train_accuracy", "heldout_accuracy"]])
     stop = summaries[choice]["pairs_at_stop"] if choice else next(iter(summaries.values()))["pairs_at_stop"]
-    accuracy_figure(pd.concat(curves, ignore_index=True), stop, show_train=False,
-                    title="Section-20 accuracy vs selected pairs (CoNLL-2000 Base-NP)").write_html(
-        out_dir / "accuracy.html", include_plotlyjs="cdn", full_html=True)
+    results_file.write_figure(accuracy_figure(pd.concat(curves, ignore_index=True), stop, show_train=False,
+                                              title="Section-20 accuracy vs selected pairs (CoNLL-2000 Base-NP)"),
+                              out_dir / "accuracy.html")
     (out_dir / "report.md").write_text(_report(quick, cfg, task, scored, summaries, gain, test, choice, rows,
                                                started))
 

@@ -43,6 +43,7 @@ from fsengine.plots.bia import agreement_figure, path_figure, posterior_heatmap,
 from fsengine.position import Position, nearest_index
 from fsengine.progress import scaled
 from fsengine.reproduce import results as results_file
+from fsengine.reproduce.results import write_figure
 
 SPEC = "notmnist:letters=BD,n_per_class=500,seed=0"
 TOP_K = 20
@@ -106,9 +107,6 @@ def _direction(difference, name: str) -> str:
         return f"{name} better than the BIA"
     return "not resolved"
 
-
-def _write(fig, path: Path) -> None:
-    fig.write_html(path, include_plotlyjs="cdn", full_html=True)
 
 
 def fold_rankings(X, y, fold_seed: int) -> dict[str, np.ndarray | None]:
@@ -176,14 +174,14 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
 
     progress(0.1, "figures")
     thin = result.path.iloc[sorted(pos.index for pos in result.slider_positions(50))]
-    _write(path_figure(thin, position=Position.nearest(thin.index, 1.0), top_k=TOP_K, image_shape=ds.image_shape,
-                       title="Fig. 2A: BIA path, notMNIST B vs D (logistic)"), out_dir / "fig2a_path.html")
-    _write(posterior_heatmap(post, ds.image_shape, title="Fig. 2B: posterior at Λ/Λ* = 1"),
-           out_dir / "fig2b_posterior.html")
+    write_figure(path_figure(thin, position=Position.nearest(thin.index, 1.0), top_k=TOP_K, image_shape=ds.image_shape,
+                             title="Fig. 2A: BIA path, notMNIST B vs D (logistic)"), out_dir / "fig2a_path.html")
+    write_figure(posterior_heatmap(post, ds.image_shape, title="Fig. 2B: posterior at Λ/Λ* = 1"),
+                 out_dir / "fig2b_posterior.html")
     images, labels, names = sample_images(ds, per_class=3, seed=0)
-    _write(samples_with_top_pixels(images, labels, names, top, ds.image_shape,
-                                   title=f"Fig. 2C: top {TOP_K} pixels at Λ = Λ*"),
-           out_dir / "fig2c_top_pixels.html")
+    write_figure(samples_with_top_pixels(images, labels, names, top, ds.image_shape,
+                                         title=f"Fig. 2C: top {TOP_K} pixels at Λ = Λ*"),
+                 out_dir / "fig2c_top_pixels.html")
     rank = ranking.ranks_from_order(ranking.order_from(post))
     to_csv(pd.DataFrame({"pixel": ds.feature_names, "row": rows, "col": cols, "posterior": post,
                          "magnetization": 2 * post - 1, "rank": rank}),
@@ -194,8 +192,9 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
     agreement = bl.path_agreement(result.full_path(), baselines, TOP_K, AGREEMENT_RATIOS)
     to_csv(agreement, out_dir / "baselines_along_path.csv", index=False, float_format="%.4f")
     departure = bl.departure_ratio(agreement)
-    _write(agreement_figure(agreement, TOP_K, departure, title=f"BIA top {TOP_K} vs simpler rankings along the path"),
-           out_dir / "bia_baselines.html")
+    write_figure(agreement_figure(agreement, TOP_K, departure,
+                                  title=f"BIA top {TOP_K} vs simpler rankings along the path"),
+                 out_dir / "bia_baselines.html")
     at_star = agreement.iloc[nearest_index(agreement.lambda_ratio, 1.0)]
     at_deep = agreement.iloc[-1]
 

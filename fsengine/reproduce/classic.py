@@ -172,12 +172,12 @@ def run_case(case: Case, out_dir: Path) -> dict:
     h_y = float(-(prior * np.log(prior)).sum())
     curve = mdl_curve(mdl.trace_, mdl.best_size_)
     curve.update_layout(title=f"MDL curve: {case.title}")
-    curve.write_html(out_dir / f"{case.slug}_mdl_curve.html", include_plotlyjs="cdn")
+    results_file.write_figure(curve, out_dir / f"{case.slug}_mdl_curve.html")
     comparison = prefix_comparison(
         curves[MDL]["k"], {MDL: curves[MDL]["accuracy"], MI: curves[MI]["accuracy"]},
         chosen_size=mdl.best_size_, ylabel="held-out accuracy",
         title=f"Naive Bayes on the first k features: {case.title}")
-    comparison.write_html(out_dir / f"{case.slug}_mdl_vs_mi.html", include_plotlyjs="cdn")
+    results_file.write_figure(comparison, out_dir / f"{case.slug}_mdl_vs_mi.html")
     return {
         "case": case, "ds": ds, "train": train, "test": test, "mdl": mdl, "mi": mi, "h_y": h_y,
         "held": held, "curves": curves, "rows": rows, "names": train.feature_names, "sequence": sequence,

@@ -150,7 +150,7 @@ def _write_figures(comp: Comparison, out_dir: Path, tag: str) -> list[str]:
         f"{tag}_overlap.html": plots.overlap_heatmap(comp.overlap()),
     }
     for name, fig in figures.items():
-        fig.write_html(out_dir / name, include_plotlyjs="cdn", full_html=True)
+        results_file.write_figure(fig, out_dir / name)
     return list(figures)
 
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import math
-import operator
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -118,17 +117,6 @@ def exact(quantity: str, ours: float, tolerance: float, derivation: str, *, pape
 def judge(holds: bool, rule: str) -> str:
     """``"holds: RULE"`` or ``"fails: RULE"`` (``holds`` must be computed from the numbers)."""
     return f"{'holds' if holds else 'fails'}: {rule}"
-
-
-def at_least(quantity: str, ours: float, threshold: float, paper: float | None = None,
-             rule: str | None = None) -> Row:
-    """A row whose verdict is ``ours >= threshold`` (rule stated with the threshold)."""
-    return _row(quantity, paper, ours, judge(ours >= threshold, rule or f"ours >= {threshold:g}"))
-
-
-def within(quantity: str, ours: float, paper: float, tol: float, rule: str | None = None) -> Row:
-    """A row whose verdict is ``|ours - paper| <= tol``."""
-    return _row(quantity, paper, ours, judge(abs(ours - paper) <= tol, rule or f"|ours - paper| <= {tol:g}"))
 
 
 def recorded(quantity: str, ours: float | Estimate, paper: float | None = None, note: str = "no rule") -> Row:
@@ -228,8 +216,9 @@ def validate(data: dict) -> None:
                 raise ValueError(f"row {i} ({row['quantity']}): an interval names its method")
 
 
-_COMPARISONS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
-_THRESHOLD_RULE = re.compile(r"^ours (>=|>|<=|<) (-?[\d.]+(?:e-?\d+)?)")
+_NUMBER = r"(-?[\d.]+(?:e[-+]?\d+)?)"
+#: the rule of :func:`exact`: ``|ours - REFERENCE| <= TOLERANCE``
+_EXACT_RULE = re.compile(rf"^\|ours - {_NUMBER}\| <= {_NUMBER}")
 
 
 def interval_digits(*bounds: float, digits: int = 3, most: int = 6) -> int:
@@ -246,15 +235,16 @@ def interval_digits(*bounds: float, digits: int = 3, most: int = 6) -> int:
 
 def shown(value: float, verdict: str = "", precision: int = 4, style: str = "g") -> str:
     """``value`` formatted with ``precision`` (``style`` ``g``: significant digits, ``f``: decimals),
-    with more digits where fewer would contradict the verdict's threshold rule (92.998 under
-    ``ours >= 93.0`` is shown as 92.998, never as 93 or 93.00)."""
-    match = _THRESHOLD_RULE.match(rule(verdict)) if outcome(verdict) in ("holds", "fails") else None
+    with more digits where fewer would contradict an exact check's verdict: 1.70004e-4 under
+    ``|ours - 0| <= 0.00017`` (fails) is shown as 0.000170004, never as 0.00017."""
+    match = _EXACT_RULE.match(rule(verdict)) if outcome(verdict) in ("holds", "fails") else None
     text = f"{value:,.{precision}{style}}"
     if match is None:
         return text
-    compare, threshold = _COMPARISONS[match.group(1)], float(match.group(2))
+    reference, tolerance = float(match.group(1)), float(match.group(2))
+    holds = outcome(verdict) == "holds"
     for extra in range(1, 12):
-        if compare(float(text.replace(",", "")), threshold) == compare(value, threshold):
+        if (abs(float(text.replace(",", "")) - reference) <= tolerance) == holds:
             break
         text = f"{value:,.{precision + extra}{style}}"
     return text
@@ -288,3 +278,10 @@ def markdown(rows: list[Row]) -> list[str]:
     return ["| quantity | paper | ours [interval] | interval | verdict (computed) |", "|---|---|---|---|---|",
             *[f"| {cell(r.quantity)} | {paper(r.paper)} | {with_interval(r)} | {cell(how(r))} | {cell(r.verdict)} |"
               for r in rows]]
+
+
+def write_figure(fig, path: Path) -> None:
+    """A record's figure as a standalone HTML page (plotly.js from the CDN) whose plot has a fixed
+    id, the file's stem (plotly draws a random one): a run that gives the same numbers writes the
+    same bytes, so a record's diff shows only what changed."""
+    fig.write_html(path, include_plotlyjs="cdn", full_html=True, div_id=Path(path).stem)

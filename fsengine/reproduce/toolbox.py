@@ -51,6 +51,7 @@ from fsengine.plots import compare as compare_plots
 from fsengine.plots.style import apply_style
 from fsengine.progress import Progress, scaled
 from fsengine.reproduce import results as results_file
+from fsengine.reproduce.results import write_figure
 from fsengine.stats import (
     LEVEL,
     Estimate,
@@ -724,9 +725,6 @@ def readme_with_summary(readme: str, data: dict) -> str:
 
 # ------------------------------------------------------------------------------------------ figures
 
-def _write(fig: go.Figure, path: Path) -> None:
-    fig.write_html(path, include_plotlyjs="cdn", full_html=True)
-
 
 def differences_figure(summaries: dict, plan: Plan) -> go.Figure:
     """Every method's paired difference from the reference at both k on every data set, with its
@@ -835,17 +833,17 @@ def write_outputs(out_dir: Path, quick: bool, plan: Plan, runs: dict[str, CaseRu
             to_csv(held_out_rows(run_, plan), out_dir / f"{slug}_held_out_rows.csv", index=False)
             to_csv(res.accuracy, out_dir / f"{slug}_accuracy.csv", index=False)
             to_csv(res.differences(REFERENCE), out_dir / f"{slug}_differences.csv", index=False)
-            _write(compare_plots.accuracy_curves(res.accuracy, all_features=res.all_features_accuracy,
-                                                 majority=res.majority_accuracy, random_label="random features",
-                                                 all_features_interval=res.all_features_interval,
-                                                 title=f"{run_.case.title}: held-out accuracy of the top k",
-                                                 note=res.band_note()), out_dir / f"{slug}_accuracy.html")
-            _write(compare_plots.difference_curves(res.differences(REFERENCE),
-                                                   title=f"{run_.case.title}: paired difference from "
-                                                         f"{METHODS[REFERENCE].label}"),
-                   out_dir / f"{slug}_differences.html")
-            _write(compare_plots.stability_bars(res.stability(plan.ks[0]), plan.ks[0]),
-                   out_dir / f"{slug}_stability.html")
+            write_figure(compare_plots.accuracy_curves(res.accuracy, all_features=res.all_features_accuracy,
+                                                       majority=res.majority_accuracy, random_label="random features",
+                                                       all_features_interval=res.all_features_interval,
+                                                       title=f"{run_.case.title}: held-out accuracy of the top k",
+                                                       note=res.band_note()), out_dir / f"{slug}_accuracy.html")
+            write_figure(compare_plots.difference_curves(res.differences(REFERENCE),
+                                                         title=f"{run_.case.title}: paired difference from "
+                                                               f"{METHODS[REFERENCE].label}"),
+                         out_dir / f"{slug}_differences.html")
+            write_figure(compare_plots.stability_bars(res.stability(plan.ks[0]), plan.ks[0]),
+                         out_dir / f"{slug}_stability.html")
         else:
             per_seed = seed_values(run_, plan)
             to_csv(per_seed, out_dir / f"{slug}_per_seed.csv", index=False)
@@ -853,16 +851,14 @@ def write_outputs(out_dir: Path, quick: bool, plan: Plan, runs: dict[str, CaseRu
             all_features[slug] = t_interval([r.held_out.all_repeats[0] for r in run_.results], what="generator seeds")
             acc = seed_accuracy_table(run_)
             to_csv(acc, out_dir / f"{slug}_accuracy.csv", index=False)
-            _write(compare_plots.accuracy_curves(acc, all_features=all_features[slug].value,
-                                                 majority=float(np.mean([r.majority_accuracy for r in run_.results])),
-                                                 random_label="random features",
-                                                 all_features_interval=all_features[slug],
-                                                 title=f"{run_.case.title}: mean held-out accuracy over seeds",
-                                                 note=f"bands: 95% t intervals over {len(run_.seeds)} seeds"),
-                   out_dir / f"{slug}_accuracy.html")
-            _write(auc_figure(per_seed, auc), out_dir / f"{slug}_auc.html")
+            write_figure(compare_plots.accuracy_curves(
+                acc, all_features=all_features[slug].value,
+                majority=float(np.mean([r.majority_accuracy for r in run_.results])), random_label="random features",
+                all_features_interval=all_features[slug], title=f"{run_.case.title}: mean held-out accuracy over seeds",
+                note=f"bands: 95% t intervals over {len(run_.seeds)} seeds"), out_dir / f"{slug}_accuracy.html")
+            write_figure(auc_figure(per_seed, auc), out_dir / f"{slug}_auc.html")
         to_csv(summaries[slug], out_dir / f"{slug}_summary.csv", index=False)
-    _write(differences_figure(summaries, plan), out_dir / "differences.html")
+    write_figure(differences_figure(summaries, plan), out_dir / "differences.html")
     rows = result_rows(summaries, auc, runtimes, all_features, plan)
     inputs = {"plan": plan.inputs(), "reference": REFERENCE,
               "methods": {slug: [r.key for r in run_.first.runs if r.label in run_.labels]

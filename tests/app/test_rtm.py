@@ -61,7 +61,8 @@ def test_rtm_page_on_synthetic_tags():
     assert names[0] == "chance" and any(n.startswith("RTM Power EP (AUC") for n in names)
     assert any(n.startswith("MI (AUC") for n in names) and any(n.startswith("L1 (AUC") for n in names)
     auc = {n.split(" (AUC")[0]: float(n.split("AUC ")[1].rstrip(")")) for n in names[1:]}
-    assert auc["RTM Power EP"] > 0.7  # 8 strong tags among 60
+    # 8 strong tags among 60; the page's split and fits are deterministic (0.793 measured, 3 decimals shown)
+    assert auc["RTM Power EP"] == pytest.approx(0.793, abs=0.005)
     for trace in roc["data"][1:]:
         tpr = _values(trace["y"])
         assert tpr[0] == 0 and tpr[-1] == 1 and np.all(np.diff(tpr) >= 0)
@@ -171,4 +172,4 @@ def test_compare_page_runs_the_rtm_and_draws_its_roc():
     roc = _by_title(at, "ROC")
     auc = expected.auc()
     assert [t["name"] for t in roc["data"][1:]] == [f"{m} (AUC {auc[m]:.3f})" for m in ("MI", "RTM")]
-    assert auc["RTM"] > 0.7
+    assert auc["RTM"] == pytest.approx(0.798, abs=0.005)  # deterministic (0.7981 measured)

@@ -71,20 +71,21 @@ def test_recorded_reports_name_no_machine_paths(name):
 
 
 def test_verdicts_are_computed_by_their_rule():
-    assert results.at_least("F1", 93.1, 93.0).verdict == "holds: ours >= 93"
-    assert results.at_least("F1", 92.9, 93.0).verdict == "fails: ours >= 93"
-    assert results.within("n", 999, 1000, 0).verdict == "fails: |ours - paper| <= 0"
+    assert results.exact("max |p - q|", 1e-4, 1.7e-4, "O(eps^2)").verdict == "holds: |ours - 0| <= 0.00017 (O(eps^2))"
+    assert results.exact("max |p - q|", 2e-4, 1.7e-4, "O(eps^2)").verdict == "fails: |ours - 0| <= 0.00017 (O(eps^2))"
+    assert results.exact("n", 999, 0, "a count", reference=1000).verdict.startswith("fails: |ours - 1000| <= 0 ")
     row = results.recorded("x", 1.5)
     assert results.outcome(row.verdict) == "recorded" and results.rule(row.verdict) == "no rule"
-    assert results.markdown([results.at_least("a|b", 1.0, 0.5)])[2] == "| a\\|b | - | 1 | exact | holds: ours >= 0.5 |"
-    # a number is never rounded across its rule's threshold
-    near = results.at_least("F1", 92.998, 93.0, rule="ours >= 93.0 with at most 1,160 features")
-    assert results.markdown([near])[2] == ("| F1 | - | 92.998 | exact | "
-                                           "fails: ours >= 93.0 with at most 1,160 features |")
-    assert results.shown(near.ours, near.verdict, 2, "f") == "92.998"
-    assert results.shown(93.0004, results.at_least("F1", 93.0004, 93.0).verdict, 2, "f") == "93.00"
-    assert results.shown(0.0999, "fails: ours >= 0.1", 1, "g") == "0.0999"
+    assert results.markdown([results.recorded("a|b", 1.0)])[2] == "| a\\|b | - | 1 | exact | recorded: no rule |"
+    # a number is never rounded across its exact check's tolerance
+    near = results.exact("max |p - q|", 1.70004e-4, 1.7e-4, "O(eps^2)")
+    assert results.markdown([near])[2] == ("| max \\|p - q\\| | - | 0.000170004 | exact | "
+                                           "fails: \\|ours - 0\\| <= 0.00017 (O(eps^2)) |")
+    assert results.shown(near.ours, near.verdict) == "0.000170004"
+    inside = results.exact("max |p - q|", 1.69996e-4, 1.7e-4, "O(eps^2)")
+    assert results.shown(inside.ours, inside.verdict) == "0.00017"  # 0.00017 <= 0.00017 holds too
     assert results.shown(92.998, "recorded: no rule", 2, "f") == "93.00"
+    assert results.shown(92.998, "holds: 0 < ours < 100 (interior)", 2, "f") == "93.00"  # not an exact rule
 
 
 def test_an_ordering_compares_by_its_pair_whichever_way_it_resolved():
@@ -139,9 +140,20 @@ def test_schema_rejects_bad_rows(tmp_path, row, message):
 
 
 def test_write_round_trips_and_rejects_duplicate_quantities(tmp_path):
-    rows = [results.at_least("F1", 93.2, 93.0, paper=93.0), results.recorded("n", 3)]
+    rows = [results.exact("F1", 93.2, 0.5, "a tolerance", paper=93.0, reference=93.0), results.recorded("n", 3)]
     data = results.read(results.write(tmp_path, "sgc-vs-ifs", True, {"k": 1}, rows))
     assert data["command"] == "python -m fsengine reproduce sgc-vs-ifs --quick"
-    assert [r["verdict"] for r in data["rows"]] == ["holds: ours >= 93", "recorded: no rule"]
+    assert [r["verdict"] for r in data["rows"]] == ["holds: |ours - 93| <= 0.5 (a tolerance)", "recorded: no rule"]
     with pytest.raises(ValueError, match="appears twice"):
         results.write(tmp_path, "t", True, {}, rows + rows[:1])
+
+
+def test_a_records_figure_is_written_the_same_way_twice(tmp_path):
+    import plotly.graph_objects as go
+
+    fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]))
+    (tmp_path / "a").mkdir()
+    results.write_figure(fig, tmp_path / "fig.html")
+    results.write_figure(fig, tmp_path / "a" / "fig.html")
+    first = (tmp_path / "fig.html").read_bytes()
+    assert first == (tmp_path / "a" / "fig.html").read_bytes() and b'id="fig"' in first

@@ -1,60 +1,266 @@
-"""The rtm-roc reproduction target in its quick form (shared run), its verdicts and registration."""
+"""The rtm-roc reproduction target: the quick run against its committed expected file, one interval
+of every kind recomputed from the raw numbers stored beside ``results.json`` (on the quick run and
+on the committed full run), and the report's computed verdict lines."""
 
+import functools
+import inspect
+import json
+import re
+import shutil
+
+import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as st
 
+from fsengine.app.views import rtm as rtm_view
 from fsengine.data.corpora import read_sentence_polarity
+from fsengine.methods.rtm import study as rtm_study
 from fsengine.reproduce import TARGETS, get_target, results
 from fsengine.reproduce import rtm as rtm_target
-from tests.conftest import require_real
+from fsengine.stats import Estimate
+from tests.conftest import PROJECT_ROOT, require_real
 
-#: the quick run's recorded numbers (2026-11-25; 400 objects / 200 tags / 15 relevant, seed 0;
-#: sentence polarity, 1,500 snippets, 2 folds). The data and the fits are deterministic; the
-#: bounds leave room for solver round-off only. Full-run levels for comparison: synthetic AUC
-#: 0.84-0.88, sentence polarity 0.75-0.77 (RTM) and 0.774 (BernoulliNB) on all 10,662 snippets.
-QUICK_AUC = {"RTM Power EP": 0.8670, "RTM EP": 0.8670, "RTM EM": 0.8663, "RTM Power EP + ARD": 0.8973,
-             "RTM EP + ARD": 0.8905, "RTM EM + ARD": 0.9088, "MI": 0.8204, "L1": 0.7557}
-QUICK_ACCURACY = {"RTM Power EP": 0.6213, "RTM EP": 0.6233, "RTM EM": 0.6227, "RTM Power EP + ARD": 0.6353,
-                  "RTM EP + ARD": 0.6373, "RTM EM + ARD": 0.6247, "BernoulliNB": 0.6620, "L1": 0.6180}
+EXPECTED = PROJECT_ROOT / "tests" / "reproduce" / "expected" / "rtm-roc.json"
+RECORDED = PROJECT_ROOT / "docs" / "results" / "rtm-roc"
+#: the quick run is deterministic (seeded data, seeded folds, deterministic fits and liblinear):
+#: its numbers must repeat to round-off, run after run and for any number of worker processes
+REL = 1e-9
 
 
-@pytest.mark.slow  # the quick reproduction: a few minutes on real corpora
-def test_rtm_roc_quick_numbers(quick_reproduction):
+@pytest.mark.slow  # the quick reproduction: about a minute of CPU on real corpora
+def test_rtm_roc_quick_run_repeats_its_expected_file(quick_reproduction):
     require_real(read_sentence_polarity)
     assert "rtm-roc" in TARGETS and get_target("rtm-roc") is rtm_target.run
     report, seen = quick_reproduction("rtm-roc")
-    out = report.parent
-    auc = pd.read_csv(out / "synthetic_auc.csv", index_col=0)
-    assert list(auc.index) == [0]
-    for label, value in QUICK_AUC.items():
-        assert auc[label].iloc[0] == pytest.approx(value, abs=0.01), label
-    fits = pd.read_csv(out / "synthetic_fits.csv")
-    assert len(fits) == 6 and fits.converged.all()
-    folds = pd.read_csv(out / "accuracy_folds.csv")
-    assert len(folds) == 2 * 8
-    accuracy = folds.groupby("method").accuracy.mean()
-    for label, value in QUICK_ACCURACY.items():
-        assert accuracy[label] == pytest.approx(value, abs=0.01), label
-    rtm = folds[folds.method.str.startswith("RTM")]
-    assert rtm.skipped.notna().all() and rtm.converged.all()  # sentences: defaults converge
-    text = report.read_text()
-    # the first lines say in words that the slides' ordering is not reproduced here
-    head = text.split("## Synthetic data")[0]
-    assert "**not reproduced**" in head and "BernoulliNB beats every RTM variant in the table" in head
-    rows = {r["quantity"]: r for r in results.read(out / "results.json")["rows"]}
-    order = rows["ordering margin, accuracy, fixed prior, Sentence polarity"]
-    assert order["ours"] == pytest.approx(QUICK_ACCURACY["RTM Power EP"] - QUICK_ACCURACY["RTM EP"], abs=0.01)
-    assert order["verdict"].startswith("fails") and order["paper"] == pytest.approx(0.0104)
-    for name in ("roc.html", "auc.html", "convergence.html", "accuracy.html"):
-        html = (out / name).read_text()
-        assert "cdn.plot.ly" in html and len(html) < 200_000  # plotly.js from the CDN, not inlined
+    fresh = results.read(report.parent / results.FILENAME)["rows"]
+    expected = results.read(EXPECTED)["rows"]
+    assert [r["quantity"] for r in fresh] == [r["quantity"] for r in expected]
+    for got, want in zip(fresh, expected, strict=True):
+        q = got["quantity"]
+        assert (got["verdict"], got["paper"], got["level"], got["method"]) == \
+            (want["verdict"], want["paper"], want["level"], want["method"]), q
+        assert got["ours"] == pytest.approx(want["ours"], rel=REL, abs=1e-12), q
+        if want["interval"] is None:
+            assert got["interval"] is None, q
+        else:
+            assert got["interval"] == pytest.approx(want["interval"], rel=REL, abs=1e-12), q
     assert seen[-1] == pytest.approx(1.0) and seen == sorted(seen)
 
 
-def test_ordering_margin_is_positive_only_for_the_slides_order():
-    assert rtm_target.ordering_margin(pd.Series({"RTM Power EP": 0.9708, "RTM EP": 0.9683, "RTM EM": 0.9659})) == \
-        pytest.approx(0.0024)
-    assert rtm_target.ordering_margin(pd.Series({"RTM Power EP": 0.75, "RTM EP": 0.76, "RTM EM": 0.70})) < 0
+@pytest.mark.slow
+def test_rtm_roc_quick_report_and_figures(quick_reproduction):
+    require_real(read_sentence_polarity)
+    report, _ = quick_reproduction("rtm-roc")
+    out = report.parent
+    text = report.read_text()
+    head = text.split("## Synthetic data")[0]
+    assert "**The slides' ordering Power EP > EP > EM on accuracy**, pair by pair" in head
+    assert "Choices made after seeing results on the same test folds" in head
+    choices = rtm_target.test_set_choices()
+    assert all(choice in head for choice in choices)
+    # the earlier runs appear only where the choices made after them are named, never as typed figures
+    assert "earlier run" not in functools.reduce(lambda t, c: t.replace(c, ""), choices, text).lower()
+    for name in ("roc.html", "auc.html", "convergence.html", "accuracy.html"):
+        html = (out / name).read_text()
+        assert "cdn.plot.ly" in html and len(html) < 200_000  # plotly.js from the CDN, not inlined
+    folds = pd.read_csv(out / "accuracy_folds.csv")
+    assert set(folds.method) == {*(rtm_study.rtm_label(m, a) for m, a in rtm_study.VARIANTS), *rtm_study.BASELINES}
+    assert len(folds) == 3 * (6 + 4) and (folds.accuracy == folds.n_correct / folds.n_test).all()
+    assert folds[folds.method.str.startswith("RTM")].converged.all()  # so no cap refits in the quick run
+    assert pd.read_csv(out / "cap_reruns.csv").empty
+
+
+# --- one interval of each kind, recomputed from the stored raw numbers -----------------------------
+
+def _t(values, ratio=None) -> tuple[float, float, float]:
+    """mean and the 95% t interval (corrected by n_test/n_train when ``ratio`` is given), by hand."""
+    x = np.asarray(values, dtype=float)
+    J = x.size
+    factor = 1 / J + (ratio or 0.0)
+    half = st.t.ppf(0.975, J - 1) * x.std(ddof=1) * np.sqrt(factor)
+    return x.mean(), x.mean() - half, x.mean() + half
+
+
+def _matches(row: dict, mean_low_high, method_words: str) -> None:
+    assert [row["ours"], *row["interval"]] == pytest.approx(list(mean_low_high), rel=1e-12, abs=1e-14), \
+        row["quantity"]
+    assert row["level"] == 0.95 and method_words in row["method"], row["method"]
+
+
+def _per_fold(frame: pd.DataFrame, method: str) -> np.ndarray:
+    part = frame[frame.method == method].sort_values("fold")
+    return (part.n_correct / part.n_test).to_numpy()  # accuracies from the stored counts
+
+
+def _ratio(frame: pd.DataFrame) -> float:
+    per_fold = frame.drop_duplicates("fold")
+    return per_fold.n_test.mean() / per_fold.n_train.mean()
+
+
+def _check_raw_numbers(out) -> None:
+    rows = {r["quantity"]: r for r in results.read(out / results.FILENAME)["rows"]}
+    auc = pd.read_csv(out / "synthetic_auc.csv", index_col=0)
+    # t over seeds (each seed its own data) and seed-paired t
+    _matches(rows["synthetic AUC, RTM Power EP"], _t(auc["RTM Power EP"]), f"t interval over {len(auc)} seeds")
+    _matches(rows["ordering, synthetic AUC, fixed prior, Power EP vs EM"],
+             _t(auc["RTM Power EP"] - auc["RTM EM"]), "seeds")
+    _matches(rows["synthetic AUC difference, RTM Power EP minus MI"], _t(auc["RTM Power EP"] - auc["MI"]), "seeds")
+    # corrected resampled t over folds, from the correct answers per fold, and its fold-paired form
+    folds = pd.read_csv(out / "accuracy_folds.csv")
+    sp = folds[folds.corpus == "sentence_polarity"]
+    ratio = _ratio(sp)
+    pep = _per_fold(sp, "RTM Power EP")
+    row = rows["accuracy, RTM Power EP, Sentence polarity"]
+    _matches(row, _t(pep, ratio), "corrected resampled t (Nadeau & Bengio 2003)")
+    low, high = row["interval"]
+    word = "consistent" if low <= 0.7523 <= high else "above" if low > 0.7523 else "below"
+    assert row["paper"] == 0.7523 and row["verdict"].startswith(word + ": the slides' Dataset 2 value 0.7523")
+    ep_em = rows["ordering, accuracy, fixed prior, EP vs EM, Sentence polarity"]
+    _matches(ep_em, _t(_per_fold(sp, "RTM EP") - _per_fold(sp, "RTM EM"), ratio), "corrected resampled t")
+    assert ep_em["paper"] == pytest.approx(0.7398 - 0.7294)
+    lo, hi = ep_em["interval"]
+    assert ep_em["verdict"].startswith("resolved: RTM EP > RTM EM" if lo > 0 else "resolved: RTM EM > RTM EP"
+                                       if hi < 0 else "not resolved")
+    _matches(rows["accuracy difference, RTM Power EP minus MultinomialNB, Sentence polarity"],
+             _t(pep - _per_fold(sp, "MultinomialNB"), ratio), "corrected resampled t")
+    # the sensitivity grid per fold: one cell, and Power EP - EM in it (EM has no damping)
+    grid = pd.read_csv(out / "sensitivity_folds.csv")
+    cell = grid[(grid.alpha0 == 2.0) & ((grid.damping == 0.5) | grid.damping.isna())]
+    name = "Sentence polarity, alpha0 2 (weaker prior)"
+    _matches(rows[f"sensitivity, accuracy, RTM Power EP, {name}, damping 0.5 (default damping)"],
+             _t(_per_fold(cell, "RTM Power EP"), _ratio(cell)), "corrected resampled t")
+    _matches(rows[f"sensitivity, accuracy, RTM EM, {name}"], _t(_per_fold(cell, "RTM EM"), _ratio(cell)), "folds")
+    _matches(rows[f"sensitivity, ordering, Power EP vs EM, {name}, damping 0.5 (default damping)"],
+             _t(_per_fold(cell, "RTM Power EP") - _per_fold(cell, "RTM EM"), _ratio(cell)), "folds")
+    # the default cell of the grid is the protocol's own fit
+    default = grid[(grid.alpha0 == 5.0) & (grid.method == "RTM Power EP") & (grid.damping == 0.5)]
+    np.testing.assert_array_equal(_per_fold(default, "RTM Power EP"), pep)
+    # refits of cap-stopped fits replace them fold by fold
+    reruns = pd.read_csv(out / "cap_reruns.csv")
+    for (corpus, method), part in reruns.groupby(["corpus", "method"]):
+        protocol = folds[folds.corpus == corpus]
+        label = rtm_study.CORPORA[corpus].label
+        acc = protocol[protocol.method == method].set_index("fold").sort_index()
+        refit = (acc.n_correct / acc.n_test).copy()
+        refit[part.fold.to_numpy()] = (part.n_correct / part.n_test).to_numpy()
+        stopped = acc.loc[part.fold]
+        assert not stopped.converged.any() and (stopped.sweeps == stopped.max_iter).all()
+        _matches(rows[f"accuracy, {method}, {label}, {rtm_target.REFIT}"], _t(refit, _ratio(protocol)), "folds")
+
+
+@pytest.mark.slow
+def test_rerender_gives_back_a_runs_own_report_and_results(quick_reproduction, tmp_path):
+    report, _ = quick_reproduction("rtm-roc")
+    copy = tmp_path / "copy"
+    shutil.copytree(report.parent, copy)
+    (copy / "results.json").unlink()
+    (copy / "accuracy.html").unlink()
+    # the report is rewritten whole; only the run's duration is read back from it
+    (copy / "report.md").write_text(rtm_target._DURATION.search(report.read_text()).group(0))
+    (copy / "results.json").write_text(json.dumps({"quick": True}))
+    assert rtm_target.rerender(copy) == copy / "report.md"
+    for name in ("report.md", "results.json", "accuracy.html"):
+        assert (copy / name).read_bytes() == (report.parent / name).read_bytes(), name
+
+
+@pytest.mark.slow
+def test_quick_run_intervals_recompute_from_its_raw_numbers(quick_reproduction):
+    require_real(read_sentence_polarity)
+    report, _ = quick_reproduction("rtm-roc")
+    _check_raw_numbers(report.parent)
+
+
+def test_recorded_full_run_intervals_recompute_from_its_raw_numbers():
+    _check_raw_numbers(RECORDED)
+    data = results.read(RECORDED / results.FILENAME)
+    assert not data["quick"] and len(data["inputs"]["synthetic"]["seeds"]) >= 5
+    assert {k: v["folds"] for k, v in data["inputs"]["corpora"].items()} == \
+        {"sentence_polarity": 5, "subjectivity": 5, "movie_reviews": 5}
+    text = (RECORDED / "report.md").read_text()
+    assert re.search(r"this run took [\d,]+ s wall time on ", text)
+
+
+def test_expected_quick_file_is_a_quick_run_of_the_current_rules():
+    data = results.read(EXPECTED)
+    assert data["quick"] and data["command"] == "python -m fsengine reproduce rtm-roc --quick"
+    quantities = [r["quantity"] for r in data["rows"]]
+    assert "accuracy, RTM Power EP, Sentence polarity" in quantities
+    assert not any("margin" in q for q in quantities)  # the old min-margin rule is gone
+    assert all(r["interval"] is not None for r in data["rows"] if not r["quantity"].startswith("RTM fits"))
+
+
+# --- rows and verdict lines ------------------------------------------------------------------------
+
+def _est(value, low, high):
+    return Estimate(value, low, high, 0.95, "t")
+
+
+def test_verdict_lines_count_pairs_by_the_sign_of_their_interval():
+    rows = [results.ordering("ordering, accuracy, fixed prior, Power EP vs EP, Sentence polarity",
+                             _est(0.01, -0.01, 0.03), "RTM Power EP", "RTM EP"),
+            results.ordering("ordering, accuracy, fixed prior, EP vs EM, Sentence polarity",
+                             _est(-0.008, -0.012, -0.004), "RTM EP", "RTM EM"),
+            results.ordering("ordering, synthetic AUC, ARD, Power EP vs EM",
+                             _est(0.02, 0.01, 0.03), "RTM Power EP + ARD", "RTM EM + ARD"),
+            results.ordering("accuracy difference, RTM EM minus BernoulliNB, Sentence polarity",
+                             _est(-0.02, -0.03, -0.01), "RTM EM", "BernoulliNB")]
+    text = "\n".join(rtm_target._verdict_lines({"synthetic": rows[2:3], "sentence_polarity": [rows[0], rows[1],
+                                                                                               rows[3]]}, {}))
+    assert ("ordering Power EP > EP > EM on accuracy**, pair by pair (fold-paired corrected resampled t): of 2 "
+            "pairs, 0 resolve in the slides' direction, 1 resolves the other way and 1 are not resolved (each interval "
+            "at 95%, not corrected for the 2 comparisons: were none of the differences real, about 0.1 would resolve "
+            "by chance). The other way: EM > EP (Sentence polarity, fixed prior: -0.0080 [-0.0120, -0.0040]).") in text
+    assert ("on synthetic AUC**, pair by pair (seed-paired t): of 1 pair, 1 resolves in the slides' direction, 0 "
+            "resolve the other way and 0 are not resolved. The slides' way: Power EP + ARD > EM + ARD (ARD: 0.0200 "
+            "[0.0100, 0.0300]).") in text  # one comparison: no multiplicity caveat
+    assert "1 for the baseline, 0 are not resolved. " in text
+    assert "On sentence polarity, BernoulliNB beats EM." in text
+
+
+def test_grid_quantities_stay_apart_when_their_numbers_are_masked():
+    from tests.reproduce.test_results_schema import _mask
+
+    for grid in (rtm_target.GRID_FULL, rtm_target.GRID_QUICK):
+        names = [rtm_target._cell_name(a, d) for a in grid.alpha0 for d in grid.damping] + \
+                [rtm_target._cell_name(a, None) for a in grid.alpha0]
+        assert len({_mask(n) for n in names}) == len(names)
+        assert set(grid.alpha0) <= set(rtm_target.ALPHA0_WORDS) and set(grid.damping) <= set(rtm_target.DAMPING_WORDS)
+    # the quick grid is part of the full one, so its rows are a subset of the recorded run's
+    assert set(rtm_target.GRID_QUICK.alpha0) <= set(rtm_target.GRID_FULL.alpha0)
+    assert set(rtm_target.GRID_QUICK.damping) <= set(rtm_target.GRID_FULL.damping)
+    sp = rtm_study.CORPORA[rtm_target.SENSITIVITY_CORPUS].settings
+    assert rtm_target.ALPHA0_WORDS[sp.alpha0] == "default prior" and rtm_target.DAMPING_WORDS[sp.damping] == \
+        "default damping"
+
+
+def test_refits_replace_only_the_cap_stopped_fits():
+    folds = pd.DataFrame({"fold": [0, 1, 0, 1], "method": ["A", "A", "B", "B"], "accuracy": [0.5, 0.6, 0.7, 0.8]})
+    reruns = pd.DataFrame({"fold": [1], "method": ["A"], "accuracy": [0.9], "max_iter": [5000]})
+    got = rtm_target._with_refits(folds, reruns).sort_values(["method", "fold"])
+    assert got.accuracy.tolist() == [0.5, 0.9, 0.7, 0.8] and list(got.columns) == list(folds.columns)
+    assert rtm_target._with_refits(folds, reruns.iloc[:0]) is folds
+
+
+def test_no_typed_earlier_run_figures():
+    """The report, the page and the study format every number from a run or a committed file."""
+    for module in (rtm_target, rtm_view, rtm_study):
+        source = inspect.getsource(module)
+        assert "EARLIER_RUN" not in source and "REFERENCE_ANCHORS" not in source, module.__name__
+        assert not re.search(r"0\.8[02]\b|0\.89\b|0\.90\b", source), module.__name__
+    for choice in rtm_target.test_set_choices():  # settings in these sentences come from the code
+        assert choice.endswith(".")
+    mr = rtm_study.CORPORA["movie_reviews"].settings
+    assert f"alpha0 = {mr.alpha0:g}" in " ".join(rtm_target.test_set_choices())
+
+
+def test_the_page_cites_the_recorded_run_from_its_file():
+    rows = json.loads((RECORDED / results.FILENAME).read_text())["rows"]
+    by = {r["quantity"]: r for r in rows}
+    sentence = rtm_view._recorded_auc_sentence()
+    for label in rtm_view._CITED:
+        r = by[f"synthetic AUC, {label}"]
+        assert f"{r['ours']:.3f} [{r['interval'][0]:.3f}, {r['interval'][1]:.3f}] for {label}" in sentence
 
 
 def test_convergence_section_names_every_failed_fit():
@@ -66,3 +272,8 @@ def test_convergence_section_names_every_failed_fit():
     assert ("**1 of 3 RTM fits did not converge**: subjectivity RTM Power EP, fold 1 "
             "(1000 sweeps, 112 factors skipped).") in text
     assert "Every RTM fit converged" in rtm_target._convergence_lines(fits.iloc[[0, 2]], ["corpus", "method"], "fold")
+
+
+def test_readme_shows_the_recorded_run_as_formatted_from_it():
+    readme = (PROJECT_ROOT / "README.md").read_text()
+    assert rtm_target.readme_summary(RECORDED) in readme

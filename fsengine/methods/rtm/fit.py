@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -137,24 +137,52 @@ def fit_rtm(tags: TagMatrix, y01: np.ndarray, settings: RTMSettings = RTMSetting
         The posterior Beta(A_j, B_j), the prior strengths alpha_j, the trace and the verdict; a
         ``ConvergenceWarning`` says what failed when it did not converge.
     """
+    fit, _ = _fit(tags, y01, settings, progress, None)
+    if not fit.converged:
+        warnings.warn(fit.message, ConvergenceWarning, stacklevel=3)
+    return fit
+
+
+def fit_rtm_and_continue(tags: TagMatrix, y01: np.ndarray, settings: RTMSettings, *, continue_to: int,
+                         progress: Progress | None = None) -> tuple[RTMFit, RTMFit | None]:
+    """:func:`fit_rtm` with ``settings``, and, when that fit stops at its cap ``settings.max_iter``
+    without converging, the same fit continued up to ``continue_to`` sweeps: the fit that
+    :func:`fit_rtm` gives with ``max_iter=continue_to`` (the sweeps are deterministic, so the first
+    ``settings.max_iter`` of them are the capped fit's), without running those sweeps twice.
+    The continuation is None when the capped fit converged or stopped before its cap. No
+    ConvergenceWarning (the caller reads ``converged``)."""
+    if continue_to < settings.max_iter:
+        raise ValueError(f"continue_to={continue_to} is below max_iter={settings.max_iter}")
+    longer, capped = _fit(tags, y01, replace(settings, max_iter=int(continue_to)), progress, settings)
+    if capped is None:  # stopped before the cap: the longer fit is the capped one
+        converged, message = _verdict(longer.trace, tags, settings)
+        return replace(longer, converged=converged, message=message, settings=settings), None
+    return capped, (None if capped.converged or capped.n_iter < settings.max_iter else longer)
+
+
+def _fit(tags: TagMatrix, y01, settings: RTMSettings, progress, cap: RTMSettings | None
+         ) -> tuple[RTMFit, RTMFit | None]:
+    """The fit with ``settings`` and, with ``cap``, its state after ``cap.max_iter`` sweeps as the fit
+    with ``cap`` (None when it stopped before)."""
     y01 = np.asarray(y01, dtype=np.float64)
     if y01.shape != (tags.n_objects,):
         raise ValueError(f"y has {y01.size} labels for {tags.n_objects} objects")
     progress = report_to(progress)
     report = _sweep_reporter(progress, settings)
     report(0)
-    if settings.method == "em":
-        run = _run_em(tags, y01, settings, report)
-    else:
-        run = _run_ep(tags, y01, settings, report)
-    A, B, alpha, rows = run
-    trace = pd.DataFrame(rows, columns=list(TRACE_COLUMNS))
-    converged, message = _verdict(trace, tags, settings)
-    progress(1.0, message)
-    if not converged:
-        warnings.warn(message, ConvergenceWarning, stacklevel=3)
-    return RTMFit(A=A, B=B, alpha=alpha, trace=trace, converged=converged, message=message,
-                  settings=settings)
+    snapshot_at = None if cap is None else cap.max_iter
+    run = (_run_em if settings.method == "em" else _run_ep)(tags, y01, settings, report, snapshot_at)
+    A, B, alpha, rows, snapshot = run
+
+    def as_fit(A, B, alpha, rows, s):
+        trace = pd.DataFrame(rows, columns=list(TRACE_COLUMNS))
+        converged, message = _verdict(trace, tags, s)
+        return RTMFit(A=A, B=B, alpha=alpha, trace=trace, converged=converged, message=message, settings=s)
+
+    fit = as_fit(A, B, alpha, rows, settings)
+    progress(1.0, fit.message)
+    capped = None if snapshot is None else as_fit(*snapshot, rows[:snapshot_at], cap)
+    return fit, capped
 
 
 def _sweep_reporter(progress: Progress, s: RTMSettings):
@@ -214,9 +242,10 @@ def _row(it, change, alpha_change, log_z, A, B, alpha, s, skipped, improper, t0)
             time.perf_counter() - t0)
 
 
-def _run_ep(tags: TagMatrix, y01, s: RTMSettings, report):
+def _run_ep(tags: TagMatrix, y01, s: RTMSettings, report, snapshot_at: int | None = None):
     """Power EP (eta = -1) or EP sweeps with the four tricks and the optional ARD step; ``report``
-    is called after every sweep (see :func:`_sweep_reporter`)."""
+    is called after every sweep (see :func:`_sweep_reporter`). Returns A, B, alpha, the trace rows
+    and (A, B, alpha) copied after sweep ``snapshot_at`` (None if not reached)."""
     eta = sites.POWER_EP if s.method == "power_ep" else sites.EP
     y = y01.astype(np.int64)
     d = tags.n_tags
@@ -228,7 +257,7 @@ def _run_ep(tags: TagMatrix, y01, s: RTMSettings, report):
     new_a, new_b = np.empty_like(site_a), np.empty_like(site_b)
     stepper = ard.ArdStepper(d)
     mean = A / (A + B)
-    rows = []
+    rows, snapshot = [], None
     for it in range(1, s.max_iter + 1):
         t0 = time.perf_counter()
         skipped = sites.sweep(tags.indptr, tags.indices, y, A, B, site_a, site_b, new_a, new_b,
@@ -250,13 +279,16 @@ def _run_ep(tags: TagMatrix, y01, s: RTMSettings, report):
                                        eta, ep.QUADRATURE)
         rows.append(_row(it, change, alpha_change, log_z, A, B, alpha, s, skipped, improper, t0))
         report(it, change, alpha_change)
+        if it == snapshot_at:
+            snapshot = (A.copy(), B.copy(), alpha.copy())
         if _should_stop(change, alpha_change, skipped, improper, n_factors, s):
             break
-    return A, B, alpha, rows
+    return A, B, alpha, rows, snapshot
 
 
-def _run_em(tags: TagMatrix, y01, s: RTMSettings, report):
-    """EM coordinate-ascent sweeps with the optional ARD step; ``report`` after every sweep."""
+def _run_em(tags: TagMatrix, y01, s: RTMSettings, report, snapshot_at: int | None = None):
+    """EM coordinate-ascent sweeps with the optional ARD step; ``report`` after every sweep. Returns
+    as :func:`_run_ep`."""
     d = tags.n_tags
     pos, neg = class_counts(tags, y01)
     alpha = np.full(d, float(s.alpha0))
@@ -265,7 +297,7 @@ def _run_em(tags: TagMatrix, y01, s: RTMSettings, report):
     log_u, log_w = np.empty(tags.n_objects), np.empty(tags.n_objects)
     stepper = ard.ArdStepper(d)
     mean = A / (A + B)
-    rows = []
+    rows, snapshot = [], None
     for it in range(1, s.max_iter + 1):
         t0 = time.perf_counter()
         em.object_log_products(tags.indptr, tags.indices, A, B, log_u, log_w)
@@ -283,6 +315,8 @@ def _run_em(tags: TagMatrix, y01, s: RTMSettings, report):
         log_z = em.elbo(pos, neg, alpha, A, B, log_u, log_w)
         rows.append(_row(it, change, alpha_change, log_z, A, B, alpha, s, 0, 0, t0))
         report(it, change, alpha_change)
+        if it == snapshot_at:
+            snapshot = (A.copy(), B.copy(), alpha.copy())
         if _should_stop(change, alpha_change, 0, 0, 1, s):
             break
-    return A, B, alpha, rows
+    return A, B, alpha, rows, snapshot

@@ -6,8 +6,12 @@
   information (scikit-learn's ``mutual_info_classif`` on the binary tags) and the L1-logistic
   path (a tag's score is how early it enters along a grid of C, ties by |coefficient|).
 * Sentiment: word-presence tags (vocabulary at a minimum document frequency, rebuilt on every
-  training fold) and stratified k-fold test accuracy for the RTM and two baselines, Bernoulli
-  Naive Bayes and L1-regularised logistic regression (C by inner 3-fold CV).
+  training fold) and stratified k-fold test accuracy for the RTM and four baselines on the same
+  folds (:data:`BASELINES`: Bernoulli and multinomial Naive Bayes, L2- and L1-regularised
+  logistic regression with C by inner 3-fold CV on the training fold), a sensitivity grid of the
+  prior strength and damping (:class:`Grid`) and refits of fits that stopped at the sweep cap
+  (:func:`cv_study`); accuracies and fold-paired differences with the corrected resampled t
+  interval (:func:`accuracy_estimate`, :func:`accuracy_difference`).
 * The page: a picked dataset reduced to two classes, binarised and split
   (:func:`page_split`); every chosen training method on it (:func:`page_fit`), the baselines
   (:func:`page_baselines`) and the numbers its captions and tables show.
@@ -32,9 +36,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import mutual_info_classif
 from sklearn.linear_model import LogisticRegressionCV
 from sklearn.model_selection import StratifiedKFold, train_test_split
-from sklearn.naive_bayes import BernoulliNB
+from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 
-from fsengine import config
+from fsengine import config, stats
 from fsengine.data import corpora
 from fsengine.data.dataset import Dataset
 from fsengine.data.features import word_presence_tags
@@ -43,7 +47,7 @@ from fsengine.data.transforms import binarize_features, split, two_classes
 from fsengine.methods.classic.l1_path import entry_scores
 from fsengine.methods.rtm.ep import QUADRATURE
 from fsengine.methods.rtm.evidence import top_tags
-from fsengine.methods.rtm.fit import METHOD_LABELS, METHODS, RTMFit, RTMSettings, fit_rtm
+from fsengine.methods.rtm.fit import METHOD_LABELS, METHODS, RTMFit, RTMSettings, fit_rtm, fit_rtm_and_continue
 from fsengine.methods.rtm.model import predict_positive, tags_from
 from fsengine.parallel import map_tasks
 from fsengine.progress import Progress, report_to, scaled
@@ -55,21 +59,13 @@ RTM_LABELS = {m: f"RTM {METHOD_LABELS[m]}" for m in METHODS}
 #: work of the reproduction (a variant is data, so a scheduler can hand pairs out as tasks)
 VARIANTS = tuple((m, False) for m in METHODS) + tuple((m, True) for m in METHODS)
 MI_LABEL, L1_LABEL, NB_LABEL = "MI", "L1", "BernoulliNB"
+MNB_LABEL, L2_LABEL = "MultinomialNB", "L2 logistic"
 
 #: the slides' test accuracies ("Sentiment analysis"); the datasets are not named there
 SLIDES_ACCURACY = pd.DataFrame(
     {"Dataset 1": [0.9708, 0.9659, 0.9683], "Dataset 2": [0.7523, 0.7294, 0.7398]},
     index=["RTM Power EP", "RTM EM", "RTM EP"],
 )
-#: anchors from the issue's reference implementation (same data as ours)
-REFERENCE_ANCHORS = {
-    "synthetic AUC (800 objects, 400 tags, 30 relevant)": {"RTM Power EP": 0.82, "MI": 0.80},
-    "subjectivity accuracy": {"RTM": 0.89, "BernoulliNB": 0.90},
-}
-#: the earlier run's synthetic AUC, drawn as diamonds beside ours (page and reproduction)
-EARLIER_RUN_AUC = REFERENCE_ANCHORS["synthetic AUC (800 objects, 400 tags, 30 relevant)"]
-
-
 def rtm_label(method: str, ard: bool = False) -> str:
     """Display label of an RTM variant: ``RTM Power EP`` or ``RTM Power EP + ARD``."""
     return RTM_LABELS[method] + (" + ARD" if ard else "")
@@ -214,11 +210,73 @@ CORPORA = {
 }
 
 
+#: C grid of the logistic baselines (chosen by inner 3-fold CV on each training fold)
+L1_CS = (0.1, 0.3, 1.0, 3.0)
+L2_CS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+
+
+def _logistic(penalty_l1: float, Cs) -> LogisticRegressionCV:
+    return LogisticRegressionCV(Cs=list(Cs), l1_ratios=(penalty_l1,), cv=3, solver="liblinear", scoring="accuracy",
+                                use_legacy_attributes=False, max_iter=1000, random_state=0)
+
+
 def _l1_accuracy(Xtr, ytr, Xte, yte) -> float:
-    model = LogisticRegressionCV(Cs=[0.1, 0.3, 1.0, 3.0], l1_ratios=(1.0,), cv=3, solver="liblinear",
-                                 scoring="accuracy", use_legacy_attributes=False, max_iter=1000,
-                                 random_state=0).fit(Xtr, ytr)
-    return float(model.score(Xte, yte))
+    return float(_logistic(1.0, L1_CS).fit(Xtr, ytr).score(Xte, yte))
+
+
+#: the baselines beside the RTM, each fitted on the same folds (fold-paired with the RTM):
+#: label -> a factory of an unfitted scikit-learn classifier (on the same word-presence tags)
+BASELINES: dict[str, Callable[[], object]] = {
+    NB_LABEL: lambda: BernoulliNB(alpha=1.0),
+    MNB_LABEL: lambda: MultinomialNB(alpha=1.0),
+    L2_LABEL: lambda: _logistic(0.0, L2_CS),
+    L1_LABEL: lambda: _logistic(1.0, L1_CS),
+}
+#: a protocol fit that stops at its corpus' sweep cap without converging is fitted once more with
+#: this many times the cap (reported beside the protocol's number, never in its place)
+CAP_RERUN_FACTOR = 5
+#: methods whose sweeps the (outer) damping acts on; EM has no damping
+DAMPED_METHODS = ("power_ep", "ep")
+
+
+@dataclass(frozen=True)
+class FitSpec:
+    """One RTM fit of a cross-validation study: method, ARD, and the settings that differ from the
+    corpus' (None: the corpus' value). ``role`` ``"cv"``: the protocol's fit (refit with
+    :data:`CAP_RERUN_FACTOR` times the cap when it stops at the cap); ``"sensitivity"``: a cell
+    of the sensitivity grid."""
+
+    method: str
+    ard: bool = False
+    alpha0: float | None = None
+    damping: float | None = None
+    role: str = "cv"
+
+    def settings(self, base: RTMSettings) -> RTMSettings:
+        return replace(base, method=self.method, ard=self.ard,
+                       alpha0=base.alpha0 if self.alpha0 is None else float(self.alpha0),
+                       damping=base.damping if self.damping is None else float(self.damping))
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A sensitivity grid: the fixed-prior ``methods`` at every ``alpha0`` x ``damping`` value
+    (methods without damping, EM, at every ``alpha0`` only). The corpus' own setting is one cell
+    and is not fitted twice."""
+
+    methods: tuple[str, ...]
+    alpha0: tuple[float, ...]
+    damping: tuple[float, ...]
+
+    def specs(self, base: RTMSettings) -> list[FitSpec]:
+        out = []
+        for method in self.methods:
+            dampings = self.damping if method in DAMPED_METHODS else (base.damping,)
+            for a in self.alpha0:
+                for d in dampings:
+                    if (float(a), float(d)) != (base.alpha0, base.damping):
+                        out.append(FitSpec(method, False, float(a), float(d), "sensitivity"))
+        return out
 
 
 @dataclass(frozen=True)
@@ -232,41 +290,79 @@ class _Fold:
     row: dict
 
 
-def _fold_task(shared: tuple, task: tuple[int, tuple[str, bool] | None], *,
-               progress: Progress | None = None) -> list[dict]:
-    """Rows of one (fold, (method, ard)) task of :func:`cv_accuracy`; variant None: the two baselines."""
-    folds, settings = shared
-    number, variant = task
-    f = folds[number]
-    if variant is not None:
-        method, ard = variant
-        t0 = time.perf_counter()
-        fit = _quiet_fit(tags_from(f.X_train), f.y_train.astype(np.float64),
-                         replace(settings, method=method, ard=ard), progress)
-        test = tags_from(f.X_test)
-        p1 = predict_positive(test.indptr, test.indices, fit.A, fit.B, QUADRATURE)
-        return [{**f.row, "method": rtm_label(method, ard), "accuracy": float(np.mean((p1 > 0.5) == (f.y_test == 1))),
-                 "seconds": time.perf_counter() - t0, **fit_outcome(fit)}]
-    rows = []
-    for label, score in ((NB_LABEL, lambda: BernoulliNB().fit(f.X_train, f.y_train).score(f.X_test, f.y_test)),
-                         (L1_LABEL, lambda: _l1_accuracy(f.X_train, f.y_train, f.X_test, f.y_test))):
-        t0 = time.perf_counter()
-        rows.append({**f.row, "method": label, "accuracy": float(score()), "seconds": time.perf_counter() - t0,
-                     "converged": True, "sweeps": np.nan, "skipped": np.nan, "log_evidence": np.nan})
+#: how expensive a task is, most first (tasks are handed out in this order so that two workers
+#: are not left waiting on one long fit at the end; rows come back in the serial order)
+_COST_RANK = {("ep", True): 0, ("ep", False): 1, ("power_ep", True): 2, ("power_ep", False): 3,
+              ("em", True): 4, ("em", False): 5}
+
+
+def _scored_row(f: _Fold, fit: RTMFit, role: str, seconds: float) -> dict:
+    """The row of one RTM fit on fold ``f``: its test accuracy and how training ended."""
+    settings = fit.settings
+    test = tags_from(f.X_test)
+    p1 = predict_positive(test.indptr, test.indices, fit.A, fit.B, QUADRATURE)
+    correct = int(np.count_nonzero((p1 > 0.5) == (f.y_test == 1)))
+    return {**f.row, "method": rtm_label(settings.method, settings.ard), "role": role,
+            "alpha0": float(settings.alpha0), "damping": float(settings.damping), "max_iter": int(settings.max_iter),
+            "n_correct": correct, "accuracy": correct / f.y_test.size, "seconds": seconds, **fit_outcome(fit)}
+
+
+def _rtm_rows(f: _Fold, settings: RTMSettings, role: str, cap_factor: int | None,
+              progress: Progress | None) -> list[dict]:
+    """The fit's row and, for a protocol fit (``role`` "cv", ``cap_factor`` set) that stops at the
+    cap without converging, the row of that fit continued to ``cap_factor`` times the cap (role
+    "cap rerun": the fit a restart with the higher cap gives, :func:`fit_rtm_and_continue`).
+    Seconds: the capped fit's sweeps, and the whole continued fit's."""
+    t0 = time.perf_counter()
+    tags, y01 = tags_from(f.X_train), f.y_train.astype(np.float64)
+    if role != "cv" or not cap_factor:
+        fit = _quiet_fit(tags, y01, settings, progress)
+        return [_scored_row(f, fit, role, time.perf_counter() - t0)]
+    capped, continued = fit_rtm_and_continue(tags, y01, settings, continue_to=settings.max_iter * int(cap_factor),
+                                             progress=progress)
+    rows = [_scored_row(f, capped, role, float(capped.trace["seconds"].sum()))]
+    if continued is not None:
+        rows.append(_scored_row(f, continued, "cap rerun", time.perf_counter() - t0))
     return rows
 
 
-def cv_accuracy(key: str, *, folds: int = 5, methods=METHODS, max_docs: int | None = None,
-                settings: RTMSettings | None = None, seed: int = 0,
-                progress: Progress | None = None, n_jobs: int | None = None, scheduler=None) -> pd.DataFrame:
-    """Stratified k-fold test accuracy on a sentiment corpus: one row per (fold, method) with
-    accuracy, seconds, vocabulary size and, for the RTM, how the fit ended
-    (:func:`fit_outcome`: converged, sweeps, skipped factors, evidence). ``methods``: method
-    names or (method, ard) pairs. ``max_docs`` subsamples (stratified, seeded) for quick runs.
+def _fold_task(shared: tuple, task: tuple[int, FitSpec | None], *,
+               progress: Progress | None = None) -> list[dict]:
+    """Rows of one (fold, fit) task of :func:`cv_study`; spec None: the baselines. A protocol fit
+    that stops at the cap without converging is followed by its continuation to a higher cap (role
+    ``"cap rerun"``) in the same task."""
+    folds, settings, cap_factor = shared
+    number, spec = task
+    f = folds[number]
+    if spec is None:
+        rows = []
+        for label, make in BASELINES.items():
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                model = make().fit(f.X_train, f.y_train)
+            correct = int(np.count_nonzero(model.predict(f.X_test) == f.y_test))
+            rows.append({**f.row, "method": label, "role": "cv", "alpha0": np.nan, "damping": np.nan,
+                         "max_iter": np.nan, "n_correct": correct, "accuracy": correct / f.y_test.size,
+                         "seconds": time.perf_counter() - t0, "converged": True, "sweeps": np.nan,
+                         "skipped": np.nan, "log_evidence": np.nan})
+        return rows
+    return _rtm_rows(f, spec.settings(settings), spec.role, cap_factor, progress)
 
-    The tags of every fold are built here; each (fold, method) pair, and each fold's baselines,
-    is then a task (:func:`fsengine.parallel.map_tasks`: ``n_jobs`` local processes or a Dask
-    ``scheduler``), with rows in the serial order whatever runs them."""
+
+@dataclass
+class CVResult:
+    """A cross-validation study of one corpus: ``folds`` has one row per (fold, method) of the
+    protocol (RTM variants and baselines; ``n_correct`` of ``n_test``), ``reruns`` the protocol
+    fits that stopped at the sweep cap, fitted again with a higher cap, and ``sensitivity`` one
+    row per (fold, grid cell, method), the corpus' own setting included."""
+
+    folds: pd.DataFrame
+    reruns: pd.DataFrame
+    sensitivity: pd.DataFrame
+
+
+def _folds(key: str, folds: int, max_docs: int | None, seed: int) -> list[_Fold]:
     corpus = CORPORA[key]
     data = corpus.reader()
     texts = np.array(data.texts, dtype=object)
@@ -275,28 +371,115 @@ def cv_accuracy(key: str, *, folds: int = 5, methods=METHODS, max_docs: int | No
         keep, _ = train_test_split(np.arange(y.size), train_size=max_docs, stratify=y, random_state=seed)
         keep = np.sort(keep)
         texts, y = texts[keep], y[keep]
-    settings = settings or corpus.settings
-    fold_data = []
+    out = []
     for number, (tr, te) in enumerate(StratifiedKFold(folds, shuffle=True, random_state=seed).split(texts, y)):
         Xtr, vocab = word_presence_tags(texts[tr], min_df=corpus.min_df)
         Xte, _ = word_presence_tags(texts[te], vocabulary=vocab)
-        fold_data.append(_Fold(Xtr, y[tr], Xte, y[te],
-                               {"fold": number, "n_docs": y.size, "n_tags": len(vocab), "n_train": tr.size}))
-    tasks = [(number, v) for number in range(folds) for v in [*(as_variant(m, settings) for m in methods), None]]
-    names = [f"{corpus.label}: fold {number + 1}/{folds}, " + ("baselines" if v is None else rtm_label(*v))
-             for number, v in tasks]
-    rows = map_tasks(_fold_task, tasks, shared=(tuple(fold_data), settings), names=names, progress=progress,
-                     n_jobs=n_jobs, scheduler=scheduler, task_progress=True)
-    return pd.DataFrame([row for task_rows in rows for row in task_rows])
+        out.append(_Fold(Xtr, y[tr], Xte, y[te], {"fold": number, "n_docs": y.size, "n_tags": len(vocab),
+                                                   "n_train": tr.size, "n_test": te.size}))
+    return out
+
+
+def cv_study(key: str, *, folds: int = 5, methods=METHODS, max_docs: int | None = None,
+             settings: RTMSettings | None = None, seed: int = 0, grid: Grid | None = None,
+             cap_factor: int | None = CAP_RERUN_FACTOR, progress: Progress | None = None,
+             n_jobs: int | None = None, scheduler=None) -> CVResult:
+    """Stratified k-fold test accuracy on a sentiment corpus for the RTM variants (``methods``:
+    method names or (method, ard) pairs) and the :data:`BASELINES`, all on the same folds; the
+    fixed-prior ``grid`` of settings on the same folds; every protocol fit that stops at the
+    sweep cap fitted again with ``cap_factor`` times the cap (None or 0: not). ``max_docs``
+    subsamples (stratified, seeded) for quick runs.
+
+    The tags of every fold are built here; each (fold, fit) pair, and each fold's baselines, is
+    then a task (:func:`fsengine.parallel.map_tasks`: ``n_jobs`` local processes or a Dask
+    ``scheduler``), handed out longest first, with rows in the serial order whatever runs them."""
+    corpus = CORPORA[key]
+    settings = settings or corpus.settings
+    fold_data = _folds(key, folds, max_docs, seed)
+    specs = [FitSpec(*as_variant(m, settings)) for m in methods]
+    grid_specs = grid.specs(settings) if grid is not None else []
+    serial = [(n, spec) for n in range(folds) for spec in [*specs, None]]
+    serial += [(n, spec) for spec in grid_specs for n in range(folds)]
+
+    def cost(task):
+        n, spec = task
+        if spec is None:
+            return (9, n)
+        return (_COST_RANK[(spec.method, spec.ard)] + (6 if spec.role == "sensitivity" else 0), n)
+
+    order = sorted(range(len(serial)), key=lambda i: cost(serial[i]))
+
+    def name(task):
+        n, spec = task
+        what = "baselines" if spec is None else rtm_label(spec.method, spec.ard)
+        if spec is not None and spec.role == "sensitivity":
+            what += f" (alpha0 {spec.alpha0:g}, damping {spec.damping:g})"
+        return f"{corpus.label}: fold {n + 1}/{folds}, {what}"
+
+    out = map_tasks(_fold_task, [serial[i] for i in order], shared=(tuple(fold_data), settings, cap_factor),
+                    names=[name(serial[i]) for i in order], progress=progress, n_jobs=n_jobs,
+                    scheduler=scheduler, task_progress=True)
+    by_serial = [None] * len(serial)
+    for i, rows in zip(order, out):
+        by_serial[i] = rows
+    rows = pd.DataFrame([row for task_rows in by_serial for row in task_rows])
+    protocol = rows[rows.role == "cv"].reset_index(drop=True)
+    reruns = rows[rows.role == "cap rerun"].reset_index(drop=True)
+    sensitivity = rows[rows.role == "sensitivity"]
+    if grid is not None:
+        own = [rtm_label(m) for m in grid.methods]
+        default = protocol[protocol.method.isin(own)]
+        sensitivity = pd.concat([default, sensitivity]).sort_values(["method", "alpha0", "damping", "fold"],
+                                                                    kind="stable")
+    sensitivity = sensitivity.reset_index(drop=True)
+    if not sensitivity.empty:  # EM has no damping: its cells hold for every damping value
+        sensitivity.loc[~sensitivity.method.isin([rtm_label(m) for m in DAMPED_METHODS]), "damping"] = np.nan
+    return CVResult(protocol, reruns, sensitivity)
+
+
+def cv_accuracy(key: str, *, folds: int = 5, methods=METHODS, max_docs: int | None = None,
+                settings: RTMSettings | None = None, seed: int = 0,
+                progress: Progress | None = None, n_jobs: int | None = None, scheduler=None) -> pd.DataFrame:
+    """The protocol rows of :func:`cv_study` (one per fold and method: RTM variants and
+    baselines), without a grid or cap reruns."""
+    return cv_study(key, folds=folds, methods=methods, max_docs=max_docs, settings=settings, seed=seed,
+                    cap_factor=None, progress=progress, n_jobs=n_jobs, scheduler=scheduler).folds
+
+
+def train_test_ratio(df: pd.DataFrame) -> float:
+    """n_test / n_train of a k-fold study's rows (mean over its folds): the correction of the
+    resampled t interval (Nadeau & Bengio) for folds that share training rows."""
+    per_fold = df.drop_duplicates("fold")
+    return float(per_fold.n_test.mean() / per_fold.n_train.mean())
+
+
+def accuracy_estimate(df: pd.DataFrame, method: str, level: float = stats.LEVEL) -> stats.Estimate:
+    """Mean fold accuracy of ``method`` with its corrected resampled t interval over the folds."""
+    acc = df[df.method == method].sort_values("fold").accuracy.to_numpy()
+    return stats.t_interval(acc, level, test_train_ratio=train_test_ratio(df), what="folds")
+
+
+def accuracy_difference(df: pd.DataFrame, first: str, second: str, level: float = stats.LEVEL) -> stats.Estimate:
+    """Mean fold-paired accuracy difference ``first - second`` with its corrected resampled t
+    interval (the same folds for both)."""
+    a = df[df.method == first].set_index("fold").accuracy.sort_index()
+    b = df[df.method == second].set_index("fold").accuracy.sort_index()
+    if not a.index.equals(b.index):
+        raise ValueError(f"{first} and {second} were not scored on the same folds")
+    return stats.paired_t_interval(a.to_numpy(), b.to_numpy(), level, test_train_ratio=train_test_ratio(df),
+                                   what="folds")
 
 
 def accuracy_table(results: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Mean CV accuracy (and sd) per method (rows) and corpus (columns)."""
+    """Mean CV accuracy with its corrected resampled t interval per method (rows) and corpus
+    (columns ``LABEL``, ``LABEL low``, ``LABEL high``)."""
     cols = {}
     for key, df in results.items():
-        g = df.groupby("method", sort=False)["accuracy"]
-        cols[CORPORA[key].label] = g.mean()
-        cols[CORPORA[key].label + " sd"] = g.std(ddof=0)
+        label = CORPORA[key].label
+        est = {m: accuracy_estimate(df, m) for m in df.method.unique()}
+        cols[label] = pd.Series({m: e.value for m, e in est.items()})
+        cols[label + " low"] = pd.Series({m: e.low for m, e in est.items()})
+        cols[label + " high"] = pd.Series({m: e.high for m, e in est.items()})
     return pd.DataFrame(cols)
 
 
@@ -328,6 +511,17 @@ def recorded_accuracy(path: Path | None = None) -> pd.DataFrame | None:
     folds = pd.read_csv(path)
     table = folds.pivot_table(index="method", columns="corpus", values="accuracy", aggfunc="mean", sort=False)
     return table.rename(columns={k: c.label for k, c in CORPORA.items()})
+
+
+def recorded_rows(path: Path | None = None) -> dict[str, dict] | None:
+    """The rows of the recorded ``rtm-roc`` run's ``results.json`` by quantity (None if absent):
+    what the page cites from the committed run, read from the file, never typed."""
+    from fsengine.reproduce import results as results_file
+
+    path = path or config.results_dir() / "rtm-roc" / results_file.FILENAME
+    if not Path(path).is_file():
+        return None
+    return {r["quantity"]: r for r in results_file.read(path)["rows"]}
 
 
 def recorded_synthetic_auc(path: Path | None = None) -> pd.DataFrame | None:

@@ -3,13 +3,16 @@ ARD step) reports ``progress(fraction, message)``, and a stop request ends train
 result."""
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from fsengine.data.synthetic.rtm import make_rtm
 from fsengine.methods.rtm import RTMSettings, fit_rtm, tags_from
+from fsengine.methods.rtm.fit import fit_rtm_and_continue
 from fsengine.progress import StopRequested
 
 
@@ -65,3 +68,35 @@ def test_progress_is_keyword_only(small):
     tags, y = small
     with pytest.raises(TypeError):
         fit_rtm(tags, y, RTMSettings(), print)
+
+
+@pytest.mark.parametrize("method, ard", [("power_ep", False), ("ep", True), ("em", True)])
+def test_a_capped_fit_continued_equals_the_fits_restarted_with_each_cap(small, method, ard):
+    """fit_rtm_and_continue: the state after the cap is fit_rtm's with that cap, and the continuation
+    is fit_rtm's with the higher cap (the sweeps are deterministic), sweep for sweep."""
+    tags, y = small
+    settings = RTMSettings(method=method, ard=ard, alpha0=5.0, max_iter=3, tol=1e-12)
+    capped, continued = fit_rtm_and_continue(tags, y, settings, continue_to=7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        at_cap = fit_rtm(tags, y, settings)
+        restarted = fit_rtm(tags, y, replace(settings, max_iter=7))
+    for got, want in ((capped, at_cap), (continued, restarted)):
+        for name in ("A", "B", "alpha"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+        timing_free = [c for c in got.trace.columns if c != "seconds"]
+        pd.testing.assert_frame_equal(got.trace[timing_free], want.trace[timing_free])
+        assert (got.converged, got.message, got.settings) == (want.converged, want.message, want.settings)
+    assert not capped.converged and capped.n_iter == 3 and continued.n_iter == 7
+
+
+def test_a_fit_that_converges_before_its_cap_is_not_continued(small):
+    tags, y = small
+    settings = RTMSettings(method="em", alpha0=5.0, max_iter=500, tol=1e-3)
+    capped, continued = fit_rtm_and_continue(tags, y, settings, continue_to=2500)
+    alone = fit_rtm(tags, y, settings)
+    assert capped.converged and continued is None and capped.n_iter < 500
+    np.testing.assert_array_equal(capped.A, alone.A)
+    assert (capped.message, capped.settings) == (alone.message, alone.settings)
+    with pytest.raises(ValueError, match="continue_to=10 is below max_iter=500"):
+        fit_rtm_and_continue(tags, y, settings, continue_to=10)

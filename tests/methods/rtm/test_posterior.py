@@ -84,7 +84,7 @@ def test_three_methods_agree_on_easy_data():
     fits = {m: fit_rtm(tags, ds.y, RTMSettings(method=m)) for m in ("power_ep", "ep", "em")}
     for m, fit in fits.items():
         assert fit.converged, m
-        assert roc_auc_score(ds.truth, fit.relevance()) > 0.95, m
+        assert roc_auc_score(ds.truth, fit.relevance()) == 1.0, m  # every relevant tag ranked first
     means = np.array([f.theta_mean for f in fits.values()])
     assert np.max(np.ptp(means, axis=0)) < 0.03
     truth_theta = ds.extras["theta"]
@@ -117,7 +117,9 @@ def test_ard_pins_irrelevant_tags():
     fit = fit_rtm(tags_from(ds.X), ds.y, RTMSettings(ard=True))
     assert fit.converged and fit.trace.alpha_change.iloc[-1] < 1e-4
     kept = fit.active()
-    assert kept[ds.truth].mean() > 0.8  # most relevant tags kept
-    assert kept[~ds.truth].mean() < 0.5  # most irrelevant ones removed, most of those at the cap
-    assert np.mean(fit.alpha[~ds.truth] >= 0.99e5) > 0.5
+    # deterministic counts (measured 11 of 12 relevant kept, 37 of 108 irrelevant kept, 69 at the cap),
+    # with room for a tag or two of round-off between platforms
+    assert kept[ds.truth].sum() == pytest.approx(11, abs=1)
+    assert kept[~ds.truth].sum() == pytest.approx(37, abs=3)
+    assert np.sum(fit.alpha[~ds.truth] >= 0.99e5) == pytest.approx(69, abs=3)
     assert np.all(fit.alpha >= 2.0) and np.all(fit.alpha <= 1e5)

@@ -117,9 +117,11 @@ def test_pipeline_with_bernoulli_nb_on_sparse_tags():
     sel = pipe.named_steps["rtm"]
     kept = sel.get_support()
     assert 0 < kept.sum() < 200 and sel.transform(X[:5]).shape == (5, kept.sum())
-    assert kept[ds.truth].mean() > 0.8 and kept[~ds.truth].mean() < 0.3
+    # deterministic (measured: 18 of 20 relevant and 32 of 180 irrelevant tags kept)
+    assert kept[ds.truth].sum() == pytest.approx(18, abs=1) and kept[~ds.truth].sum() == pytest.approx(32, abs=3)
     all_tags = BernoulliNB().fit(X[:600], ds.y[:600]).score(X[600:], ds.y[600:])
-    assert pipe.score(X[600:], ds.y[600:]) > all_tags  # dropping noise tags helps Naive Bayes
+    assert pipe.score(X[600:], ds.y[600:]) == pytest.approx(0.7733, abs=0.004)  # 232 of 300 (deterministic)
+    assert pipe.score(X[600:], ds.y[600:]) > all_tags  # dropping noise tags helps Naive Bayes (0.697)
     assert sorted(sel.order_) == list(range(200)) and sel.scores_.shape == (200,)
     assert {"iteration", "max_change", "log_evidence", "n_active", "n_skipped", "seconds"} <= set(sel.trace_)
     assert sel.trace_.n_active.iloc[-1] == kept.sum()

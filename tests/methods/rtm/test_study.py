@@ -112,3 +112,63 @@ def test_synthetic_roc_reports_sweeps_inside_its_tasks_and_keeps_its_numbers():
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     assert any(m.startswith("synthetic seed 1: RTM EM: sweep 1 of at most 300") for _, m in seen)
+
+
+# --- the cross-validation study: baselines on the same folds, the grid, refits at a higher cap ------
+
+def test_grid_cells_skip_the_corpus_setting_and_em_has_no_damping():
+    grid = rtm_study.Grid(("power_ep", "em"), alpha0=(2.0, 5.0), damping=(0.5, 0.7))
+    specs = grid.specs(RTMSettings(alpha0=5.0, damping=0.5))
+    assert [(s.method, s.alpha0, s.damping) for s in specs] == [
+        ("power_ep", 2.0, 0.5), ("power_ep", 2.0, 0.7), ("power_ep", 5.0, 0.7), ("em", 2.0, 0.5)]
+    assert all(s.role == "sensitivity" and not s.ard for s in specs)
+    s = specs[1].settings(RTMSettings(alpha0=5.0, inner_damping=0.8, max_iter=77))
+    assert (s.method, s.alpha0, s.damping, s.inner_damping, s.max_iter) == ("power_ep", 2.0, 0.7, 0.8, 77)
+
+
+def test_accuracy_intervals_are_the_corrected_resampled_t_over_folds():
+    from scipy import stats as st
+
+    df = pd.DataFrame({"fold": [0, 1, 2, 0, 1, 2], "method": ["A"] * 3 + ["B"] * 3,
+                       "accuracy": [0.70, 0.74, 0.72, 0.69, 0.70, 0.71], "n_train": [200] * 6, "n_test": [100] * 6})
+    assert rtm_study.train_test_ratio(df) == 0.5
+    est = rtm_study.accuracy_estimate(df, "A")
+    half = st.t.ppf(0.975, 2) * 0.02 * np.sqrt(1 / 3 + 0.5)  # sd of (0.70, 0.74, 0.72) is 0.02
+    assert (est.value, est.low, est.high) == pytest.approx((0.72, 0.72 - half, 0.72 + half))
+    d = rtm_study.accuracy_difference(df, "A", "B")
+    x = np.array([0.01, 0.04, 0.01])
+    half = st.t.ppf(0.975, 2) * x.std(ddof=1) * np.sqrt(1 / 3 + 0.5)
+    assert (d.value, d.low, d.high) == pytest.approx((x.mean(), x.mean() - half, x.mean() + half))
+    with pytest.raises(ValueError, match="same folds"):
+        rtm_study.accuracy_difference(df.iloc[:5], "A", "B")
+
+
+def test_cv_study_scores_every_method_on_the_same_folds_and_refits_at_the_cap():
+    from fsengine.data.corpora import read_sentence_polarity
+    from tests.conftest import require_real
+
+    require_real(read_sentence_polarity)
+    grid = rtm_study.Grid(("power_ep", "em"), alpha0=(2.0, 5.0), damping=(0.5,))
+    res = rtm_study.cv_study("sentence_polarity", folds=2, max_docs=240, methods=("em", "power_ep"),
+                             settings=RTMSettings(alpha0=5.0, max_iter=4), grid=grid)
+    folds = res.folds
+    assert list(folds.method.unique()) == ["RTM EM", "RTM Power EP", *rtm_study.BASELINES]
+    assert folds.groupby("fold").method.count().tolist() == [6, 6] and (folds.n_train + folds.n_test == 240).all()
+    assert (folds.accuracy == folds.n_correct / folds.n_test).all()
+    # four sweeps are too few: every RTM fit stopped at the cap and was fitted again with five times it
+    rtm = folds[folds.method.str.startswith("RTM")]
+    assert not rtm.converged.any() and (rtm.sweeps == 4).all()
+    assert sorted(zip(res.reruns.fold, res.reruns.method)) == sorted(zip(rtm.fold, rtm.method))
+    assert (res.reruns.max_iter == 4 * rtm_study.CAP_RERUN_FACTOR).all() and (res.reruns.sweeps > 4).all()
+    # the grid: the corpus' own cell comes from the protocol's fits, EM has no damping
+    cells = res.sensitivity.groupby(["method", "alpha0"], dropna=False).fold.count()
+    assert cells.to_dict() == {("RTM EM", 2.0): 2, ("RTM EM", 5.0): 2, ("RTM Power EP", 2.0): 2,
+                               ("RTM Power EP", 5.0): 2}
+    assert res.sensitivity[res.sensitivity.method == "RTM EM"].damping.isna().all()
+    own = res.sensitivity[(res.sensitivity.alpha0 == 5.0) & (res.sensitivity.method == "RTM Power EP")]
+    assert own.accuracy.tolist() == folds[folds.method == "RTM Power EP"].accuracy.tolist()
+    # without a refit factor (cv_accuracy) nothing is fitted twice
+    plain = rtm_study.cv_accuracy("sentence_polarity", folds=2, max_docs=240, methods=("em",),
+                                  settings=RTMSettings(alpha0=5.0, max_iter=4))
+    pd.testing.assert_frame_equal(plain.drop(columns="seconds"),
+                                  folds[folds.method != "RTM Power EP"].reset_index(drop=True).drop(columns="seconds"))
