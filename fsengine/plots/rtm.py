@@ -110,19 +110,23 @@ def relevant_tags_figure(table: pd.DataFrame, *, class_names=("class 0", "class 
 
 def accuracy_figure(table: pd.DataFrame, *, low: pd.DataFrame | None = None,
                     high: pd.DataFrame | None = None) -> go.Figure:
-    """Grouped bars: rows of ``table`` are methods, columns datasets (test accuracy); ``low`` and
-    ``high`` (same shape) draw each bar's interval."""
+    """Grouped bars: rows of ``table`` are methods, columns datasets (test accuracy), each labelled
+    with its value; ``low`` and ``high`` (same shape) draw each bar's interval as a whisker, and the
+    value with its interval moves from the label (the whisker would cross it) to the hover text."""
     fig = go.Figure()
     for k, method in enumerate(table.index):
         values = table.loc[method].to_numpy(dtype=float)
+        labels = dict(text=[f"{v:.3f}" if np.isfinite(v) else "" for v in values], textposition="outside")
         error = None
         if low is not None and high is not None:
-            error = dict(type="data", symmetric=False, array=high.loc[method].to_numpy(dtype=float) - values,
-                         arrayminus=values - low.loc[method].to_numpy(dtype=float), color="#555555", thickness=1.2)
+            lo, hi = low.loc[method].to_numpy(dtype=float), high.loc[method].to_numpy(dtype=float)
+            error = dict(type="data", symmetric=False, array=hi - values, arrayminus=values - lo, color="#555555",
+                         thickness=1.2)
+            labels = dict(customdata=np.stack([lo, hi], axis=1),
+                          hovertemplate="%{x}: %{y:.3f} [%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
+                                        f"<extra>{method}</extra>")
         fig.add_trace(go.Bar(x=list(table.columns), y=values, name=str(method),
-                             marker_color=method_color(str(method), k), error_y=error,
-                             text=[f"{v:.3f}" if np.isfinite(v) else "" for v in values],
-                             textposition="outside"))
+                             marker_color=method_color(str(method), k), error_y=error, **labels))
     values = table.to_numpy(dtype=float)
     floor = float(np.nanmin(values if low is None else low.to_numpy(dtype=float)))
     floor = floor if np.isfinite(floor) else 0.5

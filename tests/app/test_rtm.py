@@ -6,10 +6,12 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import binomtest
 
 from fsengine.data import load_dataset
 from fsengine.data.transforms import binarize_features, split
 from fsengine.plots.explorable import slider_values, step_layout
+from fsengine.reproduce import results
 from fsengine.selectors import RTMClassifier
 from tests.conftest import PROJECT_ROOT, app_test
 
@@ -80,8 +82,21 @@ def test_rtm_page_on_synthetic_tags():
     means = np.concatenate([_values(t["x"]) for t in tags["data"]])
     assert means.size == 5 and np.all(np.abs(means - 0.5) > 0.05)  # the top tags are far from 0.5
 
-    acc = _by_title(at, "Test accuracy")
+    acc = _by_title(at, "Test accuracy (95% intervals)")
     assert [t["name"] for t in acc["data"]] == ["RTM Power EP", "RTM EM", "BernoulliNB", "L1"]
+    n_test = 75  # a quarter of 300 objects
+    for trace in acc["data"]:  # each bar's interval is scipy's Wilson interval of its correct count
+        value = float(_values(trace["y"])[0])
+        ci = binomtest(round(value * n_test), n_test).proportion_ci(0.95, method="wilson")
+        bounds = (value - float(_values(trace["error_y"]["arrayminus"])[0]),
+                  value + float(_values(trace["error_y"]["array"])[0]))
+        assert bounds == pytest.approx((ci.low, ci.high), rel=1e-9), trace["name"]
+    recorded = next(df.value for df in at.dataframe if "Sentence polarity" in df.value.columns)
+    record = PROJECT_ROOT / "docs" / "results" / "rtm-roc" / results.FILENAME
+    committed = {r["quantity"]: r for r in results.read(record)["rows"]}
+    r = committed["accuracy, RTM EM, Movie reviews"]  # the recorded run's own numbers, with its interval
+    shown = f"{r['ours']:.4f} [{r['interval'][0]:.4f}, {r['interval'][1]:.4f}]"
+    assert recorded.loc["RTM EM", "Movie reviews"] == shown
 
     # the relevance threshold (an explorable): each position states its counts against the truth
     fig = _explorable(at)

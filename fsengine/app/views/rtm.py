@@ -12,6 +12,7 @@ from functools import partial
 
 import streamlit as st
 
+from fsengine import stats
 from fsengine.app.compute import computed_once, dataset_token
 from fsengine.app.display import show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
@@ -208,17 +209,26 @@ def _recorded_auc_sentence() -> str:
 
 
 def _accuracy_tab(results: dict, base_acc: dict) -> None:
-    show_figure(st, rtm_plots.accuracy_figure(rtm_study.page_accuracy(results, base_acc)), key="rtm_acc_chart")
-    st.caption("Held-out 25% stratified split of the picked dataset (seed 0).")
-    c_ours, c_slides = st.columns(2)
+    acc = rtm_study.page_accuracy(results, base_acc)
+    column = ["test accuracy"]
+    show_figure(st, rtm_plots.accuracy_figure(acc[column], low=acc[["low"]].set_axis(column, axis=1),
+                                              high=acc[["high"]].set_axis(column, axis=1)), key="rtm_acc_chart")
+    n_test = next(iter(results.values())).n_test
+    st.caption(f"Held-out 25% stratified split of the picked dataset (seed 0): {n_test:,} test objects. Bars: 95% "
+               "Wilson intervals of each accuracy. Every method is scored on the same objects, so a difference "
+               "between two methods is less uncertain than the two bars suggest (the Compare page pairs them).")
     recorded = rtm_study.recorded_accuracy()
-    c_ours.markdown("**Recorded 5-fold CV** (`python -m fsengine reproduce rtm-roc`)")
+    st.markdown("**Recorded 5-fold CV** (`python -m fsengine reproduce rtm-roc`)")
     if recorded is None:
-        c_ours.info("No recorded run found (`fsengine reproduce rtm-roc` records one).")
+        st.info("No recorded run found (`fsengine reproduce rtm-roc` records one).")
     else:
-        c_ours.dataframe(recorded.style.format("{:.4f}"))
-    c_slides.markdown("**The slides' table** (their two datasets are not named)")
-    c_slides.dataframe(rtm_study.SLIDES_ACCURACY.style.format("{:.4f}"))
+        first = next(e for e in recorded.stack().dropna())
+        st.dataframe(recorded.map(lambda e: e.format(4) if isinstance(e, stats.Estimate) else None),
+                     width="stretch", placeholder="—")
+        st.caption(f"Mean test accuracy over the folds with its {first.level:.0%} interval ({first.method}), "
+                   "from the run's `results.json`; the fold-paired differences between methods are in its report.")
+    st.markdown("**The slides' table** (their two datasets are not named)")
+    st.dataframe(rtm_study.SLIDES_ACCURACY.style.format("{:.4f}"))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

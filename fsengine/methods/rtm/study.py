@@ -503,14 +503,19 @@ def baseline_accuracy(X_train, y_train, X_test, y_test) -> dict[str, float]:
 
 
 def recorded_accuracy(path: Path | None = None) -> pd.DataFrame | None:
-    """Mean CV accuracy per method and corpus from a recorded reproduction run (None if absent);
-    ``path`` defaults to ``accuracy_folds.csv`` of the recorded ``rtm-roc`` run."""
-    path = path or config.results_dir() / "rtm-roc" / "accuracy_folds.csv"
-    if not Path(path).is_file():
+    """The recorded ``rtm-roc`` run's mean CV accuracy per method (rows) and corpus (columns), each
+    cell a :class:`fsengine.stats.Estimate` with the run's interval, read from its ``results.json``
+    (``path``; None if absent). The protocol's rows only (not the refits of cap-stopped fits)."""
+    rows = recorded_rows(path)
+    if rows is None:
         return None
-    folds = pd.read_csv(path)
-    table = folds.pivot_table(index="method", columns="corpus", values="accuracy", aggfunc="mean", sort=False)
-    return table.rename(columns={k: c.label for k, c in CORPORA.items()})
+    cells: dict[str, dict[str, stats.Estimate]] = {}
+    for quantity, r in rows.items():
+        parts = quantity.split(", ")
+        if parts[0] == "accuracy" and len(parts) == 3 and r["interval"] is not None:
+            cells.setdefault(parts[2], {})[parts[1]] = stats.Estimate(r["ours"], *r["interval"], r["level"],
+                                                                      r["method"])
+    return pd.DataFrame(cells) if cells else None
 
 
 def recorded_rows(path: Path | None = None) -> dict[str, dict] | None:
@@ -556,8 +561,8 @@ def page_split(ds: Dataset, classes: tuple) -> tuple[Dataset, Dataset]:
 @dataclass(frozen=True)
 class PageFit:
     """One training method on the page's split: its trace and verdict, every tag's relevance
-    (log Bayes factor) and posterior mean, the tags the model keeps, held-out accuracy, training
-    seconds and the 25 most relevant tags (:func:`~.evidence.top_tags`)."""
+    (log Bayes factor) and posterior mean, the tags the model keeps, held-out accuracy on
+    ``n_test`` objects, training seconds and the 25 most relevant tags (:func:`~.evidence.top_tags`)."""
 
     trace: pd.DataFrame
     converged: bool
@@ -566,6 +571,7 @@ class PageFit:
     theta: np.ndarray
     n_active: int
     accuracy: float
+    n_test: int
     seconds: float
     top: pd.DataFrame
 
@@ -580,7 +586,8 @@ def page_fit(train: Dataset, test: Dataset, settings: RTMSettings, method: str, 
     of work; ``progress`` hears every sweep)."""
     fit, acc, secs = fit_and_score(train.X, train.y, test.X, test.y, settings, method, progress=progress)
     return PageFit(trace=fit.trace, converged=fit.converged, message=fit.message, relevance=fit.relevance(),
-                   theta=fit.theta_mean, n_active=int(fit.active().sum()), accuracy=acc, seconds=secs,
+                   theta=fit.theta_mean, n_active=int(fit.active().sum()), accuracy=acc, n_test=int(test.n_samples),
+                   seconds=secs,
                    top=top_tags(fit.A, fit.B, fit.alpha, train.feature_names, k=PAGE_TOP_TAGS))
 
 
@@ -624,9 +631,14 @@ def convergence_table(fits: dict[str, PageFit]) -> pd.DataFrame:
 
 
 def page_accuracy(fits: dict[str, PageFit], baselines: dict[str, float]) -> pd.DataFrame:
-    """Held-out accuracy per method, RTM methods first, then the baselines (column ``test accuracy``)."""
-    return pd.Series({**{label: f.accuracy for label, f in fits.items()}, **baselines},
-                     name="test accuracy").to_frame()
+    """Held-out accuracy per method, RTM methods first, then the baselines (column ``test
+    accuracy``), with its 95% Wilson interval (``low``, ``high``) on the split's test objects
+    (:func:`fsengine.stats.wilson_interval`; every method is scored on the same objects)."""
+    n_test = next(iter(fits.values())).n_test
+    accuracy = {**{label: f.accuracy for label, f in fits.items()}, **baselines}
+    rows = {label: stats.wilson_interval(round(a * n_test), n_test) for label, a in accuracy.items()}
+    return pd.DataFrame({"test accuracy": accuracy, "low": {k: e.low for k, e in rows.items()},
+                         "high": {k: e.high for k, e in rows.items()}})
 
 
 def page_roc(truth: np.ndarray, fits: dict[str, PageFit], baseline_scores: dict[str, np.ndarray]) -> tuple[dict, dict]:

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from scipy.stats import binomtest
 
 from fsengine.data import load_dataset
 from fsengine.data.synthetic.rtm import make_rtm
@@ -81,6 +82,11 @@ def test_page_tables_keep_the_methods_order(synthetic):
     acc = rtm_study.page_accuracy(fits, {"BernoulliNB": 0.5, "L1": 0.25})
     assert list(acc.index) == ["RTM EM", "RTM Power EP", "BernoulliNB", "L1"]
     assert acc["test accuracy"].tolist() == [fits["RTM EM"].accuracy, fits["RTM Power EP"].accuracy, 0.5, 0.25]
+    n_test = test.n_samples  # every method on the same test objects: scipy's Wilson interval of its count
+    assert {f.n_test for f in fits.values()} == {n_test}
+    for label, row in acc.iterrows():
+        ci = binomtest(round(row["test accuracy"] * n_test), n_test).proportion_ci(0.95, method="wilson")
+        assert (row["low"], row["high"]) == pytest.approx((ci.low, ci.high), rel=1e-9), label
     base_acc, base_scores = rtm_study.page_baselines(train, test)
     assert set(base_acc) == {"BernoulliNB", "L1"} and set(base_scores) == {"MI", "L1"}
     curves, auc = rtm_study.page_roc(synthetic.truth, fits, base_scores)
