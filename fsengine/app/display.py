@@ -21,6 +21,8 @@ from fsengine.plots.style import Style, restyle
 LECTURE_KEY = "lecture"
 THEME_KEY = "theme"
 THEMES = ("light", "dark")
+#: what a table cell without a number shows (``st.dataframe(..., placeholder=NO_NUMBER)``)
+NO_NUMBER = "—"
 
 #: Reload with Streamlit's embed option for the chosen theme when the page shows the other one.
 _THEME_SCRIPT = """

@@ -148,8 +148,6 @@ def rerender(out_dir: Path, note: str = "") -> Path:
         return pd.read_csv(path) if path.is_file() and path.stat().st_size > 1 else pd.DataFrame(columns=["corpus"])
 
     folds, reruns, grid = read("accuracy_folds.csv"), read("cap_reruns.csv"), read("sensitivity_folds.csv")
-    if "n_test" not in folds:
-        folds["n_test"] = folds.n_docs - folds.n_train
     results = {}
     for key, df in folds.groupby("corpus", sort=False):
         def part(frame):

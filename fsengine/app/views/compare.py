@@ -4,7 +4,7 @@ differences from a reference method, overlap, stability, ROC."""
 import streamlit as st
 
 from fsengine.app.compute import dataset_token, progress_bar
-from fsengine.app.display import explorable_bridge, show_explorable, show_figure, url_value
+from fsengine.app.display import NO_NUMBER, explorable_bridge, show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
@@ -260,9 +260,6 @@ def readable(table):
     """The table with its columns named for a reader (the CSV downloads keep the short names)."""
     return table.rename(columns=COLUMN_NAMES)
 
-
-#: what a table cell without a number shows (the reference's difference from itself), not "None"
-NO_NUMBER = "—"
 
 
 #: the URL parameter holding the top-k size k (the top-k explorable's position)

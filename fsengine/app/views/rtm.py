@@ -14,7 +14,7 @@ import streamlit as st
 
 from fsengine import stats
 from fsengine.app.compute import computed_once, dataset_token
-from fsengine.app.display import show_explorable, show_figure, url_value
+from fsengine.app.display import NO_NUMBER, show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
 from fsengine.app.links import link_choice
 from fsengine.app.picker import current_dataset, current_selection
@@ -224,7 +224,7 @@ def _accuracy_tab(results: dict, base_acc: dict) -> None:
     else:
         first = next(e for e in recorded.stack().dropna())
         st.dataframe(recorded.map(lambda e: e.format(4) if isinstance(e, stats.Estimate) else None),
-                     width="stretch", placeholder="—")
+                     width="stretch", placeholder=NO_NUMBER)
         st.caption(f"Mean test accuracy over the folds with its {first.level:.0%} interval ({first.method}), "
                    "from the run's `results.json`; the fold-paired differences between methods are in its report.")
     st.markdown("**The slides' table** (their two datasets are not named)")
