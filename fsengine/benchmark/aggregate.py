@@ -73,7 +73,8 @@ def summary(run) -> pd.DataFrame:
                 e = _over_folds(part["metric"], ratio)
                 sets = [run.tops[(slug, key, s)][:k] for s in range(n_splits)]
                 stab = nogueira_stability(sets, p)
-                cpu, wall = median_iqr(part["fit_cpu_seconds"], what="fits"), median_iqr(part["fit_seconds"], what="fits")
+                cpu = median_iqr(part["fit_cpu_seconds"], what="fits")
+                wall = median_iqr(part["fit_seconds"], what="fits")
                 row.update(value=e.value, low=e.low, high=e.high, interval=e.method,
                            accuracy=float(part["accuracy"].mean()), stability=stab.value,
                            stability_low=max(-1.0, stab.low), stability_high=min(1.0, stab.high),

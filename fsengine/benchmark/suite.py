@@ -65,7 +65,8 @@ SUITE: tuple[Entry, ...] = (
           "Text, wide and sparse: 2,000 reviews, 4,752 binary word-presence tags (words in 20+ reviews); more "
           "features than rows, as in Bommert et al.'s high-dimensional benchmark."),
     Entry("sentence_polarity", "sentence_polarity", "Sentence polarity (Pang & Lee)",
-          "Text with many short rows: 10,662 snippets, 2,264 sparse tags, few tags per row; the RTM's kind of data."),
+          "Text with many short rows: 10,662 snippets, 2,264 sparse tags, few tags per row; the RTM's kind of "
+          "data."),
     Entry("subjectivity", "subjectivity", "Subjectivity (Pang & Lee)",
           "Text, 10,000 sentences, objective vs subjective: a different signal (style words) on the same kind of tags."),
     Entry("glm", "synthetic_glm:n=500,p=200,k=10", "Planted sparse GLM (logistic)",

@@ -53,8 +53,8 @@ def make_madelon_like(n: int = 2000, n_features: int = 500, *, seed: int = 0) ->
         X=np.ascontiguousarray(X[rows][:, columns]), y=y[rows].astype(np.int64), feature_names=tuple(names),
         target_names=("0", "1"), name="madelon_like", truth=role[columns] != "probe",
         extras={"role": tuple(str(r) for r in role[columns])},
-        provenance=Provenance(f"MADELON-style (Guyon 2003): sklearn make_classification with {MADELON['n_informative']} "
-                              f"informative, {MADELON['n_redundant']} redundant, {n_features - signal} probe features, "
+        provenance=Provenance(f"MADELON-style (Guyon 2003): sklearn make_classification with "
+                              f"{MADELON['n_informative']} informative, {MADELON['n_redundant']} redundant, {n_features - signal} probe features, "
                               f"{MADELON['n_clusters_per_class']} clusters per class on a hypercube, "
                               f"flip_y={MADELON['flip_y']}, seed={seed}", "generated",
                               {"rows": n, "features": n_features, "relevant": signal}),
