@@ -68,7 +68,8 @@ SUITE: tuple[Entry, ...] = (
           "Text with many short rows: 10,662 snippets, 2,264 sparse tags, few tags per row; the RTM's kind of "
           "data."),
     Entry("subjectivity", "subjectivity", "Subjectivity (Pang & Lee)",
-          "Text, 10,000 sentences, objective vs subjective: a different signal (style words) on the same kind of tags."),
+          "Text, 10,000 sentences, objective vs subjective: a different signal (style words) on the same kind of "
+          "tags."),
     Entry("glm", "synthetic_glm:n=500,p=200,k=10", "Planted sparse GLM (logistic)",
           "Known truth: 10 of 200 correlated (AR(1), rho 0.5) Gaussian features carry the signal; recall of the true "
           "features is measured, not only accuracy."),

@@ -54,7 +54,8 @@ def make_madelon_like(n: int = 2000, n_features: int = 500, *, seed: int = 0) ->
         target_names=("0", "1"), name="madelon_like", truth=role[columns] != "probe",
         extras={"role": tuple(str(r) for r in role[columns])},
         provenance=Provenance(f"MADELON-style (Guyon 2003): sklearn make_classification with "
-                              f"{MADELON['n_informative']} informative, {MADELON['n_redundant']} redundant, {n_features - signal} probe features, "
+                              f"{MADELON['n_informative']} informative, {MADELON['n_redundant']} redundant, "
+                              f"{n_features - signal} probe features, "
                               f"{MADELON['n_clusters_per_class']} clusters per class on a hypercube, "
                               f"flip_y={MADELON['flip_y']}, seed={seed}", "generated",
                               {"rows": n, "features": n_features, "relevant": signal}),
