@@ -15,6 +15,7 @@ from fsengine.stats import (
     nemenyi_q,
     pairwise_signed_rank,
     rank_rows,
+    signed_rank_interval,
     signed_rank_test,
 )
 
@@ -175,3 +176,24 @@ def test_bad_tables_are_refused():
         friedman_test([[1.0, np.nan], [1.0, 2.0]])
     with pytest.raises(ValueError, match="same 1-D shape"):
         signed_rank_test([1.0, 2.0], [1.0])
+
+
+@pytest.mark.parametrize("n", [6, 11])
+def test_signed_rank_interval_inverts_scipys_exact_test(n):
+    """The interval is the set of shifts delta that scipy's exact two-sided test of d - delta does not
+    reject at 1 - level (scanned on a fine grid), and its stated level is the exact attained one."""
+    rng = np.random.default_rng(n)
+    d = rng.normal(0.3, 1.0, size=n)
+    e = signed_rank_interval(d, 0.9)
+    grid = np.linspace(d.min() - 0.5, d.max() + 0.5, 8001)
+    kept = grid[[st.wilcoxon(d - g, method="exact").pvalue > 0.1 for g in grid]]
+    step = grid[1] - grid[0]
+    assert abs(e.low - kept.min()) <= step and abs(e.high - kept.max()) <= step
+    assert 0.9 <= e.level < 0.95
+    walsh = [(d[i] + d[j]) / 2 for i in range(n) for j in range(i, n)]
+    assert e.value == pytest.approx(np.median(walsh))
+
+
+def test_signed_rank_interval_states_the_level_it_can_reach():
+    e = signed_rank_interval([0.1, 0.2, 0.3], 0.99)  # 3 datasets: no interval reaches 99%
+    assert (e.low, e.high) == (0.1, 0.3) and e.level == pytest.approx(1 - 2 ** -2)
