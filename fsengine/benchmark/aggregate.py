@@ -128,7 +128,7 @@ def ranking(table: pd.DataFrame, k_label: str, status: dict | None = None) -> Ra
     status = status or {}
 
     def reason(d, m):
-        return status.get((d, m), "no result")
+        return status[(d, m)]
 
     covered = scores.notna().sum(axis=0)
     need = math.ceil(MIN_COVERAGE * len(evaluated))
@@ -137,7 +137,8 @@ def ranking(table: pd.DataFrame, k_label: str, status: dict | None = None) -> Ra
                        f"{max(1, need)})" for m in scores.columns if m not in methods}
     complete = scores[methods].notna().all(axis=1) if methods else pd.Series(False, index=scores.index)
     datasets = [d for d in evaluated if complete[d]]
-    left_data = {d: "; ".join(f"{m}: {reason(d, m)}" for m in methods if not np.isfinite(scores.loc[d, m]))
+    left_data = {d: "; ".join(reason(d, m) if (d, m) in status else f"{m}: no result" for m in methods
+                              if not np.isfinite(scores.loc[d, m]))
                  for d in evaluated if not complete[d]}
     block = scores.loc[datasets, methods]
     ranks = pd.DataFrame(rank_rows(block.to_numpy()) if len(datasets) else np.zeros((0, len(methods))),
