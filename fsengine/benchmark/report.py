@@ -196,8 +196,8 @@ def headline(record: Record, label: str) -> list[str]:
     lines.append("")
     smallest = min((p.test.n for p in tested), default=0)
     limit = (f" With {smallest} datasets the smallest p-value the exact test can give is "
-             f"{min_attainable_p(smallest):.2g}, and Holm's first step asks for p < {protocol.ALPHA / max(1, len(tested)):.2g}"
-             f" ({protocol.ALPHA:g} / {len(tested)} pairs)" if tested else "")
+             f"{min_attainable_p(smallest):.2g}, and Holm's first step asks for p < "
+             f"{protocol.ALPHA / max(1, len(tested)):.2g} ({protocol.ALPHA:g} / {len(tested)} pairs)" if tested else "")
     lines.append(f"Of {len(tested)} pairs of methods, {len(resolved)} are resolved after Holm's correction"
                  + (": " + "; ".join(p.verdict.split(': ', 1)[1].replace(p.a, labels[p.a]).replace(p.b, labels[p.b])
                                      for p in resolved) if resolved else "") + "." + (limit + "." if limit else ""))

@@ -109,7 +109,8 @@ def run(args) -> int:
     text = (out / report.name).read_text(encoding="utf-8")
     over = text.split("## Over the datasets", 1)[-1].split("## The protocol", 1)[0]
     print("\n".join(line for line in over.splitlines() if line.startswith(("###", "Over ", "Of ", "No Friedman"))))
-    print(f"written to {out}: report.md, report.html, results.json and the tables (folds.csv is the raw per-fold table)")
+    print(f"written to {out}: report.md, report.html, results.json and the tables (folds.csv: the raw per-fold "
+          "table)")
     return 0
 
 
