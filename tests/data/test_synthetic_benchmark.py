@@ -21,7 +21,7 @@ def test_xor_pair_is_useless_alone_and_decisive_together():
     np.testing.assert_array_equal(np.flatnonzero(ds.truth), [a, b])
     assert _mi(ds.X[:, a], ds.y) < 1e-3 and _mi(ds.X[:, b], ds.y) < 1e-3
     np.testing.assert_array_equal(ds.y, ds.X[:, a].astype(int) ^ ds.X[:, b].astype(int))  # no label noise
-    h = lambda q: -q * np.log2(q) - (1 - q) * np.log2(1 - q)  # noqa: E731
+    h = lambda q: -q * np.log2(q) - (1 - q) * np.log2(1 - q)
     for j in np.flatnonzero(role == "copy"):
         assert np.mean(ds.X[:, j] != ds.y) == pytest.approx(0.2, abs=0.01)
         assert _mi(ds.X[:, j], ds.y) == pytest.approx(1 - h(np.mean(ds.X[:, j] != ds.y)), abs=0.002)
