@@ -105,6 +105,13 @@ class Record:
         row = self.summary[(self.summary["dataset"] == slug) & (self.summary["method"] == "all features")]
         return None if row.empty else row.iloc[0]
 
+    def majority(self, slug: str) -> float:
+        """The metric of always predicting the largest class: 1 / classes for balanced accuracy, the
+        largest class's share for accuracy."""
+        row = self.info.set_index("dataset").loc[slug]
+        counts = [int(part.rsplit(":", 1)[1]) for part in str(row["class_counts"]).split("; ")]
+        return 1.0 / len(counts) if row["metric"] == "balanced accuracy" else max(counts) / sum(counts)
+
     def dataset_jaccard(self, slug: str, k_label: str) -> pd.DataFrame:
         """Methods x methods mean Jaccard of the top-k sets over the folds of one dataset."""
         one = self._tops_view(slug)

@@ -334,7 +334,7 @@ def html_report(record: Record) -> str:
         parts.append(f"<h2>{html.escape(record.titles[slug])}</h2>")
         if len(acc) and base is not None:
             fig = accuracy_curves(acc.assign(curve=acc["curve"]), all_features=float(base["value"]),
-                                  majority=float("nan"), random_label="(none)",
+                                  majority=record.majority(slug), random_label="(none)",
                                   title=f"{record.titles[slug]}: held-out {base['metric']}",
                                   note="bands: 95% corrected resampled t over the outer folds")
             parts.append(disarm_links(fig).to_html(full_html=False, include_plotlyjs=False,
