@@ -106,10 +106,10 @@ def benchmark_task(job: Job, item: tuple[int, int, int]) -> FoldFit | str:
         else:
             spec, values = job.methods[m]
             key = (spec.key, tuple(sorted((k, repr(v)) for k, v in values.items())), os.getpid())
-            if key not in _WARM:
-                warm_up(spec, values, train)
-                _WARM.add(key)
             try:
+                if key not in _WARM:  # an error here is the method's (the timed fit would raise it too)
+                    warm_up(spec, values, train)
+                    _WARM.add(key)
                 fit = fit_method(spec, values, train)
             except Exception as exc:  # the method's failure; cancellation (BaseException) passes through
                 return failure_message(exc)
