@@ -47,7 +47,8 @@ def test_ranking_friedman_and_pairs_from_the_table_with_scipy(tiny_record):
     reference = st.friedmanchisquare(*scores.to_numpy().T)
     assert r.friedman.chi2 == pytest.approx(reference.statistic)
     N, k = scores.shape
-    assert r.cd == pytest.approx(st.studentized_range.ppf(1 - ALPHA, k, np.inf) / np.sqrt(2) * np.sqrt(k * (k + 1) / (6 * N)))
+    q = st.studentized_range.ppf(1 - ALPHA, k, np.inf) / np.sqrt(2)
+    assert r.cd == pytest.approx(q * np.sqrt(k * (k + 1) / (6 * N)))
     # every pair on the datasets where both have a value (BIA pairs: 2 datasets, the others 3)
     full = aggregate.score_table(tiny_record.summary, "5")
     for p in r.pairs:
