@@ -170,7 +170,8 @@ def protocol_lines(record: Record) -> list[str]:
         f"- Over datasets: Friedman test (Iman-Davenport), Nemenyi's CD and Holm-corrected Wilcoxon signed-rank "
         f"tests of every pair, all at {protocol.ALPHA:g}.",
         "- Method parameters: the registry's defaults (what the app and the command line use)"
-        + ("; changed here: " + "; ".join(f"{k}: {v}" for k, v in s.params.items()) if s.params else "") + ".",
+        + ("; changed here: " + "; ".join(f"{k}: " + ", ".join(f"{n}={v}" for n, v in values.items())
+                                          for k, values in s.params.items()) if s.params else "") + ".",
     ]
 
 
