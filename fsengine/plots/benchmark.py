@@ -71,8 +71,7 @@ def _cd_step(record, label: str, methods: list[str]) -> tuple[dict, dict]:
     title = f"k = {label}: average rank (1 = best) of {len(r.methods)} methods over {len(r.datasets)} datasets"
     if r.friedman is not None:
         f = r.friedman
-        subtitle = (f"Friedman (Iman-Davenport) F = {f.f:.2f}, p = {f.pvalue:.3g}; Nemenyi critical difference "
-                    f"{r.cd:.2f} at 0.05 (red bar); grey bars: within CD, not resolved")
+        subtitle = f"Friedman F = {f.f:.2f}, p = {f.pvalue:.3g}; Nemenyi CD = {r.cd:.2f} (red bar, 0.05)"
         cd = float(r.cd)
     else:
         subtitle = f"no Friedman test: {r.why_no_test}"
@@ -100,13 +99,13 @@ def cd_explorable(record, k_label: str | None = None) -> go.Figure:
         go.Scatter(x=[None], y=[None], mode="lines", line=dict(color="rgba(90, 90, 90, 0.75)", width=6),
                    hoverinfo="skip", showlegend=False, name="not resolved (within CD)"),
     ])
-    fig.add_shape(type="line", xref="x", yref="paper", x0=1.0, x1=1.0, y0=1.16, y1=1.16,
+    fig.add_shape(type="line", xref="x", yref="y", x0=1.0, x1=1.0, y0=-0.75, y1=-0.75,
                   line=dict(color=HIGHLIGHT, width=4),
                   label=dict(text="", textposition="middle right", font=dict(color=HIGHLIGHT)))
     fig.update_xaxes(range=[0.6, len(methods) + 1.2], dtick=1, side="top")
-    fig.update_yaxes(visible=False, range=[-1.0, n - 0.3])
-    fig = apply_style(fig, title="Critical-difference diagram", height=max(340, 34 * n + 200))
-    fig.update_layout(margin=dict(t=170), title_subtitle_text=" ")
+    fig.update_yaxes(visible=False, range=[-1.1, n - 0.3])
+    fig = apply_style(fig, title="Critical-difference diagram", height=max(360, 34 * n + 220))
+    fig.update_layout(margin=dict(t=130), title_subtitle_text=" ")
     steps = []
     for label in record.k_labels:
         data, layout = _cd_step(record, label, methods)
@@ -127,13 +126,14 @@ def ranks_explorable(record, k_label: str | None = None) -> go.Figure:
         hovertemplate="%{y}<br>%{x}: rank %{z}<extra></extra>", xgap=1, ygap=1))
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category", tickangle=-40)
-    fig = apply_style(fig, title="Ranks per dataset", height=max(340, 30 * len(datasets) + 200))
+    fig = apply_style(fig, title="Ranks per dataset", height=max(360, 30 * len(datasets) + 240))
+    fig.update_layout(margin_b=130)  # the rotated method names, above the slider
     steps = []
     for label in record.k_labels:
         r = record.ranking(label)
         z = r.ranks.reindex(index=datasets, columns=methods).to_numpy(dtype=np.float64)
         text = [["" if not np.isfinite(v) else f"{v:g}" for v in row] for row in z]
-        title = f"k = {label}: ranks on the {len(r.datasets)} datasets every ranked method ran on (1 = best)"
+        title = f"k = {label}: ranks (1 = best) on {len(r.datasets)} complete datasets"
         steps.append(Step(label, label, {0: {"z": z.astype(np.float32), "text": text}}, {"title.text": title}))
     return explorable(_spec(fig), steps, active=_start(record, k_label), prefix="k = ", name="k")
 
@@ -148,13 +148,14 @@ def similarity_explorable(record, k_label: str | None = None) -> go.Figure:
                                hovertemplate="%{y} vs %{x}<br>mean Jaccard %{z:.3f}<extra></extra>"))
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category", tickangle=-40)
-    fig = apply_style(fig, title="Similarity of the selections", height=max(360, 28 * len(methods) + 220))
+    fig = apply_style(fig, title="Similarity of the selections", height=max(380, 28 * len(methods) + 260))
+    fig.update_layout(margin_b=130)
     steps = []
     for label in record.k_labels:
         z = record.similarity(label).reindex(index=methods, columns=methods).to_numpy(dtype=np.float64)
         text = [["" if not np.isfinite(v) else f"{v:.2f}" for v in row] for row in z]
         steps.append(Step(label, label, {0: {"z": z.astype(np.float32), "text": text}},
-                          {"title.text": f"k = {label}: mean Jaccard overlap of the top-{label} sets (same fold)"}))
+                          {"title.text": f"k = {label}: mean Jaccard of the top-{label} sets"}))
     return explorable(_spec(fig), steps, active=_start(record, k_label), prefix="k = ", name="k")
 
 

@@ -39,7 +39,7 @@ def test_the_page_shows_a_run_folder_and_moves_with_k(tiny_folder, tiny_record):
     x = _array(cd["data"][0]["x"])
     np.testing.assert_allclose([v for v in x if v is not None], [r.average_ranks[m] for m in methods if m in r.methods])
     assert cd["layout"]["shapes"][0]["x1"] == pytest.approx(1 + r.cd)
-    for title in ("ranks on the", "mean Jaccard overlap", "average rank against fit time"):
+    for title in ("ranks (1 = best) on", "mean Jaccard of the top", "average rank against fit time"):
         assert any(title in t for t in charts), title
     pairs = at.dataframe[0].value
     assert pairs["Verdict"].tolist() == tiny_record.pairs(first)["verdict"].tolist()
