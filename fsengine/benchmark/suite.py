@@ -3,8 +3,9 @@
 Every dataset comes from the catalogue (:mod:`fsengine.data.catalogue`): the bundled scikit-learn
 sets, the generators, and the shared real data (``FSENGINE_DATA``: notMNIST and the three Pang &
 Lee corpora); nothing else is downloaded. :data:`SUITE` is the full run's; :data:`QUICK` a few
-minutes on two cores (bundled and generated data, smaller generators); :data:`TINY` the
-test-sized run the tests compare across backends.
+minutes on two cores (bundled and generated data, smaller generators under the full suite's slugs, so
+that a quick run's rows are a subset of the full run's); :data:`TINY` the test-sized run the tests
+compare across backends.
 """
 
 from __future__ import annotations
@@ -85,12 +86,12 @@ SUITE: tuple[Entry, ...] = (
 
 QUICK: tuple[Entry, ...] = (
     SUITE[0], SUITE[1], SUITE[2],
-    Entry("glm_small", "synthetic_glm:n=200,p=30,k=5", "Planted sparse GLM (logistic, small)",
+    Entry("glm", "synthetic_glm:n=200,p=30,k=5", "Planted sparse GLM (logistic, small)",
           "Known truth: 5 of 30 correlated Gaussian features carry the signal (the full suite's GLM, smaller)."),
-    Entry("xor_small", "xor_redundant:n=200,n_noise=10", "XOR pair with redundant label copies (small)",
+    Entry("xor", "xor_redundant:n=200,n_noise=10", "XOR pair with redundant label copies (small)",
           "Known truth: an XOR pair beside five noisy label copies and 10 noise features (the full suite's task, "
           "smaller)."),
-    Entry("madelon_small", "madelon_like:n=300,n_features=60", "MADELON-style (small)",
+    Entry("madelon", "madelon_like:n=300,n_features=60", "MADELON-style (small)",
           "Known truth: MADELON's design with 40 probes instead of 480 and 300 rows (the full suite's task, "
           "smaller)."),
 )
@@ -145,7 +146,7 @@ def resolve(items: list[str] | None, quick: bool = False) -> tuple[Entry, ...]:
     suite (:data:`QUICK` with ``quick``). Slugs must be unique."""
     if not items:
         return QUICK if quick else SUITE
-    known = {e.slug: e for e in SUITE + QUICK + TINY}
+    known = {e.slug: e for e in TINY + QUICK + SUITE}  # a slug names the full suite's entry first
     chosen = [known[item] if item in known else own_entry(item) for item in items]
     seen: dict[str, int] = {}
     out = []
