@@ -9,7 +9,6 @@ import pytest
 
 from fsengine.plots.explorable import slider_values, step_data
 from tests.app.test_bia import _array
-from tests.benchmark.conftest import tiny_folder, tiny_record, tiny_run  # noqa: F401 (the tiny run's fixtures)
 from tests.conftest import app_test
 
 

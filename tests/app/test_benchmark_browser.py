@@ -7,7 +7,6 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
-from tests.benchmark.conftest import tiny_folder, tiny_record, tiny_run  # noqa: F401 (the tiny run's fixtures)
 from tests.browser_tools import (
     click_step,
     explorable_state,
@@ -30,14 +29,16 @@ def test_the_page_draws_the_cd_diagram_and_its_slider_moves_the_page(app_url, br
     viewport = {"width": 1280, "height": 800} if lecture else {"width": 1400, "height": 1000}
     page = browser.new_context(viewport=viewport).new_page()
     try:
-        url = f"{app_url}/benchmark?benchmark_folder={quote(str(tiny_folder))}" + ("&lecture=true" if lecture else "")
+        url = f"{app_url}/benchmark?benchmark_folder={quote(str(tiny_folder))}"
+        url += "&lecture=true" if lecture else ""
         page.goto(url)
         wait_for_run(page)
         wait_for_explorable(page, KEY)
         assert problems_on(page) == []
         state = explorable_state(page, KEY)
         assert state["steps"] == len(tiny_record.k_labels) and state["value"] == tiny_record.k_labels[0]
-        assert page.locator('[data-testid="stPlotlyChart"]').count() >= 7  # CD, ranks, similarity, trade-off, drill-down
+        # CD, ranks, similarity, trade-off and the drill-down's three
+        assert page.locator('[data-testid="stPlotlyChart"]').count() >= 7
         click_step(page, KEY, 0.5)  # the middle step: k = 5
         page.wait_for_timeout(1000)
         wait_for_run(page)

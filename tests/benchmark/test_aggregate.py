@@ -12,7 +12,7 @@ from fsengine.benchmark import aggregate, record
 from fsengine.benchmark.protocol import ALPHA
 from fsengine.reproduce import results as results_file
 from fsengine.selection_metrics import nogueira_stability
-from tests.benchmark.conftest import TINY_SETTINGS
+from tests.benchmark.tiny import TINY_SETTINGS
 
 
 def test_summary_intervals_are_the_corrected_t_over_the_folds(tiny_run):

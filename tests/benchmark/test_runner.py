@@ -16,7 +16,7 @@ from fsengine.benchmark.protocol import Settings
 from fsengine.benchmark.runner import applicability, default_methods, outer_folds, run_benchmark
 from fsengine.benchmark.suite import SUITE, TINY, Entry
 from fsengine.methods.registry import METHODS, MethodSpec, Needs, get_method
-from tests.benchmark.conftest import TINY_METHODS, TINY_SETTINGS
+from tests.benchmark.tiny import TINY_METHODS, TINY_SETTINGS
 
 
 def test_outer_folds_are_repeated_stratified_and_cover_every_row_once_per_repeat():

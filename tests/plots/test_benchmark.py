@@ -5,7 +5,6 @@ import pytest
 
 from fsengine.plots import benchmark as plots
 from fsengine.plots.explorable import slider_values, step_data, step_layout
-from tests.benchmark.conftest import tiny_record, tiny_run  # noqa: F401 (the tiny run's fixtures)
 
 
 def test_cd_diagram_steps_are_the_average_ranks_and_the_critical_difference(tiny_record):
