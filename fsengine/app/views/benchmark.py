@@ -50,7 +50,9 @@ def _explain() -> None:
     st.markdown("Which selector should I use, on what kind of data, and how sure are we? Every method runs on "
                 "every dataset of a suite under one frozen protocol (repeated stratified outer folds; selectors "
                 "fitted inside each training fold only; one classifier on the first *k* features), and the "
-                "methods are then compared **over the datasets**, the way Demšar (2006) set the standard.")
+                "methods are then compared **over the datasets**, the way Demšar (2006) set the standard. This "
+                "page shows a finished run (the sidebar's dataset is not used here): the committed one, a run "
+                "folder you name, or a quick run made here.")
     with st.expander("The procedure: Friedman, Nemenyi, Wilcoxon-Holm", expanded=False):
         st.markdown(PROCEDURE + " With $N$ datasets, $k$ methods and average ranks $R_j$:")
         st.latex(EQUATIONS["friedman"])
