@@ -460,3 +460,261 @@ def test_cli_says_how_a_file_was_read_and_what_was_left_out(tmp_path, capsys):
             "(every value is 1)") in out
     summary = json.loads((tmp_path / "res" / "summary.json").read_text())
     assert set(summary["excluded_columns"]) == {"city", "ones"} and summary["n_features"] == 3
+
+
+# -------------------------------------------- what a file declares is checked before memory follows it
+#: the svmlight bomb of issue 30: 20 rows naming feature 2,000,000,000 (about 800 bytes); a loader that
+#: allocates per index up to the largest needs about 130 GB for the column names alone
+SVMLIGHT_BOMB = b"".join(b"%d 1:1 2000000000:1\n" % (i % 2) for i in range(20))
+#: the same with a varying value at the far index, so that one usable feature remains
+SVMLIGHT_FAR = b"".join(b"%d 1:1 2000000000:%d\n" % (i % 2, i + 1) for i in range(20))
+
+#: run in a child whose address space is capped at what it has after the imports plus HEADROOM_MB
+_HEADROOM_CHILD = """
+import resource, sys
+{imports}
+size = int(next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmSize:"))) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + {headroom} * 2**20, resource.RLIM_INFINITY))
+{body}
+"""
+HEADROOM_MB = 400
+
+
+def _in_bounded_memory(imports: str, body: str, tmp_path, headroom_mb: int = HEADROOM_MB):
+    """Run ``body`` in a child Python that may allocate at most ``headroom_mb`` more than its imports took
+    (a loader that follows a declared size dies there with MemoryError); returns the finished process."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               NUMBA_NUM_THREADS="1", PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    code = _HEADROOM_CHILD.format(imports=textwrap.dedent(imports), headroom=headroom_mb, body=textwrap.dedent(body))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          timeout=600)
+
+
+def test_the_svmlight_bomb_loads_in_bounded_memory_and_keeps_only_the_columns_that_occur(tmp_path):
+    (tmp_path / "bomb.svm").write_bytes(SVMLIGHT_BOMB)
+    (tmp_path / "far.svm").write_bytes(SVMLIGHT_FAR)
+    done = _in_bounded_memory("""
+        from fsengine.cli import main
+        from fsengine.data.upload import UploadError, load_svmlight
+        """, """
+        ds = load_svmlight(open("far.svm", "rb").read(), "far.svm")
+        print(ds.X.shape, ds.feature_names, ds.extras["excluded_columns"])
+        try:
+            load_svmlight(open("bomb.svm", "rb").read(), "bomb.svm")
+        except UploadError as exc:
+            print("upload error:", exc)
+        sys.exit(main(["select", "--method", "variance", "--data", "bomb.svm", "--out", "res"]))
+        """, tmp_path)
+    out = done.stdout.splitlines()
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert out[0] == "(20, 1) ('f2000000000',) {'f1': 'constant (every value is 1)'}"
+    assert out[1] == "upload error: No usable feature in bomb.svm: every feature is constant."
+    assert done.stderr.strip() == "fsengine select: error: No usable feature in bomb.svm: every feature is constant."
+
+
+def test_the_svmlight_far_index_is_noted_and_an_index_beyond_int32_is_refused():
+    from fsengine.data.upload import load_svmlight
+
+    ds = load_svmlight(SVMLIGHT_FAR, "far.svm")
+    assert ("1,999,999,998 feature indices between 1 and 2,000,000,000 never occur (all-zero, left out); 2 occur"
+            in ds.provenance.notes)
+    with pytest.raises(UploadError, match=r"^t\.svm has a feature index beyond 2,147,483,647, the largest an "
+                                          r"svmlight reader takes; number the features from 1 \(or 0\) upwards\.$"):
+        load_svmlight(SVMLIGHT_BOMB.replace(b"2000000000", b"99999999999"), "t.svm")
+    with pytest.raises(UploadError, match=r"^No usable feature in t\.svm: no row holds an 'index:value' entry\.$"):
+        load_svmlight(b"1\n-1\n" * 10, "t.svm")
+    with pytest.raises(UploadError, match=r"^The label column of t\.svm has a single class \('1'\); feature selection "
+                                          r"needs at least two classes\. An svmlight file carries its own labels"):
+        load_svmlight(b"1 1:1 2:3\n1 1:2 2:1\n" * 10, "t.svm")
+
+
+def test_a_failing_reader_is_one_error_in_the_app_never_an_exception(monkeypatch):
+    """Whatever a reader raises (here memory running out) is the upload's error, shown in one line."""
+    import fsengine.data.upload as upload
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError("Unable to allocate 130. GiB for an array")
+
+    monkeypatch.setattr(upload, "load_svmlight", no_memory)
+    monkeypatch.setattr(upload, "read_table", no_memory)
+    at = app_test()
+    at.sidebar.selectbox(key="picker_key").set_value("upload").run()
+    for name in ("bomb.svm", "table.csv"):
+        _upload(at, name, SVMLIGHT_BOMB)
+        assert [e.value for e in at.sidebar.error] == [md_escape(
+            f"{name} could not be read (MemoryError: Unable to allocate 130. GiB for an array)")]
+    at.switch_page("pages/data.py").run()
+    assert not at.exception and any("The uploaded file cannot be used" in e.value for e in at.error)
+
+
+def test_the_svmlight_bomb_uploaded_in_the_app_is_one_error():
+    at = app_test()
+    at.sidebar.selectbox(key="picker_key").set_value("upload").run()
+    _upload(at, "bomb.svm", SVMLIGHT_BOMB)
+    assert [e.value for e in at.sidebar.error] == [md_escape("No usable feature in bomb.svm: every feature is "
+                                                             "constant.")]
+    _upload(at, "far.svm", SVMLIGHT_FAR)
+    assert not at.sidebar.error and any("20 rows, 1 features" in c.value for c in at.sidebar.caption)
+
+
+def _zeros_gz(n_bytes: int, head: bytes = b"") -> bytes:
+    """gzip of ``head`` and ``n_bytes`` zero bytes, compressed in blocks (never held whole)."""
+    import zlib
+
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    parts = [packer.compress(head)]
+    block = bytes(2**20)
+    for _ in range(n_bytes // len(block)):
+        parts.append(packer.compress(block))
+    return b"".join(parts) + packer.compress(bytes(n_bytes % len(block))) + packer.flush()
+
+
+def _peak_bytes(call) -> tuple[int, object]:
+    """(peak bytes Python allocated while ``call()`` ran, what it returned or raised)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        try:
+            outcome = call()
+        except Exception as exc:  # the outcome is checked by the caller
+            outcome = exc
+        return tracemalloc.get_traced_memory()[1], outcome
+    finally:
+        tracemalloc.stop()
+
+
+def test_an_idx_gz_is_unpacked_no_further_than_its_header_declares(tmp_path):
+    import struct
+
+    from fsengine.data.notmnist import CorruptDataError, read_idx
+
+    bomb = tmp_path / "images.idx.gz"  # declares one 28x28 image, unpacks to 64 MB
+    bomb.write_bytes(_zeros_gz(64 * 2**20, struct.pack(">HBB3I", 0, 0x08, 3, 1, 28, 28)))
+    peak, outcome = _peak_bytes(lambda: read_idx(bomb))
+    assert isinstance(outcome, CorruptDataError) and str(outcome) == (
+        f"{bomb}: header promises (1, 28, 28) (784 bytes) but the file holds more than 784 bytes")
+    assert peak < 8 * 2**20, peak
+
+
+def test_declared_arrays_beyond_memory_are_refused_before_they_are_allocated(tmp_path):
+    import struct
+
+    from fsengine.data.limits import size_text
+    from fsengine.data.notmnist import CorruptDataError, load_notmnist_npz, read_idx
+
+    huge = tmp_path / "huge.idx"
+    huge.write_bytes(struct.pack(">HBB3I", 0, 0x0E, 3, 2**32 - 1, 2**32 - 1, 2**32 - 1))
+    with pytest.raises(CorruptDataError, match=r"huge\.idx: the IDX header's \(4294967295, 4294967295, 4294967295\) "
+                                               r"array would take .* TB in memory, more than this machine's memory "
+                                               r"\(.*\); the header is damaged or the file is not this data set\.$"):
+        read_idx(huge)
+    npz = tmp_path / "huge.npz"  # an .npy header declaring 1e12 bytes; numpy allocates that before reading
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "|u1", "fortran_order": False, "shape": (10**12,)})
+    with zipfile.ZipFile(npz, "w") as archive:
+        archive.writestr("images.npy", header.getvalue())
+        archive.writestr("labels.npy", b"")
+    with pytest.raises(CorruptDataError, match=rf"huge\.npz: member images\.npy declares a \(1000000000000,\) uint8 "
+                                               rf"array that would take {re.escape(size_text(10**12))} in memory"):
+        load_notmnist_npz(npz)
+
+
+@pytest.mark.parametrize("n,p,rows", [(1000, 1000, 1000)])
+def test_generated_datasets_are_checked_against_memory_before_they_are_drawn(monkeypatch, n, p, rows):
+    import fsengine.data.limits as limits
+    from fsengine.data import load_dataset
+
+    monkeypatch.setattr(limits, "memory_budget", lambda: 2**20)
+    for spec, pattern in ((f"synthetic_glm:n={n},p={p}", r"^A sparse GLM with n=1,000 rows and p=1,000 features"),
+                          (f"synthetic_rtm:n_samples={n},n_tags={p}", r"^An RTM sample of 1,000 objects x 1,000 tags"),
+                          (f"planted_maxent:n_samples={n},n_predicates={p}",
+                           r"^A planted maxent task of 1,000 rows x 1,000 predicates")):
+        with pytest.raises(ValueError, match=pattern + r" .*would take .* MB in memory, more than this machine's "
+                                                       r"memory \(1\.0 MB\); choose fewer"):
+            load_dataset(spec)
+
+
+def test_a_corpus_zip_member_is_checked_before_it_is_unpacked(monkeypatch, tmp_path):
+    import fsengine.data.limits as limits
+    from fsengine.data.corpora import CorpusFormatError, read_subjectivity
+
+    corpus = tmp_path / "subjectivity.zip"
+    with zipfile.ZipFile(corpus, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("subjectivity/quote.tok.gt9.5000", "so good .\n" * 5000)
+        archive.writestr("subjectivity/plot.tok.gt9.5000", "a plot .\n" * 10)
+    monkeypatch.setattr(limits, "memory_budget", lambda: 10_000)
+    with pytest.raises(CorpusFormatError, match=r"subjectivity\.zip: member subjectivity/quote\.tok\.gt9\.5000, "
+                                                r"unpacked, would take 48\.8 kB in memory, more than this machine's "
+                                                r"memory \(9\.8 kB\); delete the archive and download it again"):
+        read_subjectivity(corpus)
+
+
+def _parquet(df: pd.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    df.to_parquet(buffer)
+    return buffer.getvalue()
+
+
+DECLARED_UPLOADS = {
+    # a few kB of run-length encoded constants declaring a million rows
+    "parquet-rows": (lambda: read_table(_parquet(pd.DataFrame({"a": np.zeros(10**6), "y": np.ones(10**6)})),
+                                        "t.parquet", max_bytes=2**20),
+                     r"^t\.parquet declares 1,000,000 rows x 2 columns, which would take 15\.3 MB in memory, more "
+                     r"than the upload limit of 1\.0 MB \(FSENGINE_MAX_UPLOAD_MB\)\.$"),
+    # the central directory declares the member's size: refused before a byte is unpacked
+    "zip-member": (lambda: read_table(_zip_of(b"a,b\n" + b"1,2\n" * 10**5), "t.csv.zip", max_bytes=10**5),
+                   r"^t\.csv\.zip declares 'inner\.csv' as 0\.4 MB unpacked, more than 0\.1 MB, over the upload "
+                   r"limit; upload a smaller table or raise the limit with FSENGINE_MAX_UPLOAD_MB\.$"),
+    # a header of 20,000 names over twelve one-value rows: pandas would fill a 20,000 x 12 grid with NaN
+    "wide-header-short-rows": (lambda: read_table((",".join(f"c{j}" for j in range(20_000)) + "\n" + "1\n" * 12)
+                                                  .encode(), "t.csv"),
+                               r"^t\.csv: the header names 20,000 columns, more than its 12 data rows can fill "
+                               r"\(0\.1 MB of text\): rows are shorter than the header\. Give every row one value per "
+                               r"column\.$"),
+}
+
+
+def _zip_of(raw: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("inner.csv", raw)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("case", list(DECLARED_UPLOADS))
+def test_declared_sizes_of_uploads_are_checked_before_reading(case):
+    call, pattern = DECLARED_UPLOADS[case]
+    with pytest.raises(UploadError) as info:
+        call()
+    assert re.search(pattern, str(info.value)), str(info.value)
+
+
+def test_short_rows_under_a_narrow_header_still_read():
+    """Rows missing their last (text) value are a table people write; only a grid beyond the text is refused."""
+    table = read_table(b"a,b,note\n" + b"1,2,x\n3,4\n" * 10, "t.csv")
+    assert table.shape == (20, 3) and table["note"].isna().sum() == 10
+
+
+def test_a_compressed_file_on_disk_unpacks_at_most_a_quarter_of_memory(monkeypatch, tmp_path, capsys):
+    import fsengine.data.upload as upload
+
+    monkeypatch.setattr(upload, "memory_budget", lambda: 4 * 2**20)
+    (tmp_path / "t.csv.gz").write_bytes(_zeros_gz(3 * 2**20, b"a,b\n"))
+    code, err = _run(capsys, ["select", "--method", "variance", "--data", tmp_path / "t.csv.gz", "--target", "b",
+                              "--out", tmp_path / "res"])
+    assert code == 2 and err == ["fsengine select: error: t.csv.gz unpacks to more than 1.0 MB, a quarter of this "
+                                 "machine's memory: too large to read here; split the table or read it in parts."]
+
+
+def test_sniffing_the_separator_reads_only_the_first_lines():
+    from fsengine.data.upload import sniff_separator
+
+    text = "a;b\n" + "1;2\n" * 2_000_000
+    peak, outcome = _peak_bytes(lambda: sniff_separator(text))
+    assert outcome == ";" and peak < 2**20, peak   # not a list of two million lines

@@ -31,6 +31,7 @@ from PIL import Image, ImageFilter
 from fsengine import config
 from fsengine.data.dataset import Dataset, Provenance
 from fsengine.data.fonts import Face, FaceInventory, candidate_font_files, discover_faces, normalise, render_glyph
+from fsengine.data.limits import check_npz
 from fsengine.data.notmnist import IMAGE_SHAPE, LETTERS, _letter_code, pixel_names
 from fsengine.files import write_whole
 
@@ -165,6 +166,7 @@ def load_letters(letters=LETTERS, n_per_class: int = 500, seed: int = 0, *,
     arrays = None
     if use_cache and path.exists():
         try:
+            check_npz(path)
             with np.load(path) as z:
                 arrays = z["images"], z["labels"], z["faces"]
         except (OSError, ValueError, KeyError):
