@@ -718,3 +718,205 @@ def test_sniffing_the_separator_reads_only_the_first_lines():
     text = "a;b\n" + "1;2\n" * 2_000_000
     peak, outcome = _peak_bytes(lambda: sniff_separator(text))
     assert outcome == ";" and peak < 2**20, peak   # not a list of two million lines
+
+
+# ------------------------------------------------ methods that fail: one line, and the others go on
+HOSTILE_METHODS = '''
+import sys
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+
+class Crashing(BaseEstimator):
+    def fit(self, X, y):
+        raise RuntimeError("boom in fit")
+
+
+class Typed(BaseEstimator):
+    def fit(self, X, y):
+        raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
+
+
+class Exiting(BaseEstimator):
+    def fit(self, X, y):
+        sys.exit(3)
+
+
+class AllNaN(BaseEstimator):
+    def fit(self, X, y):
+        self.scores_ = np.full(X.shape[1], np.nan)
+        return self
+
+
+class SomeNaN(BaseEstimator):
+    def fit(self, X, y):
+        self.scores_ = np.arange(X.shape[1], dtype=float)
+        self.scores_[-2:] = np.nan
+        return self
+
+
+class NoReturn(BaseEstimator):
+    def fit(self, X, y):
+        self.scores_ = np.arange(X.shape[1], dtype=float)   # forgets 'return self'
+'''
+#: a script that parses its own command line when imported (no __main__ guard)
+SCRIPT_MODULE = '''
+import argparse
+
+parser = argparse.ArgumentParser(prog="train.py")
+parser.add_argument("--epochs", type=int, required=True)
+parser.parse_args()
+'''
+
+
+@pytest.fixture
+def hostile(tmp_path, monkeypatch):
+    """``hostile_methods`` and ``script_module`` importable; a small table at ``tmp_path / 't.csv'``."""
+    (tmp_path / "code").mkdir()
+    (tmp_path / "code" / "hostile_methods.py").write_text(HOSTILE_METHODS)
+    (tmp_path / "code" / "script_module.py").write_text(SCRIPT_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path / "code"))
+    write_table(tmp_path / "t.csv", n=60)
+    return tmp_path
+
+
+def _strict_json(path: Path):
+    """The file parsed as JSON proper: a bare NaN or Infinity is an error (as in browsers and jq)."""
+    def refuse(token):
+        raise ValueError(f"{path.name} holds {token}, which is not JSON")
+    return json.loads(path.read_text(), parse_constant=refuse)
+
+
+@pytest.mark.parametrize("cls,reason", [
+    ("Crashing", "RuntimeError: boom in fit"),
+    ("Typed", "TypeError: unsupported operand type(s) for +: 'int' and 'str'"),
+    ("Exiting", "SystemExit: it called sys.exit(3)"),
+    ("AllNaN", "it gave no finite score (6 NaN of 6), so it ranks nothing"),
+])
+def test_select_reports_a_failing_own_class_in_one_line(hostile, capsys, cls, reason):
+    code, err = _run(capsys, ["select", "--method", f"hostile_methods:{cls}", "--data", hostile / "t.csv",
+                              "--target", "label", "--out", hostile / "res"])
+    assert code == 2 and err == [f"fsengine select: error: {cls} failed: {reason}"]
+    assert not (hostile / "res").exists()
+
+
+def test_some_nan_scores_rank_last_with_a_note_and_every_json_file_is_json(hostile, capsys):
+    code, err = _run(capsys, ["select", "--method", "hostile_methods:SomeNaN", "--data", hostile / "t.csv",
+                              "--target", "label", "--out", hostile / "res"])
+    assert code == 0, err
+    summary = _strict_json(hostile / "res" / "summary.json")
+    assert [row["name"] for row in summary["top"]] == ["f3", "f2", "f1", "f0", "f4", "f5"]
+    assert [row["score"] for row in summary["top"]][-2:] == [None, None]
+    assert "SomeNaN: 2 NaN of 6 scores are not finite ('f4', 'f5'); those features rank last" in summary["notes"]
+    _strict_json(hostile / "res" / MARKER)
+
+
+def test_a_fit_without_return_self_is_read_with_a_note(hostile, capsys):
+    code, err = _run(capsys, ["select", "--method", "hostile_methods:NoReturn", "--data", hostile / "t.csv",
+                              "--target", "label", "--out", hostile / "res"])
+    assert code == 0, err
+    summary = _strict_json(hostile / "res" / "summary.json")
+    assert summary["top"][0]["name"] == "f5"
+    assert any("NoReturn.fit returned NoneType instead of the estimator itself (scikit-learn's convention: end fit "
+               "with 'return self')" in note for note in summary["notes"])
+
+
+def test_a_module_that_exits_at_import_is_an_fsengine_error(hostile, capsys):
+    import sys
+
+    for argv in (["select", "--method", "script_module:Model"], ["compare", "--methods", "variance,script_module:M"]):
+        code, err = _run(capsys, [*argv, "--data", hostile / "t.csv", "--target", "label", "--out", hostile / "r"])
+        assert code == 2 and err == [
+            f"fsengine {argv[0]}: error: {argv[2].split(',')[-1]}: cannot import script_module (SystemExit: it called "
+            "sys.exit(2); it printed 'train.py: error: the following arguments are required: --epochs'); a module "
+            "that runs a script's command line when imported needs an 'if __name__ == \"__main__\":' guard"], err
+        sys.modules.pop("script_module", None)
+    with pytest.raises(ValueError, match=r"^script_module:Parser: cannot import script_module \(SystemExit"):
+        from fsengine.methods.custom import parse_value
+
+        parse_value("script_module:Parser")
+
+
+def test_compare_goes_on_when_a_method_crashes_in_its_warm_up(hostile, capsys):
+    code, err = _run(capsys, ["compare", "--methods", "hostile_methods:Crashing,variance,hostile_methods:AllNaN,anova",
+                              "--data", hostile / "t.csv", "--target", "label", "--bootstrap", "0", "--max-k", "4",
+                              "--k", "2", "--out", hostile / "res"])
+    assert code == 0, err
+    assert [line for line in err if not line.startswith("compare ")] == [  # (the progress bar is on stderr too)
+        "warning: the reference Crashing failed (RuntimeError: boom in fit); the differences are against Variance, "
+        "the first method that ran"]
+    failures = pd.read_csv(hostile / "res" / "failures.csv")
+    assert dict(zip(failures["method"], failures["error"])) == {
+        "Crashing": "RuntimeError: boom in fit", "AllNaN": "it gave no finite score (6 NaN of 6), so it ranks nothing"}
+    summary = pd.read_csv(hostile / "res" / "summary.csv")
+    assert list(summary["method"]) == ["Variance", "ANOVA F"]            # never ranked by column index
+    assert "the reference Crashing failed" in (hostile / "res" / "report.html").read_text()
+
+
+@pytest.mark.parametrize("param,pattern", [
+    ("bia.lambda_ratio=nan", r"lambda_ratio=nan: must be a finite number"),
+    ("bia.lambda_ratio=inf", r"lambda_ratio=inf: must be a finite number"),
+    ("bia.lambda_ratio=-1e309", r"lambda_ratio=-inf: must be a finite number"),
+    ("SelectKBest.k=-5", r"SelectKBest rejects its parameters: The 'k' parameter of SelectKBest must be .*Got -5 "
+                         r"instead\."),
+    ("SelectKBest.score_func=5", r"SelectKBest rejects its parameters: The 'score_func' parameter of SelectKBest "
+                                 r"must be a callable"),
+])
+def test_compare_validates_every_value_before_any_fit(hostile, capsys, monkeypatch, param, pattern):
+    import fsengine.methods.run as run
+
+    monkeypatch.setattr(run, "fit_method", lambda *a, **k: pytest.fail("fitted before validating"))
+    code, err = _run(capsys, ["compare", "--methods", "bia,sklearn.feature_selection:SelectKBest", "--param", param,
+                              "--data", hostile / "t.csv", "--target", "label", "--out", hostile / "res"])
+    assert code == 2 and len(err) == 1 and re.search(pattern, err[0]), err
+
+
+def test_select_validates_an_own_class_before_reading_the_data(hostile, capsys):
+    code, err = _run(capsys, ["select", "--method", "sklearn.feature_selection:SelectKBest", "--param", "k=-5",
+                              "--data", hostile / "missing.csv", "--target", "label", "--out", hostile / "res"])
+    assert code == 2 and err[0].startswith("fsengine select: error: SelectKBest rejects its parameters: The 'k' "
+                                           "parameter of SelectKBest must be")
+
+
+def test_run_comparison_validates_every_value_before_any_fit(monkeypatch):
+    from sklearn.feature_selection import SelectKBest
+
+    import fsengine.compare.engine as compare
+
+    monkeypatch.setattr(compare, "fit_method", lambda *a, **k: pytest.fail("fitted before validating"))
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 5))
+    ds = Dataset(X=X, y=(X[:, 0] > 0).astype(int), feature_names=tuple("abcde"), provenance=Provenance("t"),
+                 name="t", target_names=("n", "p"))
+    with pytest.raises(ValueError, match=r"^lambda_ratio=nan: must be a finite number$"):
+        compare.run_comparison(ds, ["variance", ("bia", {"lambda_ratio": float("nan")})])
+    with pytest.raises(ValueError, match=r"^SelectKBest rejects its parameters: The 'k' parameter"):
+        compare.run_comparison(ds, ["variance", (SelectKBest(), {"k": -5})])
+
+
+def test_the_warm_up_is_inside_each_methods_failure_handling():
+    """An error of any type from one method, warm-up included, is that method's failure (API)."""
+    from sklearn.base import BaseEstimator
+
+    import fsengine.compare.engine as compare
+
+    class Broken(BaseEstimator):
+        def fit(self, X, y):
+            raise KeyError("no such column")
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 5))
+    ds = Dataset(X=X, y=(X[:, 0] > 0).astype(int), feature_names=tuple("abcde"), provenance=Provenance("t"),
+                 name="t", target_names=("n", "p"))
+    result = compare.run_comparison(ds, [Broken(), "variance"], compare.CompareSettings(n_bootstrap=2, max_k=3))
+    assert result.labels == ["Variance"] and result.failures == {"Broken": "KeyError: 'no such column'"}
+
+
+def test_reproduce_results_json_is_json_with_null_for_no_number(tmp_path):
+    from fsengine.reproduce import results
+
+    row = results.Row("a quantity", float("nan"), 0.5, "recorded: a row of a test", None, None, None)
+    path = results.write(tmp_path, "t", True, {"seed": 0, "ratio": float("inf")}, [row])
+    data = _strict_json(path)
+    assert data["rows"][0]["paper"] is None and data["inputs"]["ratio"] is None

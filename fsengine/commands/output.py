@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import glob
-import json
 import os
 import re
 import shutil
@@ -30,6 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from fsengine import __version__
+from fsengine.jsonio import json_text
 
 #: file written into every complete output folder; its presence means "fsengine wrote this"
 MARKER = ".fsengine-output"
@@ -172,7 +172,7 @@ def output_folder(out: Path, *, force: bool = False, command: str = "") -> Itera
     stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=_hidden_prefix(out), suffix=".partial"))
     try:
         yield stage
-        (stage / MARKER).write_text(json.dumps({"written_by": f"fsengine {__version__}", "command": command}) + "\n")
+        (stage / MARKER).write_text(json_text({"written_by": f"fsengine {__version__}", "command": command}) + "\n")
         _swap_into_place(stage, out)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
