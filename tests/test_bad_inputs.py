@@ -920,3 +920,60 @@ def test_reproduce_results_json_is_json_with_null_for_no_number(tmp_path):
     path = results.write(tmp_path, "t", True, {"seed": 0, "ratio": float("inf")}, [row])
     data = _strict_json(path)
     assert data["rows"][0]["paper"] is None and data["inputs"]["ratio"] is None
+
+
+# ------------------------------------------------------------ environment variables: checked at start
+_UNUSABLE_SIZE = (r"is not a usable size; set it to a positive, finite number of megabytes, e\.g\. 200 \(the app's "
+                  r"server needs a limit; unset it for the default of 200\)$")
+ENVIRONMENT_CASES = {
+    "upload-inf": ("FSENGINE_MAX_UPLOAD_MB", "inf", r"FSENGINE_MAX_UPLOAD_MB='inf' " + _UNUSABLE_SIZE),
+    "upload-nan": ("FSENGINE_MAX_UPLOAD_MB", "nan", r"FSENGINE_MAX_UPLOAD_MB='nan' " + _UNUSABLE_SIZE),
+    "upload-negative": ("FSENGINE_MAX_UPLOAD_MB", "-5", r"FSENGINE_MAX_UPLOAD_MB='-5' " + _UNUSABLE_SIZE),
+    "upload-zero": ("FSENGINE_MAX_UPLOAD_MB", "0", r"FSENGINE_MAX_UPLOAD_MB='0' " + _UNUSABLE_SIZE),
+    "upload-huge": ("FSENGINE_MAX_UPLOAD_MB", "1e300", r"FSENGINE_MAX_UPLOAD_MB='1e300' " + _UNUSABLE_SIZE),
+    "upload-text": ("FSENGINE_MAX_UPLOAD_MB", "200MB", r"FSENGINE_MAX_UPLOAD_MB='200MB' is not a number; set it to a "
+                                                      r"size in megabytes, e\.g\. 200$"),
+    "data-missing": ("FSENGINE_DATA", "{tmp}/nope", r"FSENGINE_DATA=.*/nope: no such folder; point it at the folder "
+                                                    r"holding the shared data or unset it$"),
+    "data-file": ("FSENGINE_DATA", "{tmp}/file", r"FSENGINE_DATA=.*/file is a file, not a folder"),
+    "cache-file": ("FSENGINE_CACHE", "{tmp}/file", r"FSENGINE_CACHE=.*/file is a file, not a folder"),
+    "datasets-file": ("FSENGINE_DATASETS", "{tmp}/file", r"FSENGINE_DATASETS=.*/file is a file, not a folder"),
+    "mirror-ftp": ("FSENGINE_FETCH_BASE_URL", "ftp://mirror.example",
+                   r"FSENGINE_FETCH_BASE_URL='ftp://mirror\.example' is not an http\(s\) or file address"),
+    "mirror-no-host": ("FSENGINE_FETCH_BASE_URL", "https:/data", r"FSENGINE_FETCH_BASE_URL='https:/data' is not an"),
+    "nltk-file": ("NLTK_DATA", "{tmp}/file", r"NLTK_DATA names .*/file, a file, not a folder"),
+}
+
+
+@pytest.mark.parametrize("case", list(ENVIRONMENT_CASES))
+def test_every_environment_variable_is_checked_at_start_in_one_line(case, tmp_path, capsys, monkeypatch):
+    name, value, pattern = ENVIRONMENT_CASES[case]
+    (tmp_path / "file").write_text("not a folder")
+    monkeypatch.setenv(name, value.format(tmp=tmp_path))
+    code, err = _run(capsys, ["datasets", "list"])
+    assert code == 2 and len(err) == 1 and re.search("^fsengine datasets: error: " + pattern, err[0]), err
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-5"])
+def test_the_app_command_refuses_an_unusable_upload_limit_before_serving(value, capsys, monkeypatch):
+    import fsengine.commands.app as app
+
+    monkeypatch.setattr(app, "serve", lambda command: pytest.fail("a server was started"))
+    monkeypatch.setenv("FSENGINE_MAX_UPLOAD_MB", value)
+    code, err = _run(capsys, ["app", "--no-warmup", "--port", "8599"])
+    assert code == 2 and err == [f"fsengine app: error: FSENGINE_MAX_UPLOAD_MB={value!r} is not a usable size; set it "
+                                 "to a positive, finite number of megabytes, e.g. 200 (the app's server needs a limit; "
+                                 "unset it for the default of 200)"]
+
+
+def test_the_app_names_unusable_environment_variables_in_its_sidebar(monkeypatch, tmp_path):
+    monkeypatch.setenv("FSENGINE_MAX_UPLOAD_MB", "inf")
+    monkeypatch.setenv("FSENGINE_DATA", str(tmp_path / "nope"))
+    at = app_test()
+    at.sidebar.selectbox(key="picker_key").set_value("upload").run()
+    assert not at.exception
+    errors = [e.value for e in at.sidebar.error]
+    assert md_escape(f"FSENGINE_DATA={tmp_path / 'nope'}: no such folder; point it at the folder holding the shared "
+                     "data or unset it") in errors
+    assert md_escape("FSENGINE_MAX_UPLOAD_MB='inf' is not a usable size; set it to a positive, finite number of "
+                     "megabytes, e.g. 200 (the app's server needs a limit; unset it for the default of 200)") in errors
