@@ -213,6 +213,18 @@ CLI_CASES = {
     "out-foreign-folder": (["--out", "{tmp}/mine"], "foreign",
                            r"--out .*mine already holds files fsengine did not write \(scores\.csv\); .*--force"),
     "out-current-folder": (["--out", ".", "--force"], "cwd", r"--out \. is the current, home or root folder"),
+    "out-dangling-link": (["--out", "{tmp}/dangling"], "links",
+                          r"--out .*/dangling is a link to .*/nowhere, which does not exist; create that folder or "
+                          r"remove the link\.$"),
+    "out-below-dangling-link": (["--out", "{tmp}/dangling/res"], "links",
+                                r"--out .*/dangling/res: .*/dangling is a link to .*/nowhere, which does not exist"),
+    "out-link-loop": (["--out", "{tmp}/loop"], "links", r"--out .*/loop is a link that loops \(it never reaches a "
+                                                        r"folder\); remove the link or name another folder\.$"),
+    "out-link-to-foreign-folder": (["--out", "{tmp}/to-mine"], "links",
+                                   r"--out .*/to-mine -> .*/mine already holds files fsengine did not write "
+                                   r"\(scores\.csv\); .*--force"),
+    "out-link-to-a-file": (["--out", "{tmp}/to-file"], "links", r"--out .*/to-file -> .*/taken\.txt is an existing "
+                                                                r"file; name a folder"),
     "data-missing-file": (["--data", "{tmp}/nope.csv", "--target", "label"], None, r"--data .*nope\.csv: no such file"),
     "data-folder": (["--data", "{tmp}/dir.csv", "--target", "label"], "dir", r"--data .*dir\.csv is a folder"),
     "data-without-target": (["--data", "{tmp}/t.csv"], "table", r"--data .*t\.csv: name the column to predict"),
@@ -249,6 +261,14 @@ def test_cli_error(case, command, tmp_path, capsys, monkeypatch, request):
         (tmp_path / "mine" / "scores.csv").write_text("my own scores")
     elif setup == "cwd":
         monkeypatch.chdir(tmp_path)
+    elif setup == "links":
+        (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+        (tmp_path / "loop").symlink_to(tmp_path / "loop")
+        (tmp_path / "mine").mkdir()
+        (tmp_path / "mine" / "scores.csv").write_text("my own scores")
+        (tmp_path / "to-mine").symlink_to("mine")
+        (tmp_path / "taken.txt").write_text("mine")
+        (tmp_path / "to-file").symlink_to(tmp_path / "taken.txt")
     elif setup == "dir":
         (tmp_path / "dir.csv").mkdir()
     elif setup in ("huge", "nan"):
@@ -271,14 +291,25 @@ def test_cli_error(case, command, tmp_path, capsys, monkeypatch, request):
         argv.append(item.format(tmp=tmp_path))
     if command == "compare":
         argv += ["--bootstrap", "0", "--k", "2"]
-    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    before = _tree(tmp_path)
     code, err = _run(capsys, argv)
     assert code == 2, err
     assert len(err) == 1 and err[0].startswith(f"fsengine {command}: error: "), err
     assert re.search(pattern, err[0]), err[0]
-    after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
-    assert after == before                               # nothing written, nothing replaced
+    assert _tree(tmp_path) == before                     # nothing written, nothing replaced
     assert not [p for p in tmp_path.rglob("*") if p.name.endswith((".partial", ".old"))]
+
+
+def _tree(root: Path) -> dict:
+    """Every file's bytes and every link's target under ``root`` (links are not followed)."""
+    import os
+
+    tree = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(folder) / name
+            tree[path] = os.readlink(path) if path.is_symlink() else path.read_bytes() if path.is_file() else "dir"
+    return tree
 
 
 def test_compare_checks_the_output_folder_before_computing(tmp_path, capsys, monkeypatch):
@@ -977,3 +1008,46 @@ def test_the_app_names_unusable_environment_variables_in_its_sidebar(monkeypatch
                      "data or unset it") in errors
     assert md_escape("FSENGINE_MAX_UPLOAD_MB='inf' is not a usable size; set it to a positive, finite number of "
                      "megabytes, e.g. 200 (the app's server needs a limit; unset it for the default of 200)") in errors
+
+
+# --------------------------------------------------- output folders: links followed, the umask's permissions
+@pytest.mark.parametrize("command", ["select", "compare"])
+def test_a_linked_out_folder_is_followed_and_replaced_whole_behind_the_link(command, tmp_path, capsys):
+    write_table(tmp_path / "t.csv")
+    (tmp_path / "disk" / "results").mkdir(parents=True)
+    (tmp_path / "res").symlink_to(tmp_path / "disk" / "results")   # e.g. a link to a bigger disk
+    argv = [command, "--methods" if command == "compare" else "--method", "variance", "--data", tmp_path / "t.csv",
+            "--target", "label", "--out", tmp_path / "res"] + (["--bootstrap", "0", "--k", "2"] if command ==
+                                                                "compare" else [])
+    for _ in range(2):  # the second run replaces the first set whole, behind the link
+        assert _run(capsys, argv)[0] == 0
+        assert (tmp_path / "res").is_symlink() and os_readlink(tmp_path / "res") == str(tmp_path / "disk" / "results")
+        assert (tmp_path / "disk" / "results" / MARKER).is_file()
+        assert sorted(p.name for p in (tmp_path / "disk").iterdir()) == ["results"]   # nothing left beside it
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["disk", "res", "t.csv"]
+
+
+def os_readlink(path: Path) -> str:
+    import os
+
+    return os.readlink(path)
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_output_folders_get_the_umasks_permissions(umask, tmp_path, capsys):
+    import os
+    import stat
+
+    write_table(tmp_path / "t.csv")
+    previous = os.umask(umask)
+    try:
+        for command in ("select", "compare"):
+            out = tmp_path / command
+            argv = [command, "--methods" if command == "compare" else "--method", "variance", "--data",
+                    tmp_path / "t.csv", "--target", "label", "--out", out]
+            assert _run(capsys, argv + (["--bootstrap", "0", "--k", "2"] if command == "compare" else []))[0] == 0
+            assert stat.S_IMODE(out.stat().st_mode) == 0o777 & ~umask, oct(out.stat().st_mode)
+            for path in out.iterdir():
+                assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask, path
+    finally:
+        os.umask(previous)
