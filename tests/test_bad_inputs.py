@@ -535,6 +535,7 @@ def test_the_svmlight_bomb_loads_in_bounded_memory_and_keeps_only_the_columns_th
         """, """
         ds = load_svmlight(open("far.svm", "rb").read(), "far.svm")
         print(ds.X.shape, ds.feature_names, ds.extras["excluded_columns"])
+        print(ds.provenance.notes[2])
         try:
             load_svmlight(open("bomb.svm", "rb").read(), "bomb.svm")
         except UploadError as exc:
@@ -544,16 +545,15 @@ def test_the_svmlight_bomb_loads_in_bounded_memory_and_keeps_only_the_columns_th
     out = done.stdout.splitlines()
     assert done.returncode == 2, done.stderr[-3000:]
     assert out[0] == "(20, 1) ('f2000000000',) {'f1': 'constant (every value is 1)'}"
-    assert out[1] == "upload error: No usable feature in bomb.svm: every feature is constant."
+    assert out[1] == ("1,999,999,998 feature indices between 1 and 2,000,000,000 never occur (all-zero, left out); "
+                      "2 occur")
+    assert out[2] == "upload error: No usable feature in bomb.svm: every feature is constant."
     assert done.stderr.strip() == "fsengine select: error: No usable feature in bomb.svm: every feature is constant."
 
 
-def test_the_svmlight_far_index_is_noted_and_an_index_beyond_int32_is_refused():
+def test_an_svmlight_index_beyond_int32_an_empty_file_and_a_single_label_are_one_line():
     from fsengine.data.upload import load_svmlight
 
-    ds = load_svmlight(SVMLIGHT_FAR, "far.svm")
-    assert ("1,999,999,998 feature indices between 1 and 2,000,000,000 never occur (all-zero, left out); 2 occur"
-            in ds.provenance.notes)
     with pytest.raises(UploadError, match=r"^t\.svm has a feature index beyond 2,147,483,647, the largest an "
                                           r"svmlight reader takes; number the features from 1 \(or 0\) upwards\.$"):
         load_svmlight(SVMLIGHT_BOMB.replace(b"2000000000", b"99999999999"), "t.svm")
@@ -583,14 +583,8 @@ def test_a_failing_reader_is_one_error_in_the_app_never_an_exception(monkeypatch
     assert not at.exception and any("The uploaded file cannot be used" in e.value for e in at.error)
 
 
-def test_the_svmlight_bomb_uploaded_in_the_app_is_one_error():
-    at = app_test()
-    at.sidebar.selectbox(key="picker_key").set_value("upload").run()
-    _upload(at, "bomb.svm", SVMLIGHT_BOMB)
-    assert [e.value for e in at.sidebar.error] == [md_escape("No usable feature in bomb.svm: every feature is "
-                                                             "constant.")]
-    _upload(at, "far.svm", SVMLIGHT_FAR)
-    assert not at.sidebar.error and any("20 rows, 1 features" in c.value for c in at.sidebar.caption)
+# The bomb uploaded in the app itself: tests/app/test_upload_browser.py (a real server with a capped address
+# space; in this process a regression would take the machine's memory).
 
 
 def _zeros_gz(n_bytes: int, head: bytes = b"") -> bytes:
@@ -1051,3 +1045,47 @@ def test_output_folders_get_the_umasks_permissions(umask, tmp_path, capsys):
                 assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask, path
     finally:
         os.umask(previous)
+
+
+# ------------------------------------------------- numeric options: NaN, inf, out of range, absurdly large
+OPTION_CASES = {
+    # command-line options of compare (settings checked before any data are read)
+    "test-size-nan": (["compare", "--test-size", "nan"], r"test_size=nan: choose a held-out share between 0\.05"),
+    "test-size-inf": (["compare", "--test-size", "inf"], r"test_size=inf: choose a held-out share"),
+    "bootstrap-huge": (["compare", "--bootstrap", "1000000000"],
+                       r"n_bootstrap=1000000000: stability needs 0 \(off\) or 2 to 1,000 resamples$"),
+    "seed-negative": (["compare", "--seed", "-1"], r"seed=-1: choose a seed between 0 and 4,294,967,295$"),
+    "seed-huge": (["compare", "--seed", str(2**40)], r"seed=1099511627776: choose a seed between 0 and 4,294,967,295$"),
+    "repeats-huge": (["compare", "--repeats", "100000"], r"n_repeats=100000: choose 1 .* up to 50 repeated splits$"),
+    # dataset parameters (the registry's Param, the same for the app's widgets)
+    "data-signal-inf": (["select", "--data", "synthetic_glm:signal=inf"], r"signal=inf: must be a finite number$"),
+    "data-rate-nan": (["select", "--data", "synthetic_rtm:tag_rate=nan"], r"tag_rate=nan: must be a finite number$"),
+    "data-rho-nan": (["select", "--data", "synthetic_glm:rho=nan"], r"rho=nan: must be a finite number$"),
+    # method parameters of a registered method and of a class given by path
+    "param-nan": (["select", "--method", "l1", "--param", "n_Cs=nan"], r"n_Cs='nan': expected int$"),
+    "param-float-inf": (["select", "--method", "bia", "--param", "lambda_ratio=1e999"],
+                        r"lambda_ratio=inf: must be a finite number$"),
+    "class-param-inf": (["select", "--method", "sklearn.feature_selection:SelectPercentile", "--param",
+                         "percentile=1e999"], r"SelectPercentile rejects its parameters: The 'percentile' parameter of "
+                                              r"SelectPercentile must be a float in the range \[0(\.0)?, 100(\.0)?\]"),
+}
+
+
+@pytest.mark.parametrize("case", list(OPTION_CASES))
+def test_numeric_options_are_checked_in_one_line_before_any_work(case, tmp_path, capsys, monkeypatch):
+    import fsengine.compare.engine as engine
+    import fsengine.methods.run as run
+
+    # a regression must fail here, not draw a billion resamples
+    monkeypatch.setattr(engine, "run_comparison", lambda *a, **k: pytest.fail("compared before checking"))
+    monkeypatch.setattr(run, "fit_method", lambda *a, **k: pytest.fail("fitted before checking"))
+    args, pattern = OPTION_CASES[case]
+    command = args[0]
+    argv = [*args]
+    if "--method" not in argv:
+        argv += ["--methods" if command == "compare" else "--method", "variance"]
+    if "--data" not in argv:
+        argv += ["--data", "digits"]
+    code, err = _run(capsys, [*argv, "--out", tmp_path / "res"])
+    assert code == 2 and len(err) == 1 and re.search(f"^fsengine {command}: error: " + pattern, err[0]), err
+    assert not (tmp_path / "res").exists()
