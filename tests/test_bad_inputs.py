@@ -705,6 +705,24 @@ DECLARED_UPLOADS = {
 }
 
 
+def _lying_zip() -> bytes:
+    """A .zip whose headers declare 100 bytes for a member that unpacks to 4 MB."""
+    import struct
+
+    data = bytearray(_zip_of(b"a,b\n" + b"1,2\n" * 10**6))
+    central, local = data.rfind(b"PK\x01\x02"), data.find(b"PK\x03\x04")
+    data[central + 24:central + 28] = data[local + 22:local + 26] = struct.pack("<I", 100)
+    return bytes(data)
+
+
+DECLARED_UPLOADS.update({
+    # the declared size lies: zipfile stops there, and the member's checksum then fails
+    "zip-member-lies": (lambda: read_table(_lying_zip(), "t.csv.zip", max_bytes=10**5),
+                        r"^t\.csv\.zip is not a readable \.zip archive \(BadZipFile: Bad CRC-32 for file "
+                        r"'inner\.csv'\)\.$"),
+})
+
+
 def _zip_of(raw: bytes) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -1089,3 +1107,29 @@ def test_numeric_options_are_checked_in_one_line_before_any_work(case, tmp_path,
     code, err = _run(capsys, [*argv, "--out", tmp_path / "res"])
     assert code == 2 and len(err) == 1 and re.search(f"^fsengine {command}: error: " + pattern, err[0]), err
     assert not (tmp_path / "res").exists()
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_a_compressed_bomb_is_unpacked_no_further_than_the_limit(suffix):
+    import bz2
+    import lzma
+
+    packed = {".gz": lambda: _zeros_gz(32 * 2**20, b"a,b\n"),
+              ".bz2": lambda: bz2.compress(b"a,b\n" + bytes(32 * 2**20), 9),
+              ".xz": lambda: lzma.compress(b"a,b\n" + bytes(32 * 2**20))}[suffix]()
+    peak, outcome = _peak_bytes(lambda: read_table(packed, f"t.csv{suffix}", max_bytes=2**20))
+    assert isinstance(outcome, UploadError) and str(outcome) == (
+        f"t.csv{suffix} unpacks to more than 1.0 MB, over the upload limit; upload a smaller table or raise the limit "
+        "with FSENGINE_MAX_UPLOAD_MB.")
+    assert peak < 16 * 2**20, peak  # the decoder's own buffers (xz: an 8 MB dictionary), not the 32 MB
+
+
+def test_svmlight_labels_beyond_int64_stay_two_classes():
+    """Whole-number labels are read as integers only while int64 holds them exactly (1e300 once
+    became -9223372036854775808 for every row: 'a single class')."""
+    from fsengine.data.upload import load_svmlight
+
+    data = b"".join(b"%r 1:%d 2:%d\n" % ((1e300, -1e300)[i % 2], i, i * i % 7) for i in range(20))
+    ds = load_svmlight(data, "t.svm")
+    assert ds.task == "classification" and ds.target_names == ("-1e+300", "1e+300")
+    np.testing.assert_array_equal(ds.y, np.arange(20) % 2 == 0)

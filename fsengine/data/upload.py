@@ -526,7 +526,7 @@ def load_svmlight(data: bytes, filename: str, *, task: str = "auto", max_bytes: 
         row, col = int(np.searchsorted(X.indptr, big[0], side="right")) - 1, int(X.indices[big[0]])
         raise UploadError(f"Feature {names[col]!r} has a value of {X.data[big[0]]:.3g} (row {row + 1}); values beyond "
                           f"{MAX_ABS_VALUE:.0e} in magnitude overflow the computations. Rescale it.")
-    whole = np.all(labels == np.round(labels))
+    whole = np.all(labels == np.round(labels)) and np.all(np.abs(labels) < 2**53)  # exact as int64
     y, target_names, task = _target(
         pd.DataFrame({"label": labels.astype(np.int64) if whole else labels}), "label", task,
         subject=f"The label column of {filename}",
