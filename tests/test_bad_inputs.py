@@ -1071,7 +1071,7 @@ OPTION_CASES = {
     "test-size-nan": (["compare", "--test-size", "nan"], r"test_size=nan: choose a held-out share between 0\.05"),
     "test-size-inf": (["compare", "--test-size", "inf"], r"test_size=inf: choose a held-out share"),
     "bootstrap-huge": (["compare", "--bootstrap", "1000000000"],
-                       r"n_bootstrap=1000000000: stability needs 0 \(off\) or 2 to 1,000 resamples$"),
+                       r"n_bootstrap=1000000000: stability needs 0 \(off\) or at least 2 resamples \(at most 1,000\)$"),
     "seed-negative": (["compare", "--seed", "-1"], r"seed=-1: choose a seed between 0 and 4,294,967,295$"),
     "seed-huge": (["compare", "--seed", str(2**40)], r"seed=1099511627776: choose a seed between 0 and 4,294,967,295$"),
     "repeats-huge": (["compare", "--repeats", "100000"], r"n_repeats=100000: choose 1 .* up to 50 repeated splits$"),

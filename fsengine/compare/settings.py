@@ -35,8 +35,8 @@ class CompareSettings:
         if not 0.05 <= self.test_size <= 0.8:
             raise ValueError(f"test_size={self.test_size}: choose a held-out share between 0.05 and 0.8")
         if self.n_bootstrap == 1 or not 0 <= self.n_bootstrap <= MAX_BOOTSTRAP:
-            raise ValueError(f"n_bootstrap={self.n_bootstrap}: stability needs 0 (off) or 2 to {MAX_BOOTSTRAP:,} "
-                             "resamples")
+            raise ValueError(f"n_bootstrap={self.n_bootstrap}: stability needs 0 (off) or at least 2 resamples "
+                             f"(at most {MAX_BOOTSTRAP:,})")
         if not 0 <= self.seed <= MAX_SEED:
             raise ValueError(f"seed={self.seed}: choose a seed between 0 and {MAX_SEED:,}")
         if self.max_k < 1:
