@@ -130,6 +130,8 @@ class TaskStore:
         a file that fails the check, or cannot be unpickled, is listed in :attr:`rejected`."""
         path = self._path(key)
         try:
+            if not stat.S_ISREG(path.stat().st_mode):  # a link to a device (/dev/zero) would never end
+                return self._reject(path, "not a regular file")
             data = path.read_bytes()
         except FileNotFoundError:
             return False, None

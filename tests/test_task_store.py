@@ -165,6 +165,11 @@ def test_a_valid_pickle_of_the_wrong_object_is_named_and_computed_again(folder, 
         out = map_tasks(logged_square, [0], shared=str(folder))
     assert out[0][0] == 0 and store.reused == 0
     assert store.rejected == [(zero, "checksum mismatch")]
+    zero.unlink()
+    zero.symlink_to("/dev/zero")                                            # would never end if read
+    with task_store.keeping_tasks(tmp_path / "kept") as store:
+        map_tasks(logged_square, [0], shared=str(folder))
+    assert store.rejected == [(zero, "not a regular file")] and not zero.is_symlink()  # rewritten whole
     (tmp_path / "kept" / zero.name).write_bytes(pickle.dumps([1, 2, 3]))
     with task_store.keeping_tasks(tmp_path / "kept") as store:
         map_tasks(logged_square, [0], shared=str(folder))
