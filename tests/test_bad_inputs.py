@@ -2,9 +2,15 @@
 (exit status 2 and ``fsengine COMMAND: error: ...`` on the command line, an ``UploadError`` or
 ``ValueError`` in the API, an ``st.error`` in the app), and the files on disk are what they were.
 
-Cases: the command line (arguments, --data FILE, --out folders, corrupt corpus zips), the upload
-reader (API), odd but valid files read as people write them (values checked exactly), estimators
-on values beyond 1e100, a comparison with a failing method, and uploads in the app (AppTest).
+Cases: the command line (arguments, --data FILE, --out folders and links, corrupt corpus zips), the
+upload reader (API), odd but valid files read as people write them (values checked exactly),
+estimators on values beyond 1e100, a comparison with a failing method, uploads in the app (AppTest),
+what files declare (svmlight indices, IDX and .npy headers, zip members, Parquet footers, CSV
+headers, compressed bombs, generated data) checked before memory follows it, methods that fail (a
+user's class raising, exiting, scoring NaN; invalid parameter values before any fit), the
+environment variables, numeric options (NaN, inf, out of range) and the output folders' links and
+permissions. Tests that would allocate a bomb's memory on a regression run in a memory-capped
+child process (the app's upload of the bomb: tests/app/test_upload_browser.py, a capped server).
 """
 
 from __future__ import annotations
