@@ -202,12 +202,15 @@ def output_folder(out: Path, *, force: bool = False, command: str = "") -> Itera
     except OSError as exc:
         raise OutputError(f"--out {out}: cannot create {out.parent} ({exc.strerror}); choose another folder.") from exc
     remove_abandoned(out)
-    stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=_hidden_prefix(out), suffix=".partial"))
+    stage = None
     try:
+        with _sigint_held():  # a Ctrl-C right after the folder appears still finds it removed below
+            stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=_hidden_prefix(out), suffix=".partial"))
         yield stage
         (stage / MARKER).write_text(json_text({"written_by": f"fsengine {__version__}", "command": command}) + "\n")
         os.chmod(stage, ordinary_folder_mode())  # mkdtemp's 0700 would hide the results from others
         _swap_into_place(stage, out)
     except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
         raise
