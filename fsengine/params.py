@@ -3,7 +3,9 @@ widgets (:func:`fsengine.app.widgets.param_widget`) and the command line (``--pa
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any
 
 
@@ -65,6 +67,9 @@ class Param:
             return
         if self.kind == "choice" and value not in self.choices:
             raise ValueError(f"{self.name}={value!r}: choose one of {', '.join(map(str, self.choices))}")
+        if isinstance(value, Real) and not isinstance(value, bool) and not math.isfinite(value):
+            # NaN compares False with every bound, so the range checks below would let it through
+            raise ValueError(f"{self.name}={value}: must be a finite number")
         if self.min is not None and value < self.min:
             raise ValueError(f"{self.name}={value}: must be at least {self.min}")
         if self.max is not None and value > self.max:

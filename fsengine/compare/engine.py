@@ -69,8 +69,9 @@ from fsengine.data import Dataset
 from fsengine.data.transforms import class_names, split
 from fsengine.methods.adapt import restrict_classes
 from fsengine.methods.custom import resolve_methods
+from fsengine.methods.failures import failure_message
 from fsengine.methods.registry import MethodSpec
-from fsengine.methods.run import failure_message, fit_method
+from fsengine.methods.run import check_values, fit_method
 from fsengine.methods.run import subset_rows as _subset
 from fsengine.methods.run import warm_up as _untimed_first_call
 from fsengine.parallel import TasksCancelled, backend_for, map_tasks
@@ -570,9 +571,9 @@ def _fit_task(job: _FitJob, item: tuple[int, int, np.ndarray | None],
     # always a fresh copy: arrays that arrive from another process can be aligned differently, and
     # numpy's vectorised sums then round differently (1e-16 in BIA's scores on a Dask worker)
     ds = _subset(train, np.arange(train.n_samples) if rows is None else rows)
-    # the first full fit compiles (or loads) the method's kernels untimed, in the process that fits
-    warmup = _untimed_first_call(spec, values, ds) if rows is None and s == 0 else 0.0
     try:
+        # the first full fit compiles (or loads) the method's kernels untimed, in the process that fits
+        warmup = _untimed_first_call(spec, values, ds) if rows is None and s == 0 else 0.0
         fit = fit_method(spec, values, ds, progress)
     except Exception as exc:  # the method's failure; cancellation (BaseException here) passes through
         return failure_message(exc)
@@ -694,9 +695,12 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     :class:`fsengine.methods.custom.EstimatorSelector`), or a (one of these, params) pair
     (:func:`fsengine.methods.custom.resolve_methods`).
 
-    A method whose fit raises (a ValueError such as too many features, or any other error of the
-    method) is reported in ``failures`` and the others go on; the run fails only when no method
-    succeeds. Cancellation and interrupts are never swallowed.
+    Every method's parameter values are validated before any fit
+    (:func:`fsengine.methods.run.check_values`): a bad value is a ValueError, not a failed method. A
+    method whose fit raises (a ValueError such as too many features, any other error of the method,
+    its warm-up included, or scores that are all NaN or infinite) is reported in ``failures`` and
+    the others go on; the run fails only when no method succeeds. Cancellation and interrupts are
+    never swallowed.
 
     The fits (methods x (n_repeats + resamples)) and the accuracy curves are independent tasks run
     by :func:`fsengine.parallel.map_tasks`: ``n_jobs`` local processes (-1: every core) or the
@@ -712,6 +716,8 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     if len({s.key for s in specs}) != len(specs):
         raise ValueError("Each method can be chosen once per comparison.")
     params = [spec.resolve(values) for spec, (_, values) in zip(specs, choices)]
+    for spec, values in zip(specs, params):  # a bad value fails the run here, never one method mid-run
+        check_values(spec, values)
     backend_for(n_jobs, scheduler)  # a wrong n_jobs / scheduler fails before any work
     if ds.task != "classification":
         raise ValueError(f"{ds.name} has a {ds.task} target; the comparison scores held-out accuracy and "

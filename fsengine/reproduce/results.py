@@ -35,6 +35,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from fsengine.jsonio import json_text
 from fsengine.stats import Estimate, ordering_verdict, versus_value
 
 FILENAME = "results.json"
@@ -166,7 +167,7 @@ def write(out_dir: Path, target: str, quick: bool, inputs: dict, rows: list[Row]
             "quick": bool(quick), "inputs": inputs, "rows": [r.as_json() for r in rows]}
     validate(data)
     path = Path(out_dir) / FILENAME
-    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(json_text(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 
 

@@ -11,6 +11,7 @@ from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair, param_widget
 from fsengine.compare.engine import CompareSettings, ComparisonResult, run_comparison
 from fsengine.compare.report import EXPLANATIONS, comparison_figures, differences_at, html_report, tables_zip
+from fsengine.compare.settings import MAX_SEED
 from fsengine.csv_export import csv_bytes
 from fsengine.data.transforms import class_names
 from fsengine.methods.registry import METHODS
@@ -147,7 +148,7 @@ def _settings(ds) -> tuple[CompareSettings, int]:
     max_k = int(c3.number_input("Largest k", min_value=2, max_value=max(2, min(200, ds.n_features)),
                                 value=min(50, ds.n_features), key="compare_max_k",
                                 help="Largest number of features in the accuracy curve and the top-k views."))
-    seed = int(c4.number_input("Seed", min_value=0, value=0, step=1, key="compare_seed",
+    seed = int(c4.number_input("Seed", min_value=0, max_value=MAX_SEED, value=0, step=1, key="compare_seed",
                                help="Train/test split, bootstrap resamples and the random baseline."))
     repeats = c5.select_slider("Train/test splits", options=[1, 3, 5, 10], value=1, key="compare_repeats",
                                bind="query-params",
