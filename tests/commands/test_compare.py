@@ -95,13 +95,13 @@ def test_compare_reference_and_repeated_splits(tmp_path, capsys):
      "--reference bia: name one of --methods (mi, l1)"),
     (["compare", "--methods", "mi", "--data", "digits", "--repeats", "0"], "n_repeats=0: choose 1"),
     (["reproduce", "mdl-curve", "--n-jobs", "2"],
-     "mdl-curve does not take --n-jobs; it applies to: rtm-roc, sgc-vs-ifs, toolbox"),
+     "mdl-curve does not take --n-jobs; it applies to: benchmark, rtm-roc, sgc-vs-ifs, toolbox"),
     (["reproduce", "sgc-vs-ifs", "--keep-tasks", "kept"],
-     "sgc-vs-ifs does not take --keep-tasks; it applies to: rtm-roc, toolbox"),
+     "sgc-vs-ifs does not take --keep-tasks; it applies to: benchmark, rtm-roc, toolbox"),
     (["reproduce", "bia-notmnist", "--scheduler", "tcp://127.0.0.1:9"],
-     "bia-notmnist does not take --scheduler; it applies to: rtm-roc, toolbox"),
+     "bia-notmnist does not take --scheduler; it applies to: benchmark, rtm-roc, toolbox"),
     (["reproduce", "mdl-curve", "--keep-tasks", "kept"], "mdl-curve does not take --keep-tasks; it applies to: "
-                                                         "rtm-roc, toolbox"),
+                                                         "benchmark, rtm-roc, toolbox"),
 ])
 def test_user_mistakes_are_one_line_and_exit_2(argv, message, tmp_path, capsys):
     assert main(argv + ["--out", str(tmp_path / "out")]) == 2
