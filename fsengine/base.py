@@ -31,8 +31,6 @@ inside ``_fit`` a subclass reports through ``self._progress`` (never None there)
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
@@ -51,35 +49,6 @@ def forget_fit(estimator) -> None:
     ``check_is_fitted`` then says so), never holding a mix of an old fit and the new input."""
     for name in [v for v in vars(estimator) if v.endswith("_") and not v.startswith("__")]:
         delattr(estimator, name)
-
-
-class deprecated_alias:
-    """A fitted attribute kept under its old name for one release: reading it warns with a
-    DeprecationWarning and returns the new attribute (through ``convert`` when given).
-
-    >>> class Demo:
-    ...     order_ = [2, 0, 1]
-    ...     first_use_ = deprecated_alias("order_")
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     Demo().first_use_, caught[0].category.__name__
-    ([2, 0, 1], 'DeprecationWarning')
-    """
-
-    def __init__(self, new: str, convert=None, *, removed_in: str = "0.4"):
-        self.new, self.convert, self.removed_in = new, convert, removed_in
-
-    def __set_name__(self, owner, name: str) -> None:
-        self.old = name
-
-    def __get__(self, obj, objtype=None):
-        if obj is None:
-            return self
-        warnings.warn(f"{type(obj).__name__}.{self.old} is deprecated and will be removed in fsengine "
-                      f"{self.removed_in}; use {self.new}", DeprecationWarning, stacklevel=2)
-        value = getattr(obj, self.new)
-        return value if self.convert is None else self.convert(obj, value)
 
 
 class BaseFeatureSelector(SelectorMixin, BaseEstimator):

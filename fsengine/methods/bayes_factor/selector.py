@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from fsengine.base import BaseFeatureSelector, deprecated_alias
+from fsengine.base import BaseFeatureSelector
 from fsengine.methods.bayes_factor.model import SIGNS, approx_bayes_factor_selection
 from fsengine.methods.registry import method_defaults
 from fsengine.ranking import order_from
@@ -41,19 +41,6 @@ def pairs_from_trace(trace: pd.DataFrame) -> pd.DataFrame:
             for values in zip(*cols)]
     pairs = pd.DataFrame(rows, columns=["round", *_PAIR_COLUMNS.values()])
     return pairs.astype({"round": np.int64, "predicate": np.int64, "mu": float, "margin": float, "beta": float})
-
-
-def _selected_pairs(selector, trace: pd.DataFrame) -> pd.DataFrame:
-    """The table ``selected_pairs_`` held in fsengine 0.2: :func:`pairs_from_trace` with the
-    predicate's name and the pair's weight in the final MAP model ``model_``."""
-    pairs = pairs_from_trace(trace)
-    names = selector._feature_names(selector.n_features_in_)
-    label_index = {label: c for c, label in enumerate(selector.classes_.tolist())}
-    model = selector.model_
-    final = dict(zip(zip(model.predicates.tolist(), model.classes.tolist()), model.weights.tolist()))
-    pairs["predicate_name"] = [names[j] for j in pairs["predicate"]]
-    pairs["weight"] = [final[(int(j), label_index[c])] for j, c in zip(pairs["predicate"], pairs["class"])]
-    return pairs[["round", "predicate", "predicate_name", "class", "mu", "margin", "beta", "weight"]]
 
 
 class BayesFactorSelector(BaseFeatureSelector):
@@ -154,9 +141,6 @@ class BayesFactorSelector(BaseFeatureSelector):
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when X has string column names.
-    selected_pairs_ : pandas.DataFrame
-        Deprecated (removed in 0.4): :func:`pairs_from_trace` of ``trace_`` with
-        ``predicate_name`` and the final MAP ``weight``.
 
     See Also
     --------
@@ -204,8 +188,6 @@ class BayesFactorSelector(BaseFeatureSelector):
         "random_state": ["random_state"],
         "map_tol": [Interval(Real, 0, None, closed="neither")],
     }
-
-    selected_pairs_ = deprecated_alias("trace_", convert=_selected_pairs)
 
     def __init__(self, *, features_per_round=_DEFAULTS["features_per_round"],
                  prior_variance=_DEFAULTS["prior_variance"], sign=_DEFAULTS["sign"],

@@ -30,7 +30,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from fsengine.base import BaseFeatureSelector, deprecated_alias
+from fsengine.base import BaseFeatureSelector
 from fsengine.chunked import class_counts, classes_of
 from fsengine.data.transforms import PLUS_MINUS_NOTE, Binarization, binarize_input
 from fsengine.methods.classic.binary import csc01
@@ -185,11 +185,6 @@ class MutualInfoSelector(_BinaryInputSelector):
         })
 
 
-def _explored(selector, order):
-    """The forward sequence: the first len(trace_) - 1 entries of ``order_`` (sizes 1..m)."""
-    return order[: len(selector.trace_) - 1]
-
-
 class MDLSelector(_BinaryInputSelector):
     """MDL forward selection with the Naive Bayes classifier.
 
@@ -242,8 +237,6 @@ class MDLSelector(_BinaryInputSelector):
     binarization_ : :class:`~fsengine.data.transforms.Binarization`
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features,)
-    forward_sequence_ : ndarray
-        Deprecated alias of ``order_[:m]`` (removed in 0.4).
 
     See Also
     --------
@@ -277,8 +270,6 @@ class MDLSelector(_BinaryInputSelector):
         "max_features": [Interval(Integral, 1, None, closed="left")],
         "binarize": _BINARIZE,
     }
-
-    forward_sequence_ = deprecated_alias("order_", convert=_explored)
 
     def __init__(self, *, n_features_to_select=None, max_features=_MDL["max_features"], binarize="auto"):
         self.n_features_to_select = n_features_to_select

@@ -19,7 +19,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from fsengine.base import BaseFeatureSelector, deprecated_alias
+from fsengine.base import BaseFeatureSelector
 from fsengine.maxent import MaxentData
 from fsengine.maxent.kernels import ALPHA_CAP
 from fsengine.methods.gain.model import select_features
@@ -31,15 +31,6 @@ _IFS = method_defaults("ifs")
 _SGC = method_defaults("sgc")
 _COUNT = method_defaults("count")
 
-#: the columns of the deprecated ``selected_pairs_`` (``gain`` is the trace's ``gain_total``)
-_PAIR_COLUMNS = ["stage", "predicate", "predicate_name", "class", "gain_total", "alpha"]
-
-
-def _pairs_from_trace(selector, trace):
-    """The old ``selected_pairs_`` table, read from ``trace_``."""
-    return trace[_PAIR_COLUMNS].rename(columns={"gain_total": "gain"}).reset_index(drop=True)
-
-
 class _GainSelector(BaseFeatureSelector):
     """Shared fit of the three pair selectors (see the module docstring)."""
 
@@ -49,9 +40,6 @@ class _GainSelector(BaseFeatureSelector):
         "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
         "cutoff": [Interval(Integral, 1, None, closed="left")],
     }
-
-    #: deprecated in 0.3 (read-only): the selected pairs are the rows of ``trace_``
-    selected_pairs_ = deprecated_alias("trace_", convert=_pairs_from_trace)
 
     def fit(self, X, y, *, progress=None, predicate_names=None):
         """Select (predicate, class) pairs on ``(X, y)``; returns self.
@@ -148,9 +136,6 @@ _ATTRIBUTES = """
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Defined when X has string column names.
-    selected_pairs_ : pandas.DataFrame
-        Deprecated (warns; removed in 0.4): ``trace_[["stage", "predicate", "predicate_name",
-        "class", "gain_total", "alpha"]]`` with ``gain_total`` named ``gain``.
 """
 
 

@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from fsengine.base import BaseFeatureSelector, deprecated_alias, forget_fit
+from fsengine.base import BaseFeatureSelector, forget_fit
 from fsengine.data.transforms import binarize_input
 from fsengine.methods.registry import method_defaults
 from fsengine.methods.rtm.ep import QUADRATURE
@@ -305,8 +305,7 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
     n_iter_ : int
         Sweeps run.
     model_ : RTMClassifier
-        The fitted classifier (posterior, prior strengths, predictions). ``estimator_`` is its
-        deprecated old name.
+        The fitted classifier (posterior, prior strengths, predictions).
     n_features_in_ : int
         Number of features (tags) seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -339,8 +338,6 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
 
     _parameter_constraints = {**_RTM_PARAMS,
                               "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None]}
-
-    estimator_ = deprecated_alias("model_")
 
     def __init__(self, *, method=_DEFAULTS["method"], alpha0=_DEFAULTS["alpha0"], ard=_DEFAULTS["ard"],
                  alpha_floor=2.0, alpha_max=1e5, damping=0.5, inner_damping="auto", sequential=True,
