@@ -82,7 +82,7 @@ def test_compare_reference_and_repeated_splits(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["select", "--method", "lasso", "--data", "digits"], "Unknown method 'lasso'. Known methods: bia, mi"),
-    (["select", "--method", "bia", "--data", "digits", "--param", "n_steps=5"], "n_steps=5: must be at least 20"),
+    (["select", "--method", "bia", "--data", "digits", "--param", "n_steps=0"], "n_steps=0: must be at least 1"),
     (["select", "--method", "mi", "--data", "nope"], "Unknown dataset 'nope'"),
     (["select", "--method", "bia", "--data", "digits", "--classes", "3"], "--classes '3': give exactly two"),
     (["compare", "--methods", "mi", "--data", "digits", "--param", "l1.n_Cs=4"], "method 'l1' is not among"),

@@ -55,8 +55,9 @@ def test_params_parse_check_and_build():
     values = bia.parse(["n_steps=50", "family=linear", "lambda_ratio=2.5"])
     assert values == {"family": "linear", "lambda_ratio": 2.5, "n_steps": 50}
     assert bia.build(values).get_params()["n_steps"] == 50
-    for bad, message in ((["n_steps=5"], "at least 20"), (["family=gamma"], "choose one of"),
-                         (["lambda_ratio=x"], "expected float"), (["nope=1"], "has no parameter 'nope'"),
+    for bad, message in ((["n_steps=0"], "at least 1"), (["n_steps=2000"], "at most 1000"),
+                         (["family=gamma"], "choose one of"),
+                         (["lambda_ratio=x"], "expected a float"), (["nope=1"], "has no parameter 'nope'"),
                          (["n_steps"], "name=value")):
         with pytest.raises(ValueError, match=message):
             bia.parse(bad)

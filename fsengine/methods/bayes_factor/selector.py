@@ -7,11 +7,11 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 
 from fsengine.base import BaseFeatureSelector
-from fsengine.methods.bayes_factor.model import SIGNS, approx_bayes_factor_selection
-from fsengine.methods.registry import method_defaults
+from fsengine.methods.bayes_factor.model import approx_bayes_factor_selection
+from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.ranking import order_from
 
 #: the registry's defaults (what the app and ``fsengine select --method bayes`` use)
@@ -177,17 +177,13 @@ class BayesFactorSelector(BaseFeatureSelector):
     (6, 6, (300, 6))
     """
 
-    _parameter_constraints = {
-        "features_per_round": [Interval(Integral, 1, None, closed="left")],
-        "prior_variance": [Interval(Real, 0, None, closed="neither"), "array-like"],
-        "sign": [StrOptions(set(SIGNS))],
-        "log_prior_odds": [Real, "array-like", StrOptions({"multiplicity"})],
+    _parameter_constraints = method_constraints("bayes", {
         "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
         "max_pairs": [Interval(Integral, 1, None, closed="left"), None],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "random_state": ["random_state"],
         "map_tol": [Interval(Real, 0, None, closed="neither")],
-    }
+    }, arrays=("prior_variance", "log_prior_odds"))
 
     def __init__(self, *, features_per_round=_DEFAULTS["features_per_round"],
                  prior_variance=_DEFAULTS["prior_variance"], sign=_DEFAULTS["sign"],

@@ -23,7 +23,7 @@ from fsengine.base import BaseFeatureSelector
 from fsengine.maxent import MaxentData
 from fsengine.maxent.kernels import ALPHA_CAP
 from fsengine.methods.gain.model import select_features
-from fsengine.methods.registry import method_defaults
+from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.progress import scaled
 from fsengine.ranking import order_from
 
@@ -31,15 +31,12 @@ _IFS = method_defaults("ifs")
 _SGC = method_defaults("sgc")
 _COUNT = method_defaults("count")
 
+
 class _GainSelector(BaseFeatureSelector):
     """Shared fit of the three pair selectors (see the module docstring)."""
 
     _method = "sgc"
     _label = "SGC"
-    _parameter_constraints = {
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
-        "cutoff": [Interval(Integral, 1, None, closed="left")],
-    }
 
     def fit(self, X, y, *, progress=None, predicate_names=None):
         """Select (predicate, class) pairs on ``(X, y)``; returns self.
@@ -191,11 +188,10 @@ class IFSSelector(_GainSelector):
 
     _method = "ifs"
     _label = "IFS"
-    _parameter_constraints = {
-        **_GainSelector._parameter_constraints,
+    _parameter_constraints = method_constraints("ifs", {
         "min_gain": [Interval(Real, 0, None, closed="left")],
         "refit_every": [Interval(Integral, 1, None, closed="left"), None],
-    }
+    })
 
     def __init__(self, *, n_features_to_select=_IFS["n_features_to_select"], min_gain=0.0,
                  cutoff=_IFS["cutoff"], refit_every=None):
@@ -257,12 +253,10 @@ class SGCSelector(_GainSelector):
 
     _method = "sgc"
     _label = "SGC"
-    _parameter_constraints = {
-        **_GainSelector._parameter_constraints,
+    _parameter_constraints = method_constraints("sgc", {
         "min_gain": [Interval(Real, 0, None, closed="left")],
-        "lookahead": [Interval(Integral, 0, None, closed="left")],
         "refit_every": [Interval(Integral, 1, None, closed="left"), None],
-    }
+    })
 
     def __init__(self, *, n_features_to_select=_SGC["n_features_to_select"], min_gain=0.0,
                  cutoff=_SGC["cutoff"], lookahead=_SGC["lookahead"], refit_every=None):
@@ -314,6 +308,7 @@ class CountCutoffSelector(_GainSelector):
 
     _method = "count"
     _label = "Count cutoff"
+    _parameter_constraints = method_constraints("count")
 
     def __init__(self, *, n_features_to_select=_COUNT["n_features_to_select"], cutoff=_COUNT["cutoff"]):
         self.n_features_to_select = n_features_to_select

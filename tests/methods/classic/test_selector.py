@@ -58,7 +58,7 @@ def test_registry_wins_where_it_disagreed_with_the_class():
     assert l1.build({"cv": None}).cv is None
     with pytest.raises(ValueError, match="cv=1: must be at least 2"):
         l1.parse(["cv=1"])
-    with pytest.raises(ValueError, match="expected int or none"):
+    with pytest.raises(ValueError, match="expected an int or none"):
         l1.parse(["cv=three"])
 
 
