@@ -168,7 +168,7 @@ _ENTRIES = (
     MethodSpec(
         "l1", "L1", "entry order along the L1-logistic regularisation path (Jaakkola Eq. 18-19)",
         "fsengine.selectors:L1PathSelector",
-        params=(Param("n_Cs", "Values of C", 20, min=4, max=100),
+        params=(Param("n_Cs", "Values of C", 20, min=2, max=100),
                 Param("C_span", "C range (max / min)", 1000.0, kind="float", min=2.0, max=1e6),
                 Param("cv", "Cross-validation folds", None, min=2, max=10, special=(None,),
                       help="none: the method's own selection is the model at the largest C; k >= 2: the C "
