@@ -35,12 +35,13 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted
 
 from fsengine.chunked import is_dask_array
 from fsengine.progress import StopRequested, report_to
 from fsengine.ranking import order_from, ranks_from_order, top_k_mask
-from fsengine.validation import validate_X_y
+from fsengine.validation import as_binary_labels, validate_X_y
 
 
 def forget_fit(estimator) -> None:
@@ -54,13 +55,18 @@ def forget_fit(estimator) -> None:
 class BaseFeatureSelector(SelectorMixin, BaseEstimator):
     """Shared ``fit`` plumbing: validation, then ``_fit``, then a check of the fitted contract.
 
-    Class attributes a subclass may override:
-    ``_classification`` (y is a class label), ``_min_classes``, ``_accept_sparse``.
+    Class attributes a subclass may override (or make properties of its parameters):
+    ``_classification`` (y is a class label), ``_min_classes``, ``_accept_sparse`` and
+    ``_two_classes``, the one declaration of a method defined for exactly two classes: ``fit``
+    then refuses other targets with one message, and the estimator's tags say
+    ``classifier_tags.multi_class = False``, which makes scikit-learn's ``check_estimator`` hand it
+    binary targets (the registry's ``Needs(two_classes=True)`` must agree; a test holds them).
     """
 
     _classification = True
     _min_classes = 2
     _accept_sparse = ("csr", "csc")
+    _two_classes = False
 
     def fit(self, X, y, *, progress=None):
         """Validate (X, y) and fit; returns self.
@@ -107,6 +113,8 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
             classification=self._classification,
             min_classes=self._min_classes,
         )
+        if self._two_classes:
+            as_binary_labels(y)  # exactly two classes, or its message
         self._fit(X, y)
         self._check_contract()
         return self
@@ -147,4 +155,6 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = bool(self._accept_sparse)
         tags.target_tags.required = True
+        if self._two_classes:
+            tags.classifier_tags = ClassifierTags(multi_class=False)
         return tags

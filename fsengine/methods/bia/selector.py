@@ -128,12 +128,11 @@ class BIASelector(BaseFeatureSelector):
     selection: a :class:`~fsengine.progress.StopRequested` raised by the callback propagates and
     the estimator stays unfitted.
 
-    scikit-learn compatibility: passes ``check_estimator`` for ``family="linear"`` and
-    ``family="poisson"``. Exemptions, all by design of the method: constant columns raise (they
-    cannot be standardised and are never dropped silently); for ``family="logistic"`` targets
-    with more than two classes raise, so the checks that feed sklearn's 3-4 class data are
-    expected failures (``tests/methods/bia/test_selector.py`` lists them); for
-    ``family="poisson"`` non-count targets raise.
+    scikit-learn compatibility: passes ``check_estimator`` for every family, without exemptions.
+    ``family="logistic"`` is a two-class method (``_two_classes``,
+    :class:`fsengine.base.BaseFeatureSelector`): other targets raise, and the checks hand it binary
+    targets. By design of the method, constant columns raise (they cannot be standardised and are
+    never dropped silently) and ``family="poisson"`` refuses non-count targets.
 
     Examples
     --------
@@ -173,6 +172,10 @@ class BIASelector(BaseFeatureSelector):
 
     @property
     def _classification(self):
+        return self.family == "logistic"
+
+    @property
+    def _two_classes(self):
         return self.family == "logistic"
 
     def _feature_names(self, p):

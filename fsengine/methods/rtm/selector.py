@@ -13,7 +13,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import ClassifierTags
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted
@@ -320,8 +319,9 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
 
     Notes
     -----
-    Passes scikit-learn's ``check_estimator`` without exemptions; as a two-class model it
-    carries ``classifier_tags.multi_class = False`` so that the checks hand it binary targets.
+    Passes scikit-learn's ``check_estimator`` without exemptions; a two-class method
+    (``_two_classes``, :class:`fsengine.base.BaseFeatureSelector`), so the checks hand it binary
+    targets.
     The defaults are the method registry's (:func:`fsengine.methods.registry.method_defaults`),
     so ``RTMSelector()`` selects what ``fsengine select --method rtm`` selects.
 
@@ -338,6 +338,7 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
     (True, 'RTMClassifier')
     """
 
+    _two_classes = True
     _parameter_constraints = {**_RTM_PARAMS,
                               "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None]}
     __init__ = _keyword_init({**_DEFAULTS, "n_features_to_select": None})
@@ -352,8 +353,3 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
         self.n_iter_ = model.n_iter_
         return self
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # a two-class model: the estimator checks must hand it binary targets, as a classifier's
-        tags.classifier_tags = ClassifierTags(multi_class=False)
-        return tags
