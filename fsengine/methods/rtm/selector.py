@@ -22,7 +22,7 @@ from fsengine.data.transforms import binarize_input
 from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.methods.rtm.ep import QUADRATURE
 from fsengine.methods.rtm.evidence import posterior_summary, top_tags
-from fsengine.methods.rtm.fit import RTMSettings, fit_rtm, suggested_settings
+from fsengine.methods.rtm.fit import RTMSettings, fit_rtm, run_label, suggested_settings
 from fsengine.methods.rtm.model import TagMatrix, predict_positive, tags_from
 from fsengine.progress import StopRequested
 from fsengine.validation import as_binary_labels, validate_X, validate_X_y
@@ -178,6 +178,8 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
         bound), n_active, n_skipped, n_improper, seconds.
     converged_ : bool
         Whether the stopping rule was met (else a ``ConvergenceWarning`` said why).
+    run_label_ : str
+        How progress messages and figures name this fit: ``"RTM Power EP"``, ``"RTM EM + ARD"``.
     n_iter_ : int
         Sweeps run.
     n_features_in_ : int
@@ -240,6 +242,7 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
         self.trace_ = fit.trace
         self.converged_ = fit.converged
         self.n_iter_ = fit.n_iter
+        self.run_label_ = run_label(settings)
         return self
 
     def posterior_summary(self, level: float = 0.9) -> dict:
