@@ -38,6 +38,11 @@ Methods
                              a token accuracy from per-sentence (correct, tokens)).
 :func:`bonferroni_level`     the per-comparison level that keeps m comparisons at a family level.
 :func:`holm_adjust`          Holm's step-down adjusted p-values.
+
+How selected sets agree (from :mod:`fsengine.selection_metrics`, public here): :func:`jaccard` and
+:func:`jaccard_matrix` (overlap), :func:`kuncheva_index` and :func:`kuncheva_stability` (Kuncheva's
+consistency index, stability over resamples), :func:`roc_curve` and :func:`roc_auc` (feature scores
+against a known relevant set).
 """
 
 from __future__ import annotations
@@ -48,6 +53,17 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as _st
+
+from fsengine.selection_metrics import jaccard, jaccard_matrix, kuncheva_index, kuncheva_stability, roc_auc, roc_curve
+
+__all__ = [
+    "LEVEL", "N_BOOTSTRAP", "Estimate",
+    "wilson_interval", "t_interval", "paired_t_interval", "bootstrap_interval", "paired_bootstrap_interval",
+    "bootstrap_means", "paired_bootstrap_means", "jackknife_interval", "f1_interval", "f1_difference",
+    "precision_from_counts", "recall_from_counts", "ratio_from_counts", "median_iqr", "median_range",
+    "bonferroni_level", "holm_adjust", "versus_value", "difference_verdict", "ordering_verdict",
+    "jaccard", "jaccard_matrix", "kuncheva_index", "kuncheva_stability", "roc_auc", "roc_curve",
+]
 
 #: the level of every interval unless said otherwise
 LEVEL = 0.95

@@ -31,6 +31,7 @@ def dataset_specs() -> list[DatasetSpec]:
 
 
 def get_spec(key: str) -> DatasetSpec:
+    """The catalogue entry of ``key`` (e.g. ``"digits"``), or a ValueError listing the keys."""
     if key not in _SPECS:
         raise ValueError(f"Unknown dataset {key!r}. Known datasets: {', '.join(_SPECS)}")
     return _SPECS[key]
