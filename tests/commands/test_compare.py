@@ -123,4 +123,4 @@ def test_help_lists_every_method_with_its_parameters(command, capsys):
         main([command, "--help"])
     assert stop.value.code == 0
     text = capsys.readouterr().out
-    assert "bia: BIA" in text and "n_steps=200 (int [20..1000])" in text and "variance: Variance" in text
+    assert "bia: BIA" in text and "n_steps=200 (int [1..1000])" in text and "variance: Variance" in text
