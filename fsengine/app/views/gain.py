@@ -50,8 +50,9 @@ START = Preset(
     None, widgets={"sgc_sentences": 300, "sgc_cutoff": 2, "sgc_lookahead": 50}, forget=("sgc_config",))
 LABELS = {"sgc_budget": "feature budget", "sgc_lookahead": "look-ahead L", "sgc_cutoff": "count cutoff",
           "sgc_sentences": "training sentences"}
-#: the budget slider's range (a page suggestion: the selectors take any budget)
-BUDGET_RANGE = (10, 1000)
+#: the sliders' ranges, page suggestions inside the registry's (the selectors take any budget and a
+#: look-ahead up to 5,000; on a 0-5,000 slider the first run's 50 would sit at the left end)
+BUDGET_RANGE, LOOKAHEAD_RANGE = (10, 1000), (0, 1000)
 
 
 def render() -> None:
@@ -109,7 +110,7 @@ def _configure(available: dict[str, str]) -> None:
         st.info("This page compares IFS and SGC on its own sequence-labelling tasks below (tokens described "
                 "by feature templates); your uploaded table is not used here. To run IFS and SGC on your "
                 "table, choose them on **Compare methods**.")
-    lookahead_p, cutoff_p = _SGC.param("lookahead"), _SGC.param("cutoff")
+    cutoff_p = _SGC.param("cutoff")
     sentences_p = get_spec("conll2000_np").param("n_sentences")
     with st.form("sgc_form"):
         cols = st.columns(4)
@@ -120,7 +121,7 @@ def _configure(available: dict[str, str]) -> None:
                                 start_value("sgc_budget", DEFAULTS["sgc_budget"], START), step=10, key="sgc_budget",
                                 bind="query-params",
                                 help="Number of (predicate, class) features each method selects.")
-        lookahead = cols[2].slider("SGC look-ahead L", int(lookahead_p.min), int(lookahead_p.max),
+        lookahead = cols[2].slider("SGC look-ahead L", *LOOKAHEAD_RANGE,
                                    start_value("sgc_lookahead", DEFAULTS["sgc_lookahead"], START), step=10,
                                    key="sgc_lookahead", bind="query-params",
                                    help="SGC-LA recomputes the next L candidates after the one SGC found (paper: 500).")
