@@ -89,4 +89,6 @@ def show_start(start: Preset, defaults: dict[str, Any], labels: dict[str, str], 
 
 
 def _shown(value) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    return f"{value:g}" if isinstance(value, float) else f"{value:,}"
