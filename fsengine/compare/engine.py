@@ -52,9 +52,8 @@ the user stops the script).
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -71,7 +70,9 @@ from fsengine.data.transforms import class_names, split
 from fsengine.methods.adapt import restrict_classes
 from fsengine.methods.custom import resolve_methods
 from fsengine.methods.registry import MethodSpec
-from fsengine.methods.run import fit_method
+from fsengine.methods.run import failure_message, fit_method
+from fsengine.methods.run import subset_rows as _subset
+from fsengine.methods.run import warm_up as _untimed_first_call
 from fsengine.parallel import TasksCancelled, backend_for, map_tasks
 from fsengine.ranking import ranks_from_order
 from fsengine.selection_metrics import jaccard_matrix, kuncheva_leave_one_out, kuncheva_matrix, roc_auc, roc_curve
@@ -491,12 +492,6 @@ def percent(level: float) -> str:
     return f"{100 * level:.2f}".rstrip("0").rstrip(".") + "%"
 
 
-def failure_message(exc: Exception) -> str:
-    """One line for a failed fit: a ValueError's own message, else the error's type and text."""
-    text = " ".join(str(exc).split())
-    return text if isinstance(exc, ValueError) and text else f"{type(exc).__name__}: {text}".rstrip(": ")
-
-
 def finite_scores(scores: np.ndarray) -> np.ndarray:
     """Scores for ROC: features a method gave no score (NaN, -inf) rank below every scored one
     (they become min - 1), +inf above every one (max + 1)."""
@@ -537,11 +532,6 @@ def held_out_correct(train: Dataset, test: Dataset, columns) -> np.ndarray:
 def held_out_accuracy(train: Dataset, test: Dataset, columns) -> float:
     """Accuracy on ``test`` of standardised logistic regression trained on ``train[:, columns]``."""
     return float(np.mean(held_out_correct(train, test, columns)))
-
-
-def _subset(ds: Dataset, rows: np.ndarray) -> Dataset:
-    texts = tuple(ds.texts[i] for i in rows) if ds.texts is not None else None
-    return replace(ds, X=ds.X[rows], y=ds.y[rows], texts=texts)
 
 
 @dataclass(frozen=True)
@@ -654,26 +644,6 @@ def _split_orders(runs: list[MethodRun], specs, later: list, failures: dict[str,
         r.split_orders = (r.order, *(f.order for f in fits))
         kept.append(r)
     return kept
-
-
-#: rows per class of the untimed warm-up fit
-WARMUP_ROWS_PER_CLASS = 20
-
-
-def _untimed_first_call(spec, values, train: Dataset) -> float:
-    """Fit once, untimed, on the first rows of each class: compiles (or loads) the method's numba
-    kernels so that the timed fit measures the method. Returns the warm-up's duration; a
-    warm-up that fails on so few rows is skipped (the real fit reports its own errors)."""
-    rows = np.sort(np.concatenate([np.flatnonzero(train.y == c)[:WARMUP_ROWS_PER_CLASS]
-                                   for c in np.unique(train.y)]))
-    started = time.perf_counter()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # convergence on 40 rows is not the point
-            fit_method(spec, values, _subset(train, rows), None)
-    except (ValueError, ArithmeticError):
-        pass  # too few rows for this method: the timed fit then includes compilation, as before
-    return time.perf_counter() - started
 
 
 def _accuracy_items(runs: list[MethodRun], grid: np.ndarray, draws: list, n_features: int, n_splits: int):

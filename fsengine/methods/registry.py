@@ -249,8 +249,7 @@ _ENTRIES = (
         "shuffled (Breiman 2001; sklearn.inspection.permutation_importance)",
         "fsengine.selectors:PermutationSelector",
         params=(Param("model", "Model", "linear", kind="choice", choices=("linear", "forest"),
-                      help="linear: standardised L2 logistic or ridge regression; forest: a seeded random forest "
-                           "(each of the n_repeats x p shuffles is scored by every tree: slow on many features)"),
+                      help="linear: standardised L2 logistic or ridge regression; forest: a seeded random forest"),
                 Param("n_repeats", "Shuffles per feature", 5, min=1, max=100),
                 Param("test_size", "Held-out share", 0.25, kind="float", min=0.1, max=0.5,
                       help="the model is fitted on the rest; the importances are measured on this part"),

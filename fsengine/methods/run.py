@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -88,3 +88,37 @@ def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Data
                      notes=data.notes + _warning_notes(caught, spec.label), trace=selector.trace_,
                      path=getattr(selector, "path_", None), selector=selector, data=data,
                      cpu_seconds=cpu_seconds)
+
+
+def subset_rows(ds: Dataset, rows: np.ndarray) -> Dataset:
+    """The rows ``rows`` of ``ds`` (texts too) as a fresh copy: arrays that arrive from another
+    process can be aligned differently, and numpy's vectorised sums then round differently (1e-16
+    in BIA's scores on a Dask worker), so every task fits on its own copy."""
+    texts = tuple(ds.texts[i] for i in rows) if ds.texts is not None else None
+    return replace(ds, X=ds.X[rows], y=ds.y[rows], texts=texts)
+
+
+def failure_message(exc: Exception) -> str:
+    """One line for a failed fit: a ValueError's own message, else the error's type and text."""
+    text = " ".join(str(exc).split())
+    return text if isinstance(exc, ValueError) and text else f"{type(exc).__name__}: {text}".rstrip(": ")
+
+
+#: rows per class of the untimed warm-up fit
+WARMUP_ROWS_PER_CLASS = 20
+
+
+def warm_up(spec, values, train: Dataset) -> float:
+    """Fit once, untimed, on the first rows of each class: compiles (or loads) the method's numba
+    kernels so that the timed fit measures the method. Returns the warm-up's duration; a
+    warm-up that fails on so few rows is skipped (the real fit reports its own errors)."""
+    rows = np.sort(np.concatenate([np.flatnonzero(train.y == c)[:WARMUP_ROWS_PER_CLASS]
+                                   for c in np.unique(train.y)]))
+    started = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # convergence on 40 rows is not the point
+            fit_method(spec, values, subset_rows(train, rows), None)
+    except (ValueError, ArithmeticError):
+        pass  # too few rows for this method: the timed fit then includes compilation, as before
+    return time.perf_counter() - started

@@ -18,7 +18,6 @@ import scipy.sparse as sp
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import RFE
-from sklearn.inspection import permutation_importance
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
@@ -30,6 +29,11 @@ from fsengine.base import BaseFeatureSelector
 from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.methods.toolbox.filters import anova_f, chi_squared, regression_f
 from fsengine.methods.toolbox.mrmr import discretise, mrmr_mid
+from fsengine.methods.toolbox.permutation import (
+    forest_permutation_scores,
+    linear_permutation_scores,
+    sklearn_shuffles,
+)
 from fsengine.methods.toolbox.stability import (
     error_bound,
     half_samples,
@@ -435,8 +439,11 @@ class ForestSelector(_TaskSelector):
 
 
 class PermutationSelector(_TaskSelector):
-    """Rank features by permutation importance on held-out rows (scikit-learn's
-    ``sklearn.inspection.permutation_importance``), with a seeded split, model and shuffles.
+    """Rank features by permutation importance on held-out rows, with a seeded split, model and
+    shuffles: scikit-learn's ``sklearn.inspection.permutation_importance``, computed from arrays
+    (:mod:`fsengine.methods.toolbox.permutation`: the linear model's decision shifts by
+    ``w'_j (x' - x)``, and a forest re-traverses only its trees that split on the shuffled column),
+    equal to scikit-learn's numbers and thousands of times faster on wide tables.
 
     A model is fitted on a part of the rows; on the held-out part, with s its score (accuracy for
     class labels, R² for a real target) and s_{k,j} the score after shuffling column j (shuffle k of
@@ -453,8 +460,7 @@ class PermutationSelector(_TaskSelector):
         scikit-learn's permutation-importance example).
     model : {"linear", "forest"}, default from the registry ("linear")
         L2 logistic / ridge regression on standardised features, or a random forest
-        (``n_estimators`` trees; every one of the n_repeats x p shuffled copies is scored by every
-        tree, minutes on hundreds of features).
+        (``n_estimators`` trees).
     n_repeats : int, default from the registry (5)
         Shuffles per feature (R).
     test_size : float in (0, 1), default from the registry (0.25)
@@ -535,16 +541,19 @@ class PermutationSelector(_TaskSelector):
     def _fit(self, X, y):
         self.task_ = self._resolve_task(y)
         train, test = self.held_out_split(y)
+        self._progress(0.0, f"fitting the {self.model} model on {train.size:,} rows")
         self.model_ = self._make_model().fit(X[train], y[train])
-        self._progress(0.5, "model fitted")
-        result = permutation_importance(self.model_, X[test], y[test], n_repeats=self.n_repeats,
-                                        random_state=self.random_state)
+        self._progress(0.5, f"{self.n_repeats} shuffles of each of {X.shape[1]:,} features, "
+                            f"scored on {test.size:,} held-out rows")
+        orders = sklearn_shuffles(test.size, self.n_repeats, self.random_state)
+        shuffled = (forest_permutation_scores if self.model == "forest" else linear_permutation_scores)
+        scores = shuffled(self.model_, X[test], y[test], orders, classification=self.task_ == "classification")
         self.baseline_score_ = float(self.model_.score(X[test], y[test]))
-        self.importances_ = result.importances
-        self.scores_ = result.importances_mean
-        self._rank_and_support(result.importances_mean - 2 * result.importances_std > 0)
-        self.trace_ = _trace(self.order_, self.support_, importance_mean=result.importances_mean,
-                             importance_std=result.importances_std)
+        self.importances_ = self.baseline_score_ - scores.T
+        self.scores_ = self.importances_.mean(axis=1)
+        spread = self.importances_.std(axis=1)
+        self._rank_and_support(self.scores_ - 2 * spread > 0)
+        self.trace_ = _trace(self.order_, self.support_, importance_mean=self.scores_, importance_std=spread)
         self._progress(1.0, "importances computed")
 
 
