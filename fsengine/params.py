@@ -88,9 +88,11 @@ class Param:
             if not isinstance(value, str):
                 raise ValueError(f"{self.name}={value!r}: expected text")
             return
+        if isinstance(value, Real) and not is_bool(value) and not math.isfinite(value):
+            # NaN compares False with every bound: the range checks below would let it through
+            raise ValueError(f"{self.name}={value}: must be a finite number")
         if not is_number(value, integral=self.kind == "int"):
-            what = "an int" if self.kind == "int" else "a finite number"
-            raise ValueError(f"{self.name}={value!r}: expected {what}{also}")
+            raise ValueError(f"{self.name}={value!r}: expected {'an int' if self.kind == 'int' else 'a number'}{also}")
         if self.min is not None and value < self.min:
             raise ValueError(f"{self.name}={value}: must be at least {self.min}")
         if self.max is not None and value > self.max:

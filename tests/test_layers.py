@@ -20,7 +20,7 @@ LAYERS = (
     {"methods", "selectors"},
     {"plots"},
     {"compare"},
-    {"reproduce", "lecture"},
+    {"reproduce", "lecture", "benchmark"},
     {"app", "commands", "cli", "__main__"},
 )
 #: pure figure builders: the foundation only (a fitted selector's attributes come in as arguments)

@@ -47,6 +47,9 @@ SURFACE = {
         "accuracy_curves", "difference_curves", "jaccard_heatmap", "relevance_grid", "roc_curves", "stability_bars",
         "top_k_explorable",
     ],
+    "fsengine.plots.benchmark": [
+        "cd_explorable", "ranks_explorable", "similarity_explorable", "stability_bars", "tradeoff_explorable",
+    ],
     "fsengine.plots.data": [
         "class_balance", "class_mean_images", "feature_map", "image_grid", "target_histogram", "top_features",
         "word_frequencies",
@@ -63,6 +66,9 @@ SURFACE = {
         "ordering_verdict", "paired_bootstrap_interval", "paired_bootstrap_means", "paired_t_interval",
         "precision_from_counts", "ratio_from_counts", "recall_from_counts", "roc_auc", "roc_curve", "t_interval",
         "versus_value", "wilson_interval",
+        "FriedmanTest", "PairwiseTest", "SignedRankTest", "friedman_test", "nemenyi_cd", "nemenyi_q",
+        "nogueira_difference", "nogueira_stability", "pairwise_signed_rank", "rank_rows", "signed_rank_interval",
+        "signed_rank_test",
     ],
     "fsengine.data": [
         "DataNotFoundError", "Dataset", "DatasetSpec", "Provenance", "dataset_specs", "get_spec", "load_dataset",

@@ -7,8 +7,8 @@ slider (:mod:`fsengine.plots.explorable`; ``bia_explorable``, ``stage_explorable
 figure answers its slider in the app, in a notebook's ``fig.show()`` and in a saved HTML file.
 
 Public: the names below and the figure builders of the family modules ``fsengine.plots.bia``,
-``gain``, ``bayes_factor``, ``classic``, ``rtm``, ``compare`` and ``data`` (each module's
-``__all__``). ``Position`` places an explorable's slider (``Position.nearest(grid, value)``).
+``gain``, ``bayes_factor``, ``classic``, ``rtm``, ``compare``, ``data`` and ``benchmark`` (each
+module's ``__all__``). ``Position`` places an explorable's slider (``Position.nearest(grid, value)``).
 """
 
 from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style

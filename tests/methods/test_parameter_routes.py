@@ -142,8 +142,9 @@ def test_a_range_is_written_once():
 def test_messages_name_the_parameter_and_what_it_takes():
     bia = METHODS["bia"]
     for text, message in (("n_steps=2.5", "n_steps='2.5': expected an int"), ("n_steps=nan", "expected an int"),
-                          ("lambda_ratio=nan", "expected a finite number"),
-                          ("lambda_ratio=inf", "expected a finite number"), ("lambda_ratio=100.5", "at most 100"),
+                          ("lambda_ratio=nan", "lambda_ratio=nan: must be a finite number"),
+                          ("lambda_ratio=-1e309", "lambda_ratio=-inf: must be a finite number"),
+                          ("lambda_ratio=x", "expected a float"), ("lambda_ratio=100.5", "at most 100"),
                           ("family=LOGISTIC", "choose one of logistic, linear, poisson")):
         with pytest.raises(ValueError, match=message):
             bia.parse([text])
