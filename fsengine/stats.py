@@ -46,6 +46,12 @@ Methods over many datasets (Demšar, JMLR 7, 2006; Benavoli, Corani & Mangili, J
 :func:`nemenyi_cd`           Nemenyi's critical difference of average ranks (studentized range / sqrt 2).
 :func:`signed_rank_test`     Wilcoxon's signed-rank test of two methods over datasets (exact or normal).
 :func:`pairwise_signed_rank` that test for every pair of methods, Holm-corrected, with verdicts.
+
+How selected sets agree (from :mod:`fsengine.selection_metrics`, public here): :func:`jaccard` and
+:func:`jaccard_matrix` (overlap), :func:`kuncheva_index` and :func:`kuncheva_stability` (Kuncheva's
+consistency index), :func:`nogueira_stability` and :func:`nogueira_difference` (Nogueira et al.'s
+stability with its interval and test), :func:`roc_curve` and :func:`roc_auc` (feature scores
+against a known relevant set).
 """
 
 from __future__ import annotations
@@ -56,6 +62,30 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as _st
+
+#: how selected sets agree, public here (:mod:`fsengine.selection_metrics`, which builds on this
+#: module, is imported on first use)
+_SELECTION_METRICS = ("jaccard", "jaccard_matrix", "kuncheva_index", "kuncheva_stability", "nogueira_stability",
+                      "nogueira_difference", "roc_auc", "roc_curve")
+
+__all__ = [
+    "LEVEL", "N_BOOTSTRAP", "Estimate",
+    "wilson_interval", "t_interval", "paired_t_interval", "bootstrap_interval", "paired_bootstrap_interval",
+    "bootstrap_means", "paired_bootstrap_means", "jackknife_interval", "f1_interval", "f1_difference",
+    "precision_from_counts", "recall_from_counts", "ratio_from_counts", "median_iqr", "median_range",
+    "bonferroni_level", "holm_adjust", "versus_value", "difference_verdict", "ordering_verdict",
+    "FriedmanTest", "PairwiseTest", "SignedRankTest", "rank_rows", "friedman_test", "nemenyi_q", "nemenyi_cd",
+    "signed_rank_test", "pairwise_signed_rank", "signed_rank_interval",
+    *_SELECTION_METRICS,
+]
+
+
+def __getattr__(name: str):
+    if name in _SELECTION_METRICS:
+        from fsengine import selection_metrics
+
+        return getattr(selection_metrics, name)
+    raise AttributeError(f"module 'fsengine.stats' has no attribute {name!r}")
 
 #: the level of every interval unless said otherwise
 LEVEL = 0.95

@@ -17,6 +17,9 @@ from plotly.subplots import make_subplots
 
 from fsengine.plots.style import FEATURE_COLORS, FOREGROUND, HIGHLIGHT, METHOD_COLORS, apply_style
 
+__all__ = ["accuracy_curves", "difference_curves", "jaccard_heatmap", "stability_bars", "roc_curves",
+           "relevance_grid", "top_k_explorable"]
+
 BASELINE_COLOR = "#555555"
 
 
