@@ -1086,7 +1086,7 @@ OPTION_CASES = {
     "data-rate-nan": (["select", "--data", "synthetic_rtm:tag_rate=nan"], r"tag_rate=nan: must be a finite number$"),
     "data-rho-nan": (["select", "--data", "synthetic_glm:rho=nan"], r"rho=nan: must be a finite number$"),
     # method parameters of a registered method and of a class given by path
-    "param-nan": (["select", "--method", "l1", "--param", "n_Cs=nan"], r"n_Cs='nan': expected int$"),
+    "param-nan": (["select", "--method", "l1", "--param", "n_Cs=nan"], r"n_Cs='nan': expected an int$"),
     "param-float-inf": (["select", "--method", "bia", "--param", "lambda_ratio=1e999"],
                         r"lambda_ratio=inf: must be a finite number$"),
     "class-param-inf": (["select", "--method", "sklearn.feature_selection:SelectPercentile", "--param",
