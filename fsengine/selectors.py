@@ -19,6 +19,7 @@ from fsengine.methods.toolbox.selector import (
     StabilitySelector,
     VarianceRankSelector,
 )
+from fsengine.methods.wrappers.selector import BorutaSelector, SequentialForwardSelector
 
 __all__ = [
     "BaseFeatureSelector", "VarianceRankSelector",
@@ -29,4 +30,5 @@ __all__ = [
     "RTMClassifier", "RTMSelector",
     "ANOVASelector", "Chi2Selector", "ForestSelector", "PermutationSelector", "RFESelector", "StabilitySelector",
     "MRMRSelector",
+    "BorutaSelector", "SequentialForwardSelector",
 ]
