@@ -289,7 +289,7 @@ _ENTRIES = (
         "in a seeded random forest, iterated; confirmed / tentative / rejected by a binomial test of its hits "
         "(Kursa & Rudnicki 2010, BorutaPy's two-step correction)",
         "fsengine.selectors:BorutaSelector",
-        params=(Param("n_estimators", "Trees per iteration", 50, min=1, max=2000),
+        params=(Param("n_estimators", "Trees per iteration", 30, min=1, max=2000),
                 Param("max_depth", "Tree depth", 5, min=1, max=50, special=(None,),
                       help="BorutaPy recommends 3 to 7; none: grown fully (slower)"),
                 Param("max_iter", "Most iterations", 20, min=1, max=500,

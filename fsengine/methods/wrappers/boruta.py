@@ -64,7 +64,7 @@ def benjamini_hochberg(pvalues, alpha: float) -> np.ndarray:
     rate ``alpha``: with p_(1) <= ... <= p_(m), the largest i with p_(i) <= i alpha / m and every
     hypothesis with a smaller p-value.
 
-    >>> benjamini_hochberg([0.01, 0.04, 0.03, 0.5], 0.05).tolist()
+    >>> benjamini_hochberg([0.01, 0.03, 0.02, 0.5], 0.05).tolist()
     [True, True, True, False]
     """
     p = np.asarray(pvalues, dtype=np.float64)

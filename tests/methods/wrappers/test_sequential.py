@@ -106,3 +106,17 @@ def test_a_stop_keeps_the_features_added_so_far_and_too_small_classes_are_refuse
     np.testing.assert_array_equal(sel.order_[:2], full.order_[:2])
     with pytest.raises(ValueError, match="cv=3 stratified folds need at least 3 rows of every class"):
         SequentialForwardSelector(cv=3).fit(X[:40], np.r_[np.zeros(38), np.ones(2)])
+
+
+@pytest.mark.parametrize("name", ["neg_log_loss", "accuracy"])
+def test_the_fast_scorers_give_sklearns_numbers(name):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import get_scorer
+
+    from fsengine.methods.wrappers.sequential import FAST_SCORERS
+
+    for classes in (2, 3):
+        X, y = _data(classes=classes, seed=classes)
+        y = np.array(["a", "b", "c"])[y]  # labels that are no positions
+        model = LogisticRegression(C=100.0).fit(X[:100], y[:100])  # confident: the clipping matters
+        assert FAST_SCORERS[name](model, X[100:], y[100:]) == get_scorer(name)(model, X[100:], y[100:])
