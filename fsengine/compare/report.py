@@ -11,7 +11,6 @@ from pathlib import Path
 import plotly.graph_objects as go
 
 from fsengine.compare.engine import RANDOM, ComparisonResult, percent
-from fsengine.stats import LEVEL
 from fsengine.csv_export import to_csv
 from fsengine.plots.compare import (
     accuracy_curves,
@@ -23,6 +22,7 @@ from fsengine.plots.compare import (
     stability_differences,
 )
 from fsengine.plots.style import disarm_links
+from fsengine.stats import LEVEL
 
 #: what each view tells (shown under the figures on the page and in the report)
 EXPLANATIONS = {

@@ -98,7 +98,8 @@ def test_nogueira_diamonds_sit_beside_the_bars_with_their_own_whiskers():
 
 def test_stability_difference_markers_are_filled_where_holm_resolves():
     table = pd.DataFrame({"method": ["BIA", "MI", "L1"], "reference": "BIA",
-                          "stability_difference": [np.nan, -0.3, 0.05], "stability_difference_low": [np.nan, -0.5, -0.1],
+                          "stability_difference": [np.nan, -0.3, 0.05],
+                          "stability_difference_low": [np.nan, -0.5, -0.1],
                           "stability_difference_high": [np.nan, -0.1, 0.2], "stability_p": [np.nan, 0.001, 0.5],
                           "stability_p_holm": [np.nan, 0.002, 0.5],
                           "stability_verdict": ["reference", "less stable", "not resolved"]})

@@ -80,9 +80,9 @@ def _explain() -> None:
         st.latex(r"I_C(A, B) = \frac{r\,n - k^2}{k\,(n - k)},\qquad "
                  r"\mathrm{stability} = \frac{2}{K(K-1)}\sum_{i<j} I_C(S_i, S_j)")
         st.markdown("Nogueira, Sechidis & Brown (JMLR 2018) measure stability from how often each feature $f$ is "
-                    "selected over the $M$ fits ($\\hat p_f$; $\\bar k$ the mean set size). It takes sets of any size, is "
-                    "0 in expectation for random sets, and comes with an interval and a test of equal stability "
-                    "of two methods. On top-$k$ sets, all of size $k$, it equals Kuncheva's mean over pairs:")
+                    "selected over the $M$ fits ($\\hat p_f$; $\\bar k$ the mean set size). It takes sets of any "
+                    "size, is 0 in expectation for random sets, and comes with an interval and a test of equal "
+                    "stability of two methods. On top-$k$ sets, all of size $k$, it equals Kuncheva's mean over pairs:")
         st.latex(r"\hat\Phi = 1 - \frac{\frac1n\sum_f \frac{M}{M-1}\hat p_f(1-\hat p_f)}"
                  r"{\frac{\bar k}{n}\left(1-\frac{\bar k}{n}\right)}")
         st.markdown("Area under the ROC curve of scores $s$ against the known relevant set (ties count half):")

@@ -120,29 +120,31 @@ def decide(decision, hits, n_iterations: int, *, alpha: float, two_step: bool = 
 
 
 @njit(cache=True)
-def _shuffle_csc_columns(indptr, indices, data, n_rows, seed):  # pragma: no cover - numba
-    """Every column of a CSC matrix permuted over the rows, independently: the column's values go
-    to a uniformly random set of distinct rows (Floyd's sampling) in a uniformly random order
-    (Fisher-Yates), then the rows are sorted. Returns the new (indices, data)."""
-    np.random.seed(seed)
+def _shuffle_csc_columns(indptr, indices, data, n_rows, uniforms):  # pragma: no cover - numba
+    """Every column of a CSC matrix permuted over the rows, independently: the column's m values go
+    to a uniformly random set of m distinct rows (Floyd's sampling) in a uniformly random order
+    (Fisher-Yates), then the rows are sorted. ``uniforms`` holds 2 nnz draws from [0, 1) (column c
+    uses the 2 m of its own entries: m for the rows, m for the order). Returns the new (indices, data)."""
     out_indices = np.empty_like(indices)
     out_data = np.empty_like(data)
     taken = np.zeros(n_rows, dtype=np.bool_)
     for col in range(indptr.size - 1):
         start, stop = indptr[col], indptr[col + 1]
         m = stop - start
+        draw = 2 * start
         rows = np.empty(m, dtype=indices.dtype)
-        filled = 0
-        for j in range(n_rows - m, n_rows):  # Floyd: a uniformly random m-subset of range(n_rows)
-            r = np.random.randint(0, j + 1)
+        for i in range(m):  # Floyd: j runs over n - m .. n - 1; r uniform in 0..j
+            j = n_rows - m + i
+            r = min(int(uniforms[draw] * (j + 1)), j)
+            draw += 1
             if taken[r]:
                 r = j
             taken[r] = True
-            rows[filled] = r
-            filled += 1
+            rows[i] = r
         values = data[start:stop].copy()
         for i in range(m - 1, 0, -1):  # Fisher-Yates: the values in a random order
-            k = np.random.randint(0, i + 1)
+            k = min(int(uniforms[draw] * (i + 1)), i)
+            draw += 1
             values[i], values[k] = values[k], values[i]
         order = np.argsort(rows)
         for i in range(m):
@@ -162,8 +164,7 @@ def shadow_columns(X, rng: np.random.Generator):
         copies *= 2
     if sp.issparse(X):
         X = sp.hstack([X] * copies, format="csc") if copies > 1 else sp.csc_matrix(X)
-        indices, data = _shuffle_csc_columns(X.indptr, X.indices, X.data, X.shape[0],
-                                             int(rng.integers(2**31 - 1)))
+        indices, data = _shuffle_csc_columns(X.indptr, X.indices, X.data, X.shape[0], rng.random(2 * X.nnz))
         return sp.csc_matrix((data, indices, X.indptr.copy()), shape=X.shape)
     X = np.tile(X, (1, copies)) if copies > 1 else X
     return rng.permuted(X, axis=0)
@@ -256,7 +257,8 @@ def boruta(X, y, *, forest: Callable[[int], object], max_iter: int, alpha: float
     n_tentative = int(np.sum(decision == TENTATIVE))
     stop = (f"every feature decided after {shadow_max.size} iteration{'s' if shadow_max.size != 1 else ''}"
             if n_tentative == 0 else
-            f"max_iter = {max_iter} iterations reached with {n_tentative} tentative feature{'s' if n_tentative != 1 else ''}")
+            f"max_iter = {max_iter} iterations reached with {n_tentative} tentative "
+            f"feature{'s' if n_tentative != 1 else ''}")
     report(1.0, stop)
     return BorutaRun(decision=decision, hits=hits, importance=importance, shadow_max=shadow_max,
                      relative_importance=relative, in_play=np.array(in_play), confirmed=np.array(confirmed),

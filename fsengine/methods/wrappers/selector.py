@@ -326,4 +326,5 @@ class SequentialForwardSelector(BaseFeatureSelector):
         self.path_ = pd.DataFrame(path.candidate_scores, index=steps)
         self.trace_ = pd.DataFrame({"step": steps, "feature": path.order, "score": path.scores,
                                     **{f"score_fold_{f + 1}": path.fold_scores[:, f] for f in range(self.cv)},
-                                    "gain": path.gains, "candidates": self.candidates_.size - np.arange(path.order.size)})
+                                    "gain": path.gains,
+                                    "candidates": self.candidates_.size - np.arange(path.order.size)})

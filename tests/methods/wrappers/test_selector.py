@@ -7,8 +7,8 @@ import inspect
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.pipeline import Pipeline
 from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsengine import selectors
