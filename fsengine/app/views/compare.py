@@ -258,7 +258,7 @@ COLUMN_NAMES = {
     "accuracy_at_grid_k": "Held-out accuracy there", "accuracy_low": "Accuracy: low", "accuracy_high": "Accuracy: high",
     "reference": "Reference", "difference": "Difference from the reference", "difference_low": "Difference: low",
     "difference_high": "Difference: high", "verdict": "Verdict", "kuncheva_at_k": "Stability at k (Kuncheva)",
-    "kuncheva_low": "Stability: low", "kuncheva_high": "Stability: high", "auc": "AUC (truth known)",
+    "kuncheva_low": "Kuncheva: low", "kuncheva_high": "Kuncheva: high", "auc": "AUC (truth known)",
     "nogueira_at_k": "Stability at k (Nogueira)", "nogueira_low": "Nogueira: low", "nogueira_high": "Nogueira: high",
     "stability_verdict": "Stability against the reference", "kuncheva": "Kuncheva", "nogueira": "Nogueira Φ",
     "stability_difference": "Φ − Φ of the reference", "stability_difference_low": "Φ difference: low",
