@@ -57,7 +57,7 @@ def _written_out(decision, hits, t, alpha, two_step):
     return out, p_acc, p_rej
 
 
-def _constructed_cases(n_cases=300, seed=1):
+def _constructed_cases(n_cases=120, seed=1):
     """Decisions and hit counts as a run could have them: hits <= t, rejected features frozen."""
     rng = np.random.default_rng(seed)
     for _ in range(n_cases):
@@ -80,7 +80,7 @@ def test_decisions_equal_a_written_out_binomial_test(two_step):
             np.testing.assert_allclose(result.p_reject[play], p_rej, rtol=1e-12)
             assert np.isnan(result.p_accept[~play]).all()
             changed += int(np.sum(result.decision != decision))
-    assert changed > 100  # the cases decide something, both ways
+    assert changed > 40  # the cases decide something, both ways
 
 
 @pytest.mark.parametrize("two_step", [True, False])
