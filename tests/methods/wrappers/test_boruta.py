@@ -164,7 +164,7 @@ def test_recovers_the_planted_features_at_least_as_well_as_borutapy_over_eight_g
     seeds), nor is the difference of unplanted ones confirmed resolved above 0; ours finds at least
     80% of the planted features. (Unplanted neighbours of a planted feature share its signal through
     the correlation: an all-relevant method may confirm them, and both do.)"""
-    r = _recovery(range(8), n=400, p=30, k=4, trees=40, iterations=20)
+    r = _recovery(range(8), n=400, p=30, k=4, trees=30, iterations=20)
     found = paired_t_interval(r[:, 0], r[:, 2])
     false = paired_t_interval(r[:, 1], r[:, 3])
     assert found.high >= 0 and false.low <= 0, (found, false, r)
