@@ -91,7 +91,7 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
     holm = np.minimum(1, np.maximum.accumulate(np.sort([t.pvalue for t in tests.values()]) * np.array([2, 1])))
     np.testing.assert_allclose(np.sort(stability_table.loc[["MI", "Variance"], "p, Holm-adjusted"].astype(float)),
                                holm, rtol=1e-10)
-    assert stability_table.loc["BIA", "Stability against the reference"] == "reference"
+    assert stability_table.loc["BIA", "Stability test"] == "reference"
     stability_figure = charts["Stability of the top-10 set against BIA (Nogueira et al., paired)"]
     np.testing.assert_allclose(_array(stability_figure["data"][0]["y"]).astype(float),
                                [tests[m].difference.value for m in ("MI", "Variance")], rtol=1e-10)

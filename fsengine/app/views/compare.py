@@ -260,7 +260,7 @@ COLUMN_NAMES = {
     "difference_high": "Difference: high", "verdict": "Verdict", "kuncheva_at_k": "Stability at k (Kuncheva)",
     "kuncheva_low": "Kuncheva: low", "kuncheva_high": "Kuncheva: high", "auc": "AUC (truth known)",
     "nogueira_at_k": "Stability at k (Nogueira)", "nogueira_low": "Nogueira: low", "nogueira_high": "Nogueira: high",
-    "stability_verdict": "Stability against the reference", "kuncheva": "Kuncheva", "nogueira": "Nogueira Φ",
+    "stability_verdict": "Stability test", "kuncheva": "Kuncheva", "nogueira": "Nogueira Φ",
     "stability_difference": "Φ − Φ of the reference", "stability_difference_low": "Φ difference: low",
     "stability_difference_high": "Φ difference: high", "stability_p": "p (paired test)",
     "stability_p_holm": "p, Holm-adjusted", "ties_at_cut": "Fits tied at the cut",
