@@ -115,12 +115,14 @@ def stability_note(result: ComparisonResult) -> str:
 
 
 def stability_at(result: ComparisonResult, k: int, reference: str | None = None):
-    """The stability table at ``k`` for a reader: both estimates with their intervals and Nogueira's
-    paired test against the reference (no text columns that repeat on every row)."""
+    """The stability table at ``k`` for a reader: both intervals and Nogueira's paired test against
+    the reference first (what fits a 1280 px page), then the rest (Nogueira's value, which equals
+    Kuncheva's on top-k sets, the difference's interval, the raw p-value); no text columns that
+    repeat on every row."""
     table = result.stability(k, reference).rename(columns={"low": "kuncheva_low", "high": "kuncheva_high"})
-    return table[["method", "kuncheva", "kuncheva_low", "kuncheva_high", "nogueira", "nogueira_low", "nogueira_high",
-                  "stability_difference", "stability_difference_low", "stability_difference_high", "stability_p",
-                  "stability_p_holm", "stability_verdict", "ties_at_cut"]]
+    return table[["method", "kuncheva", "kuncheva_low", "kuncheva_high", "nogueira_low", "nogueira_high",
+                  "stability_difference", "stability_verdict", "stability_p_holm", "nogueira",
+                  "stability_difference_low", "stability_difference_high", "stability_p", "ties_at_cut"]]
 
 
 def write_tables(result: ComparisonResult, k: int, out_dir: Path, reference: str | None = None) -> list[Path]:
