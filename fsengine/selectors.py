@@ -21,6 +21,7 @@ from fsengine.methods.toolbox.selector import (
     StabilitySelector,
     VarianceRankSelector,
 )
+from fsengine.methods.wrappers.selector import BorutaSelector, SequentialForwardSelector
 from fsengine.progress import StopRequested, TqdmProgress
 
 __all__ = [
@@ -33,4 +34,5 @@ __all__ = [
     "ANOVASelector", "Chi2Selector", "ForestSelector", "PermutationSelector", "RFESelector", "StabilitySelector",
     "MRMRSelector",
     "StopRequested", "TqdmProgress",
+    "BorutaSelector", "SequentialForwardSelector",
 ]

@@ -174,6 +174,11 @@ class ParamRange(Interval):
         return super().__str__().replace("a float", "a finite number")
 
 
+#: the constraint of every selector's ``n_features_to_select`` that the registry does not offer:
+#: keep the k best (an int >= 1), or None for the method's own selection
+FEATURE_BUDGET = [Interval(Integral, 1, None, closed="left"), None]
+
+
 def param_constraints(p: Param) -> list:
     """scikit-learn's ``_parameter_constraints`` entry of one registry parameter: its range
     (:class:`ParamRange`), choices (``StrOptions``) or ``"boolean"``, then its special values

@@ -32,8 +32,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "(logistic regression on each method's first k features) with 95% intervals, the "
                     "paired difference of every method from a reference method at every k with its "
                     "interval and verdict (better / worse / not resolved; Bonferroni over the methods), "
-                    "the pairwise Jaccard overlap and the Kuncheva stability (bootstrap resamples, with a "
-                    "jackknife interval) of the top-k sets, the runtime table (median and IQR of the "
+                    "the pairwise Jaccard overlap and the stability of the top-k sets over bootstrap resamples "
+                    "(Kuncheva's index with a jackknife interval; Nogueira et al.'s estimator with its asymptotic "
+                    "interval and its paired test of equal stability against the reference, Holm-adjusted over the "
+                    "methods), the runtime table (median and IQR of the "
                     "bootstrap fits), ROC/AUC against the truth on synthetic data, as CSV files and a "
                     "self-contained report.html.", 100),
         epilog=methods_help() + "\n\nexamples: fsengine compare --methods bia,mi,l1 --data synthetic_glm "

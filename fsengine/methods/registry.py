@@ -288,6 +288,38 @@ _ENTRIES = (
         "fsengine.selectors:MRMRSelector",
         params=(Param("max_features", "Features selected greedily", 30, min=1,
                       help="the greedy selection stops earlier when every feature is in"),)),
+    # the wrappers (fsengine.methods.wrappers)
+    MethodSpec(
+        "boruta", "Boruta", "median importance of the feature relative to the best of the permuted shadow features "
+        "in a seeded random forest, iterated; confirmed / tentative / rejected by a binomial test of its hits "
+        "(Kursa & Rudnicki 2010, BorutaPy's two-step correction)",
+        "fsengine.selectors:BorutaSelector",
+        params=(Param("n_estimators", "Trees per iteration", 30, min=1, max=2000),
+                Param("max_depth", "Tree depth", 5, min=1, max=50, special=(None,),
+                      help="BorutaPy recommends 3 to 7; none: grown fully (slower)"),
+                Param("max_iter", "Most iterations", 20, min=1, max=500,
+                      help="no decision before iteration 8 at alpha 0.05; more iterations, fewer tentative "
+                           "features (the R package uses 100)"),
+                Param("alpha", "Test level", 0.05, kind="float", min=1e-6, max=0.5),
+                Param("two_step", "Two-step correction", True, kind="bool",
+                      help="on: Benjamini-Hochberg over the features and Bonferroni over the iterations "
+                           "(BorutaPy); off: Bonferroni over all features (the R package)"),
+                _SEED)),
+    MethodSpec(
+        "sfs", "SFS", "gain in cross-validated log-loss of L2 logistic regression on standardised features when "
+        "the feature was added by sequential forward selection (sklearn SequentialFeatureSelector) over the "
+        "ANOVA F pre-screened candidates",
+        "fsengine.selectors:SequentialForwardSelector",
+        params=(Param("n_features_to_select", "Features added", 10, min=1, max=500),
+                Param("n_candidates", "Candidates (ANOVA F pre-screen)", 40, min=1, max=100_000, special=(None,),
+                      help="each step fits cv models per candidate; none: every feature (scikit-learn's selector "
+                           "exactly, slow on many features)"),
+                Param("cv", "Cross-validation folds", 3, min=2, max=10),
+                Param("C", "Inverse penalty C", 1.0, kind="float", min=1e-4, max=1e4),
+                Param("scoring", "Score of a step", "neg_log_loss", kind="choice",
+                      choices=("neg_log_loss", "accuracy", "roc_auc", "balanced_accuracy"),
+                      help="log-loss: continuous, few ties; accuracy ties many candidates on a few hundred rows"),
+                _SEED)),
 )
 
 METHODS: dict[str, MethodSpec] = {spec.key: spec for spec in _ENTRIES}

@@ -63,6 +63,26 @@ def test_compare_writes_tables_and_report(tmp_path, capsys):
     differences = pd.read_csv(tmp_path / "differences.csv")
     assert list(differences.columns[:7]) == ["method", "reference", "k", "difference", "low", "high", "verdict"]
     assert set(differences["reference"]) == {"MI"} and set(differences["method"]) == {"Variance"}
+    # stability.csv: Nogueira's estimate and its paired test against the reference beside Kuncheva's index, the
+    # numbers the estimator gives on the same fits (the run is deterministic: the same comparison in this process)
+    from fsengine.compare.engine import CompareSettings, run_comparison
+    from fsengine.data import load_dataset
+    from fsengine.selection_metrics import nogueira_difference, nogueira_stability
+
+    stability = pd.read_csv(tmp_path / "stability.csv").set_index("method")
+    same = run_comparison(load_dataset("synthetic_glm", p=20, n=200), [("mi", {"alpha": 0.05}), "variance"],
+                          CompareSettings(n_bootstrap=2, max_k=8))
+    boot = {r.label: [row[:3] for row in r.boot_top] for r in same.runs}
+    for label in ("MI", "Variance"):
+        phi = nogueira_stability(boot[label], 20)
+        assert stability.loc[label, ["nogueira", "nogueira_low"]].tolist() == pytest.approx([phi.value, phi.low])
+        assert stability.loc[label, "nogueira"] == pytest.approx(stability.loc[label, "kuncheva"])
+    test = nogueira_difference(boot["MI"], boot["Variance"], 20, paired=True, level=same.comparison_level())
+    row = stability.loc["Variance"]
+    assert [row["stability_difference"], row["stability_difference_low"], row["stability_p"]] == pytest.approx(
+        [test.difference.value, test.difference.low, test.pvalue])
+    assert row["stability_p_holm"] == pytest.approx(test.pvalue)  # one test: Holm changes nothing
+    assert stability.loc["MI", "stability_verdict"] == "reference" and row["reference"] == "MI"
     assert (tmp_path / "report.html").stat().st_size > 3_000_000
     out = capsys.readouterr().out
     assert "resolved from MI" in out and "Bands: 95% Wilson intervals" in out

@@ -41,10 +41,9 @@ from fsengine.methods.classic.mutual_info import mutual_information, mutual_info
 from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.progress import scaled
 from fsengine.ranking import order_from
-from fsengine.validation import validate_X
+from fsengine.validation import FEATURE_BUDGET, validate_X
 
 _BINARIZE = [None, StrOptions({"auto"}), Real]
-_BUDGET = [Interval(Integral, 1, None, closed="left"), None]
 
 _MI = method_defaults("mi")
 _MDL = method_defaults("mdl")
@@ -133,7 +132,7 @@ class MutualInfoSelector(_BinaryInputSelector):
     features already binary (0/1), used as they are
     """
 
-    _parameter_constraints = method_constraints("mi", {"n_features_to_select": _BUDGET, "binarize": _BINARIZE})
+    _parameter_constraints = method_constraints("mi", {"n_features_to_select": FEATURE_BUDGET, "binarize": _BINARIZE})
 
     def __init__(self, *, n_features_to_select=None, alpha=_MI["alpha"], binarize="auto"):
         self.n_features_to_select = n_features_to_select
@@ -261,7 +260,7 @@ class MDLSelector(_BinaryInputSelector):
     'explored every subset size up to the largest, 3 features'
     """
 
-    _parameter_constraints = method_constraints("mdl", {"n_features_to_select": _BUDGET, "binarize": _BINARIZE})
+    _parameter_constraints = method_constraints("mdl", {"n_features_to_select": FEATURE_BUDGET, "binarize": _BINARIZE})
 
     def __init__(self, *, n_features_to_select=None, max_features=_MDL["max_features"], binarize="auto"):
         self.n_features_to_select = n_features_to_select
@@ -387,7 +386,7 @@ class L1PathSelector(BaseFeatureSelector):
     """
 
     _parameter_constraints = method_constraints("l1", {
-        "n_features_to_select": _BUDGET,
+        "n_features_to_select": FEATURE_BUDGET,
         "solver": [StrOptions(set(SOLVERS))],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -525,7 +524,7 @@ class BoostingSelector(BaseFeatureSelector):
     ([2, 5], 10, 'ran all 10 rounds')
     """
 
-    _parameter_constraints = method_constraints("boosting", {"n_features_to_select": _BUDGET})
+    _parameter_constraints = method_constraints("boosting", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, n_estimators=_BOOSTING["n_estimators"]):
         self.n_features_to_select = n_features_to_select

@@ -43,7 +43,7 @@ from fsengine.methods.toolbox.stability import (
 )
 from fsengine.progress import report_to
 from fsengine.ranking import order_from
-from fsengine.validation import validate_X
+from fsengine.validation import FEATURE_BUDGET, validate_X
 
 
 class VarianceRankSelector(BaseFeatureSelector):
@@ -151,7 +151,6 @@ _RFE = method_defaults("rfe")
 _STABILITY = method_defaults("stability")
 _MRMR = method_defaults("mrmr")
 
-_BUDGET = [Interval(Integral, 1, None, closed="left"), None]
 
 
 class _TaskSelector(BaseFeatureSelector):
@@ -252,7 +251,7 @@ class ANOVASelector(_TaskSelector):
     (3, [3], 'classification')
     """
 
-    _parameter_constraints = method_constraints("anova", {"n_features_to_select": _BUDGET})
+    _parameter_constraints = method_constraints("anova", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, alpha=_ANOVA["alpha"], task=_ANOVA["task"]):
         self.n_features_to_select = n_features_to_select
@@ -332,7 +331,7 @@ class Chi2Selector(BaseFeatureSelector):
     (1, [1])
     """
 
-    _parameter_constraints = method_constraints("chi2", {"n_features_to_select": _BUDGET})
+    _parameter_constraints = method_constraints("chi2", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, alpha=_CHI2["alpha"]):
         self.n_features_to_select = n_features_to_select
@@ -415,7 +414,7 @@ class ForestSelector(_TaskSelector):
     (2, True)
     """
 
-    _parameter_constraints = method_constraints("forest", {"n_features_to_select": _BUDGET})
+    _parameter_constraints = method_constraints("forest", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, n_estimators=_FOREST["n_estimators"],
                  random_state=_FOREST["random_state"], task=_FOREST["task"]):
@@ -510,7 +509,7 @@ class PermutationSelector(_TaskSelector):
     """
 
     _accept_sparse = ()
-    _parameter_constraints = method_constraints("permutation", {"n_features_to_select": _BUDGET})
+    _parameter_constraints = method_constraints("permutation", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, model=_PERMUTATION["model"],
                  n_repeats=_PERMUTATION["n_repeats"], test_size=_PERMUTATION["test_size"],
@@ -626,7 +625,7 @@ class RFESelector(_TaskSelector):
     ([0, 4], [0, 4])
     """
 
-    _parameter_constraints = method_constraints("rfe", {"n_features_to_select": _BUDGET})
+    _parameter_constraints = method_constraints("rfe", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, C=_RFE["C"], step=_RFE["step"], task=_RFE["task"]):
         self.n_features_to_select = n_features_to_select
@@ -756,7 +755,7 @@ class StabilitySelector(_TaskSelector):
     (10, 8)
     """
 
-    _parameter_constraints = method_constraints("stability", {"n_features_to_select": _BUDGET})
+    _parameter_constraints = method_constraints("stability", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, n_resamples=_STABILITY["n_resamples"],
                  n_Cs=_STABILITY["n_Cs"], C_span=_STABILITY["C_span"], pi_threshold=_STABILITY["pi_threshold"],
@@ -859,7 +858,7 @@ class MRMRSelector(BaseFeatureSelector):
     [1, 4]
     """
 
-    _parameter_constraints = method_constraints("mrmr", {"n_features_to_select": _BUDGET})
+    _parameter_constraints = method_constraints("mrmr", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, max_features=_MRMR["max_features"]):
         self.n_features_to_select = n_features_to_select
