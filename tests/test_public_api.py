@@ -18,9 +18,9 @@ import fsengine
 SURFACE = {
     "fsengine.selectors": [
         "ANOVASelector", "BIASelector", "BaseFeatureSelector", "BayesFactorSelector", "BoostingSelector",
-        "Chi2Selector", "CountCutoffSelector", "ForestSelector", "IFSSelector", "L1PathSelector", "MDLSelector",
+        "BorutaSelector", "Chi2Selector", "CountCutoffSelector", "ForestSelector", "IFSSelector", "L1PathSelector", "MDLSelector",
         "MRMRSelector", "MutualInfoSelector", "PermutationSelector", "RFESelector", "RTMClassifier", "RTMSelector",
-        "SGCSelector", "StabilitySelector", "StopRequested", "TqdmProgress", "VarianceRankSelector",
+        "SGCSelector", "SequentialForwardSelector", "StabilitySelector", "StopRequested", "TqdmProgress", "VarianceRankSelector",
     ],
     "fsengine.plots": ["FEATURE_COLORS", "HIGHLIGHT", "METHOD_COLORS", "Position", "apply_style"],
     "fsengine.plots.bia": [
