@@ -44,8 +44,13 @@ Methods over many datasets (Demšar, JMLR 7, 2006; Benavoli, Corani & Mangili, J
 :func:`rank_rows`            each dataset's methods ranked 1..k with mid-ranks for ties.
 :func:`friedman_test`        average ranks, the Friedman statistic and its Iman-Davenport F form.
 :func:`nemenyi_cd`           Nemenyi's critical difference of average ranks (studentized range / sqrt 2).
-:func:`signed_rank_test`     Wilcoxon's signed-rank test of two methods over datasets (exact or normal).
-:func:`pairwise_signed_rank` that test for every pair of methods, Holm-corrected, with verdicts.
+:func:`signed_rank_test`     Wilcoxon's signed-rank test of two methods over datasets (exact, ties and
+                             zeros included, or normal).
+:func:`pairwise_signed_rank` that test for every pair of methods, or for every method against one
+                             control, Holm-corrected, with verdicts.
+:func:`signed_rank_reach`    what a family of such tests on N datasets can resolve at all: the smallest
+                             attainable p against Holm's first-step threshold, the largest statistic
+                             that passes it and the fewest datasets that could.
 
 How selected sets agree (from :mod:`fsengine.selection_metrics`, public here): :func:`jaccard` and
 :func:`jaccard_matrix` (overlap), :func:`kuncheva_index` and :func:`kuncheva_stability` (Kuncheva's
@@ -75,7 +80,7 @@ __all__ = [
     "precision_from_counts", "recall_from_counts", "ratio_from_counts", "median_iqr", "median_range",
     "bonferroni_level", "holm_adjust", "versus_value", "difference_verdict", "ordering_verdict",
     "FriedmanTest", "PairwiseTest", "SignedRankTest", "rank_rows", "friedman_test", "nemenyi_q", "nemenyi_cd",
-    "signed_rank_test", "pairwise_signed_rank", "signed_rank_interval",
+    "signed_rank_test", "pairwise_signed_rank", "signed_rank_interval", "SignedRankReach", "signed_rank_reach",
     *_SELECTION_METRICS,
 ]
 
@@ -590,8 +595,10 @@ class SignedRankTest:
 
     r_plus, r_minus: the rank sums of the differences in favour of a and of b (zero differences
     split evenly between them, Demšar 2006 section 3.1.3); statistic = min(r_plus, r_minus);
-    pvalue two-sided; method "exact" (the null distribution enumerated) or "normal" (with the
-    ties' variance correction); median_difference the median of a - b."""
+    pvalue two-sided; method "exact" (the null distribution of R+ given the tied ranks and the
+    zeros, enumerated) or "normal" (with the ties' variance correction); median_difference the
+    median of a - b; floor the smallest p-value this test could have given on these datasets (every
+    nonzero difference on one side): ``2 / 2^(N - zeros)`` for the exact test."""
 
     n: int
     r_plus: float
@@ -600,34 +607,74 @@ class SignedRankTest:
     pvalue: float
     method: str
     median_difference: float
+    floor: float = math.nan
 
 
-#: up to this many datasets without ties the signed-rank p-value is exact (scipy's own limit)
+#: up to this many datasets the signed-rank p-value is exact (scipy's own limit for untied data)
 EXACT_SIGNED_RANK = 50
 
 
 def _signed_rank_null(n: int) -> np.ndarray:
     """P(R+ = r), r = 0..n(n+1)/2, under H0 for n untied nonzero differences: the generating
     function prod_i (1 + z^i) / 2^n, expanded by dynamic programming."""
-    top = n * (n + 1) // 2
-    counts = np.zeros(top + 1)
-    counts[0] = 1.0
-    for i in range(1, n + 1):
-        counts[i:] = counts[i:] + counts[:-i].copy()
-    return counts / 2.0**n
+    return _rank_sum_null(np.arange(1, n + 1))
 
 
-def signed_rank_test(a, b) -> SignedRankTest:
+def _rank_sum_null(weights: np.ndarray) -> np.ndarray:
+    """P(S = s), s = 0..sum(weights), of ``S = sum_i w_i B_i`` with independent fair coins B_i and
+    non-negative integer weights: prod_i (1 + z^(w_i)) / 2, expanded by dynamic programming."""
+    weights = np.asarray(weights, dtype=np.int64)
+    probs = np.zeros(int(weights.sum()) + 1)
+    probs[0] = 1.0
+    for w in weights[weights > 0]:  # a zero weight adds nothing whichever way its coin falls
+        shifted = np.zeros_like(probs)
+        shifted[w:] = probs[:-w]
+        probs = (probs + shifted) / 2.0
+    return probs
+
+
+def _exact_signed_rank(ranks: np.ndarray, nonzero: np.ndarray, r_plus: float) -> tuple[float, float]:
+    """Two-sided exact p-value and floor of the signed-rank test given the (mid-)ranks: under H0 the
+    signs of the nonzero differences are fair coins and the zeros' ranks are split evenly, so
+    ``2 R+ = sum_zeros r_i + sum_nonzero 2 r_i B_i`` (integers: mid-ranks are halves) and
+    ``p = min(1, 2 P(R+ <= min(R+, R-)))`` (the null is symmetric about its mean)."""
+    doubled = np.round(2.0 * ranks).astype(np.int64)
+    base = int(doubled[~nonzero].sum()) // 2  # the zeros' half of their doubled ranks: 2 x (r / 2)
+    null = _rank_sum_null(doubled[nonzero])
+    total = int(doubled.sum())
+    observed = min(int(round(2.0 * r_plus)), total - int(round(2.0 * r_plus))) - base
+    pvalue = min(1.0, 2.0 * float(null[:max(observed, -1) + 1].sum()))
+    floor = min(1.0, 2.0 * float(null[0]))
+    return pvalue, floor
+
+
+def _normal_signed_rank(n: int, statistic: float, tie_counts: np.ndarray) -> float:
+    variance = n * (n + 1) * (2 * n + 1) / 24.0 - float(np.sum(tie_counts**3 - tie_counts)) / 48.0
+    if variance <= 0:
+        return 1.0
+    z = (statistic - n * (n + 1) / 4.0) / math.sqrt(variance)
+    return min(1.0, float(2.0 * _st.norm.cdf(z)))
+
+
+def signed_rank_test(a, b, *, method: str = "auto") -> SignedRankTest:
     """Wilcoxon's signed-rank test of ``a`` against ``b`` (paired, one pair per dataset), as
     Demšar (2006, section 3.1.3) states it and Benavoli, Corani & Mangili (JMLR 17, 2016) recommend
     for every pair of methods: rank |d_i| (mid-ranks for ties), R+ and R- the rank sums of the
     positive and negative differences, zeros' ranks split evenly between them. Differences are
     rounded to 12 decimals first, so that 0.768 - 0.763 and 0.936 - 0.931 tie as they do on paper.
 
-    p-value: exact (the enumerated null distribution of R+) when there are no zeros and no ties
-    and N <= :data:`EXACT_SIGNED_RANK`; else the normal approximation
-    ``z = (T - N(N+1)/4) / sqrt(N(N+1)(2N+1)/24 - sum_t (t^3 - t)/48)``.
+    p-value (``method``): ``"exact"``: the permutation distribution of R+ given these ranks and
+    zeros (each nonzero difference's sign a fair coin under H0; with no ties and no zeros it is the
+    classical exact distribution, as scipy's ``wilcoxon(method="exact")``; with ties or zeros it is
+    what ``scipy.stats.permutation_test`` enumerates over the sign flips); ``"normal"``: the normal
+    approximation ``z = (T - N(N+1)/4) / sqrt(N(N+1)(2N+1)/24 - sum_t (t^3 - t)/48)`` (Demšar's
+    worked example; scipy's ``method="approx"``); ``"auto"`` (default): exact up to
+    :data:`EXACT_SIGNED_RANK` datasets, else normal. The normal approximation is poor in the tails
+    with few datasets (it cannot reach the exact test's smallest p-values), which is why ties and
+    zeros no longer switch to it.
     """
+    if method not in ("auto", "exact", "normal"):
+        raise ValueError(f"method {method!r}: choose 'auto', 'exact' or 'normal'")
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1:
         raise ValueError(f"paired values need the same 1-D shape ({a.shape} vs {b.shape})")
@@ -641,20 +688,15 @@ def signed_rank_test(a, b) -> SignedRankTest:
     r_minus = float(ranks[d < 0].sum() + ranks[zeros].sum() / 2)
     statistic = min(r_plus, r_minus)
     _, tie_counts = np.unique(np.abs(d), return_counts=True)
-    if not zeros.any() and (tie_counts == 1).all() and n <= EXACT_SIGNED_RANK:
-        null = _signed_rank_null(n)
-        cdf = float(null[:int(round(statistic)) + 1].sum())
-        pvalue, method = min(1.0, 2.0 * cdf), "exact"
+    exact = method == "exact" or (method == "auto" and n <= EXACT_SIGNED_RANK)
+    if exact:
+        pvalue, floor = _exact_signed_rank(ranks, ~zeros, r_plus)
     else:
-        variance = n * (n + 1) * (2 * n + 1) / 24.0 - float(np.sum(tie_counts**3 - tie_counts)) / 48.0
-        if variance <= 0:
-            pvalue = 1.0
-        else:
-            z = (statistic - n * (n + 1) / 4.0) / math.sqrt(variance)
-            pvalue = min(1.0, float(2.0 * _st.norm.cdf(z)))
-        method = "normal"
-    return SignedRankTest(n=n, r_plus=r_plus, r_minus=r_minus, statistic=statistic, pvalue=pvalue, method=method,
-                          median_difference=float(np.median(a - b)))
+        pvalue = _normal_signed_rank(n, statistic, tie_counts)
+        floor = _normal_signed_rank(n, float(ranks[zeros].sum() / 2), tie_counts)
+    return SignedRankTest(n=n, r_plus=r_plus, r_minus=r_minus, statistic=statistic, pvalue=pvalue,
+                          method="exact" if exact else "normal", median_difference=float(np.median(a - b)),
+                          floor=floor)
 
 
 @dataclass(frozen=True)
@@ -670,25 +712,34 @@ class PairwiseTest:
     verdict: str
 
 
-def pairwise_signed_rank(scores, names: Sequence[str], *, alpha: float = 0.05,
-                         min_pairs: int = 2) -> list[PairwiseTest]:
+def pairwise_signed_rank(scores, names: Sequence[str], *, alpha: float = 0.05, min_pairs: int = 2,
+                         control: str | None = None) -> list[PairwiseTest]:
     """Wilcoxon's signed-rank test for every pair of methods (columns of ``scores``, (N, k); NaN
     where a method has no result on a dataset), each on the datasets where both have a value,
     with Holm's (1979) step-down correction over all the pairs tested (Benavoli, Corani & Mangili,
     JMLR 17, 2016, recommend this over the mean-rank post-hoc tests: its outcome for a pair does
     not depend on which other methods are compared). A pair is "resolved" when its Holm-adjusted
     p-value is below ``alpha``, in the direction of the larger rank sum; a pair with fewer than
-    ``min_pairs`` common datasets is not tested (p-value NaN, "not resolved")."""
+    ``min_pairs`` common datasets is not tested (p-value NaN, "not resolved").
+
+    With ``control`` (one of ``names``) only the k - 1 pairs (method, control) are tested, and Holm's
+    correction runs over those (Demšar 2006, section 3.2.2: comparisons with a control, chosen
+    before the results are seen, need a correction for k - 1 tests instead of k (k - 1) / 2)."""
     x = np.asarray(scores, dtype=np.float64)
     names = [str(n) for n in names]
     if x.ndim != 2 or x.shape[1] != len(names):
         raise ValueError(f"scores must be (n_datasets, {len(names)} methods); got shape {x.shape}")
-    pairs, tests = [], []
-    for i in range(len(names)):
-        for j in range(i + 1, len(names)):
-            both = np.isfinite(x[:, i]) & np.isfinite(x[:, j])
-            pairs.append((i, j))
-            tests.append(signed_rank_test(x[both, i], x[both, j]) if both.sum() >= max(1, min_pairs) else None)
+    if control is not None and control not in names:
+        raise ValueError(f"control {control!r} is not among the methods ({', '.join(names)})")
+    if control is None:
+        pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    else:
+        c = names.index(control)
+        pairs = [(i, c) for i in range(len(names)) if i != c]
+    tests = []
+    for i, j in pairs:
+        both = np.isfinite(x[:, i]) & np.isfinite(x[:, j])
+        tests.append(signed_rank_test(x[both, i], x[both, j]) if both.sum() >= max(1, min_pairs) else None)
     tested = [t for t in tests if t is not None]
     adjusted = iter(holm_adjust([t.pvalue for t in tested]) if tested else [])
     out = []
@@ -707,6 +758,73 @@ def pairwise_signed_rank(scores, names: Sequence[str], *, alpha: float = 0.05,
             verdict = "not resolved"
         out.append(PairwiseTest(names[i], names[j], t, p, verdict))
     return out
+
+
+@dataclass(frozen=True)
+class SignedRankReach:
+    """What a family of ``comparisons`` Wilcoxon signed-rank tests on ``n`` datasets each can
+    resolve under Holm's procedure at family level ``alpha`` (:func:`signed_rank_reach`).
+
+    threshold   ``alpha / comparisons``: Holm's first step, which some p-value must pass before
+                any comparison of the family is resolved
+    floor       ``2 / 2^n``: the smallest two-sided p-value the exact test can give on ``n``
+                datasets (one method better on every one); fewer with zero differences
+    possible    whether ``floor < threshold``: False means no comparison of the family can be
+                resolved, whatever the data
+    critical    the largest statistic T = min(R+, R-) whose exact p-value is below the threshold
+                (None when none is)
+    max_losses  the most datasets a method may be worse on and still pass the first step, when
+                those are its smallest differences (ranks 1..L: T = L (L + 1) / 2); None when none
+    min_datasets  the fewest datasets with which the floor falls below the threshold
+    """
+
+    comparisons: int
+    n: int
+    alpha: float
+    threshold: float
+    floor: float
+    critical: float | None
+    max_losses: int | None
+    min_datasets: int
+
+    @property
+    def possible(self) -> bool:
+        return self.floor < self.threshold
+
+    @property
+    def min_wins(self) -> int | None:
+        """The fewest datasets (of ``n``) a method must be better on to pass the first step."""
+        return None if self.max_losses is None else self.n - self.max_losses
+
+
+def signed_rank_reach(n: int, comparisons: int, alpha: float = 0.05) -> SignedRankReach:
+    """What Holm's procedure over ``comparisons`` exact signed-rank tests on ``n`` datasets (untied,
+    no zero differences: the most favourable case) can resolve at all. Nothing is resolved unless
+    the smallest p-value is below ``alpha / comparisons``, and the exact test's smallest p-value on
+    ``n`` datasets is ``2 / 2^n``: with 13 datasets 2.4e-4, above the 1.4e-4 that 351 pairs ask for.
+
+    >>> r = signed_rank_reach(13, 351)
+    >>> r.possible, r.min_datasets, f"{r.floor:.2g}", f"{r.threshold:.2g}"
+    (False, 14, '0.00024', '0.00014')
+    >>> r = signed_rank_reach(13, 26)
+    >>> r.possible, r.critical, r.max_losses, r.min_wins
+    (True, 4.0, 2, 11)
+    """
+    if n < 1 or comparisons < 1:
+        raise ValueError("the reach needs at least one dataset and one comparison")
+    threshold = alpha / comparisons
+    floor = min(1.0, 2.0 / 2.0**n)
+    critical = max_losses = None
+    if n <= EXACT_SIGNED_RANK:
+        passing = np.flatnonzero(2.0 * np.cumsum(_signed_rank_null(n)) < threshold)
+        if passing.size:
+            critical = float(passing[-1])
+            max_losses = int(max(L for L in range(n + 1) if L * (L + 1) / 2 <= critical))
+    min_datasets = 1
+    while 2.0 / 2.0**min_datasets >= threshold:
+        min_datasets += 1
+    return SignedRankReach(comparisons=comparisons, n=n, alpha=alpha, threshold=threshold, floor=floor,
+                           critical=critical, max_losses=max_losses, min_datasets=min_datasets)
 
 
 def signed_rank_interval(differences, level: float = LEVEL) -> Estimate:

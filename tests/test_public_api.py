@@ -68,7 +68,7 @@ SURFACE = {
         "versus_value", "wilson_interval",
         "FriedmanTest", "PairwiseTest", "SignedRankTest", "friedman_test", "nemenyi_cd", "nemenyi_q",
         "nogueira_difference", "nogueira_stability", "pairwise_signed_rank", "rank_rows", "signed_rank_interval",
-        "signed_rank_test",
+        "signed_rank_test", "SignedRankReach", "signed_rank_reach",
     ],
     "fsengine.data": [
         "DataNotFoundError", "Dataset", "DatasetSpec", "Provenance", "dataset_specs", "get_spec", "load_dataset",

@@ -1,6 +1,7 @@
 """The statistics of a benchmark over datasets (fsengine.stats: ranks, Friedman / Iman-Davenport,
-Nemenyi's critical difference, Wilcoxon signed-rank, Holm) against scipy and against Demšar's
-worked example (JMLR 7, 2006, Table 6 and sections 3.1.3 and 3.2.2)."""
+Nemenyi's critical difference, Wilcoxon signed-rank (exact with ties and zeros), Holm over all pairs
+and against a control, the reach of a family) against scipy and against Demšar's worked example
+(JMLR 7, 2006, Table 6 and sections 3.1.3 and 3.2.2)."""
 
 import itertools
 
@@ -16,8 +17,23 @@ from fsengine.stats import (
     pairwise_signed_rank,
     rank_rows,
     signed_rank_interval,
+    signed_rank_reach,
     signed_rank_test,
 )
+
+
+def _zsplit_r_plus(d, axis=-1):
+    """R+ with the zeros' ranks split evenly (Demšar's convention), for scipy's permutation test."""
+    d = np.round(d, 12)
+    ranks = st.rankdata(np.abs(d), axis=-1)
+    return np.sum(ranks * (d > 0), axis=-1) + np.sum(ranks * (d == 0), axis=-1) / 2
+
+
+def permutation_pvalue(d) -> float:
+    """The exact two-sided p-value of the signed-rank statistic by scipy's enumeration of all 2^n
+    sign flips of the differences (zeros stay zero): the reference for ties and zeros."""
+    return st.permutation_test((np.asarray(d, dtype=float),), _zsplit_r_plus, permutation_type="samples",
+                               n_resamples=np.inf, vectorized=True).pvalue
 
 #: Demšar (2006) Table 6: AUC of C4.5 with its parameters at their defaults, with m (minimal examples in
 #: a leaf) tuned, with cf (confidence for pruning) tuned, and with both, on 14 UCI datasets (rows: adult
@@ -68,14 +84,19 @@ def test_demsar_critical_difference():
 
 def test_demsar_signed_rank_of_c45_against_c45_m():
     """Section 3.1.3: C4.5+m against C4.5 gives R+ = 93 and R- = 12 (the two zero differences split);
-    T = 12 lies below the critical value 21 for N = 14 at 0.05, so the difference is significant."""
+    T = 12 lies below the critical value 21 for N = 14 at 0.05, so the difference is significant.
+    Demšar reads it with the normal approximation (scipy's ``method="approx"``); the exact test on the
+    same ranks and zeros agrees (scipy's enumeration of the 2^14 sign flips)."""
+    d = DEMSAR_AUC[:, 1] - DEMSAR_AUC[:, 0]
     test = signed_rank_test(DEMSAR_AUC[:, 1], DEMSAR_AUC[:, 0])
     assert (test.r_plus, test.r_minus, test.statistic) == (93.0, 12.0, 12.0)
-    assert test.method == "normal" and test.pvalue < 0.05
-    reference = st.wilcoxon(np.round(DEMSAR_AUC[:, 1] - DEMSAR_AUC[:, 0], 12), zero_method="zsplit",
-                            method="approx")
-    assert test.statistic == reference.statistic
-    np.testing.assert_allclose(test.pvalue, reference.pvalue, rtol=1e-12)
+    assert test.method == "exact" and test.pvalue < 0.05
+    np.testing.assert_allclose(test.pvalue, permutation_pvalue(d), rtol=1e-12)
+    assert test.floor == pytest.approx(2 / 2**12)  # two zero differences: 12 signs can fall
+    normal = signed_rank_test(DEMSAR_AUC[:, 1], DEMSAR_AUC[:, 0], method="normal")
+    reference = st.wilcoxon(np.round(d, 12), zero_method="zsplit", method="approx")
+    assert normal.method == "normal" and normal.statistic == reference.statistic == 12.0
+    np.testing.assert_allclose(normal.pvalue, reference.pvalue, rtol=1e-12)
 
 
 def test_friedman_equals_scipy_with_and_without_ties():
@@ -125,12 +146,45 @@ def test_signed_rank_equals_scipy_exact_and_normal(n):
         exact = st.wilcoxon(a, b, method="exact")
         assert ours.method == "exact" and ours.statistic == exact.statistic
         np.testing.assert_allclose(ours.pvalue, exact.pvalue, rtol=1e-10)
-        d = np.round(rng.normal(size=n), 1)  # ties and zeros: the normal approximation
+        assert ours.floor == pytest.approx(2 / 2**n)
+        d = np.round(rng.normal(size=n), 1)  # ties and zeros
         d[0] = 0.0
-        ours = signed_rank_test(d, np.zeros(n))
+        normal = signed_rank_test(d, np.zeros(n), method="normal")
         approx = st.wilcoxon(d, zero_method="zsplit", method="approx")
-        assert ours.method == "normal" and ours.statistic == approx.statistic
-        np.testing.assert_allclose(ours.pvalue, approx.pvalue, rtol=1e-10)
+        assert normal.method == "normal" and normal.statistic == approx.statistic
+        np.testing.assert_allclose(normal.pvalue, approx.pvalue, rtol=1e-10)
+        ours = signed_rank_test(d, np.zeros(n))
+        assert ours.method == "exact" and ours.statistic == normal.statistic
+        assert ours.floor == pytest.approx(2 / 2 ** int(np.sum(d != 0)))
+        if n <= 14:  # scipy enumerates the 2^n sign flips
+            np.testing.assert_allclose(ours.pvalue, permutation_pvalue(d), rtol=1e-10)
+
+
+def test_exact_signed_rank_with_ties_and_zeros_by_enumeration():
+    """With tied |d| and zero differences the exact p-value is still the share of the sign patterns
+    of the nonzero differences whose smaller rank sum (zeros split) is as small; the normal
+    approximation cannot reach the exact test's smallest p-values."""
+    d = np.array([0.0, 0.0, 0.2, 0.2, -0.2, 0.5, 0.7, 0.7, 1.1, 1.3])
+    test = signed_rank_test(d, np.zeros(d.size))
+    ranks = st.rankdata(np.abs(d))
+    nonzero = np.flatnonzero(d != 0)
+    half = ranks[d == 0].sum() / 2
+    smaller = []
+    for signs in itertools.product([0, 1], repeat=nonzero.size):
+        r_plus = half + ranks[nonzero][np.array(signs, dtype=bool)].sum()
+        smaller.append(min(r_plus, ranks.sum() - r_plus))
+    assert test.statistic == 1.5 + 4.0  # the zeros' half (ranks 1.5, 1.5) and the -0.2 (rank 4)
+    assert test.pvalue == pytest.approx(np.mean([s <= test.statistic for s in smaller]))
+    assert test.floor == pytest.approx(2 / 2**8)
+    one_sided = np.abs(d)  # every nonzero difference positive: the floor is reached
+    assert signed_rank_test(one_sided, np.zeros(d.size)).pvalue == pytest.approx(2 / 2**8)
+    # 13 datasets, one a tie at zero, the rest one way: exact 2 / 2^12; the normal approximation gives
+    # more than three times that
+    d13 = np.arange(13.0)
+    assert signed_rank_test(d13, np.zeros(13)).pvalue == pytest.approx(2 / 2**12)
+    assert signed_rank_test(d13, np.zeros(13), method="normal").pvalue > 3 * 2 / 2**12
+    with pytest.raises(ValueError, match="method"):
+        signed_rank_test(d, d, method="permutation")
 
 
 def test_exact_signed_rank_null_by_enumeration():
@@ -151,9 +205,8 @@ def test_pairwise_signed_rank_holm_and_gaps():
     raw = [r.test.pvalue for r in rows]
     np.testing.assert_allclose([r.holm_pvalue for r in rows], holm_adjust(raw))
     for r in rows:
-        reference = st.wilcoxon(np.round(DEMSAR_AUC[:, names.index(r.a)] - DEMSAR_AUC[:, names.index(r.b)], 12),
-                                zero_method="zsplit", method="approx")
-        np.testing.assert_allclose(r.test.pvalue, reference.pvalue, rtol=1e-10)
+        reference = permutation_pvalue(DEMSAR_AUC[:, names.index(r.a)] - DEMSAR_AUC[:, names.index(r.b)])
+        np.testing.assert_allclose(r.test.pvalue, reference, rtol=1e-10)
         assert r.verdict.startswith("resolved") == (r.holm_pvalue < 0.05)
     c45_m = rows[0]
     assert c45_m.verdict == ("resolved: C4.5+m > C4.5" if c45_m.holm_pvalue < 0.05 else "not resolved")
@@ -197,3 +250,55 @@ def test_signed_rank_interval_inverts_scipys_exact_test(n):
 def test_signed_rank_interval_states_the_level_it_can_reach():
     e = signed_rank_interval([0.1, 0.2, 0.3], 0.99)  # 3 datasets: no interval reaches 99%
     assert (e.low, e.high) == (0.1, 0.3) and e.level == pytest.approx(1 - 2 ** -2)
+
+
+def test_comparisons_with_a_control_are_holm_corrected_over_k_minus_one():
+    names = list(DEMSAR_METHODS)
+    rows = pairwise_signed_rank(DEMSAR_AUC, names, control="C4.5")
+    assert [(r.a, r.b) for r in rows] == [("C4.5+m", "C4.5"), ("C4.5+cf", "C4.5"), ("C4.5+m+cf", "C4.5")]
+    raw = [permutation_pvalue(DEMSAR_AUC[:, names.index(r.a)] - DEMSAR_AUC[:, 0]) for r in rows]
+    np.testing.assert_allclose([r.test.pvalue for r in rows], raw, rtol=1e-10)
+    # Holm by its definition: the i-th smallest of the 3 p-values times (3 - i), running maximum
+    order = np.argsort(raw)
+    adjusted = np.maximum.accumulate(np.sort(raw) * np.array([3, 2, 1]))
+    np.testing.assert_allclose(np.array([r.holm_pvalue for r in rows])[order], np.minimum(adjusted, 1))
+    # the same pair is judged against a smaller family than among all six pairs
+    every = {(r.a, r.b): r.holm_pvalue for r in pairwise_signed_rank(DEMSAR_AUC, names)}
+    assert rows[0].holm_pvalue <= every[("C4.5", "C4.5+m")]
+    assert rows[0].verdict == ("resolved: C4.5+m > C4.5" if rows[0].holm_pvalue < 0.05 else "not resolved")
+    with pytest.raises(ValueError, match="control 'C5'"):
+        pairwise_signed_rank(DEMSAR_AUC, names, control="C5")
+
+
+def _exact_p_of_statistic(n: int, t: int) -> float:
+    """scipy's exact two-sided p-value of n untied differences whose negative ranks sum to ``t``
+    (a subset of 1..n with that sum, taken greedily from the largest)."""
+    negative, left = set(), t
+    for r in range(n, 0, -1):
+        if r <= left:
+            negative.add(r)
+            left -= r
+    assert left == 0
+    d = np.array([-r if r in negative else r for r in range(1, n + 1)], dtype=float)
+    return float(st.wilcoxon(d, method="exact").pvalue)
+
+
+@pytest.mark.parametrize(("n", "m"), [(6, 1), (9, 10), (13, 26), (13, 351), (14, 351), (17, 351), (17, 26)])
+def test_the_reach_of_a_holm_family_against_scipys_exact_test(n, m):
+    """The floor is scipy's exact p with every difference on one side; the critical statistic the
+    largest T whose exact p passes alpha / m (and T + 1 does not); the losses the most
+    smallest-difference datasets one side may have; the fewest datasets the floor needs."""
+    reach = signed_rank_reach(n, m, 0.05)
+    threshold = 0.05 / m
+    assert reach.threshold == pytest.approx(threshold)
+    assert reach.floor == pytest.approx(_exact_p_of_statistic(n, 0)) == pytest.approx(2 / 2**n)
+    assert reach.possible == (_exact_p_of_statistic(n, 0) < threshold)
+    if reach.critical is None:
+        assert not reach.possible and reach.max_losses is None and reach.min_wins is None
+    else:
+        t = int(reach.critical)
+        assert _exact_p_of_statistic(n, t) < threshold <= _exact_p_of_statistic(n, t + 1)
+        losses = reach.max_losses  # ranks 1..L against the method: T = L (L + 1) / 2
+        assert losses * (losses + 1) / 2 <= t < (losses + 1) * (losses + 2) / 2
+        assert reach.min_wins == n - losses
+    assert reach.min_datasets == next(N for N in range(1, 60) if _exact_p_of_statistic(N, 0) < threshold)
