@@ -1,6 +1,8 @@
 """The numbers of a benchmark run (:class:`fsengine.benchmark.runner.Run`), as the protocol says
-(:mod:`fsengine.benchmark.protocol`, points 5 and 7): per dataset, method and k with intervals,
-then over the datasets at each k.
+(:mod:`fsengine.benchmark.protocol`, points 5, 7 and 8): per dataset, method and k with intervals,
+then over the datasets at each k: the ranks and the Friedman test, the two Holm families of
+signed-rank tests (every pair; every method against the control) and what each family could
+resolve at all (:func:`families`).
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from fsengine.stats import (
     Estimate,
     FriedmanTest,
     PairwiseTest,
+    SignedRankReach,
     friedman_test,
     median_iqr,
     nemenyi_cd,
     pairwise_signed_rank,
     rank_rows,
+    signed_rank_reach,
     t_interval,
 )
 
@@ -102,7 +106,9 @@ def score_table(table: pd.DataFrame, k_label: str, column: str = "value") -> pd.
 class Ranking:
     """The aggregate at one k: which methods and datasets enter the ranks (the gap rule) and why
     the others do not, the ranks (blocks x ranked methods), the Friedman test, Nemenyi's critical
-    difference, and the Holm-corrected pairwise tests of every method with at least two results."""
+    difference, the Holm-corrected pairwise tests of every method with at least two results
+    (``pairs``, the all-pairs family) and of each of those methods against the ``control``
+    (``control_pairs``, the control family; ``why_no_control`` says why it is empty)."""
 
     k_label: str
     methods: tuple[str, ...]
@@ -114,14 +120,18 @@ class Ranking:
     cd: float | None
     pairs: tuple[PairwiseTest, ...]
     why_no_test: str = ""
+    control: str | None = None
+    control_pairs: tuple[PairwiseTest, ...] = ()
+    why_no_control: str = ""
 
     @property
     def average_ranks(self) -> pd.Series:
         return self.ranks.mean(axis=0) if len(self.ranks) else pd.Series(dtype=float)
 
 
-def ranking(table: pd.DataFrame, k_label: str, status: dict | None = None) -> Ranking:
-    """The protocol's aggregate at ``k_label`` from :func:`summary` (see :data:`protocol.GAP_RULE`)."""
+def ranking(table: pd.DataFrame, k_label: str, status: dict | None = None, control: str | None = None) -> Ranking:
+    """The protocol's aggregate at ``k_label`` from :func:`summary` (see :data:`protocol.GAP_RULE`);
+    ``control``: the method key every other is compared with in the control family."""
     scores = score_table(table, k_label)
     evaluated = [d for d in scores.index if d in set(table.loc[table["k_label"] == k_label, "dataset"])]
     scores = scores.loc[evaluated]
@@ -154,17 +164,106 @@ def ranking(table: pd.DataFrame, k_label: str, status: dict | None = None) -> Ra
         cd = nemenyi_cd(len(methods), len(datasets), ALPHA)
     tested = [m for m in scores.columns if covered[m] >= 2]
     pairs = tuple(pairwise_signed_rank(scores[tested].to_numpy(), tested, alpha=ALPHA)) if len(tested) >= 2 else ()
+    against, why_control = (), ""
+    if control is None:
+        why_control = "no control was named"
+    elif control not in scores.columns:
+        why_control = f"the control {control} is not among this run's methods"
+    elif control not in tested:
+        why_control = f"the control {control} has a result on {int(covered[control])} of {len(evaluated)} datasets"
+    elif len(tested) < 2:
+        why_control = "no other method has results on two datasets"
+    else:
+        against = tuple(pairwise_signed_rank(scores[tested].to_numpy(), tested, alpha=ALPHA, control=control))
     return Ranking(k_label=k_label, methods=tuple(methods), datasets=tuple(datasets), left_out_methods=left_methods,
-                   left_out_datasets=left_data, ranks=ranks, friedman=friedman, cd=cd, pairs=pairs, why_no_test=why)
+                   left_out_datasets=left_data, ranks=ranks, friedman=friedman, cd=cd, pairs=pairs, why_no_test=why,
+                   control=control, control_pairs=against, why_no_control=why_control)
+
+
+#: the two Holm families of signed-rank tests (protocol point 8), as tables and reports name them
+ALL_PAIRS, AGAINST_CONTROL = "all pairs", "against the control"
+
+
+@dataclass(frozen=True)
+class Family:
+    """One Holm family of signed-rank tests at one k and what it could resolve at all.
+
+    ``tests`` the comparisons tested (Holm's m is their number); ``datasets`` the fewest and the
+    most datasets a comparison used; ``reach`` the family's reach at the most datasets (the most
+    favourable case: no zero difference, :func:`fsengine.stats.signed_rank_reach`); ``attainable``
+    how many comparisons had a floor (the smallest p their own datasets and zeros allow) below
+    Holm's first-step threshold, i.e. could have been resolved with the most one-sided data;
+    ``resolved`` how many were; ``smallest_p`` the smallest p-value observed."""
+
+    name: str
+    k_label: str
+    tests: tuple[PairwiseTest, ...]
+    datasets: tuple[int, int]
+    reach: SignedRankReach
+    attainable: int
+    resolved: int
+    smallest_p: float
+    smallest_floor: float
+
+    @property
+    def comparisons(self) -> int:
+        return len(self.tests)
+
+
+def _family(name: str, k_label: str, pairs: tuple[PairwiseTest, ...]) -> Family | None:
+    tested = tuple(p for p in pairs if math.isfinite(p.test.pvalue))
+    if not tested:
+        return None
+    sizes = [p.test.n for p in tested]
+    reach = signed_rank_reach(max(sizes), len(tested), ALPHA)
+    return Family(name=name, k_label=k_label, tests=tested, datasets=(min(sizes), max(sizes)), reach=reach,
+                  attainable=sum(p.test.floor < reach.threshold for p in tested),
+                  resolved=sum(p.verdict.startswith("resolved") for p in tested),
+                  smallest_p=min(p.test.pvalue for p in tested), smallest_floor=min(p.test.floor for p in tested))
+
+
+def families(result: Ranking) -> list[Family]:
+    """The Holm families at this k that have at least one tested comparison: every pair
+    (:data:`ALL_PAIRS`) and every method against the control (:data:`AGAINST_CONTROL`)."""
+    found = [_family(ALL_PAIRS, result.k_label, result.pairs),
+             _family(AGAINST_CONTROL, result.k_label, result.control_pairs)]
+    return [f for f in found if f is not None]
+
+
+def families_table(result: Ranking) -> pd.DataFrame:
+    """One row per family at this k: the comparisons (Holm's m), the first-step threshold, the
+    datasets a comparison used (fewest, most), the floor at the most datasets and the smallest floor
+    of any comparison, how many comparisons could have been resolved, the critical statistic and the
+    wins it asks for at the most datasets, the fewest datasets with which the family could resolve
+    anything, the smallest p observed and how many comparisons were resolved."""
+    rows = []
+    for f in families(result):
+        r = f.reach
+        rows.append({"k_label": f.k_label, "family": f.name, "comparisons": f.comparisons, "alpha": r.alpha,
+                     "threshold": r.threshold, "datasets_min": f.datasets[0], "datasets_max": f.datasets[1],
+                     "floor": r.floor, "smallest_floor": f.smallest_floor, "possible": r.possible,
+                     "attainable": f.attainable, "critical_statistic": r.critical, "max_losses": r.max_losses,
+                     "min_wins": r.min_wins, "min_datasets": r.min_datasets, "smallest_p": f.smallest_p,
+                     "resolved": f.resolved})
+    return pd.DataFrame(rows, columns=["k_label", "family", "comparisons", "alpha", "threshold", "datasets_min",
+                                       "datasets_max", "floor", "smallest_floor", "possible", "attainable",
+                                       "critical_statistic", "max_losses", "min_wins", "min_datasets",
+                                       "smallest_p", "resolved"])
 
 
 def pairs_table(result: Ranking) -> pd.DataFrame:
-    """The pairwise tests as a table: a, b, datasets, R+, R-, p, Holm-adjusted p, median difference, verdict."""
-    return pd.DataFrame([{"k_label": result.k_label, "a": p.a, "b": p.b, "datasets": p.test.n,
+    """The signed-rank tests of both families as a table: family (:data:`ALL_PAIRS` or
+    :data:`AGAINST_CONTROL`; Holm runs within a family), a, b (b is the control in the control
+    family), datasets, R+, R-, statistic, p, its floor, Holm-adjusted p, median difference, verdict."""
+    return pd.DataFrame([{"k_label": result.k_label, "family": family, "a": p.a, "b": p.b, "datasets": p.test.n,
                           "r_plus": p.test.r_plus, "r_minus": p.test.r_minus, "statistic": p.test.statistic,
-                          "pvalue": p.test.pvalue, "holm_pvalue": p.holm_pvalue, "p_method": p.test.method,
-                          "median_difference": p.test.median_difference, "verdict": p.verdict}
-                         for p in result.pairs])
+                          "pvalue": p.test.pvalue, "floor": p.test.floor, "holm_pvalue": p.holm_pvalue,
+                          "p_method": p.test.method, "median_difference": p.test.median_difference,
+                          "verdict": p.verdict}
+                         for family, tests in ((ALL_PAIRS, result.pairs), (AGAINST_CONTROL, result.control_pairs))
+                         for p in tests],
+                        columns=["k_label", "family", "a", "b", "datasets", "r_plus", "r_minus", "statistic", "pvalue",
+                                 "floor", "holm_pvalue", "p_method", "median_difference", "verdict"])
 
 
 def similarity(run, k_label: str) -> pd.DataFrame:

@@ -11,7 +11,9 @@ Files of a run folder (CSV, :mod:`fsengine.csv_export`):
 ``tops.csv``        the first ``max k`` features of every fit (stability and similarity come from it)
 ``status.csv``      per (dataset, method): ok, not applicable or failed with the message, and notes
 ``datasets.csv``, ``methods.csv``   what ran (shapes, metric, why; labels, parameters)
-``ranks.csv``, ``friedman.csv``, ``pairs.csv``, ``similarity.csv``, ``tradeoff.csv``   the aggregate at every k
+``ranks.csv``, ``friedman.csv``, ``pairs.csv`` (both Holm families), ``families.csv`` (what each family could
+                    resolve: comparisons, threshold, floor, wins needed), ``similarity.csv``, ``tradeoff.csv``
+                    the aggregate at every k
 ``run.json``        settings, protocol, fingerprint, k labels, seconds, where the tasks ran
 """
 
@@ -68,7 +70,7 @@ class Record:
         """The aggregate at ``k_label`` (computed once per record)."""
         key = ("ranking", k_label)
         if key not in self._cache:
-            self._cache[key] = aggregate.ranking(self.summary, k_label, self.status_of())
+            self._cache[key] = aggregate.ranking(self.summary, k_label, self.status_of(), self.settings.control)
         return self._cache[key]
 
     def similarity(self, k_label: str) -> pd.DataFrame:
@@ -87,8 +89,14 @@ class Record:
     def tradeoff(self, k_label: str) -> pd.DataFrame:
         return aggregate.tradeoff(self.summary, self.ranking(k_label))
 
-    def pairs(self, k_label: str) -> pd.DataFrame:
-        return aggregate.pairs_table(self.ranking(k_label))
+    def pairs(self, k_label: str, family: str | None = None) -> pd.DataFrame:
+        """The signed-rank tests at ``k_label`` (of one ``family`` when given, :mod:`aggregate`)."""
+        table = aggregate.pairs_table(self.ranking(k_label))
+        return table if family is None else table[table["family"] == family].reset_index(drop=True)
+
+    def families(self, k_label: str) -> list[aggregate.Family]:
+        """The Holm families at ``k_label`` and what each could resolve (:func:`aggregate.families`)."""
+        return aggregate.families(self.ranking(k_label))
 
     # -- one dataset (the page's drill-down)
     def accuracy_table(self, slug: str) -> pd.DataFrame:
@@ -159,8 +167,9 @@ def from_run(run, *, quick: bool = False, command: str = "") -> Record:
 
 
 def aggregate_tables(record: Record) -> dict[str, pd.DataFrame]:
-    """The aggregate at every k as tables: ranks (long), friedman, pairs, similarity (long), tradeoff."""
-    ranks, friedman, pairs, similarity, tradeoff = [], [], [], [], []
+    """The aggregate at every k as tables: ranks (long), friedman, pairs (both Holm families),
+    families (what each could resolve), similarity (long), tradeoff."""
+    ranks, friedman, pairs, families, similarity, tradeoff = [], [], [], [], [], []
     for label in record.k_labels:
         r = record.ranking(label)
         for dataset, row in r.ranks.iterrows():
@@ -175,12 +184,14 @@ def aggregate_tables(record: Record) -> dict[str, pd.DataFrame]:
                          "left_out_datasets": "; ".join(f"{d}: {w}" for d, w in r.left_out_datasets.items()),
                          "why_no_test": r.why_no_test})
         pairs.append(record.pairs(label))
+        families.append(aggregate.families_table(record.ranking(label)))
         sim = record.similarity(label)
         similarity += [{"k_label": label, "a": a, "b": b, "jaccard": float(sim.loc[a, b])}
                        for a in sim.index for b in sim.columns]
         tradeoff.append(record.tradeoff(label).assign(k_label=label))
     return {"ranks": pd.DataFrame(ranks), "friedman": pd.DataFrame(friedman),
             "pairs": pd.concat(pairs, ignore_index=True) if pairs else pd.DataFrame(),
+            "families": pd.concat(families, ignore_index=True) if families else pd.DataFrame(),
             "similarity": pd.DataFrame(similarity),
             "tradeoff": pd.concat(tradeoff, ignore_index=True) if tradeoff else pd.DataFrame()}
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fsengine.benchmark import protocol
+from fsengine.benchmark import aggregate, protocol
 from fsengine.benchmark.record import Record, write_tables
 from fsengine.reproduce import results as results_file
 from fsengine.stats import Estimate, bonferroni_level, signed_rank_interval
@@ -69,38 +69,63 @@ def _fmt(e: Estimate, digits: int = 3) -> str:
     return f"{e.value:.{d}f} [{e.low:.{d}f}, {e.high:.{d}f}]"
 
 
-def min_attainable_p(n_datasets: int) -> float:
-    """The smallest two-sided p-value Wilcoxon's exact test can give on ``n`` datasets: 2 / 2^n."""
-    return 2.0 / 2.0 ** n_datasets
+#: the rule of a family's verdicts (constant text: a quick run's rules equal the full run's)
+FAMILY_RULES = {aggregate.ALL_PAIRS: "Holm-adjusted Wilcoxon signed-rank p",
+                aggregate.AGAINST_CONTROL: "Holm-adjusted Wilcoxon signed-rank against the control p"}
 
 
-def pair_rows(record: Record, label: str) -> list[results_file.Row]:
-    """One row per tested pair at ``label``: the Hodges-Lehmann median difference of the metric over
-    the common datasets with its signed-rank interval at the Bonferroni level over the m pairs (what
-    Holm's first step uses; later steps are less strict, so Holm can resolve a pair whose Bonferroni
-    interval reaches 0), and the verdict of Holm's procedure."""
+def pair_rows(record: Record, label: str, family: str = aggregate.ALL_PAIRS) -> list[results_file.Row]:
+    """One row per tested comparison of ``family`` at ``label``: the Hodges-Lehmann median difference
+    of the metric over the common datasets with its signed-rank interval at the Bonferroni level over
+    the family's m comparisons (what Holm's first step uses; later steps are less strict, so Holm can
+    resolve a comparison whose Bonferroni interval reaches 0), and the verdict of Holm's procedure
+    within the family."""
     r = record.ranking(label)
-    tested = [p for p in r.pairs if np.isfinite(p.test.pvalue)]
+    pairs = r.pairs if family == aggregate.ALL_PAIRS else r.control_pairs
+    tested = [p for p in pairs if np.isfinite(p.test.pvalue)]
     if not tested:
         return []
     m = len(tested)
     level = bonferroni_level(protocol.LEVEL, m)
     scores = _scores(record, label)
     labels = record.labels
+    rule = f"{FAMILY_RULES[family]} {{}} {protocol.ALPHA:g}"
+    what = "pairs" if family == aggregate.ALL_PAIRS else "comparisons with the control"
     rows = []
     for p in tested:
         both = scores[[p.a, p.b]].dropna()
         e = signed_rank_interval((both[p.a] - both[p.b]).to_numpy(), level)
         a, b = labels[p.a], labels[p.b]
-        rule = f"Holm-adjusted Wilcoxon signed-rank p {{}} {protocol.ALPHA:g}"
         if p.verdict.startswith("resolved"):
             first, second = (a, b) if p.verdict == f"resolved: {p.a} > {p.b}" else (b, a)
             verdict = f"resolved: {first} > {second} ({rule.format('<')})"
         else:
             verdict = f"not resolved: {a} vs {b} ({rule.format('>=')})"
-        rows.append(results_file.Row(f"k={label}: {a} − {b}, median difference of the metric over {len(both)} "
-                                     "datasets", None, e.value, verdict, [e.low, e.high], e.level,
-                                     f"{e.method}; Bonferroni level over {m} pairs"))
+        quantity = f"k={label}: {a} − {b}, median difference of the metric over {len(both)} datasets" + (
+            "" if family == aggregate.ALL_PAIRS else " (against the control)")
+        rows.append(results_file.Row(quantity, None, e.value, verdict, [e.low, e.high], e.level,
+                                     f"{e.method}; Bonferroni level over {m} {what}"))
+    return rows
+
+
+def family_rows(record: Record, label: str) -> list[results_file.Row]:
+    """What each Holm family at ``label`` could resolve, as exact quantities from the run: its
+    first-step threshold, the smallest p-value its tests could give on the most datasets a
+    comparison shared, the fewest datasets with which it could resolve anything, how many
+    comparisons could have passed and how many did."""
+    rows = []
+    for f in record.families(label):
+        r, head = f.reach, f"k={label}: {f.name}"
+        rows += [results_file.recorded(f"{head}: Holm's first-step threshold", r.threshold,
+                                       note=f"{protocol.ALPHA:g} / the family's comparisons"),
+                 results_file.recorded(f"{head}: smallest attainable p-value", r.floor,
+                                       note="exact signed-rank test, one method better on every dataset, on the most "
+                                            "datasets a comparison shared"),
+                 results_file.recorded(f"{head}: fewest datasets that could resolve a comparison", r.min_datasets,
+                                       note="smallest N with 2 / 2^N below the first-step threshold"),
+                 results_file.recorded(f"{head}: comparisons whose floor is below the threshold", f.attainable,
+                                       note="each comparison's own datasets and zero differences"),
+                 results_file.recorded(f"{head}: comparisons resolved", f.resolved, note="Holm at the family level")]
     return rows
 
 
@@ -129,7 +154,8 @@ def result_rows(record: Record) -> list[results_file.Row]:
         for method, value in r.average_ranks.items():
             rows.append(results_file.recorded(f"k={label}: average rank of {labels[method]}", float(value),
                                               note="over the complete datasets (1 = best)"))
-        rows += pair_rows(record, label)
+        rows += pair_rows(record, label) + pair_rows(record, label, aggregate.AGAINST_CONTROL)
+        rows += family_rows(record, label)
     for row in record.summary[(record.summary["status"] == "ok") & (record.summary["method"] != "all features")
                               ].itertuples():
         where = f"{row.dataset}, {labels[row.method]}, k={row.k_label}"
@@ -165,12 +191,60 @@ def protocol_lines(record: Record) -> list[str]:
         "time: median and interquartile range of the fold fits' CPU seconds. Recall: the share of the planted "
         "features in the top k.",
         f"- Gaps: {protocol.GAP_RULE}",
-        f"- Over datasets: Friedman test (Iman-Davenport), Nemenyi's CD and Holm-corrected Wilcoxon signed-rank "
-        f"tests of every pair, all at {protocol.ALPHA:g}.",
+        f"- Over datasets: Friedman test (Iman-Davenport) and Nemenyi's CD at {protocol.ALPHA:g}; exact Wilcoxon "
+        f"signed-rank tests (ties and zeros included) in two Holm families at {protocol.ALPHA:g}, each within one k: "
+        f"every pair of methods, and every method against the control {record.labels.get(s.control, s.control)}. "
+        + (protocol.CONTROL_REASON if s.control == protocol.CONTROL else
+           f"The control {s.control} was named for this run (the protocol's is {protocol.CONTROL})."),
         "- Method parameters: the registry's defaults (what the app and the command line use)"
         + ("; changed here: " + "; ".join(f"{k}: " + ", ".join(f"{n}={v}" for n, v in values.items())
                                           for k, values in s.params.items()) if s.params else "") + ".",
     ]
+
+
+def _resolved_text(verdict: str, labels: dict) -> str:
+    """``"resolved: a > b"`` with the methods' labels: ``"A > B"``."""
+    first, second = verdict.split(": ", 1)[1].split(" > ")
+    return f"{labels.get(first, first)} > {labels.get(second, second)}"
+
+
+def family_lines(record: Record, label: str) -> list[str]:
+    """Per Holm family at one k: what was resolved, and what could have been, every number from
+    the run (:func:`fsengine.benchmark.aggregate.families`)."""
+    r = record.ranking(label)
+    labels = record.labels
+    found = {f.name: f for f in record.families(label)}
+    lines = []
+    for name in protocol.FAMILIES:
+        f = found.get(name)
+        control = labels.get(r.control, r.control)
+        if f is None:
+            why = r.why_no_control if name == aggregate.AGAINST_CONTROL else "no two methods share two datasets"
+            lines += [f"{'Against the control' if name == aggregate.AGAINST_CONTROL else 'Every pair'}: no test at "
+                      f"this k ({why}).", ""]
+            continue
+        reach, m = f.reach, f.comparisons
+        resolved = [_resolved_text(p.verdict, labels) for p in f.tests if p.verdict.startswith("resolved")]
+        head = (f"Every pair ({m} pairs of methods)" if name == aggregate.ALL_PAIRS else
+                f"Against the control {control} ({m} comparisons, the control fixed before the run)")
+        most = f.datasets[1]
+        shared = (f"the {most} datasets every comparison shared" if f.datasets[0] == most else
+                  f"the {most} datasets a comparison shared at most ({f.datasets[0]} at least)")
+        text = (f"{head}: {len(resolved)} resolved after Holm's correction" + (": " + "; ".join(resolved)
+                                                                               if resolved else "")
+                + f". Holm's first step asks for p < {reach.threshold:.2g} ({reach.alpha:g} / {m}); on {shared} the "
+                f"exact signed-rank test cannot give p below {reach.floor:.2g}")
+        if not reach.possible:
+            text += (f", so no comparison of this family could have been resolved, whatever the data: that takes at "
+                     f"least {reach.min_datasets} datasets.")
+        else:
+            wins = (f"on every one of the {most} datasets" if reach.max_losses == 0 else
+                    f"on at least {reach.min_wins} of the {most} datasets, its losses being its smallest differences")
+            text += (f", so a comparison passes only when one method is better {wins}. {f.attainable} of the {m} "
+                     f"comparisons had datasets and zero differences that allowed a p below the threshold; the "
+                     f"smallest p observed was {f.smallest_p:.2g}.")
+        lines += [text, ""]
+    return lines
 
 
 def headline(record: Record, label: str) -> list[str]:
@@ -179,32 +253,25 @@ def headline(record: Record, label: str) -> list[str]:
     labels = record.labels
     lines = [f"### k = {label}", ""]
     if r.friedman is None:
-        return lines + [f"No Friedman test at this k: {r.why_no_test}.", ""]
-    f = r.friedman
-    ranks = r.average_ranks.sort_values()
-    verdict = "rejects" if f.pvalue < protocol.ALPHA else "does not reject"
-    lines.append(f"Over {len(r.datasets)} datasets and {len(r.methods)} methods the Friedman test (Iman-Davenport "
-                 f"F = {f.f:.2f} against F({f.df1}, {f.df2}), p = {f.pvalue:.3g}) {verdict} equal performance at "
-                 f"{protocol.ALPHA:g}. Nemenyi's critical difference is {r.cd:.2f}. "
-                 + (("Average ranks, best first: " + ", ".join(f"{labels[m]} {v:.2f}" for m, v in ranks.items()))
-                    if len(ranks) <= 6 else
-                    ("Best average ranks: " + ", ".join(f"{labels[m]} {v:.2f}" for m, v in ranks.head(3).items())
-                     + "; worst: " + ", ".join(f"{labels[m]} {v:.2f}" for m, v in ranks.tail(2).items()))) + ".")
-    tested = [p for p in r.pairs if np.isfinite(p.test.pvalue)]
-    resolved = [p for p in tested if p.verdict.startswith("resolved")]
-    lines.append("")
-    smallest = min((p.test.n for p in tested), default=0)
-    limit = (f" With {smallest} datasets the smallest p-value the exact test can give is "
-             f"{min_attainable_p(smallest):.2g}, and Holm's first step asks for p < "
-             f"{protocol.ALPHA / max(1, len(tested)):.2g} ({protocol.ALPHA:g} / {len(tested)} pairs)" if tested else "")
-    lines.append(f"Of {len(tested)} pairs of methods, {len(resolved)} are resolved after Holm's correction"
-                 + (": " + "; ".join(p.verdict.split(': ', 1)[1].replace(p.a, labels[p.a]).replace(p.b, labels[p.b])
-                                     for p in resolved) if resolved else "") + "." + (limit + "." if limit else ""))
+        lines += [f"No Friedman test at this k: {r.why_no_test}.", ""]
+    else:
+        f = r.friedman
+        ranks = r.average_ranks.sort_values()
+        verdict = "rejects" if f.pvalue < protocol.ALPHA else "does not reject"
+        lines += [f"Over {len(r.datasets)} datasets and {len(r.methods)} methods the Friedman test (Iman-Davenport "
+                  f"F = {f.f:.2f} against F({f.df1}, {f.df2}), p = {f.pvalue:.3g}) {verdict} equal performance at "
+                  f"{protocol.ALPHA:g}. Nemenyi's critical difference is {r.cd:.2f} (of a possible "
+                  f"{len(r.methods) - 1} between average ranks). "
+                  + (("Average ranks, best first: " + ", ".join(f"{labels[m]} {v:.2f}" for m, v in ranks.items()))
+                     if len(ranks) <= 6 else
+                     ("Best average ranks: " + ", ".join(f"{labels[m]} {v:.2f}" for m, v in ranks.head(3).items())
+                      + "; worst: " + ", ".join(f"{labels[m]} {v:.2f}" for m, v in ranks.tail(2).items()))) + ".", ""]
+    lines += family_lines(record, label)
     if r.left_out_methods or r.left_out_datasets:
-        lines += ["", "Left out at this k (gap rule): "
+        lines += ["Left out of the ranks at this k (gap rule): "
                   + "; ".join([f"{labels[m]} ({w})" for m, w in r.left_out_methods.items()]
-                              + [f"{record.titles[d]} ({w})" for d, w in r.left_out_datasets.items()]) + "."]
-    return lines + [""]
+                              + [f"{record.titles[d]} ({w})" for d, w in r.left_out_datasets.items()]) + ".", ""]
+    return lines
 
 
 def _table(df: pd.DataFrame) -> list[str]:
@@ -353,7 +420,7 @@ def write(record: Record, out_dir: Path) -> Path:
                                                                           "features", "metric"]].to_dict("records"),
               "methods": record.methods[["key", "parameters"]].to_dict("records"),
               "status": {f"{r.dataset} / {r.method}": r.status for r in record.status.itertuples() if r.status != "ok"}}
-    results_file.write(out_dir, TARGET, record.quick, inputs, rows)
+    results_file.write(out_dir, TARGET, record.quick, inputs, rows, command=record.command or None)
     (out_dir / "report.html").write_text(html_report(record), encoding="utf-8")
     path = out_dir / "report.md"
     path.write_text(markdown(record, rows), encoding="utf-8")

@@ -31,7 +31,7 @@ from fsengine.benchmark.protocol import Settings, classifier, metric_name
 from fsengine.benchmark.suite import Entry
 from fsengine.data import Dataset
 from fsengine.methods.failures import failure_message
-from fsengine.methods.registry import METHODS, MethodSpec, get_method
+from fsengine.methods.registry import METHODS, MethodSpec
 from fsengine.methods.run import fit_method, subset_rows, warm_up
 from fsengine.parallel import map_tasks
 
@@ -93,10 +93,13 @@ class FoldFit:
 _WARM: set = set()
 
 
-def benchmark_task(job: Job, item: tuple[int, int, int]) -> FoldFit | str:
+def benchmark_task(job: Job, item: tuple[int, int, int], progress: Progress | None = None) -> FoldFit | str:
     """Task (dataset ``d``, split ``s``, method ``m``; ``m = ALL_FEATURES``: the classifier on all
-    features): see the module docstring. A method's error comes back as one line (a failure)."""
+    features): see the module docstring. A method's error comes back as one line (a failure).
+    ``progress`` (serial runs) hears the fit's own progress under the task's name, from its start."""
     d, s, m = item
+    if progress is not None:
+        progress(0.0, "fitting")
     ds = job.datasets[d]
     train_rows, test_rows = job.folds[d][s]
     train, test = subset_rows(ds, train_rows), subset_rows(ds, test_rows)
@@ -111,7 +114,7 @@ def benchmark_task(job: Job, item: tuple[int, int, int]) -> FoldFit | str:
                 if key not in _WARM:  # an error here is the method's (the timed fit would raise it too)
                     warm_up(spec, values, train)
                     _WARM.add(key)
-                fit = fit_method(spec, values, train)
+                fit = fit_method(spec, values, train, progress)
             except Exception as exc:  # the method's failure; cancellation (BaseException) passes through
                 return failure_message(exc)
             ks = job.ks[d]
@@ -194,13 +197,35 @@ def _fold_rows(entry: Entry, ds: Dataset, metric: str, split: int, settings: Set
     return rows
 
 
-def run_benchmark(entries: tuple[Entry, ...], methods: list[tuple[str, dict]] | None, settings: Settings, *,
+def check_classes(entry: Entry, ds: Dataset, folds: int) -> None:
+    """Refuse a dataset the outer folds cannot split so that every training fold sees every class
+    (protocol point 1): fewer than two classes, or a class with fewer rows than folds."""
+    counts = ds.class_counts()
+    if len(counts) < 2:
+        raise ValueError(f"{entry.slug}: {ds.name} has a single class ({', '.join(map(str, counts))}); the benchmark "
+                         "scores classifiers and needs at least two.")
+    small = {c: n for c, n in counts.items() if n < folds}
+    if small:
+        listed = ", ".join(f"{c!r} has {n:,} row{'s' if n != 1 else ''}" for c, n in small.items())
+        fewest = min(small.values())
+        remedy = "drop that class from the data" if fewest < 2 else \
+            f"drop that class from the data or choose --folds {fewest} or fewer"
+        raise ValueError(f"{entry.slug}: class {listed}, fewer than the {folds} outer folds, so some folds would "
+                         f"train or test without it; {remedy}.")
+
+
+def run_benchmark(entries: tuple[Entry, ...], methods: list | None, settings: Settings, *,
                   progress: Progress | None = None, n_jobs: int | None = None, scheduler=None,
                   datasets: list[Dataset] | None = None) -> Run:
     """Run the benchmark of ``entries`` (loaded here unless ``datasets`` are given) with
-    ``methods`` ((key, parameters) pairs; None: every registered method that applies to one of
-    the datasets, :func:`default_methods`), as the protocol says (:mod:`fsengine.benchmark.protocol`).
-    Parameters not given are the registry's defaults (what the app and the CLI use)."""
+    ``methods`` ((method, parameters) pairs, the method a registered key, a :class:`MethodSpec`
+    such as a ``MODULE:CLASS`` of :func:`fsengine.methods.custom.class_method`, or an estimator
+    object, as :func:`fsengine.methods.custom.resolve_methods` takes them; None: every registered
+    method that applies to one of the datasets, :func:`default_methods`), as the protocol says
+    (:mod:`fsengine.benchmark.protocol`). Parameters not given are the registry's defaults (what the
+    app and the CLI use). Every dataset and parameter is checked before the first fit."""
+    from fsengine.methods.custom import resolve_methods
+
     from fsengine.benchmark.protocol import fingerprint
     from fsengine.parallel import backend_for, describe
 
@@ -216,13 +241,14 @@ def run_benchmark(entries: tuple[Entry, ...], methods: list[tuple[str, dict]] | 
         if ds.task != "classification":
             raise ValueError(f"{entry.slug}: {ds.name} has a {ds.task} target; the benchmark scores held-out "
                              "accuracy and needs class labels.")
-    chosen = methods if methods is not None else [(key, {}) for key in default_methods(datasets)]
+        check_classes(entry, ds, settings.folds)
+    chosen = resolve_methods(methods if methods is not None else default_methods(datasets))
     if not chosen:
         raise ValueError("No registered method applies to these datasets.")
-    specs = [get_method(key) for key, _ in chosen]
+    specs = [spec for spec, _ in chosen]
     if len({s.key for s in specs}) != len(specs):
         raise ValueError("Each method can be chosen once per benchmark.")
-    params = [spec.resolve({**settings.params.get(spec.key, {}), **values}) for spec, (_, values) in zip(specs, chosen)]
+    params = [spec.resolve({**settings.params.get(spec.key, {}), **values}) for spec, values in chosen]
     grid = settings.ks
     ks = {e.slug: {k.label: k.resolve(ds.n_features) for k in grid if k.resolve(ds.n_features) is not None}
           for e, ds in zip(entries, datasets)}
@@ -248,7 +274,7 @@ def run_benchmark(entries: tuple[Entry, ...], methods: list[tuple[str, dict]] | 
                 items.append((d, s, m))
                 names.append(f"{where}, {spec.label}")
     outcomes = map_tasks(benchmark_task, items, shared=job, names=names, progress=progress, n_jobs=n_jobs,
-                         scheduler=scheduler)
+                         scheduler=scheduler, task_progress=True)
     rows, tops, notes = [], {}, {}
     metrics = {e.slug: metric_name(ds.class_counts().values()) for e, ds in zip(entries, datasets)}
     for (d, s, m), outcome in zip(items, outcomes):

@@ -1,7 +1,10 @@
-"""``fsengine benchmark [--methods a,b] [--datasets ITEM ...] [--k 5,10,20,0.05] [--folds F] [--repeats R]
-[--classifier logistic|knn] [--param METHOD.K=V] [--n-jobs N | --scheduler ADDR] [--keep-tasks DIR] [--quick]
---out DIR [--force]``: every method on many datasets, with the statistics of Demšar (2006) and Benavoli et al.
-(2016) (:mod:`fsengine.benchmark`); the output folder follows :mod:`fsengine.commands.output`."""
+"""``fsengine benchmark [--methods a,b,MODULE:CLASS] [--datasets ITEM ...] [--k 5,10,20,0.05] [--folds F]
+[--repeats R] [--classifier logistic|knn] [--control KEY] [--param METHOD.K=V] [--n-jobs N | --scheduler ADDR]
+[--keep-tasks DIR] [--quick] --out DIR [--force]``: every method on many datasets, with the statistics of
+Demšar (2006) and Benavoli et al. (2016) (:mod:`fsengine.benchmark`); the output folder follows
+:mod:`fsengine.commands.output`. Every argument (a method's import, its parameters, the datasets, the k grid,
+the folds against the class sizes) is checked before the first fit; a method that fails on a dataset is
+recorded as failed there and the run goes on."""
 
 from __future__ import annotations
 
@@ -37,10 +40,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                "          fsengine benchmark --out results/bench --scheduler tcp://10.0.0.5:8786 --keep-tasks tasks/",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--methods", metavar="A,B,C",
-                   help="comma-separated method keys (default: every registered method that applies to one of the "
-                        "datasets; a method is 'not applicable' where its needs rule it out)")
+                   help="comma-separated method keys or your own MODULE:CLASS (default: every registered method that "
+                        "applies to one of the datasets; a method is 'not applicable' where its needs rule it out)")
     p.add_argument("--param", action="append", default=[], metavar="METHOD.K=V",
                    help="a method parameter (repeatable), e.g. --param rfe.step=0.05 (default: the registry's)")
+    p.add_argument("--control", default=None, metavar="KEY",
+                   help=f"the method every other is compared with in the control family (default "
+                        f"{protocol.CONTROL}, fixed by the protocol before any run; name your own before you run)")
     p.add_argument("--datasets", nargs="+", metavar="ITEM",
                    help="suite slugs, catalogue specs (e.g. digits, 'notmnist:letters=CG') or data files "
                         "(tables as FILE::TARGET, svmlight as FILE); default: the suite")
@@ -63,42 +69,33 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def _params(items: list[str]) -> dict:
-    from fsengine.methods.registry import get_method
-
-    out: dict = {}
-    for item in items:
-        head, dot, rest = item.partition(".")
-        if not dot or "=" not in rest:
-            raise ValueError(f"--param {item!r}: write METHOD.NAME=VALUE, e.g. rfe.step=0.05")
-        spec = get_method(head.strip())
-        name, _, text = rest.partition("=")
-        out.setdefault(spec.key, {})[name.strip()] = spec.param(name.strip()).parse(text.strip())
-    return out
-
-
 def run(args) -> int:
-    from fsengine.benchmark.protocol import Settings
+    from fsengine.benchmark.protocol import CONTROL, Settings
     from fsengine.benchmark.suite import resolve
+    from fsengine.commands.compare import method_params
     from fsengine.methods.registry import get_method
     from fsengine.progress import TerminalProgress
     from fsengine.reproduce.benchmark import QUICK_SETTINGS, run_and_write
     from fsengine.task_store import keeping_tasks
 
     where = worker_options(args)
-    params = _params(args.param)
-    methods = None
+    methods, params = None, {}
     if args.methods is not None:
         keys = [k.strip() for k in args.methods.split(",") if k.strip()]
         if not keys:
             raise ValueError("--methods: name at least one method, e.g. --methods anova,mi")
-        methods = [(get_method(k).key, {}) for k in keys]
-        missing = sorted(set(params) - set(keys))
-        if missing:
-            raise ValueError(f"--param for {', '.join(missing)}, which is not among --methods")
+        methods = method_params(keys, args.param)  # imports MODULE:CLASS, parses and checks every value
+        params = _changed(methods)
+        if args.control is not None and args.control not in [spec.key for spec, _ in methods]:
+            raise ValueError(f"--control {args.control}: name one of --methods ({', '.join(keys)})")
+    elif args.param:  # the default methods: registered keys only
+        heads = list(dict.fromkeys(item.partition(".")[0].strip() for item in args.param))
+        params = _changed(method_params([get_method(h).key for h in heads], args.param))
+    control = CONTROL if args.control is None else args.control if methods is not None else \
+        get_method(args.control).key
     base = QUICK_SETTINGS if args.quick else Settings()
     settings = Settings(folds=args.folds or base.folds, repeats=args.repeats or base.repeats, seed=args.seed,
-                        k_grid=args.k, classifier=args.classifier, params=params)
+                        k_grid=args.k, classifier=args.classifier, params=params, control=control)
     entries = resolve(args.datasets, quick=args.quick)
     out = check_target(args.out, force=args.force)  # before any computation
     command = "fsengine benchmark " + " ".join(_argv(args))
@@ -108,16 +105,29 @@ def run(args) -> int:
                                **where)
     text = (out / report.name).read_text(encoding="utf-8")
     over = text.split("## Over the datasets", 1)[-1].split("## The protocol", 1)[0]
-    print("\n".join(line for line in over.splitlines() if line.startswith(("###", "Over ", "Of ", "No Friedman"))))
+    print("\n".join(line for line in over.splitlines() if line.startswith(("###", "Over ", "Every pair", "Against the control",
+                                                                   "No Friedman"))))
     print(f"written to {out}: report.md, report.html, results.json and the tables (folds.csv: the raw per-fold "
           "table)")
     return 0
 
 
+def _changed(choices) -> dict:
+    """``{method key: {name: value}}`` of the values that differ from the method's defaults (what a
+    run's settings record; a MODULE:CLASS method has no registry defaults: all its values)."""
+    out = {}
+    for spec, values in choices:
+        defaults = spec.resolve({})
+        changed = {name: v for name, v in values.items() if name not in defaults or defaults[name] != v}
+        if changed:
+            out[spec.key] = changed
+    return out
+
+
 def _argv(args) -> list[str]:
     """The options as given (for the report's command line)."""
     out = []
-    for name in ("methods", "k", "folds", "repeats", "seed", "classifier"):
+    for name in ("methods", "k", "folds", "repeats", "seed", "classifier", "control"):
         value = getattr(args, name)
         if value is not None and not (name == "classifier" and value == "logistic"):
             out.append(f"--{name} {value}")

@@ -152,10 +152,11 @@ def public(text: str) -> str:
     return text.replace(str(root.resolve()), "$FSENGINE_DATA").replace(str(root), "$FSENGINE_DATA") if root else text
 
 
-def write(out_dir: Path, target: str, quick: bool, inputs: dict, rows: list[Row]) -> Path:
-    """Validate and write ``results.json``; returns its path."""
+def write(out_dir: Path, target: str, quick: bool, inputs: dict, rows: list[Row], *, command: str | None = None) -> Path:
+    """Validate and write ``results.json``; returns its path. ``command``: the command that made the
+    run when it is not ``python -m fsengine reproduce TARGET [--quick]`` (``fsengine benchmark ...``)."""
     data = {"target": target,
-            "command": f"python -m fsengine reproduce {target}" + (" --quick" if quick else ""),
+            "command": command or f"python -m fsengine reproduce {target}" + (" --quick" if quick else ""),
             "quick": bool(quick), "inputs": inputs, "rows": [r.as_json() for r in rows]}
     validate(data)
     path = Path(out_dir) / FILENAME

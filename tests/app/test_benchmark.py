@@ -40,10 +40,18 @@ def test_the_page_shows_a_run_folder_and_moves_with_k(tiny_folder, tiny_record):
     assert cd["layout"]["shapes"][0]["x1"] == pytest.approx(1 + r.cd)
     for title in ("ranks (1 = best) on", "mean Jaccard of the top", "average rank against fit time"):
         assert any(title in t for t in charts), title
-    pairs = at.dataframe[0].value
-    assert pairs["Verdict"].tolist() == tiny_record.pairs(first)["verdict"].tolist()
-    np.testing.assert_allclose(pairs["p after Holm"], tiny_record.pairs(first)["holm_pvalue"])
+    control, pairs = at.dataframe[0].value, at.dataframe[1].value  # the family that can answer first
+    expected = tiny_record.pairs(first, "against the control")
+    assert control["Method B"].unique().tolist() == ["ANOVA F"] and len(control) == len(tiny_record.methods) - 1
+    assert control["Verdict"].tolist() == expected["verdict"].tolist()
+    np.testing.assert_allclose(control["p after Holm"], expected["holm_pvalue"])
+    np.testing.assert_allclose(control["Smallest possible p"], expected["floor"])
+    assert pairs["Verdict"].tolist() == tiny_record.pairs(first, "all pairs")["verdict"].tolist()
+    np.testing.assert_allclose(pairs["p after Holm"], tiny_record.pairs(first, "all pairs")["holm_pvalue"])
     assert any(m.value.startswith("Over 2 datasets and 5 methods the Friedman test") for m in at.markdown)
+    plain = [m.value.replace("\\", "") for m in at.markdown]  # markdown escapes undone
+    said = [t for t in plain if t.startswith(("Every pair (", "Against the control ANOVA F ("))]
+    assert len(said) == 2 and all("Holm" in t and "cannot give p below" in t for t in said)
     # the drill-down: the first dataset's accuracy curves and stability at this k
     accuracy = next(c for t, c in charts.items() if "held-out" in t and "against k" in t)
     wine = tiny_record.accuracy_table("wine")
@@ -63,7 +71,7 @@ def test_the_page_shows_a_run_folder_and_moves_with_k(tiny_folder, tiny_record):
     cd = next(c for t, c in charts.items() if t.startswith("k = 5: average rank"))
     assert cd["layout"]["sliders"][0]["active"] == 1
     np.testing.assert_allclose(step_data(cd, 1)[0]["x"][0], tiny_record.ranking("5").average_ranks[methods[0]])
-    assert at.dataframe[0].value["Verdict"].tolist() == tiny_record.pairs("5")["verdict"].tolist()
+    assert at.dataframe[1].value["Verdict"].tolist() == tiny_record.pairs("5", "all pairs")["verdict"].tolist()
     assert "Stability of the top-5 sets over the outer folds" in charts
     assert at.dataframe[-1].value["method"].iloc[0] == "all features"
 

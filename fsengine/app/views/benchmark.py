@@ -11,6 +11,7 @@ from fsengine.app.display import NO_NUMBER, explorable_bridge, figure_columns, s
 from fsengine.app.errors import user_errors
 from fsengine.app.safe_text import md_escape
 from fsengine.benchmark import record as records
+from fsengine.benchmark.aggregate import AGAINST_CONTROL, ALL_PAIRS
 from fsengine.benchmark.report import EQUATIONS, EXPLANATIONS, PROCEDURE, dataset_table, headline
 from fsengine.config import cache_dir, results_dir
 from fsengine.plots import benchmark as plots
@@ -27,8 +28,13 @@ def committed_folder() -> Path:
 
 
 def quick_folder() -> Path:
-    """Where a quick run started from this page is written."""
+    """Where a quick run started from this page is written (whole or not at all, by the rules of the
+    command line's output folders)."""
     return cache_dir() / "benchmark-quick"
+
+
+#: the command that makes the same run as the page's quick benchmark (its report and results.json say it)
+QUICK_COMMAND = "fsengine benchmark --quick"
 
 
 def render() -> None:
@@ -63,7 +69,11 @@ def _explain() -> None:
         st.markdown("**What to look for:** groups in the CD diagram (no pair inside a grey bar is resolved), rows "
                     "of the ranks heatmap where the overall winner loses, blocks of methods that select alike, "
                     "and the methods on the accuracy-time front. With few datasets few pairs can be resolved: "
-                    "the exact signed-rank test cannot give p below $2/2^N$.")
+                    "the exact signed-rank test cannot give p below $2/2^N$, and Holm's first step asks for "
+                    "$p < \\alpha/m$ over a family of $m$ comparisons. Every pair of $k$ methods is "
+                    "$m = k(k-1)/2$ comparisons; every method against one control, fixed before the run, only "
+                    "$m = k - 1$: that family can answer where the other cannot. The sentences below say, "
+                    "from the run, what each family could have resolved.")
 
 
 def _chosen_record():
@@ -101,11 +111,17 @@ def load(folder: str, stamp: float):
 
 
 def _quick_run(progress):
+    """The quick benchmark into :func:`quick_folder`: written into a staging folder beside it and
+    swapped into place when complete (:func:`fsengine.commands.output.output_folder`), so a stopped
+    or failed run leaves the previous complete run or nothing, never a half-written folder."""
     from fsengine.benchmark.suite import QUICK
+    from fsengine.commands.output import output_folder
     from fsengine.reproduce.benchmark import QUICK_SETTINGS, run_and_write
 
-    return run_and_write(QUICK, None, QUICK_SETTINGS, quick_folder(), quick=True,
-                         command="the app's quick benchmark", progress=progress)
+    with output_folder(quick_folder(), force=True, command="benchmark --quick (the app's Benchmark page)") as stage:
+        report = run_and_write(QUICK, None, QUICK_SETTINGS, stage, quick=True, command=QUICK_COMMAND,
+                               progress=progress)
+    return quick_folder() / report.name
 
 
 def _overview(record) -> None:
@@ -143,15 +159,8 @@ def at_k(record) -> None:
     for line in headline(record, k)[2:]:
         if line:
             st.markdown(md_escape(line))
-    pairs = record.pairs(k)
-    if len(pairs):
-        labels = record.labels
-        shown = pairs.assign(a=pairs["a"].map(labels), b=pairs["b"].map(labels))[
-            ["a", "b", "datasets", "median_difference", "pvalue", "holm_pvalue", "verdict"]]
-        st.dataframe(shown.rename(columns={"a": "Method A", "b": "Method B", "datasets": "Datasets",
-                                           "median_difference": "Median difference (A − B)", "pvalue": "p",
-                                           "holm_pvalue": "p after Holm", "verdict": "Verdict"}),
-                     hide_index=True, key="benchmark_pairs", placeholder=NO_NUMBER)
+    for family, key in ((AGAINST_CONTROL, "benchmark_control"), (ALL_PAIRS, "benchmark_pairs")):
+        family_table(record, k, family, key)
     left, right = figure_columns(2)
     with left:
         st.subheader("Ranks per dataset")
@@ -165,6 +174,24 @@ def at_k(record) -> None:
     show_figure(st, plots.tradeoff_explorable(record, k), key="benchmark_tradeoff")
     st.caption(EXPLANATIONS["tradeoff"])
     drill_down(record, k)
+
+
+def family_table(record, k: str, family: str, key: str) -> None:
+    """One Holm family's signed-rank tests at k (the control family first: it is the one that can
+    answer with this many datasets; the sentences above say what each could resolve)."""
+    pairs = record.pairs(k, family)
+    if not len(pairs):
+        return
+    labels = record.labels
+    control = labels.get(record.settings.control, record.settings.control)
+    st.markdown(f"**Against the control {md_escape(control)}**" if family == AGAINST_CONTROL else "**Every pair**")
+    shown = pairs.assign(a=pairs["a"].map(labels), b=pairs["b"].map(labels))[
+        ["a", "b", "datasets", "median_difference", "pvalue", "floor", "holm_pvalue", "verdict"]]
+    st.dataframe(shown.rename(columns={"a": "Method A", "b": "Method B", "datasets": "Datasets",
+                                       "median_difference": "Median difference (A − B)", "pvalue": "p",
+                                       "floor": "Smallest possible p", "holm_pvalue": "p after Holm",
+                                       "verdict": "Verdict"}),
+                 hide_index=True, key=key, placeholder=NO_NUMBER)
 
 
 def drill_down(record, k: str) -> None:
