@@ -309,6 +309,16 @@ def gaps(record: Record) -> list[str]:
     return [f"- {record.titles[r.dataset]}, {record.labels[r.method]}: {r.status}" for r in bad.itertuples()]
 
 
+def notes(record: Record) -> list[str]:
+    """The adaptations and warnings of the fits (binarised features, an estimator without a ranking,
+    solver warnings), once per dataset and method: nothing a fit did silently."""
+    noted = record.status[record.status["notes"].astype(str).str.strip() != ""]
+    if noted.empty:
+        return ["No fit adapted the data or warned."]
+    return [f"- {record.titles[r.dataset]}, {record.labels.get(r.method, r.method)}: {r.notes}"
+            for r in noted.itertuples()]
+
+
 def markdown(record: Record, rows: list[results_file.Row]) -> str:
     s = record.seconds
     first = record.k_labels[0]
@@ -328,7 +338,8 @@ def markdown(record: Record, rows: list[results_file.Row]) -> str:
               *_table(record.info[["title", "rows", "features", "n_classes", "metric", "truth", "why"]]
                       .rename(columns={"truth": "true features"})), "",
               "## Methods", "", *_table(record.methods[["key", "label", "needs", "parameters"]]), "",
-              "## Not applicable and failed", "", *gaps(record), ""]
+              "## Not applicable and failed", "", *gaps(record), "",
+              "## Adaptations and warnings", "", *notes(record), ""]
     lines += ["## Selections alike", ""]
     for label in record.k_labels:
         sim = record.similarity(label)

@@ -288,7 +288,7 @@ def run_benchmark(entries: tuple[Entry, ...], methods: list | None, settings: Se
         rows += _fold_rows(entry, ds, metrics[entry.slug], s, settings, key, outcome, test_y, ks[entry.slug])
         if m != ALL_FEATURES:
             tops[(entry.slug, key, s)] = outcome.top
-            notes.setdefault((entry.slug, key), tuple(dict.fromkeys(outcome.notes)))
+            notes[(entry.slug, key)] = tuple(dict.fromkeys(notes.get((entry.slug, key), ()) + outcome.notes))
     for entry in entries:
         for spec in specs:
             status.setdefault((entry.slug, spec.key), "ok")

@@ -134,3 +134,87 @@ def test_the_report_prints_numbers_formatted_from_the_run(tiny_record, tiny_fold
 
     assert page.count(get_plotlyjs()[:200]) == 1 and "<script src=" not in page  # plotly.js inlined once
     assert 'id="benchmark-cd"' in page and page.count("Plotly.newPlot") == 4 + len(tiny_record.info)
+
+
+def _exact_p(d) -> float:
+    """The exact signed-rank p-value by scipy's enumeration of the sign flips (zeros split)."""
+    from tests.test_stats_ranks import permutation_pvalue
+
+    return permutation_pvalue(np.asarray(d, dtype=float))
+
+
+def test_the_control_family_against_scipy_and_holm_by_hand(tiny_record):
+    """Every other method against ANOVA F on the datasets where both have a result, the exact p by
+    scipy's enumeration, Holm over the m - 1 comparisons by its definition; the all-pairs family is
+    Holm over m (m - 1) / 2 of the same tests."""
+    for label in tiny_record.k_labels:
+        r = tiny_record.ranking(label)
+        assert r.control == "anova" and r.why_no_control == ""
+        scores = aggregate.score_table(tiny_record.summary, label)
+        others = [m for m in scores.columns if m != "anova"]
+        assert [(p.a, p.b) for p in r.control_pairs] == [(m, "anova") for m in others]
+        raw = []
+        for p in r.control_pairs:
+            both = scores[[p.a, "anova"]].dropna()
+            assert p.test.n == len(both)
+            raw.append(_exact_p(both[p.a] - both["anova"]))
+            assert p.test.pvalue == pytest.approx(raw[-1])
+            nonzero = int(np.sum(np.round(both[p.a] - both["anova"], 12) != 0))
+            assert p.test.floor == pytest.approx(min(1.0, 2 / 2**nonzero))
+        m = len(raw)
+        order = np.argsort(raw, kind="stable")
+        holm = np.minimum(1, np.maximum.accumulate(np.array(raw)[order] * (m - np.arange(m))))
+        np.testing.assert_allclose([r.control_pairs[i].holm_pvalue for i in order], holm)
+        assert len(r.pairs) == len(scores.columns) * (len(scores.columns) - 1) // 2
+
+
+def test_what_each_family_could_resolve_is_computed_from_its_tests(tiny_record):
+    for label in tiny_record.k_labels:
+        table = aggregate.families_table(tiny_record.ranking(label)).set_index("family")
+        assert list(table.index) == ["all pairs", "against the control"]
+        pairs = tiny_record.pairs(label)
+        for family, row in table.iterrows():
+            tests = pairs[(pairs["family"] == family) & pairs["pvalue"].notna()]
+            m, most = len(tests), int(tests["datasets"].max())
+            assert row.comparisons == m and row.threshold == pytest.approx(0.05 / m)
+            assert (row.datasets_min, row.datasets_max) == (tests["datasets"].min(), most)
+            assert row.floor == pytest.approx(2 / 2**most) and row.possible == (2 / 2**most < 0.05 / m)
+            assert row.smallest_floor == pytest.approx(tests["floor"].min())
+            assert row.attainable == int((tests["floor"] < 0.05 / m).sum())
+            assert row.resolved == int(tests["verdict"].str.startswith("resolved").sum())
+            assert row.min_datasets == next(n for n in range(1, 40) if 2 / 2**n < 0.05 / m)
+            assert row.smallest_p == pytest.approx(tests["pvalue"].min())
+
+
+def test_the_control_family_says_why_it_is_empty():
+    rows = [{"dataset": d, "method": m, "k_label": "5", "value": v, "status": "ok"}
+            for d in ("a", "b", "c") for m, v in (("x", 0.9), ("y", 0.8))]
+    table = pd.DataFrame(rows)
+    r = aggregate.ranking(table, "5", control="anova")
+    assert r.control_pairs == () and r.why_no_control == "the control anova is not among this run's methods"
+    assert [f.name for f in aggregate.families(r)] == ["all pairs"]
+    r = aggregate.ranking(table, "5", control="x")
+    assert [(p.a, p.b) for p in r.control_pairs] == [("y", "x")]
+
+
+def test_the_report_says_what_each_family_could_resolve_from_the_run(tiny_record, tiny_folder):
+    text = (tiny_folder / "report.md").read_text()
+    labels = tiny_record.labels
+    for label in tiny_record.k_labels:
+        for f in tiny_record.families(label):
+            r = f.reach
+            head = "Every pair" if f.name == "all pairs" else f"Against the control {labels['anova']}"
+            sentence = next(line for line in text.splitlines() if line.startswith(f"{head} ({f.comparisons} "))
+            assert f"{f.resolved} resolved after Holm's correction" in sentence
+            assert f"p < {r.threshold:.2g} (0.05 / {f.comparisons})" in sentence
+            assert f"cannot give p below {r.floor:.2g}" in sentence
+            if not r.possible:
+                assert f"whatever the data: that takes at least {r.min_datasets} datasets" in sentence
+    families = pd.read_csv(tiny_folder / "families.csv", dtype={"k_label": str})
+    assert set(families["family"]) == {"all pairs", "against the control"}
+    data = results_file.read(tiny_folder / "results.json")
+    assert data["command"] == tiny_record.command  # the run's own command, as report.md says it
+    assert f"Command: `{tiny_record.command}`" in text
+    control_rows = [r for r in data["rows"] if r["quantity"].endswith("(against the control)")]
+    assert len(control_rows) == (len(tiny_record.methods) - 1) * len(tiny_record.k_labels)
+    assert all("against the control p" in r["verdict"] for r in control_rows)

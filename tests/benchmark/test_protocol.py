@@ -1,5 +1,6 @@
 """The frozen protocol: the k grid, the metric rule, the settings' checks and the fingerprint."""
 
+import numpy as np
 import pytest
 
 from fsengine.benchmark import protocol
@@ -46,3 +47,56 @@ def test_the_classifiers_are_the_stated_ones():
     assert isinstance(logistic[-1], LogisticRegression) and logistic[-1].C == 1.0 and logistic[0].with_mean
     assert not protocol.classifier("logistic", sparse=True)[0].with_mean
     assert isinstance(protocol.classifier("knn", sparse=False)[-1], KNeighborsClassifier)
+
+
+def test_the_docstring_s_numbers_are_the_statistics_own():
+    """The protocol's docstring explains the two families with numbers: they are what
+    signed_rank_reach computes (13 datasets and 27 methods; 26 comparisons with the control)."""
+    from fsengine.stats import signed_rank_reach
+
+    doc = " ".join(protocol.__doc__.split())
+
+    def sci(x: float) -> str:  # 0.00024 -> "2.4e-4", as the docstring writes it
+        mantissa, exponent = f"{x:.1e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
+
+    every = signed_rank_reach(13, 27 * 26 // 2)
+    assert f"With 13 datasets and 27 methods that is {sci(every.floor)} against {sci(every.threshold)}" in doc
+    assert not every.possible
+    control = signed_rank_reach(11, 26)
+    assert f"0.05 / 26 = {sci(control.threshold)}, which 11 or more datasets can reach" in doc
+    assert control.possible and not signed_rank_reach(10, 26).possible and control.min_datasets == 11
+    assert protocol.VERSION == "2" and "17 datasets" in doc
+
+
+def test_the_control_is_fixed_registered_and_applies_to_every_kind_of_dataset():
+    from fsengine.methods.registry import get_method
+
+    assert Settings().control == protocol.CONTROL == "anova" and protocol.CONTROL in protocol.description()["control"]
+    needs = get_method(protocol.CONTROL).needs
+    assert not (needs.two_classes or needs.binary_features or needs.non_negative or needs.non_constant)
+    assert needs.sparse_ok and needs.max_features is None and "classification" in needs.tasks
+    a, b = fingerprint(Settings()), fingerprint(Settings(control="mi"))
+    assert a != b  # the control is part of what a run was asked to do
+
+
+def test_the_suite_docstring_says_what_the_suite_holds():
+    """The suite's composition in its docstring (17 datasets: 7 images, 5 generated, 3 text, 2 tables)
+    is the catalogue's own grouping of the suite's specs; the correlated GLM is the GLM's planted
+    model with only the correlation changed."""
+    from fsengine.benchmark import suite
+    from fsengine.data import load_dataset, parse_spec
+
+    groups = [parse_spec(e.spec)[0].group for e in suite.SUITE]
+    counts = {g: groups.count(g) for g in set(groups)}
+    assert len(suite.SUITE) == 17 == len({e.slug for e in suite.SUITE})
+    assert counts == {"Images": 7, "Synthetic": 5, "Text": 3, "Tables": 2}
+    doc = " ".join(suite.__doc__.split())
+    assert "from 13 to 17 datasets" in doc and "7 of the 17 are images" in doc and "5 are generated" in doc
+    assert "3 are text and 2 are tables" in doc
+    assert all(f"``{e.slug}``" in suite.__doc__ and " ".join(e.why.split()) in doc for e in suite.SUITE)
+    glm, correlated = (next(e for e in suite.SUITE if e.slug == s) for s in ("glm", "glm_correlated"))
+    a, b = load_dataset(glm.spec), load_dataset(correlated.spec)
+    assert np.array_equal(a.truth, b.truth) and np.array_equal(a.extras["coef"], b.extras["coef"])
+    lag1 = [np.corrcoef(ds.X[:, :-1].ravel(), ds.X[:, 1:].ravel())[0, 1] for ds in (a, b)]
+    assert lag1 == pytest.approx([0.5, 0.9], abs=0.02)
