@@ -48,7 +48,8 @@ SURFACE = {
         "top_k_explorable",
     ],
     "fsengine.plots.benchmark": [
-        "cd_explorable", "ranks_explorable", "similarity_explorable", "stability_bars", "tradeoff_explorable",
+        "accuracy_figure", "cd_explorable", "ranks_explorable", "similarity_explorable", "stability_bars",
+        "tradeoff_explorable",
     ],
     "fsengine.plots.data": [
         "class_balance", "class_mean_images", "feature_map", "image_grid", "target_histogram", "top_features",

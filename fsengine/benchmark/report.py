@@ -29,8 +29,9 @@ EXPLANATIONS = {
           "methods and datasets. Methods joined by a grey bar lie within one CD of each other: the data cannot "
           "tell them apart. Look for the groups, not for the order inside a group.",
     "ranks": "The rank of every method on every dataset at this k (1 = best; ties share the mean rank). A method "
-             "that is first on average can still be last on some datasets: the rows show where. Blank cells: the "
-             "method has no result there or the dataset is left out at this k (the gap rule in the text).",
+             "that is first on average can still be last on some datasets: the rows show where. A cell without a "
+             "rank says why: n/a (the method does not apply there), failed, or – (it ran, but the dataset or the "
+             "method is left out of the ranks at this k: the gap rule in the text).",
     "similarity": "How alike two methods select: the Jaccard overlap |A ∩ B| / |A ∪ B| of their top-k sets on the "
                   "same training fold, averaged over the folds and the datasets. Blocks of dark cells are families "
                   "that pick the same features (e.g. the univariate filters); a method alone in its column selects "
@@ -260,8 +261,10 @@ def headline(record: Record, label: str) -> list[str]:
         verdict = "rejects" if f.pvalue < protocol.ALPHA else "does not reject"
         lines += [f"Over {len(r.datasets)} datasets and {len(r.methods)} methods the Friedman test (Iman-Davenport "
                   f"F = {f.f:.2f} against F({f.df1}, {f.df2}), p = {f.pvalue:.3g}) {verdict} equal performance at "
-                  f"{protocol.ALPHA:g}. Nemenyi's critical difference is {r.cd:.2f} (of a possible "
-                  f"{len(r.methods) - 1} between average ranks). "
+                  f"{protocol.ALPHA:g}. Nemenyi's critical difference is {r.cd:.2f}"
+                  + (f", more than the largest possible gap between two average ranks ({len(r.methods) - 1}): "
+                     "no pair can be resolved by it. " if r.cd >= len(r.methods) - 1 else
+                     f" (the largest possible gap between two average ranks is {len(r.methods) - 1}). ")
                   + (("Average ranks, best first: " + ", ".join(f"{labels[m]} {v:.2f}" for m, v in ranks.items()))
                      if len(ranks) <= 6 else
                      ("Best average ranks: " + ", ".join(f"{labels[m]} {v:.2f}" for m, v in ranks.head(3).items())
@@ -283,13 +286,15 @@ def _table(df: pd.DataFrame) -> list[str]:
 
 
 def dataset_table(record: Record, slug: str, label: str) -> pd.DataFrame:
-    """One dataset at one k: method, status, metric [interval], stability [interval], recall, CPU s."""
+    """One dataset at one k: method, metric [interval], stability [interval], recall, CPU s, and why a
+    method has no numbers there ("not applicable" or "failed" in the metric's column, the reason last)."""
     part = record.summary[(record.summary["dataset"] == slug) & (record.summary["k_label"].isin([label, "all"]))]
     rows = []
     for r in part.itertuples():
         if r.status != "ok":
-            rows.append({"method": record.labels[r.method], "metric": r.status, "stability": "", "recall": "",
-                         "CPU s per fit": ""})
+            outcome, _, reason = r.status.partition(": ")
+            rows.append({"method": record.labels[r.method], "metric": outcome, "stability": "", "recall": "",
+                         "CPU s per fit": "", "why": reason})
             continue
         e = Estimate(r.value, r.low, r.high, protocol.LEVEL, "")
         stab = "" if r.method == "all features" or not np.isfinite(r.stability) else _fmt(
@@ -298,7 +303,7 @@ def dataset_table(record: Record, slug: str, label: str) -> pd.DataFrame:
             Estimate(r.recall, r.recall_low, r.recall_high, protocol.LEVEL, ""), 2)
         cpu = "" if r.method == "all features" else f"{r.fit_cpu_median:.3g} [{r.fit_cpu_q1:.3g}, {r.fit_cpu_q3:.3g}]"
         rows.append({"method": record.labels[r.method], "metric": _fmt(e), "stability": stab, "recall": recall,
-                     "CPU s per fit": cpu})
+                     "CPU s per fit": cpu, "why": ""})
     return pd.DataFrame(rows)
 
 
@@ -366,7 +371,8 @@ def markdown(record: Record, rows: list[results_file.Row]) -> str:
     lines += ["## Files", "",
               "`folds.csv` is the raw per-fold table (held-out counts, metric, recall and fit seconds of every "
               "dataset, fold, method and k): every interval, rank and test here is recomputed from it. "
-              "`summary.csv` per dataset, method and k; `ranks.csv`, `friedman.csv`, `pairs.csv`, `similarity.csv`, "
+              "`summary.csv` per dataset, method and k; `ranks.csv`, `friedman.csv`, `pairs.csv` (both Holm "
+              "families), `families.csv` (what each family could resolve), `similarity.csv`, "
               "`tradeoff.csv` the aggregate at every k; `tops.csv` the top features of every fit; `status.csv`; "
               "`report.html` the figures (opens offline); `results.json` every row below and one per dataset, "
               "method and k.", "",
@@ -377,7 +383,6 @@ def markdown(record: Record, rows: list[results_file.Row]) -> str:
 def html_report(record: Record) -> str:
     """The self-contained report: the four explorables, each dataset's accuracy curves, the tables."""
     from fsengine.plots import benchmark as plots
-    from fsengine.plots.compare import accuracy_curves
     from fsengine.plots.style import disarm_links
 
     title = "Benchmark: which selector wins where, and how sure are we"
@@ -406,14 +411,9 @@ def html_report(record: Record) -> str:
               + "</ul>", "<h2>Not applicable and failed</h2><ul>"
               + "".join(f"<li>{html.escape(line.lstrip('- '))}</li>" for line in gaps(record)) + "</ul>"]
     for slug in record.info["dataset"]:
-        base = record.all_features(slug)
-        acc = record.accuracy_table(slug)
         parts.append(f"<h2>{html.escape(record.titles[slug])}</h2>")
-        if len(acc) and base is not None:
-            fig = accuracy_curves(acc.assign(curve=acc["curve"]), all_features=float(base["value"]),
-                                  majority=record.majority(slug), random_label="(none)",
-                                  title=f"{record.titles[slug]}: held-out {base['metric']}",
-                                  note="bands: 95% corrected resampled t over the outer folds")
+        fig = plots.accuracy_figure(record, slug)
+        if fig is not None:
             parts.append(disarm_links(fig).to_html(full_html=False, include_plotlyjs=False,
                                                    div_id=f"benchmark-accuracy-{slug}"))
         parts.append(dataset_table(record, slug, record.k_labels[0]).to_html(index=False, border=0, escape=True))

@@ -7,6 +7,7 @@
 :func:`similarity_explorable`  which methods select alike: mean Jaccard of their top-k sets
 :func:`tradeoff_explorable`    average rank against fit time, with the Pareto front
 :func:`stability_bars`         one dataset's Nogueira stability per method at one k (the drill-down)
+:func:`accuracy_figure`        one dataset's held-out metric against k per method (the drill-down)
 
 Pure builders: a :class:`fsengine.benchmark.record.Record` (or its tables) in, ``go.Figure`` out.
 """
@@ -21,7 +22,8 @@ from fsengine.plots.compare import method_color
 from fsengine.plots.explorable import Step, colour_scale, explorable
 from fsengine.plots.style import FOREGROUND, HIGHLIGHT, apply_style
 
-__all__ = ["cd_explorable", "ranks_explorable", "similarity_explorable", "tradeoff_explorable", "stability_bars"]
+__all__ = ["cd_explorable", "ranks_explorable", "similarity_explorable", "tradeoff_explorable", "stability_bars",
+           "accuracy_figure"]
 
 
 def _start(record, k_label: str | None) -> int:
@@ -64,6 +66,8 @@ def _cd_step(record, label: str, methods: list[str]) -> tuple[dict, dict]:
     xs = [float(avg[m]) if m in ranked else None for m in methods]
     ys = [float(n - 1 - y[m]) if m in ranked else None for m in methods]
     text = [f"{labels.get(m, m)} {avg[m]:.2f}" if m in ranked else "" for m in methods]
+    middle = (1.0 + len(methods)) / 2.0  # labels right of a dot in the left half, left of it in the right half
+    side = ["middle left" if m in ranked and avg[m] > middle else "middle right" for m in methods]
     runs = cliques(order, np.array([avg[m] for m in order]), r.cd)
     cx, cy = [], []
     for depth, (i, j) in enumerate(runs):
@@ -78,7 +82,7 @@ def _cd_step(record, label: str, methods: list[str]) -> tuple[dict, dict]:
     else:
         subtitle = f"no Friedman test: {r.why_no_test}"
         cd = 0.0
-    data = {0: {"x": xs, "y": ys, "text": text, "customdata": [labels.get(m, m) for m in methods]},
+    data = {0: {"x": xs, "y": ys, "text": text, "textposition": side, "customdata": [labels.get(m, m) for m in methods]},
             1: {"x": cx or [None], "y": cy or [None]}}
     layout = {"title.text": title, "title.subtitle.text": subtitle, "shapes[0].x1": 1.0 + cd,
               "shapes[0].label.text": f"CD = {cd:.2f}" if cd else ""}
@@ -117,7 +121,8 @@ def cd_explorable(record, k_label: str | None = None) -> go.Figure:
 
 def ranks_explorable(record, k_label: str | None = None) -> go.Figure:
     """Ranks of the methods (columns) on each dataset (rows) at every k: 1 = best (dark), mid-ranks for
-    ties; blank where a method has no result or the dataset is not in the complete blocks at that k."""
+    ties; a blank cell says why: "n/a" (the method is not applicable there), "failed", or "–" (the
+    method ran but the dataset or the method is left out of the ranks at that k, the gap rule)."""
     methods = [m for m in record.methods["key"]]
     datasets = [d for d in record.info["dataset"]]
     labels, titles = record.labels, record.titles
@@ -130,14 +135,26 @@ def ranks_explorable(record, k_label: str | None = None) -> go.Figure:
     fig.update_xaxes(type="category", tickangle=-40)
     fig = apply_style(fig, title="Ranks per dataset", height=max(360, 30 * len(datasets) + 240))
     fig.update_layout(margin_b=130)  # the rotated method names, above the slider
+    status = record.status_of()
     steps = []
     for label in record.k_labels:
         r = record.ranking(label)
         z = r.ranks.reindex(index=datasets, columns=methods).to_numpy(dtype=np.float64)
-        text = [["" if not np.isfinite(v) else f"{v:g}" for v in row] for row in z]
+        text = [[f"{v:g}" if np.isfinite(v) else _gap(status.get((d, m), ""), d in r.datasets, m in r.methods)
+                 for m, v in zip(methods, row)] for d, row in zip(datasets, z)]
         title = f"k = {label}: ranks (1 = best) on {len(r.datasets)} complete datasets"
         steps.append(Step(label, label, {0: {"z": z.astype(np.float32), "text": text}}, {"title.text": title}))
     return explorable(_spec(fig), steps, active=_start(record, k_label), prefix="k = ", name="k")
+
+
+def _gap(status: str, dataset_ranked: bool, method_ranked: bool) -> str:
+    """What a blank cell of the ranks heatmap says: the method's status there ("n/a", "failed"), or
+    "–" when the method ran but the dataset or the method is left out of the ranks (the gap rule)."""
+    if status.startswith("not applicable"):
+        return "n/a"
+    if status.startswith("failed"):
+        return "failed"
+    return "–" if not (dataset_ranked and method_ranked) else ""
 
 
 def similarity_explorable(record, k_label: str | None = None) -> go.Figure:
@@ -183,22 +200,50 @@ def tradeoff_explorable(record, k_label: str | None = None) -> go.Figure:
                    customdata=[labels[m] for m in methods], showlegend=False, name="methods",
                    hovertemplate="%{customdata}<br>average rank %{y:.2f}<br>%{x:.3g} CPU s per fit<extra></extra>"),
     ])
-    fig.update_xaxes(type="log", title="fit time: geometric mean over datasets of the median CPU seconds",
+    fig.update_xaxes(type="log", title="CPU seconds per fit (geometric mean over datasets)",
                      range=[np.log10(max(low, 1e-6)) - 0.3, np.log10(max(high, 1e-6)) + 0.3])
     fig.update_yaxes(title="average rank (1 = best)", autorange="reversed")
     fig = apply_style(fig, title="Accuracy against time", height=480)
+    fig.update_layout(margin_b=90)  # the axis title, above the slider
     steps = []
     for label in record.k_labels:
         t = record.tradeoff(label).set_index("method")
         xs = [float(t.loc[m, "cpu_seconds"]) if m in t.index else None for m in methods]
         ys = [float(t.loc[m, "average_rank"]) if m in t.index else None for m in methods]
         text = [labels[m] if m in t.index else "" for m in methods]
+        by_time = sorted((m for m in methods if m in t.index), key=lambda m: (t.loc[m, "cpu_seconds"], m))
+        above = {m: i % 2 == 0 for i, m in enumerate(by_time)}  # neighbours in time alternate: no label on a label
+        side = ["top center" if above.get(m, True) else "bottom center" for m in methods]
         front = pareto_front(t.reset_index())
         steps.append(Step(label, label, {
             0: {"x": front["cpu_seconds"].tolist() or [None], "y": front["average_rank"].tolist() or [None]},
-            1: {"x": xs, "y": ys, "text": text}},
+            1: {"x": xs, "y": ys, "text": text, "textposition": side}},
             {"title.text": f"k = {label}: average rank against fit time ({len(t)} ranked methods)"}))
     return explorable(_spec(fig), steps, active=_start(record, k_label), prefix="k = ", name="k")
+
+
+#: the downstream classifiers as an axis names them
+CLASSIFIER_NAMES = {"logistic": "logistic regression", "knn": "5-nearest neighbours"}
+
+
+def accuracy_figure(record, slug: str, k_label: str | None = None) -> go.Figure | None:
+    """One dataset's held-out metric against k for every method that ran there (the mean over the
+    outer folds, its corrected resampled t interval as a band), with the all-features classifier and
+    the majority class as lines and ``k_label``'s k marked; None when nothing ran there."""
+    from fsengine.plots.compare import accuracy_curves
+
+    base, accuracy = record.all_features(slug), record.accuracy_table(slug)
+    if base is None or not len(accuracy):
+        return None
+    title = record.titles[slug]
+    ks = record.summary.loc[(record.summary["dataset"] == slug) & (record.summary["k_label"] == k_label), "k"]
+    fig = accuracy_curves(accuracy, all_features=float(base["value"]), majority=record.majority(slug),
+                          random_label="(none)", k=int(ks.max()) if len(ks) else None,
+                          title=f"{title}: held-out {base['metric']} against k",
+                          note="bands: 95% corrected resampled t over the outer folds")
+    classifier = CLASSIFIER_NAMES.get(record.settings.classifier, record.settings.classifier)
+    fig.update_yaxes(title=f"held-out {base['metric']} ({classifier})")
+    return fig
 
 
 def stability_bars(record, slug: str, k_label: str) -> go.Figure:
@@ -216,7 +261,7 @@ def stability_bars(record, slug: str, k_label: str) -> go.Figure:
         hovertemplate="%{x}<br>stability %{y:.3f}<extra></extra>"))
     fig.add_hline(y=0.0, line=dict(color="#555555", dash="dot", width=1), annotation_text="chance",
                   annotation_position="bottom right")
-    fig.update_yaxes(title="Nogueira stability over the folds", range=[min(-0.1, float(np.nanmin(value)) - 0.1)
+    fig.update_yaxes(title="Nogueira stability", range=[min(-0.1, float(np.nanmin(value)) - 0.1)
                                                                        if len(value) else -0.1, 1.12])
     fig.update_xaxes(type="category")
     fig = apply_style(fig, title=f"Stability of the top-{k_label} sets over the outer folds", height=400)

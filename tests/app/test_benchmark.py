@@ -81,3 +81,34 @@ def test_a_wrong_folder_is_an_error_box(tmp_path):
     at.text_input(key="benchmark_folder").set_value(str(tmp_path)).run()
     assert not at.exception
     assert any("is not a benchmark run folder" in e.value for e in at.error)
+
+
+def test_the_quick_run_replaces_its_folder_whole_or_not_at_all(tmp_path, monkeypatch):
+    """The page's quick run follows the command line's output-folder rules: written beside its
+    folder and swapped in when complete, so a run stopped half-way leaves the previous run whole and
+    no staging folder; its report names the command that makes the same run."""
+    from fsengine.app.views import benchmark as view
+    from fsengine.reproduce import benchmark as target
+
+    folder = tmp_path / "benchmark-quick"
+    monkeypatch.setattr(view, "quick_folder", lambda: folder)
+    commands = []
+
+    def complete(entries, methods, settings, out_dir, *, quick, command, progress=None):
+        commands.append(command)
+        (out_dir / "run.json").write_text("{}")
+        (out_dir / "report.md").write_text("first")
+        return out_dir / "report.md"
+
+    def stopped(entries, methods, settings, out_dir, *, quick, command, progress=None):
+        (out_dir / "report.md").write_text("half")
+        raise RuntimeError("stopped half-way")
+
+    monkeypatch.setattr(target, "run_and_write", complete)
+    assert view._quick_run(lambda f, m: None) == folder / "report.md"
+    assert (folder / "report.md").read_text() == "first" and commands == ["fsengine benchmark --quick"]
+    monkeypatch.setattr(target, "run_and_write", stopped)
+    with pytest.raises(RuntimeError, match="half-way"):
+        view._quick_run(lambda f, m: None)
+    assert (folder / "report.md").read_text() == "first"
+    assert [p.name for p in tmp_path.iterdir()] == ["benchmark-quick"]  # no staging folder left behind

@@ -53,6 +53,37 @@ def test_the_page_draws_the_cd_diagram_and_its_slider_moves_the_page(app_url, br
         page.context.close()
 
 
+def test_failed_and_not_applicable_cells_at_1280_in_lecture_mode(app_url, browser, gappy_folder):
+    """A run whose method failed on one dataset and BIA not applicable there: the page names both, the
+    ranks leave the dataset out (blank row), and nothing breaks or scrolls sideways on a lecture screen."""
+    viewport = {"width": 1280, "height": 800}
+    page = browser.new_context(viewport=viewport).new_page()
+    try:
+        page.goto(f"{app_url}/benchmark?benchmark_folder={quote(str(gappy_folder))}&lecture=true")
+        wait_for_run(page)
+        wait_for_explorable(page, KEY)
+        assert problems_on(page) == []
+        expander = page.get_by_text("Not applicable or failed: 2 dataset-method pairs")
+        assert expander.count() == 1
+        expander.click()
+        page.wait_for_timeout(500)
+        listed = page.locator('[data-testid="stExpander"]', has_text="Not applicable or failed").inner_text()
+        assert "not applicable: BIA needs exactly two classes" in listed
+        assert "failed: Fails on 3 classes on repeat 1 fold 1: RuntimeError: cannot handle more than two classes" \
+            in listed
+        assert page.get_by_text("Against the control ANOVA F").count() >= 1
+        width = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollWidth")
+        assert width <= viewport["width"], "the page scrolls sideways"
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.locator(f".st-key-{KEY}").scroll_into_view_if_needed()
+        page.mouse.move(1, 1)
+        page.screenshot(path=str(SCREENSHOTS / "benchmark_gaps_lecture_view.png"))  # what one lecture screen shows
+        full_page_screenshot(page, SCREENSHOTS / "benchmark_gaps_lecture.png")
+        assert problems_on(page) == []
+    finally:
+        page.context.close()
+
+
 def test_report_html_opens_offline(browser, tiny_folder):
     context = browser.new_context(viewport={"width": 1200, "height": 900})
     context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else route.abort())

@@ -9,6 +9,9 @@ in the real app (``streamlit run app.py``) in headless Debian Chromium.
   explorable (figure and slider) fits one view. Screenshots of both modes go to
   ``test-artifacts/screenshots/explorable_<page>[_lecture].png``.
 - Lecture mode, the dark theme and a preset keep the explorable and its position.
+- On the Benchmark page every k slider is answered in the browser: a move of the ranks, similarity
+  and accuracy-time explorables sends and receives no byte; the critical-difference diagram, whose
+  release also reaches Python (the page's k), redraws before its first byte goes out.
 - On the Compare page the explorable's slider is the one k control: a move redraws in the browser
   before any byte goes out; the release reaches Python (one rerun of the fragment below the figure)
   and the verdict sentence, the summary table and the curves' marker follow that k, while the figure
@@ -20,7 +23,7 @@ Without ``/usr/bin/chromium`` the tests skip, except under CI (``CI=true``), whe
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
@@ -252,6 +255,29 @@ def test_a_preset_lecture_mode_and_the_dark_theme_keep_the_explorable_s_position
                                ".sliders[0].currentvalue.font.color")
         assert colour != "#444444"  # the current value turns light
         assert explorable_state(page, "bia_explorable")["value"] == moved["value"]
+        assert problems_on(page) == []
+    finally:
+        page.context.close()
+
+
+def test_benchmark_k_sliders_are_answered_in_the_browser(app_url, browser, tiny_folder, tiny_record):
+    url = f"{app_url}/benchmark?benchmark_folder={quote(str(tiny_folder))}&lecture=true"
+    page, counter = _open(browser, url, "benchmark_cd")
+    try:
+        assert problems_on(page) == []
+        for key in ("benchmark_ranks", "benchmark_similarity", "benchmark_tradeoff"):
+            wait_for_explorable(page, key)
+            before = explorable_state(page, key)
+            assert before["steps"] == len(tiny_record.k_labels)
+            for fraction in (0.9, 0.1):
+                after, received, sent = _move(page, counter, key, fraction)
+                assert (received, sent) == (0, 0), f"{key}: a move cost {received} bytes, {sent} frames sent"
+                assert after["active"] != before["active"], key
+                before = after
+        assert "benchmark_k" not in parse_qs(urlparse(page.url).query)  # the other figures leave the page's k
+        after, redrawn, first_send = _reported_move(page, counter, "benchmark_cd", 0.9)
+        assert after["value"] == tiny_record.k_labels[-1] and redrawn < first_send
+        assert parse_qs(urlparse(page.url).query)["benchmark_k"] == [after["value"]]
         assert problems_on(page) == []
     finally:
         page.context.close()

@@ -58,3 +58,33 @@ def test_stability_bars_of_one_dataset(tiny_record):
     np.testing.assert_allclose(np.asarray(fig.data[0].y, dtype=float), part["stability"])
     np.testing.assert_allclose(np.asarray(fig.data[0].error_y.array, dtype=float),
                                part["stability_high"] - part["stability"])
+
+
+def test_blank_rank_cells_say_why_and_labels_stay_inside_the_axes(tiny_record):
+    ranks = plots.ranks_explorable(tiny_record)
+    methods, datasets = list(tiny_record.methods["key"]), list(tiny_record.info["dataset"])
+    wine = step_data(ranks, 0)[0]["text"][datasets.index("wine")]
+    # BIA is not applicable to three-class wine, so wine leaves the ranks: the others ran there ("–")
+    assert wine == ["n/a" if m == "bia" else "–" for m in methods]
+    cd = plots.cd_explorable(tiny_record)
+    for i, label in enumerate(tiny_record.k_labels):
+        data, r = step_data(cd, i)[0], tiny_record.ranking(label)
+        middle = (1 + len(methods)) / 2
+        for m, x, side in zip(methods, data["x"], data["textposition"]):
+            assert side == ("middle left" if x is not None and x > middle else "middle right"), (m, x, side)
+    tradeoff = plots.tradeoff_explorable(tiny_record)
+    for i in range(len(tiny_record.k_labels)):
+        data = step_data(tradeoff, i)[1]
+        order = np.argsort(np.array(data["x"], dtype=float), kind="stable")
+        sides = [data["textposition"][j] for j in order]
+        assert all(a != b for a, b in zip(sides, sides[1:]))  # neighbours in time: one above, one below
+
+
+def test_one_dataset_s_accuracy_figure_names_the_metric_and_the_classifier(tiny_record):
+    fig = plots.accuracy_figure(tiny_record, "wine", "5")
+    assert fig.layout.yaxis.title.text == "held-out balanced accuracy (logistic regression)"
+    table = tiny_record.accuracy_table("wine")
+    lines = [t for t in fig.data if t.fill != "toself"]
+    for line in lines:
+        np.testing.assert_allclose(np.asarray(line.y, dtype=float), table[table["curve"] == line.name]["accuracy"])
+    assert {line.name for line in lines} == {"Variance", "ANOVA F", "MI", "L1"}  # BIA: not applicable to wine

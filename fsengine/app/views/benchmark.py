@@ -15,7 +15,7 @@ from fsengine.benchmark.aggregate import AGAINST_CONTROL, ALL_PAIRS
 from fsengine.benchmark.report import EQUATIONS, EXPLANATIONS, PROCEDURE, dataset_table, headline
 from fsengine.config import cache_dir, results_dir
 from fsengine.plots import benchmark as plots
-from fsengine.plots.compare import accuracy_curves, jaccard_heatmap
+from fsengine.plots.compare import jaccard_heatmap
 
 #: the URL parameter holding the page's k (the CD diagram's slider position)
 K_PARAM = "benchmark_k"
@@ -129,7 +129,7 @@ def _overview(record) -> None:
     c1.metric("Datasets", len(record.info))
     c2.metric("Methods", len(record.methods))
     c3.metric("Folds per dataset", record.settings.folds * record.settings.repeats)
-    c4.metric("k grid", record.settings.k_grid)
+    c4.metric("k grid", ", ".join(record.k_labels))
     st.caption(f"Protocol fingerprint {record.fingerprint}; run on {md_escape(record.where)}, "
                f"{record.seconds.get('wall', 0) / 60:.1f} minutes. " + ("A quick run: CI-sized, not the benchmark."
                                                                          if record.quick else ""))
@@ -202,15 +202,9 @@ def drill_down(record, k: str) -> None:
     row = record.info.set_index("dataset").loc[slug]
     st.markdown(f"**{md_escape(titles[slug])}**: {int(row['rows']):,} rows, {int(row['features']):,} features, "
                 f"{int(row['n_classes'])} classes; metric: {row['metric']}. {md_escape(str(row['why']))}")
-    base, accuracy = record.all_features(slug), record.accuracy_table(slug)
-    if base is not None and len(accuracy):
-        show_figure(st, accuracy_curves(accuracy, all_features=float(base["value"]), majority=record.majority(slug),
-                                        random_label="(none)", k=record.summary.loc[
-                                            (record.summary["dataset"] == slug) & (record.summary["k_label"] == k),
-                                            "k"].max() if k in record.k_labels else None,
-                                        title=f"{titles[slug]}: held-out {base['metric']} against k",
-                                        note="bands: 95% corrected resampled t over the outer folds"),
-                    key="benchmark_accuracy")
+    accuracy = plots.accuracy_figure(record, slug, k)
+    if accuracy is not None:
+        show_figure(st, accuracy, key="benchmark_accuracy")
         st.caption(EXPLANATIONS["accuracy"])
     if k not in record.summary.loc[record.summary["dataset"] == slug, "k_label"].tolist():
         st.info(f"k = {k} is not evaluated on this dataset (it has only {int(row['features'])} features).")
