@@ -155,7 +155,7 @@ def _tops_dict(tops: pd.DataFrame) -> dict:
 def from_run(run, *, quick: bool = False, command: str = "") -> Record:
     """The record of a finished :class:`fsengine.benchmark.runner.Run`."""
     summary = aggregate.summary(run)
-    status = pd.DataFrame([{"dataset": d, "method": m, "status": s, "notes": " ".join(run.notes.get((d, m), ()))}
+    status = pd.DataFrame([{"dataset": d, "method": m, "status": s, "notes": "; ".join(run.notes.get((d, m), ()))}
                            for (d, m), s in run.status.items()])
     tops = pd.DataFrame([{"dataset": d, "method": m, "split": s, "rank": r + 1, "feature": int(f)}
                          for (d, m, s), top in run.tops.items() for r, f in enumerate(top)],

@@ -214,6 +214,14 @@ def check_classes(entry: Entry, ds: Dataset, folds: int) -> None:
                          f"train or test without it; {remedy}.")
 
 
+def _note_kind(note: str) -> str:
+    """What a fit's note says without its fold's particulars (counts, the features it lists), so that
+    the same adaptation or warning on every fold is reported once."""
+    import re
+
+    return re.sub(r"\d[\d,.]*", "#", re.sub(r"\(.*?\)", "(...)", note))
+
+
 def run_benchmark(entries: tuple[Entry, ...], methods: list | None, settings: Settings, *,
                   progress: Progress | None = None, n_jobs: int | None = None, scheduler=None,
                   datasets: list[Dataset] | None = None) -> Run:
@@ -288,7 +296,12 @@ def run_benchmark(entries: tuple[Entry, ...], methods: list | None, settings: Se
         rows += _fold_rows(entry, ds, metrics[entry.slug], s, settings, key, outcome, test_y, ks[entry.slug])
         if m != ALL_FEATURES:
             tops[(entry.slug, key, s)] = outcome.top
-            notes[(entry.slug, key)] = tuple(dict.fromkeys(notes.get((entry.slug, key), ()) + outcome.notes))
+            for note in dict.fromkeys(outcome.notes):
+                kinds = notes.setdefault((entry.slug, key), {})
+                first, count = kinds.get(_note_kind(note), (note, 0))
+                kinds[_note_kind(note)] = (first, count + 1)
+    notes = {pair: tuple(note.rstrip(".") + ("" if count == n_splits else f" (on {count} of {n_splits} fold fits)")
+                         for note, count in kinds.values()) for pair, kinds in notes.items()}
     for entry in entries:
         for spec in specs:
             status.setdefault((entry.slug, spec.key), "ok")

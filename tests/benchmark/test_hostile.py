@@ -249,3 +249,30 @@ def test_the_knn_classifier_is_scikit_learns_pipeline_on_the_same_folds():
         pred = make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=5)).fit(ds.X[train], ds.y[train]) \
             .predict(ds.X[test])
         assert row.correct == int(np.sum(pred == ds.y[test]))
+
+
+class _Warns(BaseFeatureSelector):
+    """Warns on every fit (with the fold's own row count) and, on odd-sized training parts only, once more."""
+
+    _parameter_constraints: dict = {}
+
+    def _fit(self, X, y):
+        import warnings
+
+        warnings.warn(f"saw {X.shape[0]} rows (fold {X.shape[0] % 7})", UserWarning)
+        if X.shape[0] % 2:
+            warnings.warn("an odd number of rows", UserWarning)
+        self.scores_ = np.asarray(X).var(axis=0)
+        self._set_order(np.argsort(-self.scores_, kind="stable"))
+        self._rank_and_support(np.zeros(X.shape[1], dtype=bool))
+        self.trace_ = pd.DataFrame()
+
+
+def test_a_warning_on_every_fold_is_noted_once_and_one_on_some_folds_says_how_many(monkeypatch):
+    monkeypatch.setitem(METHODS, "warns", MethodSpec("warns", "Warns", "variance, with warnings", _Warns))
+    run = run_benchmark(TINY[:1], [("warns", {})], Settings(folds=3, repeats=1, k_grid="2"))
+    sizes = [train.size for train, _ in outer_folds(TINY[0].load().y, Settings(folds=3, repeats=1))]
+    odd = sum(n % 2 for n in sizes)
+    assert 0 < odd < 3  # wine's 178 rows: training parts of 118, 119 and 119
+    assert run.notes[("wine", "warns")] == (f"Warns: UserWarning: saw {sizes[0]} rows (fold {sizes[0] % 7})",
+                                             f"Warns: UserWarning: an odd number of rows (on {odd} of 3 fold fits)")
