@@ -659,7 +659,7 @@ def _normal_signed_rank(n: int, statistic: float, tie_counts: np.ndarray) -> flo
 def signed_rank_test(a, b, *, method: str = "auto") -> SignedRankTest:
     """Wilcoxon's signed-rank test of ``a`` against ``b`` (paired, one pair per dataset), as
     Demšar (2006, section 3.1.3) states it and Benavoli, Corani & Mangili (JMLR 17, 2016) recommend
-    for every pair of methods: rank |d_i| (mid-ranks for ties), R+ and R- the rank sums of the
+    for every pair of methods: rank ``|d_i|`` (mid-ranks for ties), R+ and R- the rank sums of the
     positive and negative differences, zeros' ranks split evenly between them. Differences are
     rounded to 12 decimals first, so that 0.768 - 0.763 and 0.936 - 0.931 tie as they do on paper.
 
@@ -765,17 +765,23 @@ class SignedRankReach:
     """What a family of ``comparisons`` Wilcoxon signed-rank tests on ``n`` datasets each can
     resolve under Holm's procedure at family level ``alpha`` (:func:`signed_rank_reach`).
 
-    threshold   ``alpha / comparisons``: Holm's first step, which some p-value must pass before
-                any comparison of the family is resolved
-    floor       ``2 / 2^n``: the smallest two-sided p-value the exact test can give on ``n``
-                datasets (one method better on every one); fewer with zero differences
-    possible    whether ``floor < threshold``: False means no comparison of the family can be
-                resolved, whatever the data
-    critical    the largest statistic T = min(R+, R-) whose exact p-value is below the threshold
-                (None when none is)
-    max_losses  the most datasets a method may be worse on and still pass the first step, when
-                those are its smallest differences (ranks 1..L: T = L (L + 1) / 2); None when none
-    min_datasets  the fewest datasets with which the floor falls below the threshold
+    threshold
+        ``alpha / comparisons``: Holm's first step, which some p-value must pass before any
+        comparison of the family is resolved
+    floor
+        ``2 / 2^n``: the smallest two-sided p-value the exact test can give on ``n`` datasets (one
+        method better on every one); higher with zero differences
+    possible
+        whether ``floor < threshold``: False means no comparison of the family can be resolved,
+        whatever the data
+    critical
+        the largest statistic T = min(R+, R-) whose exact p-value is below the threshold (None when
+        none is)
+    max_losses
+        the most datasets a method may be worse on and still pass the first step, when those are
+        its smallest differences (ranks 1..L: T = L (L + 1) / 2); None when none
+    min_datasets
+        the fewest datasets with which the floor falls below the threshold
     """
 
     comparisons: int

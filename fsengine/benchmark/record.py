@@ -3,18 +3,25 @@ Benchmark page read (a run folder, e.g. ``docs/results/benchmark/`` or ``fsengin
 
 Files of a run folder (CSV, :mod:`fsengine.csv_export`):
 
-``folds.csv``       the raw per-fold table: every (dataset, repeat, fold, method, k) with the held-out
-                    counts, accuracy, balanced accuracy, the protocol's metric, recall of the truth and
-                    the fit's seconds; every interval and rank is recomputed from it
-``summary.csv``     per (dataset, method, k): status, the metric with its interval, stability,
-                    recall, fit time (:func:`fsengine.benchmark.aggregate.summary`)
-``tops.csv``        the first ``max k`` features of every fit (stability and similarity come from it)
-``status.csv``      per (dataset, method): ok, not applicable or failed with the message, and notes
-``datasets.csv``, ``methods.csv``   what ran (shapes, metric, why; labels, parameters)
-``ranks.csv``, ``friedman.csv``, ``pairs.csv`` (both Holm families), ``families.csv`` (what each family could
-                    resolve: comparisons, threshold, floor, wins needed), ``similarity.csv``, ``tradeoff.csv``
-                    the aggregate at every k
-``run.json``        settings, protocol, fingerprint, k labels, seconds, where the tasks ran
+``folds.csv``
+    the raw per-fold table: every (dataset, repeat, fold, method, k) with the held-out counts,
+    accuracy, balanced accuracy, the protocol's metric, recall of the truth and the fit's seconds;
+    every interval and rank is recomputed from it
+``summary.csv``
+    per (dataset, method, k): status, the metric with its interval, stability, recall, fit time
+    (:func:`fsengine.benchmark.aggregate.summary`)
+``tops.csv``
+    the first ``max k`` features of every fit (stability and similarity come from it)
+``status.csv``
+    per (dataset, method): ok, not applicable or failed with the message, and the fits' notes
+``datasets.csv``, ``methods.csv``
+    what ran (shapes, metric, why; labels, parameters)
+``ranks.csv``, ``friedman.csv``, ``pairs.csv``, ``families.csv``, ``similarity.csv``, ``tradeoff.csv``
+    the aggregate at every k: ``pairs.csv`` holds both Holm families (all pairs, against the
+    control), ``families.csv`` what each family could resolve (comparisons, threshold, floor, wins
+    needed, fewest datasets)
+``run.json``
+    settings, protocol, fingerprint, k labels, seconds, where the tasks ran
 """
 
 from __future__ import annotations

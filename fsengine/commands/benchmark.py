@@ -24,15 +24,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
     suite = "\n".join(f"  {e.slug:18s} {e.title}" for e in SUITE)
     p = subparsers.add_parser(
-        NAME, help="benchmark methods across many datasets (ranks, Friedman, CD, Holm-Wilcoxon)",
+        NAME, help="benchmark methods across many datasets (ranks, Friedman, CD, Holm-Wilcoxon: all pairs, vs a control)",
         description=textwrap.fill(
             "Fit every method inside repeated stratified outer folds of every dataset, score a classifier on each "
             "method's first k features for every k of a grid fixed before any fit, and write per dataset, method "
             "and k the held-out accuracy (balanced accuracy for unequal classes) with its corrected resampled t "
             "interval, Nogueira stability with its interval, fit time and recall of a known truth; over the "
             "datasets the average ranks, the Friedman test (Iman-Davenport), Nemenyi's critical difference and "
-            "Holm-corrected Wilcoxon signed-rank tests of every pair, with report.md, report.html (offline) and "
-            "results.json.", 100) + "\n\nthe suite (default):\n" + suite
+            "exact Wilcoxon signed-rank tests in two Holm families (every pair; every method against the control, "
+            "ANOVA F unless --control names another), saying what each family could resolve with this many "
+            "datasets, with report.md, report.html (offline) and results.json.", 100) + "\n\nthe suite (default):\n" + suite
         + f"\n\n--quick: {', '.join(e.slug for e in QUICK)}; 3 folds, 1 repeat.",
         epilog="examples: fsengine benchmark --quick --out results/bench --n-jobs -1\n"
                "          fsengine benchmark --methods anova,mi,l1 --datasets breast_cancer digits "

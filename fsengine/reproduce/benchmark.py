@@ -2,8 +2,9 @@
 
 Every registered method that applies (none listed by hand: a method registered later joins the
 next run), the suite of :mod:`fsengine.benchmark.suite` and the protocol of
-:mod:`fsengine.benchmark.protocol` at its frozen settings; ``--quick`` runs the quick suite with 3
-folds and 1 repeat. The tasks (dataset x fold x method) run through :mod:`fsengine.parallel`
+:mod:`fsengine.benchmark.protocol` (its folds, k grid and the two Holm families, all pairs and
+against the control) at its frozen settings; ``--quick`` runs the quick suite with 3 folds and 1
+repeat. The tasks (dataset x fold x method) run through :mod:`fsengine.parallel`
 (``--n-jobs``, ``--scheduler``) and are kept with ``--keep-tasks``. Writes the run folder of
 :mod:`fsengine.benchmark.record` with ``report.md``, ``report.html`` and ``results.json``
 (:mod:`fsengine.benchmark.report`).
