@@ -89,7 +89,10 @@ def test_the_suite_docstring_says_what_the_suite_holds():
 
     groups = [parse_spec(e.spec)[0].group for e in suite.SUITE]
     counts = {g: groups.count(g) for g in set(groups)}
+    from fsengine.reproduce import TARGETS
+
     assert len(suite.SUITE) == 17 == len({e.slug for e in suite.SUITE})
+    assert f"the {len(suite.SUITE)}-dataset suite" in TARGETS["benchmark"][2]
     assert counts == {"Images": 7, "Synthetic": 5, "Text": 3, "Tables": 2}
     doc = " ".join(suite.__doc__.split())
     assert "from 13 to 17 datasets" in doc and "7 of the 17 are images" in doc and "5 are generated" in doc
