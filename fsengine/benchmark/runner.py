@@ -232,9 +232,8 @@ def run_benchmark(entries: tuple[Entry, ...], methods: list | None, settings: Se
     method that applies to one of the datasets, :func:`default_methods`), as the protocol says
     (:mod:`fsengine.benchmark.protocol`). Parameters not given are the registry's defaults (what the
     app and the CLI use). Every dataset and parameter is checked before the first fit."""
-    from fsengine.methods.custom import resolve_methods
-
     from fsengine.benchmark.protocol import fingerprint
+    from fsengine.methods.custom import resolve_methods
     from fsengine.parallel import backend_for, describe
 
     started, cpu_started = time.perf_counter(), time.process_time()
