@@ -213,3 +213,17 @@ def test_fcbf_removes_a_noisy_copy_and_says_which_feature_removed_it():
     path = fcbf(states, y)
     assert path.order.tolist() == ref.fcbf(states.dense(), y)
     assert 40 not in path.order and path.removed_by[40] in path.order
+
+
+def test_fcbf_at_equality_removes_and_ties_keep_the_lower_index():
+    """A perfect copy of the label has SU(X_p, X_q) = SU(X_q, Y) exactly for every q: Yu & Liu's
+    ">=" removes them all. Exact duplicates tie in SU: the lower index is listed first and stays."""
+    X, y = xor_case(n=300)
+    perfect = np.c_[X, y]
+    path = fcbf(discretise(perfect), y)
+    assert path.order.tolist() == [40] and np.all(path.removed_by[:40][path.su[:40] > 0] == 40)
+    twins = np.c_[X[:, :6], X[:, 1]]          # feature 6 repeats feature 1
+    states = discretise(twins)
+    path = fcbf(states, y)
+    assert path.su[1] == path.su[6] and 1 in path.order and path.removed_by[6] == 1
+    assert path.order.tolist() == ref.fcbf(states.dense(), y)
