@@ -57,7 +57,7 @@ DEFAULT_BINS = MEAN_SD
 MAX_BINS = 127
 #: the largest exception list (4-byte row + 1-byte state each) the discretisation builds
 MAX_STATE_BYTES = 4 * 1024**3
-#: dense columns discretised per block (a Fortran-ordered copy of one block at a time)
+#: dense columns sorted per block for the equal-frequency cut points
 _BLOCK = 512
 
 
@@ -116,8 +116,8 @@ def check_bins(bins) -> int:
 
 def discretise(X, bins=DEFAULT_BINS) -> States:
     """The states of the columns of X (dense or scipy-sparse, n x p) under ``bins`` (see the module
-    docstring). Sparse X is read column by column from its non-zeros; dense X a block of columns
-    at a time.
+    docstring). Sparse X is read column by column from its non-zeros; dense X row by row, twice
+    (state counts, then the exceptions), without a state matrix.
 
     >>> X = np.array([[0.0, 1.0], [0.0, 5.0], [1.0, 3.0], [1.0, 3.0]])
     >>> discretise(X).dense().tolist()
@@ -147,17 +147,12 @@ def discretise(X, bins=DEFAULT_BINS) -> States:
         cuts = np.empty((p, n_states - 1))
         for start in range(0, p, _BLOCK):
             cuts[start:start + _BLOCK] = _dense_quantile_cuts(np.sort(X[:, start:start + _BLOCK], axis=0), n_states)
-    counts = np.zeros((p, n_states), dtype=np.int64)
-    for start in range(0, p, _BLOCK):
-        block = np.asfortranarray(X[:, start:start + _BLOCK])
-        _dense_counts(block, cuts[start:start + _BLOCK], counts[start:start + _BLOCK])
+    X = np.ascontiguousarray(X)  # row by row: both passes read X in memory order
+    counts = _dense_counts(X, cuts)
     default = _modal(counts)
     indptr_out = _indptr(n - counts[np.arange(p), default], n, p)
     rows, values = _empty(indptr_out[-1])
-    for start in range(0, p, _BLOCK):
-        block = np.asfortranarray(X[:, start:start + _BLOCK])
-        _dense_exceptions(block, cuts[start:start + _BLOCK], default[start:start + _BLOCK],
-                          indptr_out[start:], rows, values)
+    _dense_exceptions(X, cuts, default, indptr_out, rows, values)
     return States(n, n_states, default, indptr_out, rows, values, counts)
 
 
@@ -242,10 +237,11 @@ def _sparse_quantiles(indptr, data, n, low, weight):
 # --------------------------------------------------------------------------------------- states
 
 @njit(cache=True)
-def _state(x, cuts_j):
+def _state(x, cuts, j):
+    """The number of feature j's cut points below x."""
     s = 0
-    for c in cuts_j:
-        if x > c:
+    for i in range(cuts.shape[1]):
+        if x > cuts[j, i]:
             s += 1
     return s
 
@@ -269,24 +265,29 @@ def _empty(nnz):
 
 
 @njit(cache=True)
-def _dense_counts(block, cuts, counts):
-    n, b = block.shape
-    for j in range(b):
-        for t in range(n):
-            counts[j, _state(block[t, j], cuts[j])] += 1
+def _dense_counts(X, cuts):
+    n, p = X.shape
+    counts = np.zeros((p, cuts.shape[1] + 1), dtype=np.int64)
+    for t in range(n):
+        for j in range(p):
+            counts[j, _state(X[t, j], cuts, j)] += 1
+    return counts
 
 
 @njit(cache=True)
-def _dense_exceptions(block, cuts, default, indptr, rows, values):
-    n, b = block.shape
-    for j in range(b):
-        e = indptr[j]
-        for t in range(n):
-            s = _state(block[t, j], cuts[j])
+def _dense_exceptions(X, cuts, default, indptr, rows, values):
+    """Rows whose state differs from the feature's default, reading X row by row (one write
+    cursor per feature, so each feature's rows come out ascending)."""
+    n, p = X.shape
+    cursor = indptr[:-1].copy()
+    for t in range(n):
+        for j in range(p):
+            s = _state(X[t, j], cuts, j)
             if s != default[j]:
+                e = cursor[j]
                 rows[e] = t
                 values[e] = s
-                e += 1
+                cursor[j] = e + 1
 
 
 @njit(cache=True)
@@ -295,9 +296,9 @@ def _sparse_counts(indptr, indices, data, cuts, n):
     counts = np.zeros((p, cuts.shape[1] + 1), dtype=np.int64)
     for j in range(p):
         lo, hi = indptr[j], indptr[j + 1]
-        counts[j, _state(0.0, cuts[j])] += n - (hi - lo)
+        counts[j, _state(0.0, cuts, j)] += n - (hi - lo)
         for e in range(lo, hi):
-            counts[j, _state(data[e], cuts[j])] += 1
+            counts[j, _state(data[e], cuts, j)] += 1
     return counts
 
 
@@ -307,10 +308,10 @@ def _sparse_exception_sizes(indptr, indices, data, cuts, default, n):
     sizes = np.zeros(p, dtype=np.int64)
     for j in range(p):
         lo, hi = indptr[j], indptr[j + 1]
-        if _state(0.0, cuts[j]) != default[j]:
+        if _state(0.0, cuts, j) != default[j]:
             sizes[j] += n - (hi - lo)
         for e in range(lo, hi):
-            if _state(data[e], cuts[j]) != default[j]:
+            if _state(data[e], cuts, j) != default[j]:
                 sizes[j] += 1
     return sizes
 
@@ -322,12 +323,12 @@ def _sparse_exceptions(indptr, indices, data, cuts, default, n, indptr_out, rows
     p = indptr.size - 1
     for j in range(p):
         e = indptr_out[j]
-        zero_state = _state(0.0, cuts[j])
+        zero_state = _state(0.0, cuts, j)
         k = indptr[j]
         hi = indptr[j + 1]
         if zero_state == default[j]:  # only non-zeros can differ: no walk over the rows
             for q in range(k, hi):
-                s = _state(data[q], cuts[j])
+                s = _state(data[q], cuts, j)
                 if s != default[j]:
                     rows[e] = indices[q]
                     values[e] = s
@@ -335,7 +336,7 @@ def _sparse_exceptions(indptr, indices, data, cuts, default, n, indptr_out, rows
             continue
         for t in range(n):  # a column mostly non-zero: its zero rows are the exceptions
             if k < hi and indices[k] == t:
-                s = _state(data[k], cuts[j])
+                s = _state(data[k], cuts, j)
                 k += 1
             else:
                 s = zero_state

@@ -70,51 +70,60 @@ def pair_terms(default, indptr, rows, values, n_states, codes, n_classes, s_stat
     """For every k in ``candidates``, from the table N_{x_k, x_s, y} against the feature s whose
     (n,) states are ``s_states``: ``mi[i]`` = I(X_k; X_s); with ``need & NEED_CONDITIONAL``
     ``cmi[i]`` = I(X_k; X_s | Y); with ``need & NEED_JOINT`` ``joint_mi[i]`` = I(X_k X_s; Y) and
-    ``joint_h[i]`` = H(X_k X_s Y) (i the candidate's position; arrays not asked for are left alone)."""
+    ``joint_h[i]`` = H(X_k X_s Y) (i the candidate's position; arrays not asked for are left alone).
+    With ``need == 0`` only the K x K table N_{x_k, x_s} is counted."""
     n = codes.size
     K = n_states
     C = n_classes
-    base = np.zeros((K, C))
+    KC = K * C
+    cell_of = np.empty(n, dtype=np.int64)   # the (x_s, y) cell of each row, a * C + c
+    base = np.zeros(KC)                     # N_{x_s, y}
+    s_count = np.zeros(K)                   # N_{x_s}
+    class_n = np.zeros(C)                   # N_y
     for t in range(n):
-        base[s_states[t], codes[t]] += 1.0
-    class_n = np.zeros(C)
+        cell_of[t] = s_states[t] * C + codes[t]
+        base[cell_of[t]] += 1.0
+        s_count[s_states[t]] += 1.0
+        class_n[codes[t]] += 1.0
     ab = np.zeros((K, K))
-    for a in range(K):
-        for c in range(C):
-            class_n[c] += base[a, c]
-    table = np.zeros((K, K, C))
+    table = np.zeros((K, KC))
     k_given_y = np.zeros((K, C))
     for i in range(candidates.size):
         k = candidates[i]
         z = default[k]
-        table[:, :, :] = 0.0
-        table[z, :, :] = base
-        for e in range(indptr[k], indptr[k + 1]):
-            t = rows[e]
-            a = s_states[t]
-            c = codes[t]
-            table[z, a, c] -= 1.0
-            table[values[e], a, c] += 1.0
+        lo, hi = indptr[k], indptr[k + 1]
+        if need == 0:
+            ab[:, :] = 0.0
+            ab[z, :] = s_count
+            for e in range(lo, hi):
+                a = s_states[rows[e]]
+                ab[z, a] -= 1.0
+                ab[values[e], a] += 1.0
+            mi[i] = _mi_from_joint(ab, n)
+            continue
+        table[:, :] = 0.0
+        table[z, :] = base
+        for e in range(lo, hi):
+            cell = cell_of[rows[e]]
+            table[z, cell] -= 1.0
+            table[values[e], cell] += 1.0
+        k_given_y[:, :] = 0.0
         for b in range(K):
             for a in range(K):
                 total = 0.0
                 for c in range(C):
-                    total += table[b, a, c]
+                    total += table[b, a * C + c]
+                    k_given_y[b, c] += table[b, a * C + c]
                 ab[b, a] = total
         mi[i] = _mi_from_joint(ab, n)
         if need & NEED_CONDITIONAL:
-            k_given_y[:, :] = 0.0
-            for b in range(K):
-                for a in range(K):
-                    for c in range(C):
-                        k_given_y[b, c] += table[b, a, c]
             value = 0.0
             for b in range(K):
                 for a in range(K):
                     for c in range(C):
-                        cell = table[b, a, c]
+                        cell = table[b, a * C + c]
                         if cell > 0.0:
-                            value += (cell / n) * np.log(cell * class_n[c] / (k_given_y[b, c] * base[a, c]))
+                            value += (cell / n) * np.log(cell * class_n[c] / (k_given_y[b, c] * base[a * C + c]))
             cmi[i] = max(value, 0.0)
         if need & NEED_JOINT:
             value = 0.0
@@ -122,7 +131,7 @@ def pair_terms(default, indptr, rows, values, n_states, codes, n_classes, s_stat
             for b in range(K):
                 for a in range(K):
                     for c in range(C):
-                        cell = table[b, a, c]
+                        cell = table[b, a * C + c]
                         if cell > 0.0:
                             value += (cell / n) * np.log(cell * n / (ab[b, a] * class_n[c]))
                             h -= (cell / n) * np.log(cell / n)

@@ -224,3 +224,14 @@ def test_mrmr_never_keeps_both_copies_of_a_duplicate_while_mi_does():
     # smallest there is, so its symmetric relevance I(X_3; Y) / H(X_3 Y) beats the weaker feature's
     # I(X_1 X_3; Y) / H(X_1 X_3 Y) (the definition, checked in test_model.py, says so too)
     assert fit_method("disr", None, ds).order[:2].tolist() == [3, 6]
+
+
+def test_bins_on_the_command_line_and_in_the_registry():
+    spec = get_method("jmi")
+    assert spec.parse(["bins=5"])["bins"] == 5 and spec.parse(["bins=mean_sd"])["bins"] == "mean_sd"
+    with pytest.raises(ValueError, match="bins=1: must be at least 2"):
+        spec.parse(["bins=1"])
+    X, y = _planted()
+    five = fit_method("jmi", {"bins": 5}, Dataset(X=X, y=y, feature_names=tuple(f"f{j}" for j in range(8)),
+                                                  provenance=Provenance("t"), name="t"))
+    np.testing.assert_array_equal(five.order, JMISelector(bins=5).fit(X, y).order_)
