@@ -148,7 +148,8 @@ _FCBF = method_defaults("fcbf")
     family's kernel (``tests/methods/information/test_mrmr_move.py`` holds it to the old code bit
     for bit). skfeature-chappers' ``mrmr`` differs: its ``lcsi`` drops the 1/|S| and fixes beta =
     0.8 (the ``function_name`` that selected 1/|S| in scikit-feature is ignored), so it computes
-    MIFS with beta = 0.8 instead (``tests/methods/information/test_peers.py``).""",
+    MIFS with beta = 0.8 instead, and the ``mrmr`` wrapper returns the ranks of the selected
+    indices, not the selection (``tests/methods/information/test_peers.py``).""",
              example="""    >>> import numpy as np
     >>> from fsengine.selectors import MRMRSelector
     >>> rng = np.random.default_rng(0)
@@ -186,7 +187,8 @@ class MRMRSelector(_GreedyInformationSelector):
 
     skfeature-chappers' ``jmi`` is not JMI: its ``lcsi`` ignores ``function_name`` and uses its
     defaults beta = 0.8, gamma = 0.5 without the 1/|S| (``tests/methods/information/test_peers.py``
-    shows it equals the unified criterion at (0.8, 0.5, "sum") and differs from JMI).""",
+    shows it equals the unified criterion at (0.8, 0.5, "sum") and differs from JMI), and the
+    wrapper returns the ranks of the selected indices, not the selection.""",
              example="""    >>> import numpy as np
     >>> from fsengine.selectors import JMISelector, MRMRSelector
     >>> rng = np.random.default_rng(0)
@@ -220,8 +222,9 @@ class JMISelector(_GreedyInformationSelector):
 @_greedy_doc(see_also="""JMISelector : the same terms averaged over S (more stable as S grows).""",
              notes="""
 
-    skfeature-chappers' ``cife`` computes the same criterion and gives the same selections
-    (``tests/methods/information/test_peers.py``).""",
+    skfeature-chappers computes the same criterion (its ``lcsi`` at beta = gamma = 1) and gives the
+    same selections, but its ``cife`` wrapper returns the ranks of the selected indices, not the
+    selection (``tests/methods/information/test_peers.py``).""",
              example="""    >>> import numpy as np
     >>> from fsengine.selectors import CIFESelector
     >>> rng = np.random.default_rng(0)
