@@ -3,8 +3,8 @@
 The question of issue 24: *does any of the five sources' methods beat what I already use?* Every
 registered method (BIA; MI, MDL, L1 path and boosting; IFS, SGC and the count cutoff; the Bayes
 factor; the RTM; the variance baseline; ANOVA F, chi², forest, permutation, RFE, stability
-selection, mRMR, Boruta and sequential forward selection) runs through the comparison engine
-(:func:`fsengine.compare.run_comparison`) on three data sets:
+selection, mRMR and its information-theoretic relatives, Boruta and sequential forward selection)
+runs through the comparison engine (:func:`fsengine.compare.run_comparison`) on three data sets:
 
 * notMNIST B vs D (784 pixels in [0, 1]);
 * a planted sparse logistic GLM (:func:`fsengine.data.synthetic.glm.make_sparse_glm`), several
@@ -82,7 +82,9 @@ FAMILY = {
     "rtm": "source: Molchanov et al. (RTM)",
     "variance": "baseline (ignores labels)",
     "anova": "toolbox", "chi2": "toolbox", "forest": "toolbox", "permutation": "toolbox", "rfe": "toolbox",
-    "stability": "toolbox", "mrmr": "toolbox", "boruta": "toolbox", "sfs": "toolbox",
+    "stability": "toolbox", "mrmr": "toolbox",
+    "jmi": "toolbox", "cmim": "toolbox", "disr": "toolbox", "cife": "toolbox", "icap": "toolbox", "fcbf": "toolbox",
+    "unified": "toolbox", "boruta": "toolbox", "sfs": "toolbox",
 }
 #: the work is tasks of fsengine.parallel.map_tasks: ``reproduce --keep-tasks`` keeps their results
 KEEPS_TASKS = True
@@ -153,13 +155,17 @@ QUICK = Plan(notmnist_per_class=60, polarity_docs=400, polarity_min_df=5,
 K_NAMES = ("the small k", "the large k")
 
 
+#: the greedy members of the information-theoretic family: their sequence must cover every reported k
+GREEDY_INFORMATION = ("mrmr", "jmi", "cmim", "disr", "cife", "icap", "unified")
+
+
 def benchmark_params(key: str, plan: Plan) -> dict:
     """The parameters a method runs with here, where they differ from the registry's defaults
     (:data:`BENCHMARK_CHANGES` says why), then the plan's own overrides (the quick run's)."""
     values = {}
     if key == "rfe":
         values = {"step": 0.05}
-    elif key in ("mdl", "mrmr"):
+    elif key in ("mdl", *GREEDY_INFORMATION):
         values = {"max_features": plan.max_k}
     elif key in ("ifs", "sgc", "count"):
         values = {"n_features_to_select": 2 * plan.max_k}
@@ -174,6 +180,7 @@ BENCHMARK_CHANGES = {
     "mdl": "max_features = the largest k (the registry's 30 explored sizes would leave the last ranks of "
            "the top k to the fallback order).",
     "mrmr": "max_features = the largest k, for the same reason: the greedy sequence covers every reported k.",
+    **{key: "as mRMR." for key in GREEDY_INFORMATION if key != "mrmr"},
     "ifs": "n_features_to_select = 2 x the largest k (feature, class) pairs: with two classes a predicate can "
            "be selected with both, so the selected predicates cover the largest k.",
     "sgc": "as IFS.",

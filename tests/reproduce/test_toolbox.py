@@ -50,7 +50,8 @@ def test_target_is_registered_and_every_built_in_method_has_a_family():
     keys = tb.method_keys()
     assert set(keys) == set(BUILT_IN) and set(tb.FAMILY) >= set(keys)
     assert {k for k in keys if tb.is_toolbox(k)} == {"anova", "chi2", "forest", "permutation", "rfe", "stability",
-                                                     "mrmr", "boruta", "sfs"}
+                                                     "mrmr", "jmi", "cmim", "disr", "cife", "icap", "fcbf", "unified",
+                                                     "boruta", "sfs"}
     assert {k for k in keys if tb.is_source(k)} == {"bia", "mi", "mdl", "l1", "boosting", "ifs", "sgc", "count",
                                                     "bayes", "rtm"}
     assert tb.REFERENCE in keys and all(key in METHODS for key, _ in tb.SKIPS)
@@ -65,6 +66,7 @@ def test_both_k_lie_on_the_accuracy_grid_and_every_parameter_is_valid(plan):
         METHODS[key].resolve(tb.benchmark_params(key, plan))  # in the registry's ranges
     assert tb.benchmark_params("rfe", plan)["step"] == 0.05
     assert tb.benchmark_params("mdl", plan)["max_features"] == plan.max_k
+    assert all(tb.benchmark_params(key, plan)["max_features"] == plan.max_k for key in tb.GREEDY_INFORMATION)
     methods, skipped = tb._methods("sentence_polarity", plan)
     assert methods[0][0] == tb.REFERENCE and "permutation" not in dict(methods) and set(skipped) == {"Permutation"}
     assert len(tb._methods("notmnist_bd", plan)[0]) == len(tb.method_keys())
