@@ -325,8 +325,10 @@ _ENTRIES = (
         "selected features (divided by |S| with mean), when the feature joined the greedy selection: MIM (0, 0), "
         "MIFS (beta, 0, sum), mRMR (1, 0, mean), JMI (1, 1, mean), CIFE (1, 1, sum) (Brown et al. 2012)",
         "fsengine.selectors:UnifiedInformationSelector",
-        params=(Param("beta", "Redundancy weight β", 1.0, kind="float", min=0.0, max=10.0),
-                Param("gamma", "Conditional redundancy weight γ", 1.0, kind="float", min=0.0, max=10.0),
+        # at its defaults the criterion is MIM, relevance alone: the family's first member, and no
+        # duplicate of a named member in a comparison or the benchmark (JMI is jmi, mRMR is mrmr)
+        params=(Param("beta", "Redundancy weight β", 0.0, kind="float", min=0.0, max=10.0),
+                Param("gamma", "Conditional redundancy weight γ", 0.0, kind="float", min=0.0, max=10.0),
                 Param("normalise", "Normalisation", "mean", kind="choice", choices=("mean", "sum"),
                       help="mean: beta and gamma divided by |S| (mRMR, JMI); sum: as they are (MIFS, CIFE)"),
                 _GREEDY, _BINS)),

@@ -373,7 +373,8 @@ class UnifiedInformationSelector(_GreedyInformationSelector):
         J(X_k) = I(X_k; Y) - beta sum_{j in S} I(X_j; X_k) + gamma sum_{j in S} I(X_j; X_k | Y)
 
     (beta and gamma divided by |S| with ``normalise="mean"``): MIM is (0, 0), MIFS (beta, 0, "sum"),
-    CIFE (1, 1, "sum"), mRMR (1, 0, "mean"), JMI (1, 1, "mean").
+    CIFE (1, 1, "sum"), mRMR (1, 0, "mean"), JMI (1, 1, "mean"). The defaults (from the registry)
+    are MIM's, relevance alone, so that the selector at its defaults repeats no named member.
     """
 
     _parameter_constraints = method_constraints("unified", _OWN)
