@@ -68,6 +68,7 @@ from threadpoolctl import threadpool_limits
 from fsengine.compare.settings import CompareSettings
 from fsengine.data import Dataset
 from fsengine.data.transforms import class_names, split
+from fsengine.formatting import percent
 from fsengine.methods.adapt import restrict_classes
 from fsengine.methods.custom import resolve_methods
 from fsengine.methods.registry import MethodSpec
@@ -486,11 +487,6 @@ class ComparisonResult:
         return out
 
 
-def percent(level: float) -> str:
-    """A level as a short percentage: 0.975 -> '97.5%', 0.95 -> '95%', 0.99444 -> '99.44%'."""
-    return f"{100 * level:.2f}".rstrip("0").rstrip(".") + "%"
-
-
 def failure_message(exc: Exception) -> str:
     """One line for a failed fit: a ValueError's own message, else the error's type and text."""
     text = " ".join(str(exc).split())
@@ -710,7 +706,7 @@ def _held_out(outcomes: list[np.ndarray], runs, grid: np.ndarray, n_splits: int,
 def _accuracy_table(held: HeldOut) -> pd.DataFrame:
     """Columns curve, k, accuracy, low, high, method: every curve's accuracy with its interval."""
     return pd.DataFrame([{"curve": curve, "k": int(k), "accuracy": e.value, "low": e.low, "high": e.high,
-                          "method": f"{e.level:.0%} {e.method}"}
+                          "method": f"{percent(e.level)} {e.method}"}
                          for curve, estimates in held.curve_estimates().items()
                          for k, e in zip(held.grid, estimates)])
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
-from fsengine.compare.engine import RANDOM, ComparisonResult, percent
+from fsengine.compare.engine import RANDOM, ComparisonResult
 from fsengine.csv_export import to_csv
+from fsengine.formatting import percent
 from fsengine.plots.compare import (
     accuracy_curves,
     difference_curves,

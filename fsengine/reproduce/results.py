@@ -35,6 +35,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from fsengine.formatting import percent
 from fsengine.stats import Estimate, ordering_verdict, versus_value
 
 FILENAME = "results.json"
@@ -88,7 +89,7 @@ def versus(quantity: str, estimate: Estimate, value: float, *, paper: float | No
     "consistent: the paper's value 92.9993 against our 95% interval"
     """
     verdict = versus_value(estimate, value)
-    rule_text = f"{what} {value:g} against our {estimate.level:.0%} interval"
+    rule_text = f"{what} {value:g} against our {percent(estimate.level)} interval"
     return _row(quantity, value if paper is None else paper, estimate, f"{verdict}: {rule_text}")
 
 
@@ -97,7 +98,7 @@ def ordering(quantity: str, difference: Estimate, first: str, second: str, *, pa
     (first - second): ``resolved`` when it excludes 0 (the rule says which way), ``not resolved``
     otherwise."""
     words = ordering_verdict(difference, first, second)
-    level = f"{difference.level:.0%} interval of the paired difference"
+    level = f"{percent(difference.level)} interval of the paired difference"
     if words.startswith("resolved"):
         verdict = f"resolved: {words.split(': ', 1)[1]} ({level} excludes 0)"
     else:
@@ -221,18 +222,6 @@ _NUMBER = r"(-?[\d.]+(?:e[-+]?\d+)?)"
 _EXACT_RULE = re.compile(rf"^\|ours - {_NUMBER}\| <= {_NUMBER}")
 
 
-def interval_digits(*bounds: float, digits: int = 3, most: int = 6) -> int:
-    """Decimals for an estimate and its interval: ``digits``, or more (up to ``most``) until no
-    nonzero bound prints as zero, so an interval that excludes 0 never reads ``[+0.000, +0.005]``.
-
-    >>> interval_digits(0.0003, 0.0046), interval_digits(0.012, 0.03), interval_digits(0.0, 0.02)
-    (4, 3, 3)
-    """
-    while digits < most and any(b != 0 and math.isfinite(b) and round(b, digits) == 0 for b in bounds):
-        digits += 1
-    return digits
-
-
 def shown(value: float, verdict: str = "", precision: int = 4, style: str = "g") -> str:
     """``value`` formatted with ``precision`` (``style`` ``g``: significant digits, ``f``: decimals),
     with more digits where fewer would contradict an exact check's verdict: 1.70004e-4 under
@@ -273,7 +262,7 @@ def markdown(rows: list[Row]) -> list[str]:
         return "-" if v is None else f"{v:,.6g}"
 
     def how(r):
-        return "exact" if r.interval is None else f"{r.level:.0%}: {r.method}"
+        return "exact" if r.interval is None else f"{percent(r.level)}: {r.method}"
 
     return ["| quantity | paper | ours [interval] | interval | verdict (computed) |", "|---|---|---|---|---|",
             *[f"| {cell(r.quantity)} | {paper(r.paper)} | {with_interval(r)} | {cell(how(r))} | {cell(r.verdict)} |"

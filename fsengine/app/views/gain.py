@@ -14,6 +14,7 @@ from fsengine.app.picker import UPLOAD_KEY, current_selection, load_cached
 from fsengine.app.presets import Preset, preset_buttons
 from fsengine.data.features.templates import GROUPS
 from fsengine.data.registry import get_spec
+from fsengine.formatting import percent
 from fsengine.methods.gain.study import METHOD_NAMES, Comparison, run_comparison
 from fsengine.plots import gain as plots
 
@@ -70,7 +71,7 @@ def render() -> None:
     intervals = comp.f1_intervals()
     show_figure(st, plots.scores_vs_features(comp.curves, comp.all_features, f1_intervals=intervals),
                 key="sgc_fig_scores")
-    band = (f"Shaded: each method's F1 with its {intervals.attrs['level']:.0%} interval "
+    band = (f"Shaded: each method's F1 with its {percent(intervals.attrs['level'])} interval "
             f"({intervals.attrs['method']}). " if len(intervals) else "")
     st.caption(band + f"Fig. 5 here re-trains a MAP model (Gaussian prior, variance "
                f"{comp.settings['prior_variance']:g}) on the first k selected features of each method and "
