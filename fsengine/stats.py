@@ -595,3 +595,29 @@ def holm_levels(pvalues: Sequence[float], level: float = LEVEL) -> np.ndarray:
         if stopped is None and p[i] > step:
             stopped = step
     return out
+
+
+def holm_family(tests: Sequence[tuple[float, Callable[[float], Estimate]]], level: float = LEVEL, *,
+                family: str = "comparisons") -> list[Estimate]:
+    """A family of comparisons judged by Holm's step-down procedure at family level ``level``: each
+    test is ``(p-value, interval_at)`` with ``interval_at(level) -> Estimate`` the interval dual to
+    that p-value; each comes back as its interval at the level Holm tests it at
+    (:func:`holm_levels`), its method naming the procedure, the family and the step, so that
+    "the interval excludes 0" is Holm's verdict.
+
+    >>> tests = [(t_pvalue(x), lambda lv, x=x: t_interval(x, lv)) for x in ([1.0, 1.1, 0.9], [0.1, -0.2, 0.3])]
+    >>> [round(e.level, 3) for e in holm_family(tests, family="two means")]
+    [0.975, 0.95]
+    """
+    tests = list(tests)
+    m = len(tests)
+    pvalues = np.array([p for p, _ in tests], dtype=np.float64)
+    levels = holm_levels(pvalues, level)
+    steps = np.empty(m, dtype=int)
+    steps[np.argsort(pvalues, kind="stable")] = np.arange(1, m + 1)
+    out = []
+    for (_, at), lv, step in zip(tests, levels, steps):
+        e = at(float(lv))
+        out.append(Estimate(e.value, e.low, e.high, e.level,
+                            f"{e.method}; Holm's step-down over the {m} {family}, step {step}"))
+    return out
