@@ -489,7 +489,10 @@ def paired_proportion_difference(a, b, level: float = LEVEL, *, unit: str = "row
     and given ``m = b10 + b01`` the count ``b10`` is binomial(m, pi). The Clopper-Pearson interval
     of pi mapped through ``(2 pi - 1) m / n`` is the interval; it excludes 0 exactly when the exact
     McNemar test (:func:`mcnemar_exact_pvalue`) rejects at ``1 - level``. No resampling: the bounds
-    are the same for every seed, at any level (a Bonferroni or Holm level of 99.96% included).
+    are the same for every seed, at any level (a Bonferroni or Holm level of 99.96% included). The
+    verdict it gives (whether 0 is excluded) is the exact test; its bounds away from 0 condition on
+    the number of discordant units ``m`` (the conditional interval of, e.g., Agresti, *Categorical
+    data analysis*, section 10.1).
 
     >>> paired_proportion_difference([1, 1, 1, 0, 1, 1], [0, 0, 0, 0, 1, 1]).format(3)
     '0.500 [-0.208, 0.500]'
