@@ -48,17 +48,19 @@ from fsengine.csv_export import to_csv
 from fsengine.data.maxent_tasks import load_conll2000_maxent
 from fsengine.methods.gain.study import (
     PRIOR_VARIANCE_GRID,
+    TIMING_REPEATS,
     Comparison,
     ModelChoice,
     PriorChoice,
     choose_decoded_model,
     choose_prior_variance,
+    cpu_ratios,
     decoded_scores,
     evaluate_with_counts,
     refit_checkpoint,
     run_comparison,
     selection_cpu_seconds,
-    stage_work,
+    timing_table,
 )
 from fsengine.parallel import available_cores, backend_for
 from fsengine.plots import gain as plots
@@ -129,8 +131,6 @@ DEV_FRACTION = 0.1
 #: seeds of the random development splits on which the choice is repeated (beside the primary
 #: split, the last 10% of the training sentences)
 SPLIT_SEEDS = (1, 2, 3, 4, 5)
-#: timings of the selections per task (the comparison's own selections are the first)
-TIMING_REPEATS = 5
 #: full run: (method, features) decoded both ways, per task (full chunking's 22 tags make exact
 #: decoding ~50 s per model: greedy only there)
 FULL_DECODER_POINTS = {"np": tuple((m, k) for m in ("SGC", "SGC-LA", "IFS") for k in (1000, PAPER_K))}
@@ -239,21 +239,6 @@ def seeded_splits_in_background(task: str, n_sentences: int, cfg: dict, points, 
 
 
 # --------------------------------------------------------------------------- speed
-def timing_table(comp: Comparison, extra: pd.DataFrame, stages: int) -> pd.DataFrame:
-    """The comparison's own selections as repeat 0 and the extra timings after them: rows repeat,
-    method, stages, cpu_seconds, gain_computations (after stage 0, up to ``stages``)."""
-    rows = [{"repeat": 0, "method": m, **stage_work(t, stages)} for m, t in comp.traces().items()
-            if m != "Count cutoff"]
-    extra = extra.assign(repeat=extra["repeat"] + 1)
-    return pd.concat([pd.DataFrame(rows), extra], ignore_index=True)[list(extra.columns)]
-
-
-def cpu_ratios(timings: pd.DataFrame, method: str) -> np.ndarray:
-    """IFS / ``method`` CPU seconds, per repeat (the two timed in the same repeat)."""
-    t = timings.pivot(index="repeat", columns="method", values="cpu_seconds")
-    return (t["IFS"] / t[method]).to_numpy()
-
-
 def computation_ratio(timings: pd.DataFrame, method: str) -> float:
     """IFS / ``method`` gain computations (after stage 0; identical in every repeat)."""
     first = timings[timings["repeat"] == 0].set_index("method")["gain_computations"]
