@@ -8,9 +8,9 @@ import re
 import zipfile
 
 import numpy as np
-from scipy import stats as stats_
 import pandas as pd
 import pytest
+from scipy import stats as stats_
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler

@@ -2,10 +2,10 @@
 computations on the fitted selectors."""
 
 import numpy as np
-from scipy import stats as st
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from scipy import stats as st
 from sklearn.linear_model import LogisticRegression
 
 from fsengine.data import load_dataset
