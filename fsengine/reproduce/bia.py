@@ -524,7 +524,7 @@ def readme_summary(out_dir: Path) -> str:
     def difference(name):
         r = rows[f"nested CV accuracy, BIA top {TOP_K} at Lambda* minus {name}"]
         if results_file.outcome(r.verdict) == "recorded":
-            return f"minus {name} {r.estimate.format(3)} (an observation: {results_file.rule(r.verdict)})"
+            return f"minus {name} {r.estimate.format(3)} ({results_file.rule(r.verdict)})"
         return (f"minus {name} {r.estimate.format(3)} at {percent(r.level)} "
                 f"({_direction(r.estimate, name)})")
 
