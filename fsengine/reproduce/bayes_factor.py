@@ -36,7 +36,6 @@ duration), so :func:`rerender` gives back a run's own ``results.json`` and ``rep
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,8 +79,6 @@ BOOTSTRAP = dict(n_resamples=stats.N_BOOTSTRAP, seed=0)
 FAMILY_BOOTSTRAP = dict(n_resamples=20_000, seed=0)
 #: the family the report's first paragraph reads as one
 STOP_FAMILY = "stop - development-best differences"
-#: what the run measured that is not a table (the stops, the predicate count, the duration)
-RUN_FILE = "run.json"
 
 
 def accuracy(counts: np.ndarray) -> stats.Estimate:
@@ -247,7 +244,7 @@ def _write_raw(out_dir: Path, quick: bool, cfg: dict, task, scored: dict, gain: 
                  "raw_counts": ["rounds.csv", "gain_selectors.csv", "test_sentence_counts.csv",
                                 "dev_sentence_counts.csv"],
                  "configurations_finished": len(scored)}}
-    (out_dir / RUN_FILE).write_text(json.dumps(facts, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    results_file.write_run_facts(out_dir, facts)
     curves = [rounds[(rounds.sign == s) & (rounds.model_prior == p)]
               .assign(method=f"Bayes factor ({config_label(s, p)})")[["method", "n_selected", "train_accuracy",
                                                                       "test_accuracy"]]
@@ -296,7 +293,7 @@ def read_scored(out_dir: Path, facts: dict) -> tuple[dict, dict, dict]:
 def render(out_dir: Path) -> Path:
     """``results.json`` and ``report.md`` from the run's files in ``out_dir`` (module docstring)."""
     out_dir = Path(out_dir)
-    facts = json.loads((out_dir / RUN_FILE).read_text(encoding="utf-8"))
+    facts = results_file.read_run_facts(out_dir)
     cfg = QUICK if facts["quick"] else FULL
     scored, test, dev = read_scored(out_dir, facts)
     summaries = {k: summarise(sc) for k, sc in scored.items()}
@@ -320,9 +317,9 @@ def _multiplicity_lines(rows: list[results_file.Row], judged: dict) -> list[str]
             "are recorded with their 95% intervals and no verdict.", ""]
 
 
-def rerender(out_dir: Path) -> Path:
-    """:func:`render` of a finished run: its record with this code's statistics and words."""
-    return render(out_dir)
+#: a finished run's record with this code's statistics and words, from its raw files (a run renders its own
+#: record the same way, so a run's outputs come back byte for byte)
+rerender = render
 
 
 def _pct(e: stats.Estimate | float) -> str:

@@ -27,7 +27,6 @@ the exact checks' pixels) and renders ``report.md`` and ``results.json`` from th
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -69,8 +68,6 @@ CV_SPLITS, CV_REPEATS, CV_REPEATS_QUICK, CV_SEED = 5, 10, 2, 0
 JUDGED, OBSERVED = (bl.L1_ENTRY, bl.LOGISTIC, RANDOM), bl.SCREENING
 #: the family's name in the intervals' method text
 FAMILY = "comparisons of the BIA with a baseline"
-#: what the run measured that is not a table (sizes, the path's facts, the exact checks' pixels)
-RUN_FILE = "run.json"
 #: why the random pixels get the plain paired t (printed in the report)
 RANDOM_TEST = ("The BIA minus 20 random pixels is judged by the plain paired t over the folds, not the corrected "
                "resampled t: the random pixels are drawn afresh and independently in each fold, and that draw, not the "
@@ -249,7 +246,7 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
                       "last_max": float(path.iloc[-1].max())},
              "nested_cv": {"splits": CV_SPLITS, "repeats": repeats, "seed": CV_SEED},
              "exact_checks": checks}
-    (out_dir / RUN_FILE).write_text(json.dumps(facts, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    results_file.write_run_facts(out_dir, facts)
     progress(0.95, "report")
     report = render(out_dir)
     progress(1.0, "done")
@@ -281,7 +278,7 @@ def _fold_sd(cv: bl.NestedCV, name: str) -> float:
 def render(out_dir: Path) -> Path:
     """``report.md`` and ``results.json`` from the run's files in ``out_dir`` (module docstring)."""
     out_dir = Path(out_dir)
-    facts = json.loads((out_dir / RUN_FILE).read_text(encoding="utf-8"))
+    facts = results_file.read_run_facts(out_dir)
     quick = facts["quick"]
     posteriors = pd.read_csv(out_dir / "posteriors_lambda_star.csv")
     post = posteriors["posterior"].to_numpy()
@@ -507,9 +504,9 @@ def render(out_dir: Path) -> Path:
     return report
 
 
-def rerender(out_dir: Path) -> Path:
-    """:func:`render` of a finished run: its record with this code's statistics and words."""
-    return render(out_dir)
+#: a finished run's record with this code's statistics and words, from its raw files (a run renders its own
+#: record the same way, so a run's outputs come back byte for byte)
+rerender = render
 
 
 def readme_summary(out_dir: Path) -> str:

@@ -31,7 +31,6 @@ these files alone (:func:`render`, :func:`rerender`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,8 +65,6 @@ BOOTSTRAP_SEED = 0
 FAMILY_RESAMPLES = 20_000
 #: what the judged family is called in the intervals' method text and the report
 CLAIM2_FAMILY = "claim-2 comparisons"
-#: what the run measured that is not a table (the data sets' sizes and notes)
-RUN_FILE = "run.json"
 MDL, MI = "MDL order", "MI ranking"
 #: choices in this target's history that were made after seeing held-out results (the report prints them)
 CHOICES_AFTER_SEEING = (
@@ -240,7 +237,7 @@ class Record:
 def read_records(out_dir: Path) -> tuple[bool, list[Record]]:
     """The ``quick`` flag and every dataset of the run in ``out_dir``, back from its files."""
     out_dir = Path(out_dir)
-    facts = json.loads((out_dir / RUN_FILE).read_text(encoding="utf-8"))
+    facts = results_file.read_run_facts(out_dir)
 
     def read(info, name):
         return pd.read_csv(out_dir / f"{info['slug']}_{name}.csv")
@@ -372,8 +369,7 @@ def run(out_dir: Path, quick: bool, progress: Callable[[float, str], None]) -> P
     for i, case in enumerate(todo):
         progress(i / len(todo), case.title)
         datasets.append(run_case(case, out_dir))
-    (out_dir / RUN_FILE).write_text(json.dumps({"quick": bool(quick), "datasets": datasets}, indent=1,
-                                               ensure_ascii=False) + "\n", encoding="utf-8")
+    results_file.write_run_facts(out_dir, {"quick": bool(quick), "datasets": datasets})
     progress(1.0, "writing report")
     return render(out_dir)
 
@@ -453,9 +449,9 @@ def render(out_dir: Path) -> Path:
     return report
 
 
-def rerender(out_dir: Path) -> Path:
-    """:func:`render` of a finished run: its record with this code's statistics and words."""
-    return render(out_dir)
+#: a finished run's record with this code's statistics and words, from its raw files (a run renders its own
+#: record the same way, so a run's outputs come back byte for byte)
+rerender = render
 
 
 def readme_summary(out_dir: Path) -> str:

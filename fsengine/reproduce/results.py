@@ -274,3 +274,18 @@ def write_figure(fig, path: Path) -> None:
     id, the file's stem (plotly draws a random one): a run that gives the same numbers writes the
     same bytes, so a record's diff shows only what changed."""
     fig.write_html(path, include_plotlyjs="cdn", full_html=True, div_id=Path(path).stem)
+
+
+#: what a run measured that is not a table (durations, sizes, notes): beside ``results.json``, read
+#: by the reproductions that render their record from its raw files
+RUN_FILE = "run.json"
+
+
+def write_run_facts(out_dir: Path, facts: dict) -> None:
+    """Write ``run.json`` (:data:`RUN_FILE`): the run's facts a record is rendered from."""
+    (Path(out_dir) / RUN_FILE).write_text(json.dumps(facts, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def read_run_facts(out_dir: Path) -> dict:
+    """The facts :func:`write_run_facts` wrote."""
+    return json.loads((Path(out_dir) / RUN_FILE).read_text(encoding="utf-8"))

@@ -37,3 +37,17 @@ def assert_matches_expected(target: str, results_path: Path) -> None:
             assert all(_close(g, w) for g, w in zip(got["interval"], want["interval"])), (q, got["interval"])
         for key in ("paper", "level", "method", "verdict"):
             assert got[key] == want[key], (q, key, got[key], want[key])
+
+
+def assert_rerender_gives_back(folder: Path, tmp_path: Path, rerender, rendered: tuple[str, ...]) -> None:
+    """``rerender`` of a copy of ``folder`` without its ``rendered`` files writes them back byte for
+    byte (every other file is left as it was): the record is what its raw files make of it."""
+    import shutil
+
+    copy = tmp_path / "record"
+    shutil.copytree(folder, copy)
+    for name in rendered:
+        (copy / name).unlink()
+    rerender(copy)
+    for path in sorted(Path(folder).iterdir()):
+        assert (copy / path.name).read_bytes() == path.read_bytes(), path.name

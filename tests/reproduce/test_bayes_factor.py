@@ -20,6 +20,7 @@ from fsengine.methods.bayes_factor.study import CONFIGS, PAPER_CONFIG, page_defa
 from fsengine.reproduce import bayes_factor as bf
 from fsengine.reproduce import results
 from tests.conftest import PROJECT_ROOT
+from tests.reproduce.quick_expected import assert_rerender_gives_back
 
 EXPECTED = PROJECT_ROOT / "tests" / "reproduce" / "expected" / "bayes-factor.json"
 RECORDED = PROJECT_ROOT / "docs" / "results" / "bayes-factor"
@@ -180,15 +181,7 @@ RENDERED = ("report.md", "results.json")
 
 
 def _rerendered_equals(folder, tmp_path) -> None:
-    import shutil
-
-    copy = tmp_path / "record"
-    shutil.copytree(folder, copy)
-    for name in RENDERED:
-        (copy / name).unlink()
-    bf.rerender(copy)
-    for path in sorted(folder.iterdir()):
-        assert (copy / path.name).read_bytes() == path.read_bytes(), path.name
+    assert_rerender_gives_back(folder, tmp_path, bf.rerender, RENDERED)
 
 
 def test_the_committed_record_is_what_rerender_makes_of_its_raw_files(tmp_path):

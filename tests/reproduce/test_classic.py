@@ -14,7 +14,7 @@ from fsengine.reproduce import classic as classic_target
 from fsengine.selectors import MDLSelector
 from fsengine.stats import paired_bootstrap_replicates, wilson_interval
 from tests.conftest import PROJECT_ROOT
-from tests.reproduce.quick_expected import assert_matches_expected
+from tests.reproduce.quick_expected import assert_matches_expected, assert_rerender_gives_back
 
 RECORDED = PROJECT_ROOT / "docs" / "results" / "mdl-curve"
 
@@ -118,15 +118,7 @@ RENDERED = ("report.md", "results.json")
 
 
 def _rerendered_equals(folder, tmp_path) -> None:
-    import shutil
-
-    copy = tmp_path / "record"
-    shutil.copytree(folder, copy)
-    for name in RENDERED:
-        (copy / name).unlink()
-    classic_target.rerender(copy)
-    for path in sorted(folder.iterdir()):
-        assert (copy / path.name).read_bytes() == path.read_bytes(), path.name
+    assert_rerender_gives_back(folder, tmp_path, classic_target.rerender, RENDERED)
 
 
 def test_the_committed_record_is_what_rerender_makes_of_its_raw_files(tmp_path):

@@ -6,7 +6,6 @@ judged by Holm as an independent step-down computes it, and the record rendered 
 import json
 import math
 import re
-import shutil
 
 import numpy as np
 import pandas as pd
@@ -19,7 +18,7 @@ from fsengine.methods.registry import BUILT_IN, METHODS
 from fsengine.reproduce import TARGETS, get_target, results, toolbox
 from fsengine.reproduce.toolbox import plan as tb
 from fsengine.reproduce.toolbox import readme as tb_readme
-from fsengine.reproduce.toolbox import render, report
+from fsengine.reproduce.toolbox import report
 from fsengine.selection_metrics import kuncheva_leave_one_out, kuncheva_matrix
 from fsengine.stats import (
     LEVEL,
@@ -32,6 +31,7 @@ from fsengine.stats import (
     wilson_interval,
 )
 from tests.conftest import PROJECT_ROOT
+from tests.reproduce.quick_expected import assert_rerender_gives_back
 
 RECORDED = PROJECT_ROOT / "docs" / "results" / "toolbox"
 EXPECTED = PROJECT_ROOT / "tests" / "reproduce" / "expected" / "toolbox.json"
@@ -339,13 +339,7 @@ RENDERED = ("report.md", "results.json", "differences.html", "notmnist_bd_summar
 
 
 def _rerendered_equals(folder, tmp_path) -> None:
-    copy = tmp_path / "record"
-    shutil.copytree(folder, copy)
-    for name in RENDERED:
-        (copy / name).unlink()
-    toolbox.rerender(copy)
-    for path in sorted(folder.iterdir()):
-        assert (copy / path.name).read_bytes() == path.read_bytes(), path.name
+    assert_rerender_gives_back(folder, tmp_path, toolbox.rerender, RENDERED)
 
 
 def test_the_committed_record_is_what_rerender_makes_of_its_raw_files(tmp_path):
@@ -358,7 +352,7 @@ def test_the_committed_record_is_what_rerender_makes_of_its_raw_files(tmp_path):
 def test_rerender_gives_back_a_quick_runs_own_outputs_byte_for_byte(quick_reproduction, tmp_path):
     report_path, _ = quick_reproduction("toolbox")
     _rerendered_equals(report_path.parent, tmp_path)
-    assert (report_path.parent / render.RUN_FILE).is_file()
+    assert (report_path.parent / results.RUN_FILE).is_file()
 
 
 def test_no_difference_interval_rests_on_resamples():

@@ -7,7 +7,6 @@ the report's statistics or wording without computing again."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -28,16 +27,13 @@ from fsengine.reproduce.toolbox.statistics import (
 from fsengine.stats import Estimate
 
 TARGET = "toolbox"
-#: what the run measured that is not a table (durations, shapes, the engine's notes, the accuracy
-#: of every feature) and the inputs ``results.json`` records
-RUN_FILE = "run.json"
 
 
 def render(out_dir: Path, note: str = "") -> Path:
     """Write ``results.json``, ``report.md``, the summaries and ``differences.html`` of the run in
     ``out_dir`` from its raw files; ``note`` is printed under the verdicts. Returns the report."""
     out_dir = Path(out_dir)
-    facts = json.loads((out_dir / RUN_FILE).read_text(encoding="utf-8"))
+    facts = results_file.read_run_facts(out_dir)
     inputs = facts["inputs"]
     plan = Plan.from_inputs(inputs["plan"])
     summaries, held, n_test = {}, {}, {}
@@ -67,7 +63,6 @@ def render(out_dir: Path, note: str = "") -> Path:
     return path
 
 
-def rerender(out_dir: Path, note: str = "") -> Path:
-    """:func:`render` of a finished run (its raw files kept): the record with this code's statistics
-    and words, its measured numbers unchanged."""
-    return render(out_dir, note)
+#: a finished run's record with this code's statistics and words, from its raw files (a run renders its own
+#: record the same way, so a run's outputs come back byte for byte)
+rerender = render

@@ -4,7 +4,6 @@ summaries are then rendered from those files alone: :mod:`fsengine.reproduce.too
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from fsengine.csv_export import to_csv
 from fsengine.methods.registry import METHODS
 from fsengine.plots import compare as compare_plots
 from fsengine.progress import Progress, scaled
+from fsengine.reproduce import results as results_file
 from fsengine.reproduce.results import write_figure
 from fsengine.reproduce.toolbox import data, figures
 from fsengine.reproduce.toolbox.plan import (
@@ -35,7 +35,7 @@ from fsengine.reproduce.toolbox.plan import (
     method_keys,
     methods_for,
 )
-from fsengine.reproduce.toolbox.render import RUN_FILE, render
+from fsengine.reproduce.toolbox.render import render
 from fsengine.reproduce.toolbox.statistics import held_column, seed_accuracy_table, seed_summary
 from fsengine.stats import t_interval
 
@@ -176,7 +176,7 @@ def write_raw(out_dir: Path, quick: bool, plan: Plan, runs: dict[str, CaseRun], 
         "interval_notes": interval_notes,
         "convergence_notes": notes,
     }
-    (out_dir / RUN_FILE).write_text(json.dumps(facts, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    results_file.write_run_facts(out_dir, facts)
 
 
 def fit_times(run: CaseRun) -> pd.DataFrame:
