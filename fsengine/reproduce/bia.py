@@ -66,6 +66,9 @@ PATH_END = 0.1
 CV_SPLITS, CV_REPEATS, CV_REPEATS_QUICK, CV_SEED = 5, 10, 2, 0
 #: baselines the BIA at Lambda* is judged against (a family, Holm), and the one it is only set beside
 JUDGED, OBSERVED = (bl.L1_ENTRY, bl.LOGISTIC, RANDOM), bl.SCREENING
+#: the note of the row set beside the judged family (its counts are rows of their own)
+OBSERVATION_NOTE = ("an observation, not judged: the two top-k sets are nearly the same in every fold (the next two "
+                    "rows count the folds)")
 #: the family's name in the intervals' method text
 FAMILY = "comparisons of the BIA with a baseline"
 #: why the random pixels get the plain paired t (printed in the report)
@@ -327,7 +330,11 @@ def render(out_dir: Path) -> Path:
             name, "logistic regression on the top pixels, ranked inside each training fold"))
           for name, est in accuracy.items()],
         results_file.recorded(f"nested CV accuracy, BIA top {TOP_K} at Lambda* minus {OBSERVED}", observed,
-                              note=observation),
+                              note=OBSERVATION_NOTE),
+        results_file.recorded(f"folds where the BIA top {TOP_K} at Lambda* is {OBSERVED}'s top {TOP_K}", same_sets,
+                              note="folds of the nested CV (their number is in the inputs)"),
+        results_file.recorded(f"folds where the BIA at Lambda* and {OBSERVED} score the same", same_scores,
+                              note="folds of the nested CV with the same number of test images right"),
         *[results_file.ordering(f"nested CV accuracy, BIA top {TOP_K} at Lambda* minus {name}", diff, BIA_STAR, name)
           for name, diff in differences.items()],
         results_file.recorded(f"top-{TOP_K} overlap with correlation screening at Lambda*", at_star[overlap_col]),
@@ -521,7 +528,11 @@ def readme_summary(out_dir: Path) -> str:
     def difference(name):
         r = rows[f"nested CV accuracy, BIA top {TOP_K} at Lambda* minus {name}"]
         if results_file.outcome(r.verdict) == "recorded":
-            return f"minus {name} {r.estimate.format(3)} ({results_file.rule(r.verdict)})"
+            same = rows[f"folds where the BIA top {TOP_K} at Lambda* is {OBSERVED}'s top {TOP_K}"]
+            score = rows[f"folds where the BIA at Lambda* and {OBSERVED} score the same"]
+            return (f"minus {name} {r.estimate.format(3)} (an observation, not judged: the top-{TOP_K} sets are the "
+                    f"same in {same.ours:.0f} of the {cv['splits'] * cv['repeats']} folds and score the same in "
+                    f"{score.ours:.0f})")
         return (f"minus {name} {r.estimate.format(3)} at {percent(r.level)} "
                 f"({_direction(r.estimate, name)})")
 
