@@ -80,16 +80,17 @@ def estimate(value: float, low: float, high: float, digits: int = 3, *, signed: 
     return f"{value:{sign}.{digits}f} [{low:{sign}.{digits}f}, {high:{sign}.{digits}f}]"
 
 
-def points(value: float, low: float | None = None, high: float | None = None, digits: int = 2) -> str:
+def points(value: float, low: float | None = None, high: float | None = None, digits: int = 2, *,
+           unit: str = " %") -> str:
     """A proportion as percentage points with its interval: ``95.80 [95.49, 96.10] %`` (the value
-    alone, ``96.81 %``, without one).
+    alone, ``96.81 %``, without one; ``unit=""`` where a label says it).
 
-    >>> points(0.958, 0.9549, 0.961), points(0.9681)
-    ('95.80 [95.49, 96.10] %', '96.81 %')
+    >>> points(0.958, 0.9549, 0.961), points(0.9681), points(0.958, 0.9549, 0.961, 1, unit="")
+    ('95.80 [95.49, 96.10] %', '96.81 %', '95.8 [95.5, 96.1]')
     """
     if low is None or high is None:
-        return f"{100 * value:.{digits}f} %"
-    return f"{100 * value:.{digits}f} [{100 * low:.{digits}f}, {100 * high:.{digits}f}] %"
+        return f"{100 * value:.{digits}f}{unit}"
+    return f"{100 * value:.{digits}f} [{100 * low:.{digits}f}, {100 * high:.{digits}f}]{unit}"
 
 
 def markdown_table(df: pd.DataFrame, digits: int = 4) -> str:

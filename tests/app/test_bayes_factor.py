@@ -112,7 +112,7 @@ def test_page_figures_carry_the_engine_run(page):
     # scipy computes it from the trace's accuracy and the held-out size)
     n = task.y_val.size
     ci = st.binomtest(round(stop.heldout_accuracy * n), n).proportion_ci(method="wilson")
-    shown = f"{100 * stop.heldout_accuracy:.2f} [{100 * ci.low:.2f}, {100 * ci.high:.2f}] %"
+    shown = f"{100 * stop.heldout_accuracy:.1f} [{100 * ci.low:.1f}, {100 * ci.high:.1f}]"
     assert [m.value for m in at.metric] == [str(ref.n_at_stop), str(stop.rounds), shown, at.metric[3].value]
     assert "Wilson score interval" in at.metric[2].help
     assert at.select_slider(key="bf_check_round").options == [str(r) for r in checkable_rounds(ref)]

@@ -237,10 +237,11 @@ def _settings(key: str, large: bool, token: tuple) -> Settings:
 
 def _stop_section(run, stop) -> None:
     """Metrics at the stop, why the run ended, and the Bayes factors per round."""
-    m1, m2, m3, m4 = st.columns(4)
+    m1, m2, m3, m4 = st.columns([1, 1, 2, 1])
     m1.metric("Pairs selected", f"{stop.pairs:,}")
     m2.metric("Rounds (MAP fits) to the stop", f"{stop.rounds:,}")
-    m3.metric("Held-out accuracy at the stop", points(stop.heldout.value, stop.heldout.low, stop.heldout.high),
+    m3.metric("Held-out accuracy at the stop, %", points(stop.heldout.value, stop.heldout.low, stop.heldout.high, 1,
+                                                        unit=""),
               help=f"95% {stop.heldout.method}" + (": a sentence's tokens are not independent, its sentences are"
                                                     if "bootstrap" in stop.heldout.method else ""))
     m4.metric("Seconds to the stop", f"{stop.seconds:.1f}")

@@ -166,7 +166,7 @@ def _comparison(available: dict[str, str], config: dict) -> tuple[Comparison, Es
 def _headline(comp: Comparison, timing: Estimate | None) -> None:
     """Training rows, candidates and IFS's work relative to SGC's (Figs. 3-4) as metrics: the exact
     ratio of gain computations, and the CPU-time ratio as the median and IQR of repeats."""
-    cols = st.columns(4)
+    cols = st.columns([1, 1, 1, 2])
     cols[0].metric("Training rows", f"{comp.n_train:,}", help="Tokens (sequence tasks) or instances.")
     cols[1].metric("Candidates", f"{comp.n_candidates:,}",
                    help="(predicate, class) pairs seen together at least twice.")
@@ -180,7 +180,7 @@ def _headline(comp: Comparison, timing: Estimate | None) -> None:
                        help=f"{timing.method}: one timing moves with the machine's load.")
     st.caption(f"Look for: over these {ratios.stages} stages IFS computed {ratios.computations:,.0f}x as many gains "
                "as SGC (Fig. 3)"
-               + (f" and took {timing.value:,.1f}x its CPU time (median of {TIMING_REPEATS} repeats, Fig. 4)"
+               + (f" and took {timing.value:,.1f}x as much CPU time (median of {TIMING_REPEATS} repeats, Fig. 4)"
                   if timing is not None else "")
                + f" on {comp.n_candidates:,} candidates. The paper timed {PAPER_TIMED}, not this task, and reports "
                f"{PAPER_SPEEDUP}: the more candidates, the more IFS re-scores at every stage. Test precision / F1 "
