@@ -22,6 +22,7 @@ import pytest
 from fsengine import stats
 from fsengine.reproduce import gain, results
 from tests.conftest import PROJECT_ROOT
+from tests.reproduce.quick_expected import assert_rerender_gives_back
 
 EXPECTED = PROJECT_ROOT / "tests" / "reproduce" / "expected" / "sgc-vs-ifs.json"
 RECORDED = PROJECT_ROOT / "docs" / "results" / "sgc-vs-ifs"
@@ -166,3 +167,20 @@ def test_the_committed_full_run_recomputes_from_its_raw_counts():
     assert rows[0]["paper"] == gain.PAPER_F1 and rows[0]["verdict"].split(":")[0] in ("consistent", "above", "below")
     assert rows[1]["quantity"] == "Base-NP: F1 of the model chosen on the development split"
     assert not any(r["verdict"].startswith(("holds", "fails")) for r in rows)
+
+
+def test_rerender_gives_back_a_quick_runs_own_report_byte_for_byte(quick_reproduction, tmp_path):
+    """The parts of the report rendered from results.json and the raw counts (the verdict, the notes,
+    the headline table) come back as the run wrote them; the rest is kept."""
+    report, _ = quick_reproduction("sgc-vs-ifs")
+    assert_rerender_gives_back(report.parent, tmp_path, gain.rerender, ())
+
+
+def test_the_committed_report_is_what_rerender_makes_of_the_record(tmp_path):
+    """The committed report's verdict, notes and headline table are this code's rendering of the record
+    (issue 31: the level of a median-and-range row prints as 96.875%, no longer 97%; the notes state the
+    multiplicity and the drift of IFS 1,160 greedy between records)."""
+    assert_rerender_gives_back(RECORDED, tmp_path, gain.rerender, ())
+    text = (RECORDED / "report.md").read_text()
+    assert "| 96.875%: median and range" in text and "| 97%:" not in text
+    assert "**Multiplicity.** The headline is one comparison" in text
