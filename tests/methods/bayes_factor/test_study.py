@@ -140,10 +140,13 @@ def test_unit_counts_per_sentence():
     np.testing.assert_array_equal(unit_counts(correct, units), [[1, 2], [2, 2], [0, 1]])
 
 
-def test_scores_per_sentence_need_a_sequence_task(task):
+def test_without_sentences_each_held_out_row_is_its_own_unit(task):
+    """A task of independent rows (no sentences) is scored per row: every unit counts one row, and each
+    round's total is the trace's held-out accuracy."""
     assert task.val_units is None and task.X_dev is None
-    with pytest.raises(ValueError, match="sequence task"):
-        run_scored(task, max_pairs=5)
+    scored = run_scored(task, max_pairs=5)
+    assert scored.dev is None and (scored.test[:, :, 1] == 1).all() and scored.test.shape[1] == task.y_val.size
+    np.testing.assert_allclose(scored.test[:, :, 0].mean(axis=1), scored.run.trace["heldout_accuracy"])
 
 
 def test_recommendation_is_chosen_on_the_development_split():
