@@ -51,3 +51,21 @@ def assert_rerender_gives_back(folder: Path, tmp_path: Path, rerender, rendered:
     rerender(copy)
     for path in sorted(Path(folder).iterdir()):
         assert (copy / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def holm_by_definition(pvalues, alpha: float = 0.05) -> list[tuple[float, bool]]:
+    """Holm (1979) by its definition, as an independent reference for the records' families: per
+    hypothesis (the level it is tested at, whether it is rejected). Sorted ascending, the j-th (from 0)
+    is tested at alpha / (m - j) while every smaller one was rejected; from the first that is not, every
+    later one is tested at that step's level and is not rejected."""
+    import numpy as np
+
+    m = len(pvalues)
+    out, stop = [None] * m, None
+    for j, i in enumerate(np.argsort(pvalues, kind="stable")):
+        step = alpha / (m - j) if stop is None else stop
+        rejected = stop is None and pvalues[i] <= step
+        if stop is None and not rejected:
+            stop = step
+        out[i] = (1 - step, rejected)
+    return out

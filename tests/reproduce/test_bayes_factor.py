@@ -20,7 +20,7 @@ from fsengine.methods.bayes_factor.study import CONFIGS, PAPER_CONFIG, page_defa
 from fsengine.reproduce import bayes_factor as bf
 from fsengine.reproduce import results
 from tests.conftest import PROJECT_ROOT
-from tests.reproduce.quick_expected import assert_rerender_gives_back
+from tests.reproduce.quick_expected import assert_rerender_gives_back, holm_by_definition
 
 EXPECTED = PROJECT_ROOT / "tests" / "reproduce" / "expected" / "bayes-factor.json"
 RECORDED = PROJECT_ROOT / "docs" / "results" / "bayes-factor"
@@ -70,16 +70,10 @@ def check_against_raw_counts(folder) -> int:
         n += 4
     # issue 31: the four stop - development-best differences are one family, judged by Holm (by its
     # definition here): each at the level Holm's step-down tests it at, from 20,000 paired resamples
-    pvalues = [reps.pvalue() for _, reps in family]
-    stop_level = None
-    for j, i in enumerate(np.argsort(pvalues, kind="stable")):
-        step = 0.05 / (len(family) - j) if stop_level is None else stop_level
-        if stop_level is None and pvalues[i] > step:
-            stop_level = step
-        quantity, reps = family[i]
-        e = reps.interval(1 - step)
+    for (quantity, reps), (level, _) in zip(family, holm_by_definition([reps.pvalue() for _, reps in family])):
+        e = reps.interval(level)
         row = rows[quantity]
-        assert row["level"] == pytest.approx(1 - step, rel=1e-12) and "Holm's step-down over the 4" in row["method"]
+        assert row["level"] == pytest.approx(level, rel=1e-12) and "Holm's step-down over the 4" in row["method"]
         assert [row["ours"], *row["interval"]] == pytest.approx([e.value, e.low, e.high], rel=1e-9, abs=1e-15)
         assert row["method"].startswith(e.method) and "20,000 resamples" in e.method
     # every traced round's counts are stored: rounds.csv's accuracies are their totals (6 decimals kept)

@@ -10,7 +10,7 @@ from scipy import stats as st
 from fsengine.reproduce import bia, results
 from fsengine.stats import t_interval
 from tests.conftest import PROJECT_ROOT
-from tests.reproduce.quick_expected import assert_matches_expected, assert_rerender_gives_back
+from tests.reproduce.quick_expected import assert_matches_expected, assert_rerender_gives_back, holm_by_definition
 
 RECORDED = PROJECT_ROOT / "docs" / "results" / "bia-notmnist"
 
@@ -52,18 +52,13 @@ def _recomputed_from_raw_counts(folder):
         if plain:
             assert p == pytest.approx(st.ttest_1samp(d, 0.0).pvalue, rel=1e-9)
         tests.append((name, d, se, p))
-    stop = None
-    for j, i in enumerate(np.argsort([p for *_, p in tests], kind="stable")):
-        name, d, se, p = tests[i]
-        step = 0.05 / (len(tests) - j) if stop is None else stop
-        if stop is None and p > step:
-            stop = step
-        half = st.t.ppf(1 - step / 2, d.size - 1) * se
+    for (name, d, se, _), (level, rejected) in zip(tests, holm_by_definition([p for *_, p in tests])):
+        half = st.t.ppf(0.5 + level / 2, d.size - 1) * se
         row = rows[f"nested CV accuracy, BIA top 20 at Lambda* minus {name}"]
-        assert row["level"] == pytest.approx(1 - step, rel=1e-12)
+        assert row["level"] == pytest.approx(level, rel=1e-12)
         assert [row["ours"], *row["interval"]] == pytest.approx([d.mean(), d.mean() - half, d.mean() + half],
                                                                 rel=RECOMPUTED_REL, abs=1e-9)
-        assert (results.outcome(row["verdict"]) == "resolved") == (stop is None or step > stop or p <= step)
+        assert (results.outcome(row["verdict"]) == "resolved") == rejected
     screening = rows["nested CV accuracy, BIA top 20 at Lambda* minus correlation screening"]
     same = int((folds[folds["method"] == "correlation screening"]["overlap"] == 1.0).sum())
     assert screening["verdict"].startswith("recorded: an observation, not judged") and screening["interval"]

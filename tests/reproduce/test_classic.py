@@ -14,7 +14,7 @@ from fsengine.reproduce import classic as classic_target
 from fsengine.selectors import MDLSelector
 from fsengine.stats import paired_bootstrap_replicates, wilson_interval
 from tests.conftest import PROJECT_ROOT
-from tests.reproduce.quick_expected import assert_matches_expected, assert_rerender_gives_back
+from tests.reproduce.quick_expected import assert_matches_expected, assert_rerender_gives_back, holm_by_definition
 
 RECORDED = PROJECT_ROOT / "docs" / "results" / "mdl-curve"
 
@@ -77,15 +77,9 @@ def _recomputed_from_raw_counts(folder):
         trace = pd.read_csv(folder / f"{slug}_mdl_trace.csv")
         assert int(np.argmin(trace["dl_total"])) == best
     assert len(family) == 3 * len(data["inputs"]["datasets"])
-    pvalues = [reps.pvalue() for _, reps in family]
-    stop = None
-    for j, i in enumerate(np.argsort(pvalues, kind="stable")):
-        step = 0.05 / (len(family) - j) if stop is None else stop
-        if stop is None and pvalues[i] > step:
-            stop = step
-        row, reps = family[i]
-        e = reps.interval(1 - step)
-        assert row["level"] == pytest.approx(1 - step, rel=1e-12), row["quantity"]
+    for (row, reps), (level, _) in zip(family, holm_by_definition([reps.pvalue() for _, reps in family])):
+        e = reps.interval(level)
+        assert row["level"] == pytest.approx(level, rel=1e-12), row["quantity"]
         assert [row["ours"], *row["interval"]] == pytest.approx([e.value, e.low, e.high], rel=1e-9, abs=1e-15)
         assert row["method"].startswith(e.method) and "Holm's step-down over the 9 claim-2" in row["method"]
         assert (results.outcome(row["verdict"]) == "resolved") == (e.low > 0 or e.high < 0)

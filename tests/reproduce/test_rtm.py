@@ -20,6 +20,7 @@ from fsengine.reproduce import TARGETS, get_target, results
 from fsengine.reproduce import rtm as rtm_target
 from fsengine.stats import Estimate
 from tests.conftest import PROJECT_ROOT, require_real
+from tests.reproduce.quick_expected import holm_by_definition
 
 EXPECTED = PROJECT_ROOT / "tests" / "reproduce" / "expected" / "rtm-roc.json"
 RECORDED = PROJECT_ROOT / "docs" / "results" / "rtm-roc"
@@ -87,19 +88,6 @@ def _t_pvalue(values, ratio, null=0.0) -> float:
     x = np.asarray(values, dtype=float)
     se = x.std(ddof=1) * np.sqrt(1 / x.size + ratio)
     return float(2 * st.t.sf(abs(x.mean() - null) / se, x.size - 1))
-
-
-def _holm(pvalues) -> list[tuple[float, bool]]:
-    """Holm's step-down by its definition: per hypothesis (the level it is tested at, rejected)."""
-    m = len(pvalues)
-    out, stop = [None] * m, None
-    for j, i in enumerate(np.argsort(pvalues, kind="stable")):
-        step = 0.05 / (m - j) if stop is None else stop
-        rejected = stop is None and pvalues[i] <= step
-        if not rejected and stop is None:
-            stop = step
-        out[i] = (1 - step, rejected)
-    return out
 
 
 def _matches(row: dict, mean_low_high, method_words: str, level: float = 0.95) -> None:
@@ -214,10 +202,10 @@ def _check_holm_families(rows: dict, folds: pd.DataFrame) -> None:
         if corpus == "Sentence polarity" and not tail:
             gap_tests.append((q, d, _ratio(part), slides[a] - slides[b]))
     assert len(tests) == 3 * 2 * folds.corpus.nunique() and len(gap_tests) == 3
-    for (q, d, ratio), (level, rejected) in zip(tests, _holm([_t_pvalue(d, r) for _, d, r in tests])):
+    for (q, d, ratio), (level, rejected) in zip(tests, holm_by_definition([_t_pvalue(d, r) for _, d, r in tests])):
         _matches(rows[q], _t(d, ratio, level), f"Holm's step-down over the {len(tests)} pairs", level)
         assert (results.outcome(rows[q]["verdict"]) == "resolved") == rejected, q
-    holm = _holm([_t_pvalue(d, r, g) for _, d, r, g in gap_tests])
+    holm = holm_by_definition([_t_pvalue(d, r, g) for _, d, r, g in gap_tests])
     for (q, d, ratio, gap), (level, rejected) in zip(gap_tests, holm):
         row = rows[q.replace("ordering, ", "gap against the slides, ")]
         _matches(row, _t(d, ratio, level), "Holm's step-down over the 3 slides' gaps", level)

@@ -31,7 +31,7 @@ from fsengine.stats import (
     wilson_interval,
 )
 from tests.conftest import PROJECT_ROOT
-from tests.reproduce.quick_expected import assert_rerender_gives_back
+from tests.reproduce.quick_expected import assert_rerender_gives_back, holm_by_definition
 
 RECORDED = PROJECT_ROOT / "docs" / "results" / "toolbox"
 EXPECTED = PROJECT_ROOT / "tests" / "reproduce" / "expected" / "toolbox.json"
@@ -225,16 +225,9 @@ def _assert_holm_family(data: dict, folder) -> None:
     m = len(family)
     methods = data["inputs"]["methods"]
     assert m == 2 * sum(len(v) - 1 for v in methods.values()) + len(methods["synthetic_glm"]) - 1
-    order = np.argsort(pvalues, kind="stable")
-    stop = None
-    for j, i in enumerate(order):
-        step = 0.05 / (m - j) if stop is None else stop
-        rejected = stop is None and pvalues[i] <= step
-        if stop is None and not rejected:
-            stop = step
-        r = family[i]
-        assert r["level"] == pytest.approx(1 - step, rel=1e-12), r["quantity"]
-        assert (results.outcome(r["verdict"]) == "resolved") == rejected, (r["quantity"], pvalues[i], step)
+    for r, p, (level, rejected) in zip(family, pvalues, holm_by_definition(pvalues)):
+        assert r["level"] == pytest.approx(level, rel=1e-12), r["quantity"]
+        assert (results.outcome(r["verdict"]) == "resolved") == rejected, (r["quantity"], p, level)
 
 
 def _assert_matches_expected(fresh: dict) -> None:
