@@ -29,11 +29,13 @@ from fsengine.stats import Estimate
 TARGET = "toolbox"
 
 
-def render(out_dir: Path, note: str = "") -> Path:
+def render(out_dir: Path) -> Path:
     """Write ``results.json``, ``report.md``, the summaries and ``differences.html`` of the run in
-    ``out_dir`` from its raw files; ``note`` is printed under the verdicts. Returns the report."""
+    ``out_dir`` from its raw files (``run.json``'s ``note``, when a record carries one, is printed
+    under the verdicts: what a record re-rendered by later code does not show). Returns the report."""
     out_dir = Path(out_dir)
     facts = results_file.read_run_facts(out_dir)
+    note = facts.get("note", "")
     inputs = facts["inputs"]
     plan = Plan.from_inputs(inputs["plan"])
     summaries, held, n_test = {}, {}, {}
