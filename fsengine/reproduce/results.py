@@ -30,6 +30,7 @@ row by row (``tests/reproduce/test_results_schema.py``).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -229,7 +230,7 @@ RUN_FILE = "run.json"
 
 def write_run_facts(out_dir: Path, facts: dict) -> None:
     """Write ``run.json`` (:data:`RUN_FILE`): the run's facts a record is rendered from."""
-    (Path(out_dir) / RUN_FILE).write_text(json.dumps(facts, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (Path(out_dir) / RUN_FILE).write_text(json_text(facts, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def read_run_facts(out_dir: Path) -> dict:
