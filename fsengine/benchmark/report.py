@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fsengine import formatting
 from fsengine.benchmark import aggregate, protocol
 from fsengine.benchmark.record import Record, write_tables
 from fsengine.reproduce import results as results_file
@@ -66,8 +67,7 @@ EQUATIONS = {
 
 
 def _fmt(e: Estimate, digits: int = 3) -> str:
-    d = results_file.interval_digits(e.low, e.high, digits=digits)
-    return f"{e.value:.{d}f} [{e.low:.{d}f}, {e.high:.{d}f}]"
+    return formatting.estimate(e.value, e.low, e.high, digits)
 
 
 #: the rule of a family's verdicts (constant text: a quick run's rules equal the full run's)

@@ -24,7 +24,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
     suite = "\n".join(f"  {e.slug:18s} {e.title}" for e in SUITE)
     p = subparsers.add_parser(
-        NAME, help="benchmark methods across many datasets (ranks, Friedman, CD, Holm-Wilcoxon: all pairs, vs a control)",
+        NAME, help="benchmark methods across many datasets (ranks, Friedman, CD, Holm-Wilcoxon: all pairs, vs a "
+                   "control)",
         description=textwrap.fill(
             "Fit every method inside repeated stratified outer folds of every dataset, score a classifier on each "
             "method's first k features for every k of a grid fixed before any fit, and write per dataset, method "
@@ -33,7 +34,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
             "datasets the average ranks, the Friedman test (Iman-Davenport), Nemenyi's critical difference and "
             "exact Wilcoxon signed-rank tests in two Holm families (every pair; every method against the control, "
             "ANOVA F unless --control names another), saying what each family could resolve with this many "
-            "datasets, with report.md, report.html (offline) and results.json.", 100) + "\n\nthe suite (default):\n" + suite
+            "datasets, with report.md, report.html (offline) and results.json.", 100)
+        + "\n\nthe suite (default):\n" + suite
         + f"\n\n--quick: {', '.join(e.slug for e in QUICK)}; 3 folds, 1 repeat.",
         epilog="examples: fsengine benchmark --quick --out results/bench --n-jobs -1\n"
                "          fsengine benchmark --methods anova,mi,l1 --datasets breast_cancer digits "
@@ -106,8 +108,8 @@ def run(args) -> int:
                                **where)
     text = (out / report.name).read_text(encoding="utf-8")
     over = text.split("## Over the datasets", 1)[-1].split("## The protocol", 1)[0]
-    print("\n".join(line for line in over.splitlines() if line.startswith(("###", "Over ", "Every pair", "Against the control",
-                                                                   "No Friedman"))))
+    said = ("###", "Over ", "Every pair", "Against the control", "No Friedman")
+    print("\n".join(line for line in over.splitlines() if line.startswith(said)))
     print(f"written to {out}: report.md, report.html, results.json and the tables (folds.csv: the raw per-fold "
           "table)")
     return 0

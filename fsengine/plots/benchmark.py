@@ -82,7 +82,8 @@ def _cd_step(record, label: str, methods: list[str]) -> tuple[dict, dict]:
     else:
         subtitle = f"no Friedman test: {r.why_no_test}"
         cd = 0.0
-    data = {0: {"x": xs, "y": ys, "text": text, "textposition": side, "customdata": [labels.get(m, m) for m in methods]},
+    data = {0: {"x": xs, "y": ys, "text": text, "textposition": side,
+                "customdata": [labels.get(m, m) for m in methods]},
             1: {"x": cx or [None], "y": cy or [None]}}
     layout = {"title.text": title, "title.subtitle.text": subtitle, "shapes[0].x1": 1.0 + cd,
               "shapes[0].label.text": f"CD = {cd:.2f}" if cd else ""}

@@ -153,7 +153,8 @@ def public(text: str) -> str:
     return text.replace(str(root.resolve()), "$FSENGINE_DATA").replace(str(root), "$FSENGINE_DATA") if root else text
 
 
-def write(out_dir: Path, target: str, quick: bool, inputs: dict, rows: list[Row], *, command: str | None = None) -> Path:
+def write(out_dir: Path, target: str, quick: bool, inputs: dict, rows: list[Row], *,
+          command: str | None = None) -> Path:
     """Validate and write ``results.json``; returns its path. ``command``: the command that made the
     run when it is not ``python -m fsengine reproduce TARGET [--quick]`` (``fsengine benchmark ...``)."""
     data = {"target": target,

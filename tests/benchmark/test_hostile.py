@@ -259,9 +259,9 @@ class _Warns(BaseFeatureSelector):
     def _fit(self, X, y):
         import warnings
 
-        warnings.warn(f"saw {X.shape[0]} rows (fold {X.shape[0] % 7})", UserWarning)
+        warnings.warn(f"saw {X.shape[0]} rows (fold {X.shape[0] % 7})", UserWarning, stacklevel=2)
         if X.shape[0] % 2:
-            warnings.warn("an odd number of rows", UserWarning)
+            warnings.warn("an odd number of rows", UserWarning, stacklevel=2)
         self.scores_ = np.asarray(X).var(axis=0)
         self._set_order(np.argsort(-self.scores_, kind="stable"))
         self._rank_and_support(np.zeros(X.shape[1], dtype=bool))
