@@ -112,3 +112,15 @@ def test_the_quick_run_replaces_its_folder_whole_or_not_at_all(tmp_path, monkeyp
         view._quick_run(lambda f, m: None)
     assert (folder / "report.md").read_text() == "first"
     assert [p.name for p in tmp_path.iterdir()] == ["benchmark-quick"]  # no staging folder left behind
+
+
+def test_a_second_run_folder_draws_its_own_diagram(tiny_folder, tiny_record, gappy_folder):
+    """The CD figure is cached per run folder: a second folder at the same k shows its own methods (the
+    cache was keyed by k alone, and the page drew the first folder's diagram above the second's text)."""
+    at = app_test("pages/benchmark.py", timeout=60)
+    for folder, methods in ((tiny_folder, list(tiny_record.methods["label"])),
+                            (gappy_folder, ["ANOVA F", "BIA", "MI", "Fails on 3 classes"])):
+        at.text_input(key="benchmark_folder").set_value(str(folder)).run()
+        _ok(at)
+        cd = next(c for t, c in _charts(at).items() if t.startswith("k = 2: average rank"))
+        assert cd["data"][0]["customdata"] == methods

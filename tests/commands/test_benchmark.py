@@ -37,6 +37,10 @@ def test_the_run_folder(serial, capsys):
     assert status.query("dataset == 'wine' and method == 'bia'")["status"].iloc[0].startswith("not applicable")
     text = (serial / "report.md").read_text()
     assert "--methods variance,anova,mi,bia" in text and "bia: n_steps=20" in text
+    import json
+
+    command = json.loads((serial / "results.json").read_text())["command"]  # the run's own, as the report says
+    assert command.startswith("fsengine benchmark --methods variance,anova,mi,bia") and f"Command: `{command}`" in text
 
 
 def test_errors_are_one_line_and_nothing_is_written(tmp_path, capsys):

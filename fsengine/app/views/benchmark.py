@@ -40,13 +40,14 @@ QUICK_COMMAND = "fsengine benchmark --quick"
 def render() -> None:
     """Draw the page (called by the navigation on every rerun)."""
     _explain()
-    record = _chosen_record()
-    if record is None:
+    chosen = _chosen_record()
+    if chosen is None:
         st.stop()
+    record, source = chosen
     _overview(record)
     k = page_k(record)
     st.subheader("Critical-difference diagram")
-    show_explorable(st, cd_figure(record, k), key=CD_KEY, param=K_PARAM, fallback=record.k_labels[0], bridge=False)
+    show_explorable(st, cd_figure(record, k, source), key=CD_KEY, param=K_PARAM, fallback=record.k_labels[0], bridge=False)
     st.caption(EXPLANATIONS["cd"] + " The slider sets k for this whole page.")
     at_k(record)
 
@@ -77,7 +78,8 @@ def _explain() -> None:
 
 
 def _chosen_record():
-    """The run the page shows: a folder named here (the committed run by default), or a quick run."""
+    """The run the page shows, a folder named here (the committed run by default) or a quick run, and
+    where it was read from: (record, (folder, run.json's modification time)); None without a run."""
     committed = committed_folder()
     default = str(committed) if (committed / records.RUN_FILE).is_file() else ""
     folder = st.text_input("Run folder", value=default, key="benchmark_folder", bind="query-params",
@@ -96,7 +98,8 @@ def _chosen_record():
                 "(`fsengine benchmark --quick --out DIR` does the same from the command line).")
         return None
     with user_errors():
-        return load(folder.strip(), _stamp(folder.strip()))
+        source = (folder.strip(), _stamp(folder.strip()))
+        return load(*source), source
 
 
 def _stamp(folder: str) -> float:
@@ -147,7 +150,9 @@ def page_k(record) -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def cd_figure(_record, k: str, _key=None) -> dict:
+def cd_figure(_record, k: str, source: tuple[str, float]) -> dict:
+    """The CD explorable of the run read from ``source`` (its folder and run.json's time: the cache's
+    key, since the record itself is not hashed) at ``k``."""
     return plots.cd_explorable(_record, k).to_plotly_json()
 
 
