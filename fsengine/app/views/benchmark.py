@@ -47,7 +47,8 @@ def render() -> None:
     _overview(record)
     k = page_k(record)
     st.subheader("Critical-difference diagram")
-    show_explorable(st, cd_figure(record, k, source), key=CD_KEY, param=K_PARAM, fallback=record.k_labels[0], bridge=False)
+    show_explorable(st, cd_figure(record, k, source), key=CD_KEY, param=K_PARAM, fallback=record.k_labels[0],
+                    bridge=False)
     st.caption(EXPLANATIONS["cd"] + " The slider sets k for this whole page.")
     at_k(record)
 
