@@ -132,8 +132,9 @@ def ranks_explorable(record, k_label: str | None = None) -> go.Figure:
         y=[titles.get(d, d) for d in datasets], colorscale=colour_scale("Viridis"), reversescale=False,
         zmin=1, zmax=max(2, len(methods)), colorbar=dict(title="rank"), texttemplate="%{text}",
         hovertemplate="%{y}<br>%{x}: rank %{z}<extra></extra>", xgap=1, ygap=1))
-    fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_xaxes(type="category", tickangle=-40)
+    fig.update_yaxes(autorange="reversed", type="category", tickmode="array",
+                     tickvals=[titles.get(d, d) for d in datasets], ticktext=[_wrap(titles.get(d, d)) for d in datasets])
+    _name_every_method(fig, [labels[m] for m in methods])
     fig = apply_style(fig, title="Ranks per dataset", height=max(360, 30 * len(datasets) + 240))
     fig.update_layout(margin_b=130)  # the rotated method names, above the slider
     status = record.status_of()
@@ -146,6 +147,28 @@ def ranks_explorable(record, k_label: str | None = None) -> go.Figure:
         title = f"k = {label}: ranks (1 = best) on {len(r.datasets)} complete datasets"
         steps.append(Step(label, label, {0: {"z": z.astype(np.float32), "text": text}}, {"title.text": title}))
     return explorable(_spec(fig), steps, active=_start(record, k_label), prefix="k = ", name="k")
+
+
+#: beyond this many methods a heatmap's method names stand upright (slanted ones would overlap)
+UPRIGHT_BEYOND = 12
+
+
+def _name_every_method(fig: go.Figure, names: list[str]) -> None:
+    """A heatmap's x axis names every method (plotly would skip every other one when they are many)."""
+    fig.update_xaxes(type="category", tickmode="array", tickvals=names, ticktext=names,
+                     tickangle=-90 if len(names) > UPRIGHT_BEYOND else -40)
+
+
+def _wrap(title: str, width: int = 24) -> str:
+    """A long dataset title on two lines (``<br>`` at the last space before ``width``).
+
+    >>> _wrap("XOR pair with redundant label copies (small)")
+    'XOR pair with redundant<br>label copies (small)'
+    """
+    if len(title) <= width or " " not in title[:width]:
+        return title
+    cut = title[:width].rindex(" ")
+    return title[:cut] + "<br>" + title[cut + 1:]
 
 
 def _gap(status: str, dataset_ranked: bool, method_ranked: bool) -> str:
@@ -166,8 +189,8 @@ def similarity_explorable(record, k_label: str | None = None) -> go.Figure:
     fig = go.Figure(go.Heatmap(z=np.eye(len(methods)), x=names, y=names, zmin=0, zmax=1,
                                colorscale=colour_scale("Blues"), colorbar=dict(title="Jaccard"), texttemplate="%{text}",
                                hovertemplate="%{y} vs %{x}<br>mean Jaccard %{z:.3f}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_xaxes(type="category", tickangle=-40)
+    fig.update_yaxes(autorange="reversed", type="category", tickmode="array", tickvals=names, ticktext=names)
+    _name_every_method(fig, names)
     fig = apply_style(fig, title="Similarity of the selections", height=max(380, 28 * len(methods) + 260))
     fig.update_layout(margin_b=130)
     steps = []
@@ -184,10 +207,36 @@ def pareto_front(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["pareto"]].sort_values("cpu_seconds")
 
 
+#: a label's size as a share of the plot: per character of its width, and its height
+LABEL_CHAR, LABEL_HEIGHT = 0.016, 0.06
+
+
+def spaced_labels(where: dict[str, tuple[float, float]], labels: dict[str, str], first: list[str]) -> set[str]:
+    """The points that get a written label: every one of ``first`` (the Pareto front), then the others,
+    best ranked first, each only when its label, centred above it, would not overlap one already
+    placed. ``where``: each point's position as shares of the x and y axes; a label is
+    :data:`LABEL_CHAR` per character wide and :data:`LABEL_HEIGHT` high. The hover names every point.
+
+    >>> where = {"a": (0.1, 0.1), "b": (0.12, 0.11), "c": (0.8, 0.5)}
+    >>> sorted(spaced_labels(where, {"a": "Alpha", "b": "Beta", "c": "Gamma"}, first=[]))
+    ['a', 'c']
+    """
+    placed: list[tuple[float, float, float]] = []
+    shown = set()
+    for m in list(dict.fromkeys(first)) + sorted((m for m in where if m not in first), key=lambda m: where[m][1]):
+        x, y = where[m]
+        width = LABEL_CHAR * len(labels.get(m, m))
+        if m in first or all(abs(x - px) >= (width + pw) / 2 or abs(y - py) >= LABEL_HEIGHT for px, py, pw in placed):
+            placed.append((x, y, width))
+            shown.add(m)
+    return shown
+
+
 def tradeoff_explorable(record, k_label: str | None = None) -> go.Figure:
     """Average rank (1 = best, at the top) against the geometric mean over datasets of the median fit
     CPU seconds (log axis), at every k; the Pareto front (no method both better ranked and faster)
-    joined by a line."""
+    joined by a line. Every method on the front is named; the others are named where their label
+    does not cover another (:func:`spaced_labels`), and all of them on hover."""
     methods = [m for m in record.methods["key"]]
     labels = record.labels
     seconds = record.summary.loc[record.summary["method"] != "all features", "fit_cpu_median"]
@@ -211,14 +260,16 @@ def tradeoff_explorable(record, k_label: str | None = None) -> go.Figure:
         t = record.tradeoff(label).set_index("method")
         xs = [float(t.loc[m, "cpu_seconds"]) if m in t.index else None for m in methods]
         ys = [float(t.loc[m, "average_rank"]) if m in t.index else None for m in methods]
-        text = [labels[m] if m in t.index else "" for m in methods]
-        by_time = sorted((m for m in methods if m in t.index), key=lambda m: (t.loc[m, "cpu_seconds"], m))
-        above = {m: i % 2 == 0 for i, m in enumerate(by_time)}  # neighbours in time alternate: no label on a label
-        side = ["top center" if above.get(m, True) else "bottom center" for m in methods]
         front = pareto_front(t.reset_index())
+        x_span = (np.log10(max(low, 1e-6)) - 0.3, np.log10(max(high, 1e-6)) + 0.3)
+        y_span = (float(t["average_rank"].min()) - 0.5, float(t["average_rank"].max()) + 0.5) if len(t) else (0, 1)
+        where = {m: ((np.log10(max(t.loc[m, "cpu_seconds"], 1e-6)) - x_span[0]) / (x_span[1] - x_span[0]),
+                     (t.loc[m, "average_rank"] - y_span[0]) / max(y_span[1] - y_span[0], 1e-9)) for m in t.index}
+        shown = spaced_labels(where, labels, list(front["method"]))
+        text = [labels[m] if m in shown else "" for m in methods]
         steps.append(Step(label, label, {
             0: {"x": front["cpu_seconds"].tolist() or [None], "y": front["average_rank"].tolist() or [None]},
-            1: {"x": xs, "y": ys, "text": text, "textposition": side}},
+            1: {"x": xs, "y": ys, "text": text}},
             {"title.text": f"k = {label}: average rank against fit time ({len(t)} ranked methods)"}))
     return explorable(_spec(fig), steps, active=_start(record, k_label), prefix="k = ", name="k")
 

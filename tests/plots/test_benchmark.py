@@ -73,11 +73,26 @@ def test_blank_rank_cells_say_why_and_labels_stay_inside_the_axes(tiny_record):
         for m, x, side in zip(methods, data["x"], data["textposition"]):
             assert side == ("middle left" if x is not None and x > middle else "middle right"), (m, x, side)
     tradeoff = plots.tradeoff_explorable(tiny_record)
-    for i in range(len(tiny_record.k_labels)):
-        data = step_data(tradeoff, i)[1]
-        order = np.argsort(np.array(data["x"], dtype=float), kind="stable")
-        sides = [data["textposition"][j] for j in order]
-        assert all(a != b for a, b in zip(sides, sides[1:]))  # neighbours in time: one above, one below
+    for i, label in enumerate(tiny_record.k_labels):
+        text = dict(zip(methods, step_data(tradeoff, i)[1]["text"]))
+        front = tiny_record.tradeoff(label).query("pareto")["method"]
+        assert all(text[m] == tiny_record.labels[m] for m in front)  # the front is always named
+        assert set(text.values()) - {""} <= set(tiny_record.labels.values())
+    ticks = ranks.layout.xaxis.ticktext
+    assert list(ticks) == [tiny_record.labels[m] for m in methods]  # every method named, none skipped
+
+
+def test_labels_that_would_cover_each_other_are_left_to_the_hover():
+    """Label boxes (centred above their points) are compared as rectangles: a label is dropped only
+    when its box meets one already placed, the front's labels are kept whatever they cover."""
+    where = {"a": (0.50, 0.50), "b": (0.52, 0.53), "c": (0.50, 0.70), "d": (0.9, 0.51), "e": (0.51, 0.52)}
+    names = {"a": "Alpha", "b": "Beta", "c": "Gamma", "d": "Delta", "e": "Eps"}
+    shown = plots.spaced_labels(where, names, first=["e"])
+    # e (front) first; a's box (5 chars) meets e's; b meets e; c is 0.18 higher; d is far to the right
+    assert shown == {"e", "c", "d"}
+    assert plots.spaced_labels(where, names, first=[]) == {"a", "c", "d"}  # a (best ranked) placed first
+    long_title = "MADELON-style hypercube clusters (small)"
+    assert max(len(line) for line in plots._wrap(long_title).split("<br>")) <= 24
 
 
 def test_one_dataset_s_accuracy_figure_names_the_metric_and_the_classifier(tiny_record):
