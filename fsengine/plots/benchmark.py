@@ -132,8 +132,9 @@ def ranks_explorable(record, k_label: str | None = None) -> go.Figure:
         y=[titles.get(d, d) for d in datasets], colorscale=colour_scale("Viridis"), reversescale=False,
         zmin=1, zmax=max(2, len(methods)), colorbar=dict(title="rank"), texttemplate="%{text}",
         hovertemplate="%{y}<br>%{x}: rank %{z}<extra></extra>", xgap=1, ygap=1))
-    fig.update_yaxes(autorange="reversed", type="category", tickmode="array",
-                     tickvals=[titles.get(d, d) for d in datasets], ticktext=[_wrap(titles.get(d, d)) for d in datasets])
+    rows = [titles.get(d, d) for d in datasets]
+    fig.update_yaxes(autorange="reversed", type="category", tickmode="array", tickvals=rows,
+                     ticktext=[_wrap(t) for t in rows])
     _name_every_method(fig, [labels[m] for m in methods])
     fig = apply_style(fig, title="Ranks per dataset", height=max(360, 30 * len(datasets) + 240))
     fig.update_layout(margin_b=130)  # the rotated method names, above the slider
