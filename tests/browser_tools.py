@@ -84,9 +84,10 @@ def launch_chromium(playwright):
 
 def app_env(tmp_path_factory) -> dict:
     """The environment of a test's app server: this one, with the caches in the session's temp folder
-    unless FSENGINE_CACHE is set."""
+    unless FSENGINE_CACHE is set, and no server-start preparation unless FSENGINE_PREPARE is set."""
     env = dict(os.environ)
     env.setdefault("FSENGINE_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
+    env.setdefault("FSENGINE_PREPARE", "0")  # pages compute on demand (the first-visit tests turn it on)
     return env
 
 

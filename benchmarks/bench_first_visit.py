@@ -1,0 +1,254 @@
+"""What a first visitor and a lecture hall cost, before and after, in one run (issue 32, item 6).
+
+Each side (A = the engine before, by default ``main`` exported with ``git archive`` to a temporary
+folder; B = this checkout) is served the way ``make app`` serves it (``python -m fsengine app
+--entry app.py --no-warmup``, after a ``fsengine warmup`` of that tree so that no side compiles
+numba kernels while measured), and measured in headless Chromium at 1280 x 800:
+
+- per page, on a freshly started server (the browser navigates the moment the server answers its
+  health check): seconds from navigation to the first element of the main area, to the page's
+  title (``h1``), to its explorable (its slider drawn) or, for a page without one, to its first
+  figure, and to the end of the script run;
+- with the BIA page's fit cached (after that first visit, on the same server): the server's CPU
+  seconds per view for 1 and for N sessions opened at once (user + system time of the server
+  process, from the first navigation until every session's run has ended), and the seconds from
+  navigation to the drawn explorable in the browser, with the part after its data arrived (the
+  chart element appeared) as "draw".
+
+The order of the sides alternates per page (A B, B A, ...), so that a load change falls on both.
+Times on a shared machine are inflated: every line carries ``uptime``'s load; compare the ratios.
+
+    python benchmarks/bench_first_visit.py                       # BIA, A = main vs B = this checkout
+    python benchmarks/bench_first_visit.py --pages all           # every page
+    python benchmarks/bench_first_visit.py --base HEAD~3 --sessions 1,10,30
+    python benchmarks/bench_first_visit.py --only B              # this checkout alone
+
+Needs ``/usr/bin/chromium`` (never downloads a browser) and the real data (``FSENGINE_DATA``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.browser_tools import free_port, launch_chromium, wait_healthy  # noqa: E402
+
+#: URL path -> the explorable's chart key (None: the page's first figure marks it ready)
+EXPLORABLES = {"": None, "data": None, "bia": "bia_explorable", "gain": "sgc_stage_figure",
+               "bayes_factor": "bf_pairs_explorable", "classic": None, "rtm": "rtm_threshold_figure",
+               "compare": None, "benchmark": None}
+VIEWPORT = {"width": 1280, "height": 800}
+TIMEOUT_S = 300
+
+#: installed before any page script: milliseconds since navigation of the first main-area element,
+#: the first title, the first figure, the explorable's element and its drawn slider
+MARKS_JS = """
+(() => {
+  const marks = (window.__marks = {});
+  const note = (name, found) => { if (marks[name] === undefined && found) marks[name] = performance.now(); };
+  const tick = () => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    if (main) {
+      note("main", main.querySelector('[data-testid="stElementContainer"]'));
+      note("title", main.querySelector('h1'));
+      note("figure", main.querySelector('[data-testid="stPlotlyChart"] .main-svg'));
+      const key = window.__explorableKey;
+      if (key) {
+        note("chart", document.querySelector(`.st-key-${key}`));
+        note("explorable", document.querySelector(`.st-key-${key} .slider-rail-rect`));
+      }
+      note("exception", main.querySelector('[data-testid="stException"]'));
+    }
+    if (marks.explorable === undefined || marks.figure === undefined) setTimeout(tick, 20);
+  };
+  tick();
+})();
+"""
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load {one:.1f}/{five:.1f}"
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def export(rev: str, into: Path) -> Path:
+    """The tree of ``rev`` in ``into`` (git archive; the working tree is not touched)."""
+    archive = subprocess.run(["git", "archive", "--format=tar", rev], cwd=ROOT, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
+
+
+def tree_env(tree: Path) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(tree)
+    return env
+
+
+def warm(tree: Path) -> None:
+    """Compile that tree's numba kernels (its cache lives beside its sources)."""
+    subprocess.run([sys.executable, "-m", "fsengine", "warmup", "--quiet"], cwd=tree, env=tree_env(tree), check=True)
+
+
+@contextlib.contextmanager
+def server(tree: Path, log: Path):
+    """``python -m fsengine app --entry app.py`` of ``tree`` on a free port: yields (url, psutil
+    processes of the server); stopped after."""
+    import psutil
+
+    port = free_port()
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "fsengine", "app", "--entry", "app.py", "--port", str(port),
+                                 "--no-warmup"], cwd=tree, env=tree_env(tree), stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc, log, timeout_s=120, poll_s=0.05)
+        yield url, psutil.Process(proc.pid)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def cpu_seconds(launcher) -> float:
+    """User + system CPU seconds of the server (the launcher and its children)."""
+    total = 0.0
+    for p in [launcher, *launcher.children(recursive=True)]:
+        with contextlib.suppress(Exception):
+            t = p.cpu_times()
+            total += t.user + t.system
+    return total
+
+
+def open_page(browser, url: str, path: str):
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.add_init_script(f"window.__explorableKey = {EXPLORABLES.get(path)!r};".replace("None", "null") + MARKS_JS)
+    page.goto(f"{url}/{path}", wait_until="commit")
+    return context, page
+
+
+def finished(page, path: str) -> bool:
+    marks = page.evaluate("() => window.__marks || {}")
+    key = EXPLORABLES.get(path)
+    state = page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state")
+    ready = marks.get("explorable" if key else "title") is not None or marks.get("exception") is not None
+    return ready and state == "notRunning"
+
+
+def wait_all(pages, path: str) -> list[dict]:
+    """Until every page's run has ended with its explorable drawn; returns each page's marks [s]
+    and the end of its run [s since navigation]."""
+    out = [None] * len(pages)
+    deadline = time.monotonic() + TIMEOUT_S
+    while any(o is None for o in out):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"/{path}: not finished after {TIMEOUT_S} s")
+        for i, (_, page) in enumerate(pages):
+            if out[i] is None and finished(page, path):
+                marks = {k: v / 1000 for k, v in page.evaluate("() => window.__marks").items()}
+                marks["done"] = page.evaluate("() => performance.now()") / 1000
+                out[i] = marks
+        time.sleep(0.05)
+    return out
+
+
+def first_visit(browser, tree: Path, path: str, log: Path) -> dict:
+    """A fresh server, one visitor navigating to ``path`` the moment it answers."""
+    with server(tree, log) as (url, proc):
+        context, page = open_page(browser, url, path)
+        marks = wait_all([(context, page)], path)[0]
+        context.close()
+        return marks
+
+
+def lecture_hall(browser, tree: Path, n_sessions: list[int], log: Path) -> dict:
+    """BIA with its fit cached: server CPU per view and browser times for ``n`` sessions at once."""
+    out = {}
+    with server(tree, log) as (url, proc):
+        context, page = open_page(browser, url, "bia")  # computes and caches the fit
+        wait_all([(context, page)], "bia")
+        context.close()
+        for n in n_sessions:
+            before = cpu_seconds(proc)
+            pages = [open_page(browser, url, "bia") for _ in range(n)]
+            marks = wait_all(pages, "bia")
+            out[n] = {"cpu": (cpu_seconds(proc) - before) / n, "marks": marks, "load": load()}
+            for context, _ in pages:
+                context.close()
+    return out
+
+
+def fmt(marks: dict, name: str) -> str:
+    value = marks.get(name)
+    return "-" if value is None else f"{value:.1f}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", default="main", help="revision of the 'before' side A (default: main)")
+    parser.add_argument("--pages", default="bia", help="comma-separated URL paths ('' = home), or 'all'")
+    parser.add_argument("--sessions", default="1,10", help="sessions opened at once on the cached BIA page")
+    parser.add_argument("--only", choices=("A", "B"), help="measure one side only")
+    parser.add_argument("--no-warm", action="store_true", help="skip the numba warm-up of each tree")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    paths = list(EXPLORABLES) if args.pages == "all" else args.pages.split(",")
+    sessions = [int(n) for n in args.sessions.split(",") if n]
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
+        tmp = Path(tmp)
+        sides = {}
+        if args.only != "B":
+            base = _git("rev-parse", args.base)
+            (tmp / "A").mkdir()
+            sides["A"] = export(base, tmp / "A")
+            print(f"A = {args.base} ({base[:10]}), exported; B = this checkout ({_git('rev-parse', 'HEAD')[:10]}"
+                  f"{', with changes' if _git('status', '--porcelain') else ''})")
+        if args.only != "A":
+            sides["B"] = ROOT
+        if not args.no_warm:
+            for tree in sides.values():
+                warm(tree)
+        browser = launch_chromium(pw)
+        print(f"\n{os.cpu_count()} cores; seconds from navigation on a freshly started server, 1280 x 800\n")
+        print("| page | side | main area | title | explorable / figure | run ended | exception | load |")
+        print("|---|---|---|---|---|---|---|---|")
+        for i, path in enumerate(paths):
+            order = list(sides) if i % 2 == 0 else list(sides)[::-1]
+            for side in order:
+                m = first_visit(browser, sides[side], path, tmp / f"{side}-{path or 'home'}.log")
+                ready = "explorable" if EXPLORABLES.get(path) else "figure"
+                print(f"| /{path} | {side} | {fmt(m, 'main')} | {fmt(m, 'title')} | {fmt(m, ready)} | "
+                      f"{fmt(m, 'done')} | {'yes' if 'exception' in m else 'no'} | {load()} |", flush=True)
+        if sessions:
+            print("\nBIA with the fit cached: server CPU per view; browser: navigation to the drawn explorable "
+                  "(median over the sessions), of which after the chart's data arrived ('draw')\n")
+            print("| side | sessions at once | server CPU per view [s] | explorable drawn [s] | draw [s] | load |")
+            print("|---|---|---|---|---|---|")
+            for side, tree in sides.items():
+                for n, r in lecture_hall(browser, tree, sessions, tmp / f"{side}-hall.log").items():
+                    drawn = sorted(m["explorable"] for m in r["marks"])
+                    draw = sorted(m["explorable"] - m["chart"] for m in r["marks"])
+                    print(f"| {side} | {n} | {r['cpu']:.2f} | {drawn[len(drawn) // 2]:.1f} | "
+                          f"{draw[len(draw) // 2]:.1f} | {r['load']} |", flush=True)
+        browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
