@@ -53,7 +53,7 @@ def start() -> threading.Thread | None:
         return None
     with _lock:
         if _thread is None:
-            _thread = threading.Thread(target=run, name="fsengine-prepare", daemon=True)
+            _thread = threading.Thread(target=_background, name="fsengine-prepare", daemon=True)
             _thread.start()
         return _thread
 
@@ -73,9 +73,14 @@ def _order() -> list:
     return first + [p for p in PAGES if p not in first]
 
 
-def run() -> dict[str, str]:
-    """Prepare every page's first visit (see the module docstring); returns :data:`status`."""
+def _background() -> None:
     _lower_priority()
+    run()
+
+
+def run() -> dict[str, str]:
+    """Prepare every page's first visit (see the module docstring), in this thread; returns
+    :data:`status`."""
     progress["started"] = time.monotonic()
     status["running"] = "yes"
     pages = _order()
