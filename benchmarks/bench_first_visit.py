@@ -150,14 +150,18 @@ def finished(page, path: str) -> bool:
     return ready and state == "notRunning"
 
 
-def wait_all(pages, path: str) -> list[dict]:
+def wait_all(pages, path: str, timeout_s: float = TIMEOUT_S, strict: bool = True) -> list[dict]:
     """Until every page's run has ended with its explorable drawn; returns each page's marks [s]
-    and the end of its run [s since navigation]."""
+    and the end of its run [s since navigation]. After ``timeout_s`` an error, or with
+    ``strict=False`` the marks so far (no "done")."""
     out = [None] * len(pages)
-    deadline = time.monotonic() + TIMEOUT_S
+    deadline = time.monotonic() + timeout_s
     while any(o is None for o in out):
         if time.monotonic() > deadline:
-            raise RuntimeError(f"/{path}: not finished after {TIMEOUT_S} s")
+            if strict:
+                raise RuntimeError(f"/{path}: not finished after {timeout_s} s")
+            return [o or {k: v / 1000 for k, v in p.evaluate("() => window.__marks").items()}
+                    for o, (_, p) in zip(out, pages, strict=True)]
         for i, (_, page) in enumerate(pages):
             if out[i] is None and finished(page, path):
                 marks = {k: v / 1000 for k, v in page.evaluate("() => window.__marks").items()}
@@ -167,29 +171,37 @@ def wait_all(pages, path: str) -> list[dict]:
     return out
 
 
-def first_visit(browser, tree: Path, path: str, log: Path) -> dict:
-    """A fresh server, one visitor navigating to ``path`` the moment it answers."""
+def first_visit(browser, tree: Path, path: str, log: Path, timeout_s: float) -> dict:
+    """A fresh server, one visitor navigating to ``path`` the moment it answers (marks so far
+    after ``timeout_s``)."""
     with server(tree, log) as (url, proc):
         context, page = open_page(browser, url, path)
-        marks = wait_all([(context, page)], path)[0]
+        marks = wait_all([(context, page)], path, timeout_s, strict=False)[0]
         context.close()
         return marks
 
 
-def lecture_hall(browser, tree: Path, n_sessions: list[int], log: Path) -> dict:
-    """BIA with its fit cached: server CPU per view and browser times for ``n`` sessions at once."""
+def lecture_hall(browser, tree: Path, n_sessions: list[int], log: Path, path: str = "bia") -> dict:
+    """A page with its results cached (after one visit): server CPU per view and browser times
+    for ``n`` sessions opened at once, each in a fresh browser context (as students' browsers,
+    which also fetch Streamlit's scripts), and for ``n`` reloads of one browser (scripts cached)."""
     out = {}
     with server(tree, log) as (url, proc):
-        context, page = open_page(browser, url, "bia")  # computes and caches the fit
-        wait_all([(context, page)], "bia")
-        context.close()
+        context, page = open_page(browser, url, path)  # computes and caches the page's results
+        wait_all([(context, page)], path)
         for n in n_sessions:
             before = cpu_seconds(proc)
-            pages = [open_page(browser, url, "bia") for _ in range(n)]
-            marks = wait_all(pages, "bia")
+            pages = [open_page(browser, url, path) for _ in range(n)]
+            marks = wait_all(pages, path)
             out[n] = {"cpu": (cpu_seconds(proc) - before) / n, "marks": marks, "load": load()}
-            for context, _ in pages:
-                context.close()
+            for other, _ in pages:
+                other.close()
+        before = cpu_seconds(proc)
+        for _ in range(max(n_sessions)):
+            page.reload(wait_until="commit")
+            wait_all([(context, page)], path)
+        out["reload"] = {"cpu": (cpu_seconds(proc) - before) / max(n_sessions), "load": load()}
+        context.close()
     return out
 
 
@@ -205,6 +217,8 @@ def main() -> int:
     parser.add_argument("--sessions", default="1,10", help="sessions opened at once on the cached BIA page")
     parser.add_argument("--only", choices=("A", "B"), help="measure one side only")
     parser.add_argument("--no-warm", action="store_true", help="skip the numba warm-up of each tree")
+    parser.add_argument("--page-timeout", type=float, default=120,
+                        help="seconds a first visit is followed at most (a longer run shows '-' as its end)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -231,21 +245,27 @@ def main() -> int:
         for i, path in enumerate(paths):
             order = list(sides) if i % 2 == 0 else list(sides)[::-1]
             for side in order:
-                m = first_visit(browser, sides[side], path, tmp / f"{side}-{path or 'home'}.log")
+                m = first_visit(browser, sides[side], path, tmp / f"{side}-{path or 'home'}.log", args.page_timeout)
                 ready = "explorable" if EXPLORABLES.get(path) else "figure"
                 print(f"| /{path} | {side} | {fmt(m, 'main')} | {fmt(m, 'title')} | {fmt(m, ready)} | "
                       f"{fmt(m, 'done')} | {'yes' if 'exception' in m else 'no'} | {load()} |", flush=True)
         if sessions:
-            print("\nBIA with the fit cached: server CPU per view; browser: navigation to the drawn explorable "
-                  "(median over the sessions), of which after the chart's data arrived ('draw')\n")
-            print("| side | sessions at once | server CPU per view [s] | explorable drawn [s] | draw [s] | load |")
-            print("|---|---|---|---|---|---|")
-            for side, tree in sides.items():
-                for n, r in lecture_hall(browser, tree, sessions, tmp / f"{side}-hall.log").items():
-                    drawn = sorted(m["explorable"] for m in r["marks"])
-                    draw = sorted(m["explorable"] - m["chart"] for m in r["marks"])
-                    print(f"| {side} | {n} | {r['cpu']:.2f} | {drawn[len(drawn) // 2]:.1f} | "
-                          f"{draw[len(draw) // 2]:.1f} | {r['load']} |", flush=True)
+            print("\nWith the results cached: server CPU per view (fresh browsers fetch Streamlit's scripts too; "
+                  "'reload': one browser reloading); BIA browser times: navigation to the drawn explorable "
+                  "(median over the sessions), of which after the chart's element appeared ('draw'). "
+                  "Home: the app's floor (a page without figures)\n")
+            print("| page | side | sessions at once | server CPU per view [s] | explorable drawn [s] | draw [s] | load |")
+            print("|---|---|---|---|---|---|---|")
+            for path in ("bia", ""):
+                for side, tree in sides.items():
+                    hall = lecture_hall(browser, tree, sessions, tmp / f"{side}-hall-{path}.log", path)
+                    for n, r in hall.items():
+                        times = "| - | - "
+                        if path and n != "reload":
+                            drawn = sorted(m["explorable"] for m in r["marks"])
+                            draw = sorted(m["explorable"] - m["chart"] for m in r["marks"])
+                            times = f"| {drawn[len(drawn) // 2]:.1f} | {draw[len(draw) // 2]:.1f} "
+                        print(f"| /{path} | {side} | {n} | {r['cpu']:.2f} {times}| {r['load']} |", flush=True)
         browser.close()
     return 0
 
