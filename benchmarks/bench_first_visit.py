@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser_tools import free_port, launch_chromium, wait_healthy  # noqa: E402
+from tests.browser_tools import MARKS_JS, free_port, launch_chromium, wait_healthy  # noqa: E402
 
 #: URL path -> the explorable's chart key (None: the page's first figure marks it ready)
 EXPLORABLES = {"": None, "data": None, "bia": "bia_explorable", "gain": "sgc_stage_figure",
@@ -48,32 +48,6 @@ EXPLORABLES = {"": None, "data": None, "bia": "bia_explorable", "gain": "sgc_sta
                "compare": None, "benchmark": None}
 VIEWPORT = {"width": 1280, "height": 800}
 TIMEOUT_S = 300
-
-#: installed before any page script: milliseconds since navigation of the first main-area element,
-#: the first title, the first figure, the explorable's element and its drawn slider
-MARKS_JS = """
-(() => {
-  const marks = (window.__marks = {});
-  const note = (name, found) => { if (marks[name] === undefined && found) marks[name] = performance.now(); };
-  const tick = () => {
-    const main = document.querySelector('[data-testid="stMain"]');
-    if (main) {
-      note("main", main.querySelector('[data-testid="stElementContainer"]'));
-      note("title", main.querySelector('h1'));
-      note("figure", main.querySelector('[data-testid="stPlotlyChart"] .main-svg'));
-      const key = window.__explorableKey;
-      if (key) {
-        note("chart", document.querySelector(`.st-key-${key}`));
-        note("explorable", document.querySelector(`.st-key-${key} .slider-rail-rect`));
-      }
-      note("exception", main.querySelector('[data-testid="stException"]'));
-    }
-    if (marks.explorable === undefined || marks.figure === undefined) setTimeout(tick, 20);
-  };
-  tick();
-})();
-"""
-
 
 def load() -> str:
     one, five, _ = os.getloadavg()

@@ -3,8 +3,8 @@
 ``st.plotly_chart`` turns a figure into its wire form on every call: it copies the figure
 (``to_dict``), validates a plain dict by building a ``go.Figure`` from it, and encodes it as JSON;
 with the app's restyling (lecture mode, dark theme; :func:`fsengine.plots.style.restyle` walks
-an explorable's every slider step) that was most of the 0.4-0.5 s of server CPU that one view of
-the BIA page cost with its fit cached, on every rerun and for every visitor (benchmarks/RESULTS.md).
+an explorable's every slider step) that was most of the server's CPU time for one view of the BIA
+page with its fit cached, on every rerun and for every visitor (benchmarks/RESULTS.md, issue 32).
 
 A :class:`PreparedFigure` holds a finished figure (a plain dict, never changed) and its JSON
 specification per display style, each made once for the whole server. :func:`draw_prepared` hands
