@@ -8,7 +8,7 @@ numba kernels while measured), and measured in headless Chromium at 1280 x 800:
 - per page, on a freshly started server (the browser navigates the moment the server answers its
   health check): seconds from navigation to the first element of the main area, to the page's
   title (``h1``), to its explorable (its slider drawn) or, for a page without one, to its first
-  figure, and to the end of the script run;
+  figure, and to the end of the script run with every figure drawn;
 - with the BIA page's fit cached (after that first visit, on the same server): the server's CPU
   seconds per view for 1 and for N sessions opened at once (user + system time of the server
   process, from the first navigation until every session's run has ended), and the seconds from
@@ -116,12 +116,17 @@ def open_page(browser, url: str, path: str):
     return context, page
 
 
+#: every plotly chart of the page drawn (true when there is none)
+DRAWN_JS = ("() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
+            ".every(e => e.querySelector('.main-svg'))")
+
+
 def finished(page, path: str) -> bool:
     marks = page.evaluate("() => window.__marks || {}")
     key = EXPLORABLES.get(path)
     state = page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state")
     ready = marks.get("explorable" if key else "title") is not None or marks.get("exception") is not None
-    return ready and state == "notRunning"
+    return ready and state == "notRunning" and page.evaluate(DRAWN_JS)
 
 
 def wait_all(pages, path: str, timeout_s: float = TIMEOUT_S, strict: bool = True) -> list[dict]:
