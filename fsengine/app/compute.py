@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from collections.abc import Callable, Hashable, Iterator
@@ -85,6 +86,47 @@ WAIT_POLL_S = 0.25
 _MISSING = object()
 
 
+#: script runs drawing a page now, not counting those waiting for another's computation
+_serving = 0
+_serving_lock = threading.Lock()
+#: how long background work sleeps while a page is being drawn, before it looks again (seconds)
+YIELD_POLL_S = 0.02
+
+
+def _count(step: int) -> None:
+    global _serving
+    with _serving_lock:
+        _serving += step
+
+
+@contextlib.contextmanager
+def serving() -> Iterator[None]:
+    """Around a page's script run: background work (:func:`yield_to_pages`) steps aside meanwhile."""
+    _count(1)
+    try:
+        yield
+    finally:
+        _count(-1)
+
+
+@contextlib.contextmanager
+def _waiting() -> Iterator[None]:
+    """A page waiting for another's computation does not hold background work up."""
+    _count(-1)
+    try:
+        yield
+    finally:
+        _count(1)
+
+
+def yield_to_pages() -> None:
+    """Called by background work between its steps: sleep (releasing the interpreter) while any
+    page is being drawn, so that a visitor never waits for the server's preparation; pages waiting
+    for that very work do not count."""
+    while _serving > 0:
+        time.sleep(YIELD_POLL_S)
+
+
 def _store(name: str) -> _Store:
     """The process-wide table ``name`` (made on first use)."""
     with _STORES_LOCK:
@@ -95,7 +137,17 @@ def stored(store: str, key: Hashable, default=None) -> Any:
     """The result kept under ``key`` in ``store``, or ``default`` (nothing is computed)."""
     table = _store(store)
     with table.lock:
-        return table.items.get(key, default)
+        if key in table.items:
+            table.items.move_to_end(key)
+            return table.items[key]
+        return default
+
+
+def _serving_thread() -> bool:
+    """True in a page's script run (which :func:`serving` counts)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return get_script_run_ctx(suppress_warning=True) is not None
 
 
 def _claim(table: _Store, key: Hashable) -> tuple[Any, _Job | None, bool]:
@@ -149,7 +201,8 @@ def prepare(store: str, key: Hashable, compute: Callable[[Progress], Any], *, ma
             return value
         if mine:
             return _run(table, key, job, compute, report, max_entries)
-        job.done.wait()
+        with _waiting() if _serving_thread() else contextlib.nullcontext():
+            job.done.wait()
 
 
 def computed_once(store: str, key: Hashable, compute: Callable[[Progress], Any], *, text: str,
@@ -168,12 +221,16 @@ def computed_once(store: str, key: Hashable, compute: Callable[[Progress], Any],
         return prepare(store, key, compute, max_entries=max_entries, report=background)
     table = _store(store)
     while True:
-        value, job, mine = _claim(table, key)
+        value = stored(store, key, _MISSING)
         if value is not _MISSING:
             return value
-        with progress_bar(text) as report:
+        with progress_bar(text) as report:  # drawn before claiming: a stopped run leaves no job behind
+            value, job, mine = _claim(table, key)
+            if value is not _MISSING:
+                return value
             if mine:
                 return _run(table, key, job, compute, report, max_entries)
             report(job.fraction, job.message or text)
-            while not job.done.wait(WAIT_POLL_S):
-                report(job.fraction, job.message or text)
+            with _waiting():
+                while not job.done.wait(WAIT_POLL_S):
+                    report(job.fraction, job.message or text)

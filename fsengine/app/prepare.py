@@ -13,7 +13,9 @@ One background thread, at a lower CPU priority where the system allows it:
 
 Everything goes into the same server-wide stores the pages read (:mod:`fsengine.app.compute`), so
 it never blocks a visitor: one who asks for a result while it is being prepared sees that
-computation's progress and gets its result; one who asks for something else computes it at once.
+computation's progress and gets its result; one who asks for something else computes it at once,
+while the preparation steps aside between its steps (:func:`fsengine.app.compute.yield_to_pages`:
+it sleeps while any page is being drawn, except pages waiting for it).
 A failure is logged (logger ``fsengine.app.prepare``) and leaves the page to compute on demand.
 ``FSENGINE_PREPARE=0`` turns the preparation off (the test suite's servers do).
 """
@@ -25,6 +27,8 @@ import logging
 import os
 import threading
 import time
+
+from fsengine.app.compute import yield_to_pages
 
 LOG = logging.getLogger(__name__)
 ENV = "FSENGINE_PREPARE"
@@ -88,6 +92,7 @@ def run() -> dict[str, str]:
         def report(fraction, message: str = "", i=i, spec=spec) -> None:
             progress["fraction"] = (i + min(max(float(fraction), 0.0), 1.0)) / len(pages)
             progress["message"] = f"{spec.title}: {message}" if message else spec.title
+            yield_to_pages()  # a page being drawn goes first
 
         report(0.0)
         try:

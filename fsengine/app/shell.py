@@ -93,7 +93,15 @@ def _load_view(spec: PageSpec, loading) -> None:
 
 
 def run_app(page_dir: Path | None = None) -> None:
-    """Draw the frame and run the chosen page. ``page_dir``: a checkout's ``pages/`` folder."""
+    """Draw the frame and run the chosen page. ``page_dir``: a checkout's ``pages/`` folder.
+    Background preparation steps aside while it runs (:func:`fsengine.app.compute.serving`)."""
+    from fsengine.app.compute import serving
+
+    with serving():
+        _run_app(page_dir)
+
+
+def _run_app(page_dir: Path | None) -> None:
     from fsengine.app import prepare
 
     st.set_page_config(page_title="Feature Selection Explorer", page_icon=":mag:", layout="wide")

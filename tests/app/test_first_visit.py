@@ -125,6 +125,31 @@ def test_a_running_computation_is_followed_not_repeated_and_a_failed_one_is_redo
     assert redone == [7] and compute.stored("test_jobs", "j") == 7
 
 
+def test_a_run_stopped_before_or_while_computing_leaves_no_job_behind(monkeypatch):
+    """Streamlit stops a run (a rerun, a closed tab) by raising at its next element; a job left
+    claimed would make every later visitor wait for ever."""
+    class Stopped(BaseException):
+        pass
+
+    @contextlib.contextmanager
+    def stopped_at_the_bar(text):
+        raise Stopped
+        yield
+
+    def stopped_while_reporting(report):
+        report(0.1)
+        raise Stopped
+
+    monkeypatch.setattr(compute, "progress_bar", stopped_at_the_bar)
+    with pytest.raises(Stopped):
+        compute.computed_once("test_stopped", "k", lambda report: 1, text="...")
+    monkeypatch.undo()
+    with pytest.raises(Stopped):
+        compute.computed_once("test_stopped", "k", stopped_while_reporting, text="...")
+    assert compute._store("test_stopped").running == {}
+    assert compute.computed_once("test_stopped", "k", lambda report: 2, text="...") == 2
+
+
 def _figures():
     """A figure with log axes, a legend and user text; an explorable with a slider."""
     from fsengine.plots.explorable import Step, explorable
