@@ -108,6 +108,16 @@ def cpu_seconds(launcher) -> float:
     return total
 
 
+def wait_idle(proc, quiet_cpu_s: float = 0.05, limit_s: float = 300) -> None:
+    """Until the server uses less than ``quiet_cpu_s`` of CPU in a second (at most ``limit_s``)."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        before = cpu_seconds(proc)
+        time.sleep(1.0)
+        if cpu_seconds(proc) - before < quiet_cpu_s:
+            return
+
+
 def open_page(browser, url: str, path: str):
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
@@ -168,6 +178,7 @@ def lecture_hall(browser, tree: Path, n_sessions: list[int], log: Path, path: st
     with server(tree, log) as (url, proc):
         context, page = open_page(browser, url, path)  # computes and caches the page's results
         wait_all([(context, page)], path)
+        wait_idle(proc)  # the server-start preparation of the other pages, where there is one, has ended
         for n in n_sessions:
             before = cpu_seconds(proc)
             pages = [open_page(browser, url, path) for _ in range(n)]

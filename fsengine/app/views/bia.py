@@ -185,7 +185,6 @@ def first_visit(report) -> None:
     top_k = default_top_k(ds.n_features)
     report(0.8, "BIA figures")
     explorable(ds, result, *path_key, top_k, "posterior", position.value).spec(Style())
-    path_csv(result, *path_key)
     if study.screening_skipped(result) is None:
         screening_figure(screening(ds, result, *path_key, top_k), *path_key, top_k).spec(Style())
     if result.features.size >= 2:
@@ -226,7 +225,8 @@ def render() -> None:
     with user_errors():
         result = fitted_path(ds, token, family, n_steps, exclude)
     _metrics(result)
-    st.download_button("Download the path (CSV)", path_csv(result, token, family, n_steps, exclude),
+    # made when clicked: a view sends no megabyte of CSV (a callable's data is deferred)
+    st.download_button("Download the path (CSV)", lambda: path_csv(result, token, family, n_steps, exclude),
                        file_name=f"bia_path_{family}.csv", mime="text/csv", key="bia_csv",
                        help="Every feature's posterior at every step of the path.")
     position = result.position(start_ratio())
