@@ -56,6 +56,9 @@ def test_title_and_teaching_come_before_the_first_computation(spec, monkeypatch)
         yield lambda *a: None
 
     monkeypatch.setattr(compute, "progress_bar", pending)
+    monkeypatch.setattr(compute, "_STORES", {})  # a first visit: nothing computed yet
+    st.cache_data.clear()
+    st.cache_resource.clear()
     at = app_test(spec.script if not spec.default else None, timeout=120)
     assert not at.exception, at.exception
     assert at.title, f"{spec.key}: no title while its computation is pending"
