@@ -5,9 +5,9 @@
 (``streamlit run app.py``) starts it at its first script run (:func:`fsengine.app.shell.run_app`).
 One background thread, at a lower CPU priority where the system allows it:
 
-1. imports the page with the heaviest first visit (BIA) and runs its ``first_visit(report)``: the
-   default dataset, the default fit and the figures a first visitor sees, as prepared JSON
-   (:mod:`fsengine.app.figures`);
+1. loads the default dataset (every page reads it), imports the page with the heaviest first visit
+   (BIA) and runs its ``first_visit(report)``: the default fit and the figures a first visitor
+   sees, as prepared JSON (:mod:`fsengine.app.figures`);
 2. imports every other page (so a first visit to it does not wait for the engine to load) and runs
    the ``first_visit`` of those that have one.
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import sys
 import threading
 import time
 
@@ -82,11 +83,28 @@ def _background() -> None:
     run()
 
 
+def _import(name: str) -> None:
+    """Import ``name`` after the engine libraries, one at a time, stepping aside for pages between."""
+    from fsengine.app.shell import ENGINE_MODULES
+
+    for module in (*ENGINE_MODULES, name):
+        yield_to_pages()
+        importlib.import_module(module)
+
+
 def run() -> dict[str, str]:
     """Prepare every page's first visit (see the module docstring), in this thread; returns
-    :data:`status`."""
+    :data:`status`. The default dataset comes first: every page reads it."""
     progress["started"] = time.monotonic()
     status["running"] = "yes"
+    try:
+        from fsengine.app.picker import default_selection, load_cached
+
+        load_cached(*default_selection(), background=lambda fraction, message="": yield_to_pages())
+        status["dataset"] = "prepared"
+    except Exception as exc:  # noqa: BLE001 - a page loads it on demand
+        status["dataset"] = f"failed: {exc}"
+        LOG.exception("loading the default dataset failed; pages load it on demand")
     pages = _order()
     for i, spec in enumerate(pages):
         def report(fraction, message: str = "", i=i, spec=spec) -> None:
@@ -96,7 +114,8 @@ def run() -> dict[str, str]:
 
         report(0.0)
         try:
-            module = importlib.import_module(spec.module)
+            _import(spec.module)
+            module = sys.modules[spec.module]
             visit = getattr(module, "first_visit", None)
             if visit is None:
                 status[spec.key] = "imported"

@@ -209,7 +209,7 @@ def test_preparation_logs_a_failure_and_leaves_the_page_to_compute(monkeypatch, 
     monkeypatch.setattr(prepare, "status", {})
     with caplog.at_level(logging.ERROR, logger="fsengine.app.prepare"):
         status = prepare.run()
-    assert status == {"bia": "failed: no data today"}
+    assert status["bia"] == "failed: no data today"
     assert "preparing the page bia failed; it computes on demand" in caplog.text
     assert prepare.start() is None  # FSENGINE_PREPARE=0 in the tests: no thread
 
@@ -224,7 +224,7 @@ def test_the_server_start_preparation_fills_what_the_bia_page_reads(monkeypatch)
     monkeypatch.setattr(compute, "_STORES", {})  # nothing left from other tests
     monkeypatch.setattr(prepare, "status", {})
     monkeypatch.setattr(prepare, "_order", lambda: [p for p in PAGES if p.key in ("bia", "home")])
-    assert prepare.run() == {"bia": "prepared", "home": "imported"}
+    assert prepare.run() == {"dataset": "prepared", "bia": "prepared", "home": "imported"}
 
     def unavailable(*args, **kwargs):
         raise AssertionError("computed again although the preparation stored it")
