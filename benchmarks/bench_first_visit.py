@@ -244,7 +244,8 @@ def main() -> int:
                   "'reload': one browser reloading); BIA browser times: navigation to the drawn explorable "
                   "(median over the sessions), of which after the chart's element appeared ('draw'). "
                   "Home: the app's floor (a page without figures)\n")
-            print("| page | side | sessions at once | server CPU per view [s] | explorable drawn [s] | draw [s] | load |")
+            print("| page | side | sessions at once | server CPU per view [s] | explorable drawn [s] | draw [s] "
+                  "| load |")
             print("|---|---|---|---|---|---|---|")
             for path in ("bia", ""):
                 for side, tree in sides.items():

@@ -27,8 +27,8 @@ import contextlib
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st

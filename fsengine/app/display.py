@@ -65,7 +65,8 @@ _PRELOAD_SCRIPT = """
 <script>
 (() => {
   if (window.__fsengineFiguresPreloaded) return;
-  const entry = [...document.querySelectorAll('script[type="module"][src]')].find(s => /\\/index\\.[^/]*\\.js$/.test(s.src));
+  const entry = [...document.querySelectorAll('script[type="module"][src]')]
+    .find(s => /\\/index\\.[^/]*\\.js$/.test(s.src));
   if (!entry) return;
   window.__fsengineFiguresPreloaded = true;
   import(new URL("%s", entry.src).href).catch(() => {});

@@ -70,7 +70,7 @@ def prepared_figure(*, max_entries: int = 8) -> Callable:
         @functools.wraps(build)
         def prepared(*args, **kwargs) -> PreparedFigure:
             key: Hashable = _key(signature, args, kwargs)
-            make = lambda report: PreparedFigure(build(*args, **kwargs))  # noqa: E731
+            make = lambda report: PreparedFigure(build(*args, **kwargs))
             if get_script_run_ctx(suppress_warning=True) is None:  # no page: the server-start preparation
                 return prepare(store, key, make, max_entries=max_entries)
             return computed_once(store, key, make, text="Drawing the figure ...", max_entries=max_entries)

@@ -102,7 +102,7 @@ def run() -> dict[str, str]:
 
         load_cached(*default_selection(), background=lambda fraction, message="": yield_to_pages())
         status["dataset"] = "prepared"
-    except Exception as exc:  # noqa: BLE001 - a page loads it on demand
+    except Exception as exc:  # a page loads it on demand
         status["dataset"] = f"failed: {exc}"
         LOG.exception("loading the default dataset failed; pages load it on demand")
     pages = _order()
@@ -124,7 +124,7 @@ def run() -> dict[str, str]:
             visit(report)
             status[spec.key] = "prepared"
             LOG.info("prepared the first visit of %s in %.1f s", spec.key, time.perf_counter() - t0)
-        except Exception as exc:  # noqa: BLE001 - a failed preparation leaves the page to compute on demand
+        except Exception as exc:  # a failed preparation leaves the page to compute on demand
             status[spec.key] = f"failed: {exc}"
             LOG.exception("preparing the page %s failed; it computes on demand", spec.key)
     status.pop("running", None)
