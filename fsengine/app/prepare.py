@@ -3,7 +3,8 @@
 ``fsengine app`` (and ``make app``) serve through :mod:`fsengine.app.serve`, which starts
 :func:`start` in the server process before the server listens; a server started otherwise
 (``streamlit run app.py``) starts it at its first script run (:func:`fsengine.app.shell.run_app`).
-One background thread, at a lower CPU priority where the system allows it:
+One background thread (at the normal CPU priority: a visitor may be waiting for its result, and an
+unprivileged process cannot raise a priority it lowered; it steps aside for pages instead, below):
 
 1. loads the default dataset (every page reads it), imports the page with the heaviest first visit
    (BIA) and runs its ``first_visit(report)``: the default fit and the figures a first visitor
@@ -35,8 +36,6 @@ LOG = logging.getLogger(__name__)
 ENV = "FSENGINE_PREPARE"
 #: pages whose first visit is prepared first, in this order; the other pages follow in navigation order
 FIRST = ("bia",)
-#: the preparation thread's niceness (Linux: per thread), below the threads serving visitors
-NICENESS = 10
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
@@ -58,17 +57,9 @@ def start() -> threading.Thread | None:
         return None
     with _lock:
         if _thread is None:
-            _thread = threading.Thread(target=_background, name="fsengine-prepare", daemon=True)
+            _thread = threading.Thread(target=run, name="fsengine-prepare", daemon=True)
             _thread.start()
         return _thread
-
-
-def _lower_priority() -> None:
-    if hasattr(os, "setpriority") and hasattr(threading, "get_native_id"):
-        try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
-        except OSError:
-            pass  # not permitted here: run at the normal priority
 
 
 def _order() -> list:
@@ -76,11 +67,6 @@ def _order() -> list:
 
     first = [p for key in FIRST for p in PAGES if p.key == key]
     return first + [p for p in PAGES if p not in first]
-
-
-def _background() -> None:
-    _lower_priority()
-    run()
 
 
 def _import(name: str) -> None:
