@@ -120,6 +120,7 @@ def _run_app(page_dir: Path | None) -> None:
         st.divider()
         display_controls(st.sidebar)
         st.divider()
+        _environment_errors()
         st.subheader("Dataset")
         from fsengine.app.picker import dataset_picker  # after the links: the picker imports the engine
 
@@ -127,6 +128,17 @@ def _run_app(page_dir: Path | None) -> None:
     if loading is not None:
         _load_view(shown, loading)
     navigation.run()
+
+
+def _environment_errors() -> None:
+    """One sidebar error per environment variable set to something unusable (the upload limit's
+    own error is the upload picker's)."""
+    from fsengine import config
+    from fsengine.app.safe_text import md_escape
+
+    for problem in config.environment_problems():
+        if not problem.startswith("FSENGINE_MAX_UPLOAD_MB="):
+            st.error(md_escape(problem))
 
 
 def show_page(key: str) -> None:

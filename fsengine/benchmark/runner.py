@@ -30,8 +30,9 @@ from threadpoolctl import threadpool_limits
 from fsengine.benchmark.protocol import Settings, classifier, metric_name
 from fsengine.benchmark.suite import Entry
 from fsengine.data import Dataset
+from fsengine.methods.failures import failure_message
 from fsengine.methods.registry import METHODS, MethodSpec, get_method
-from fsengine.methods.run import failure_message, fit_method, subset_rows, warm_up
+from fsengine.methods.run import fit_method, subset_rows, warm_up
 from fsengine.parallel import map_tasks
 
 Progress = Callable[[float, str], None]

@@ -112,7 +112,7 @@ def own_entry(text: str) -> Entry:
     ``FILE::TARGET`` column name), as an :class:`Entry`."""
     from pathlib import Path
 
-    from fsengine.commands.method_args import data_kind
+    from fsengine.data.registry import data_kind
 
     path, _, target = text.partition("::")
     kind = data_kind(path)

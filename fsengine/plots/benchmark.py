@@ -21,6 +21,8 @@ from fsengine.plots.compare import method_color
 from fsengine.plots.explorable import Step, colour_scale, explorable
 from fsengine.plots.style import FOREGROUND, HIGHLIGHT, apply_style
 
+__all__ = ["cd_explorable", "ranks_explorable", "similarity_explorable", "tradeoff_explorable", "stability_bars"]
+
 
 def _start(record, k_label: str | None) -> int:
     labels = record.k_labels
