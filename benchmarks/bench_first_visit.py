@@ -22,6 +22,8 @@ Times on a shared machine are inflated: every line carries ``uptime``'s load; co
     python benchmarks/bench_first_visit.py --pages all           # every page
     python benchmarks/bench_first_visit.py --base HEAD~3 --sessions 1,10,30
     python benchmarks/bench_first_visit.py --only B              # this checkout alone
+    python benchmarks/bench_first_visit.py --pages bia --sessions "" --draw 6 --base 3730084
+                                                                 # the browser's drawing, A/B alternating
 
 Needs ``/usr/bin/chromium`` (never downloads a browser) and the real data (``FSENGINE_DATA``).
 """
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -195,6 +198,28 @@ def lecture_hall(browser, tree: Path, n_sessions: list[int], log: Path, path: st
     return out
 
 
+def draw_alternating(browser, sides: dict, n: int, tmp: Path) -> dict:
+    """Both sides served at once, the BIA page cached on each: ``n`` fresh-browser visits per side,
+    alternating A B / B A; seconds to the drawn explorable and the part after its element appeared."""
+    out = {side: [] for side in sides}
+    with contextlib.ExitStack() as stack:
+        urls = {}
+        for side, tree in sides.items():
+            url, proc = stack.enter_context(server(tree, tmp / f"{side}-draw.log"))
+            context, page = open_page(browser, url, "bia")
+            wait_all([(context, page)], "bia")
+            context.close()
+            wait_idle(proc)
+            urls[side] = url
+        for i in range(n):
+            for side in (list(sides) if i % 2 == 0 else list(sides)[::-1]):
+                context, page = open_page(browser, urls[side], "bia")
+                m = wait_all([(context, page)], "bia")[0]
+                context.close()
+                out[side].append((m["explorable"], m["explorable"] - m["chart"]))
+    return out
+
+
 def fmt(marks: dict, name: str) -> str:
     value = marks.get(name)
     return "-" if value is None else f"{value:.1f}"
@@ -207,6 +232,8 @@ def main() -> int:
     parser.add_argument("--sessions", default="1,10", help="sessions opened at once on the cached BIA page")
     parser.add_argument("--only", choices=("A", "B"), help="measure one side only")
     parser.add_argument("--no-warm", action="store_true", help="skip the numba warm-up of each tree")
+    parser.add_argument("--draw", type=int, default=0, metavar="N",
+                        help="also N alternating visits per side to the cached BIA page, both servers up at once")
     parser.add_argument("--page-timeout", type=float, default=120,
                         help="seconds a first visit is followed at most (a longer run shows '-' as its end)")
     args = parser.parse_args()
@@ -257,6 +284,16 @@ def main() -> int:
                             draw = sorted(m["explorable"] - m["chart"] for m in r["marks"])
                             times = f"| {drawn[len(drawn) // 2]:.1f} | {draw[len(draw) // 2]:.1f} "
                         print(f"| /{path} | {side} | {n} | {r['cpu']:.2f} {times}| {r['load']} |", flush=True)
+        if args.draw:
+            print("\nThe cached BIA page, both sides served at once, visits alternating: seconds to the drawn "
+                  "explorable, of which after its element appeared ('draw')\n")
+            print("| side | visits | drawn: median (min-max) [s] | draw: median [s] | load |")
+            print("|---|---|---|---|---|")
+            for side, visits in draw_alternating(browser, sides, args.draw, tmp).items():
+                drawn = sorted(v[0] for v in visits)
+                draw = sorted(v[1] for v in visits)
+                print(f"| {side} | {len(visits)} | {statistics.median(drawn):.1f} ({drawn[0]:.1f}-{drawn[-1]:.1f}) | "
+                      f"{statistics.median(draw):.1f} | {load()} |", flush=True)
         browser.close()
     return 0
 
