@@ -75,7 +75,7 @@ def _loading(spec: PageSpec):
         return None
     box = st.empty()
     with box.container():
-        st.title(spec.title)
+        st.title(spec.shown_title)
         st.markdown(spec.summary)
         bar = st.progress(0.0, text="Loading the page ...")
     return box, bar

@@ -62,6 +62,7 @@ def test_title_and_teaching_come_before_the_first_computation(spec, monkeypatch)
     at = app_test(spec.script if not spec.default else None, timeout=120)
     assert not at.exception, at.exception
     assert at.title, f"{spec.key}: no title while its computation is pending"
+    assert at.title[0].value == spec.shown_title  # the shell's stand-in shows the same title
     teaching = sum(len(m.value) for m in at.markdown)
     assert teaching > 150, f"{spec.key}: only {teaching} characters of text before the computation"
     types = _main_types(at)
@@ -78,7 +79,7 @@ def test_while_the_view_loads_the_shell_shows_the_title_summary_and_a_bar(key, m
     monkeypatch.setattr(shell, "_load_view", lambda spec, loading: st.stop())  # the import still runs
     at = app_test(None if spec.default else spec.script)
     assert not at.exception, at.exception
-    assert [t.value for t in at.title] == [spec.title]
+    assert [t.value for t in at.title] == [spec.shown_title]
     assert [m.value for m in at.markdown if m.value == spec.summary]
     assert "progress" in _main_types(at)
 
