@@ -13,8 +13,6 @@ choice sets that option and reloads once when the page shows the other theme (th
 
 from __future__ import annotations
 
-import functools
-
 import streamlit as st
 
 from fsengine.app.links import link_choice
@@ -56,40 +54,6 @@ def display_controls(container) -> Style:
     with container:
         st.html(_THEME_SCRIPT % theme, unsafe_allow_javascript=True)
     return Style(lecture=bool(lecture), dark=theme == "dark")
-
-
-#: Starts loading Streamlit's plotly chart module (its largest script, about 4.7 MB) as soon as the
-#: page is shown, so the browser parses it while the server computes, not after the first figure
-#: arrives. The module's file name (hashed by the build) sits beside Streamlit's own entry script.
-_PRELOAD_SCRIPT = """
-<script>
-(() => {
-  if (window.__fsengineFiguresPreloaded) return;
-  const entry = [...document.querySelectorAll('script[type="module"][src]')]
-    .find(s => /\\/index\\.[^/]*\\.js$/.test(s.src));
-  if (!entry) return;
-  window.__fsengineFiguresPreloaded = true;
-  import(new URL("%s", entry.src).href).catch(() => {});
-})();
-</script>
-"""
-
-
-@functools.lru_cache(maxsize=1)
-def _plotly_module() -> str | None:
-    """The file name of Streamlit's plotly chart module in this installation (None if not found)."""
-    from pathlib import Path
-
-    folder = Path(st.__file__).parent / "static" / "static" / "js"
-    found = sorted(folder.glob("PlotlyChart.*.js"))
-    return found[0].name if found else None
-
-
-def preload_figures() -> None:
-    """Have the browser load the figure library now (an invisible element; once per page load)."""
-    name = _plotly_module()
-    if name is not None:
-        st.html(_PRELOAD_SCRIPT % name, unsafe_allow_javascript=True, width="content")
 
 
 def current_style() -> Style:

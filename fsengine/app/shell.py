@@ -10,8 +10,7 @@ any heavy import.
 
 A first visit never shows an empty page: while a page's view and the engine it needs are imported
 for the first time in this server process (seconds), the page's title and summary stand in its
-place with a bar naming what is loading; the browser starts loading the figure library meanwhile
-(:func:`fsengine.app.display.preload_figures`). The first run also starts the server-start
+place with a bar naming what is loading. The first run also starts the server-start
 preparation when the server was not started through :mod:`fsengine.app.serve`
 (:mod:`fsengine.app.prepare`; it runs once per process).
 """
@@ -24,7 +23,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from fsengine.app.display import display_controls, preload_figures
+from fsengine.app.display import display_controls
 from fsengine.app.guard import require_shell
 from fsengine.app.registry import PAGES, PageSpec, get_page
 
@@ -113,7 +112,6 @@ def _run_app(page_dir: Path | None) -> None:
     shown = next((s for s in PAGES if s.url_path == navigation.url_path), None)
     loading = _loading(shown) if shown is not None else None
     with st.sidebar:
-        preload_figures()
         nav_box = st.container(key="app_navigation")
         for spec in PAGES:
             page_link(spec.key, container=nav_box)
