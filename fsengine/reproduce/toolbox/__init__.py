@@ -39,7 +39,6 @@ per seed and method the AUC, accuracy and stability; ``run.json``), the engine's
 difference tables and HTML figures.
 """
 
-from fsengine.reproduce.toolbox.render import rerender
-from fsengine.reproduce.toolbox.running import run
-
-__all__ = ["rerender", "run"]
+# the entry points the reproduce command and tests call (internal modules re-export this way)
+from fsengine.reproduce.toolbox.render import rerender as rerender
+from fsengine.reproduce.toolbox.running import run as run

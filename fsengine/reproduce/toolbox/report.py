@@ -183,6 +183,7 @@ def report(facts: dict, plan: Plan, summaries: dict, auc: pd.DataFrame | None, r
     quick, seconds, inputs = facts["quick"], facts["seconds"], facts["inputs"]
     shapes, failures = inputs["shapes"], inputs["failures"]
     ref_label = METHODS[REFERENCE].label
+    ran = {key for keys in inputs["methods"].values() for key in keys}  # the record's methods, not today's registry
     lines = [
         "# toolbox: the five sources' methods against the toolbox practitioners already use",
         "",
@@ -233,7 +234,7 @@ def report(facts: dict, plan: Plan, summaries: dict, auc: pd.DataFrame | None, r
         "- **Method parameters** are the registry's defaults, except (benchmark settings, with the reason):",
         *[f"  - `{key}`: {BENCHMARK_CHANGES[key]} (here: "
           + ", ".join(f"{n}={v}" for n, v in benchmark_params(key, plan).items()) + ")"
-          for key in BENCHMARK_CHANGES],
+          for key in BENCHMARK_CHANGES if key in ran],
         *(["  - quick run only, to keep it CI-sized: "
            + "; ".join(f"`{key}` " + ", ".join(f"{n}={v}" for n, v in values.items())
                        for key, values in plan.overrides.items())] if plan.overrides else []),
