@@ -51,7 +51,7 @@ def test_the_classifiers_are_the_stated_ones():
 
 def test_the_docstring_s_numbers_are_the_statistics_own():
     """The protocol's docstring explains the two families with numbers: they are what
-    signed_rank_reach computes (13 datasets and 27 methods; 26 comparisons with the control)."""
+    signed_rank_reach computes (13 and 17 datasets and 27 methods; 26 comparisons with the control)."""
     from fsengine.stats import signed_rank_reach
 
     doc = " ".join(protocol.__doc__.split())
@@ -61,8 +61,14 @@ def test_the_docstring_s_numbers_are_the_statistics_own():
         return f"{mantissa}e{int(exponent)}"
 
     every = signed_rank_reach(13, 27 * 26 // 2)
-    assert f"With 13 datasets and 27 methods that is {sci(every.floor)} against {sci(every.threshold)}" in doc
+    assert (f"With 13 datasets (version 1's suite) and 27 methods that is {sci(every.floor)} against "
+            f"{sci(every.threshold)}: no pair could have been resolved") in doc
     assert not every.possible
+    suite = signed_rank_reach(17, 27 * 26 // 2)
+    assert suite.possible and f"With the 17 datasets of version 2 the floor is {sci(suite.floor)}" in doc
+    assert f"better on at least {suite.min_wins} of the 17 datasets (its two losses" in doc and suite.max_losses == 2
+    assert f"(two classes only: 15 datasets) needs {signed_rank_reach(15, 351).min_wins} of its 15" in doc
+    assert f"at least {signed_rank_reach(17, 26).min_wins} of them" in doc
     control = signed_rank_reach(11, 26)
     assert f"0.05 / 26 = {sci(control.threshold)}, which 11 or more datasets can reach" in doc
     assert control.possible and not signed_rank_reach(10, 26).possible and control.min_datasets == 11
