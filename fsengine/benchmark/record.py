@@ -223,8 +223,14 @@ def write_tables(record: Record, out_dir: Path) -> list[Path]:
     return paths
 
 
-def read(folder: Path) -> Record:
-    """The record of a run folder (a clear error when it is not one)."""
+#: the files a run measured; every other file of the folder is computed from them (:func:`from_files`)
+RAW_FILES = ("folds.csv", "tops.csv", "status.csv", "datasets.csv", "methods.csv", RUN_FILE)
+
+
+def read(folder: Path, *, recompute: bool = False) -> Record:
+    """The record of a run folder (a clear error when it is not one). ``recompute``: the summary is
+    computed again from the raw files (:data:`RAW_FILES`) with the current code's statistics instead
+    of read from ``summary.csv`` (:func:`from_files`)."""
     folder = Path(folder)
     meta_path = folder / RUN_FILE
     if not meta_path.is_file():
@@ -238,10 +244,37 @@ def read(folder: Path) -> Record:
             raise ValueError(f"{folder}: {path.name} is missing; the run folder is incomplete.")
         return pd.read_csv(path, **kw)
 
-    summary = table("summary", dtype={"k_label": str})
+    settings = Settings(**meta["settings"])
+    # text columns may be empty (no class pair, no parameters): read as written, never as NaN
+    info, methods, status = (table(name, keep_default_na=False) for name in ("datasets", "methods", "status"))
+    tops = table("tops")
     folds = table("folds", dtype={"k_label": str})
-    return Record(settings=Settings(**meta["settings"]), info=table("datasets"), methods=table("methods"),
-                  folds=folds, summary=summary, status=table("status", keep_default_na=False),
-                  tops=table("tops"), k_labels=[str(k) for k in meta["k_labels"]], fingerprint=meta["fingerprint"],
+    summary = _summary_of(settings, info, methods, folds, status, tops) if recompute else \
+        table("summary", dtype={"k_label": str})
+    return Record(settings=settings, info=info, methods=methods, folds=folds, summary=summary, status=status,
+                  tops=tops, k_labels=[str(k) for k in meta["k_labels"]], fingerprint=meta["fingerprint"],
                   seconds=meta["seconds"], where=meta["where"], quick=bool(meta.get("quick")),
                   command=meta.get("command", ""), protocol=meta.get("protocol", description()))
+
+
+def from_files(folder: Path) -> Record:
+    """The record of a run folder from its raw files alone (:data:`RAW_FILES`): the per-dataset
+    summary computed again from the per-fold table and the tops (:func:`aggregate.summary`), the
+    aggregate from that; what ``reproduce benchmark``'s ``rerender`` writes."""
+    return read(folder, recompute=True)
+
+
+def _summary_of(settings: Settings, info: pd.DataFrame, methods: pd.DataFrame, folds: pd.DataFrame,
+                status: pd.DataFrame, tops: pd.DataFrame) -> pd.DataFrame:
+    """:func:`aggregate.summary` of the raw tables: the run's k per dataset resolved from its grid
+    and the dataset's p, as the runner resolved them."""
+    from types import SimpleNamespace
+
+    ks = {}
+    for row in info.itertuples():
+        resolved = {k.label: k.resolve(int(row.features)) for k in settings.ks}
+        ks[row.dataset] = {label: k for label, k in resolved.items() if k is not None}
+    run = SimpleNamespace(settings=settings, info=info, methods=methods, folds=folds, ks=ks, tops=_tops_dict(tops),
+                          entries=[SimpleNamespace(slug=s) for s in info["dataset"]],
+                          status={(r.dataset, r.method): r.status for r in status.itertuples()})
+    return aggregate.summary(run)

@@ -146,9 +146,12 @@ def result_rows(record: Record) -> list[results_file.Row]:
         r = record.ranking(label)
         if r.friedman is not None:
             f = r.friedman
-            rows += [results_file.recorded(f"k={label}: Friedman test, Iman-Davenport F", f.f,
-                                           note="against F(k - 1, (k - 1)(N - 1)) over the complete datasets"),
-                     results_file.recorded(f"k={label}: Friedman test, p-value", f.pvalue,
+            rows.append(results_file.recorded(f"k={label}: Friedman test, chi2_F", f.chi2,
+                                              note="over the complete datasets, ties corrected"))
+            if math.isfinite(f.f):  # infinite when every dataset ranks the methods alike (the prose says so)
+                rows.append(results_file.recorded(f"k={label}: Friedman test, Iman-Davenport F", f.f,
+                                                  note="against F(k - 1, (k - 1)(N - 1)) over the complete datasets"))
+            rows += [results_file.recorded(f"k={label}: Friedman test, p-value", f.pvalue,
                                            note="Iman-Davenport F, complete datasets"),
                      results_file.recorded(f"k={label}: Nemenyi critical difference", r.cd,
                                            note=f"studentized range at {protocol.ALPHA:g} / sqrt 2")]
@@ -259,8 +262,11 @@ def headline(record: Record, label: str) -> list[str]:
         f = r.friedman
         ranks = r.average_ranks.sort_values()
         verdict = "rejects" if f.pvalue < protocol.ALPHA else "does not reject"
+        statistic = (f"F = {f.f:.2f}" if math.isfinite(f.f) else
+                     f"chi2_F = {f.chi2:.2f}, its largest value: every dataset ranks the methods alike, so F is "
+                     "infinite")
         lines += [f"Over {len(r.datasets)} datasets and {len(r.methods)} methods the Friedman test (Iman-Davenport "
-                  f"F = {f.f:.2f} against F({f.df1}, {f.df2}), p = {f.pvalue:.3g}) {verdict} equal performance at "
+                  f"{statistic} against F({f.df1}, {f.df2}), p = {f.pvalue:.3g}) {verdict} equal performance at "
                   f"{protocol.ALPHA:g}. Nemenyi's critical difference is {r.cd:.2f}"
                   + (f", more than the largest possible gap between two average ranks ({len(r.methods) - 1}): "
                      "no pair can be resolved by it. " if r.cd >= len(r.methods) - 1 else
@@ -426,7 +432,7 @@ def write(record: Record, out_dir: Path) -> Path:
     out_dir = Path(out_dir)
     write_tables(record, out_dir)
     rows = result_rows(record)
-    inputs = {"protocol": protocol.description(), "settings": record.settings.as_dict(),
+    inputs = {"protocol": record.protocol, "settings": record.settings.as_dict(),
               "fingerprint": record.fingerprint, "datasets": record.info[["dataset", "spec", "classes", "rows",
                                                                           "features", "metric"]].to_dict("records"),
               "methods": record.methods[["key", "parameters"]].to_dict("records"),

@@ -7,7 +7,7 @@ against the control) at its frozen settings; ``--quick`` runs the quick suite wi
 repeat. The tasks (dataset x fold x method) run through :mod:`fsengine.parallel`
 (``--n-jobs``, ``--scheduler``) and are kept with ``--keep-tasks``. Writes the run folder of
 :mod:`fsengine.benchmark.record` with ``report.md``, ``report.html`` and ``results.json``
-(:mod:`fsengine.benchmark.report`).
+(:mod:`fsengine.benchmark.report`); :func:`rerender` writes them again from the run's raw files.
 """
 
 from __future__ import annotations
@@ -34,6 +34,17 @@ def run_and_write(entries, methods, settings: Settings, out_dir: Path, *, quick:
     if progress is not None:
         progress(1.0, "writing the report")
     return report.write(record.from_run(run, quick=quick, command=command), Path(out_dir))
+
+
+def rerender(out_dir: Path) -> Path:
+    """The record's summary, aggregate tables, ``report.md``, ``report.html`` and ``results.json``
+    written again from the raw files the run kept (:data:`fsengine.benchmark.record.RAW_FILES`: the
+    per-fold table, the tops, the statuses, the datasets and methods and ``run.json``), with the
+    current code's statistics and words and without fitting anything; a run's own outputs come back
+    byte for byte (tested). Returns the report's path."""
+    from fsengine.benchmark import record, report
+
+    return report.write(record.from_files(Path(out_dir)), Path(out_dir))
 
 
 def run(out_dir: Path, quick: bool, progress: Progress, *, n_jobs: int | None = None, scheduler=None) -> Path:

@@ -218,3 +218,41 @@ def test_the_report_says_what_each_family_could_resolve_from_the_run(tiny_record
     control_rows = [r for r in data["rows"] if r["quantity"].endswith("(against the control)")]
     assert len(control_rows) == (len(tiny_record.methods) - 1) * len(tiny_record.k_labels)
     assert all("against the control p" in r["verdict"] for r in control_rows)
+
+
+def test_rerender_gives_back_a_runs_own_outputs_from_its_raw_files_byte_for_byte(tiny_folder, tmp_path):
+    """``reproduce benchmark``'s rerender: the summary, the aggregate, the report and results.json
+    computed again from the raw files alone equal the run's own (text columns left empty by the run,
+    such as a method without parameters, stay empty)."""
+    from fsengine.reproduce.benchmark import rerender
+    from tests.reproduce.quick_expected import assert_rerender_gives_back
+
+    rendered = tuple(sorted(p.name for p in tiny_folder.iterdir() if p.name not in record.RAW_FILES))
+    assert {"summary.csv", "ranks.csv", "pairs.csv", "families.csv", "report.md", "results.json"} <= set(rendered)
+    assert "variance" in set(record.read(tiny_folder).methods["key"])  # a method with no parameters: ""
+    assert_rerender_gives_back(tiny_folder, tmp_path, rerender, rendered)
+
+
+def test_a_friedman_test_with_every_dataset_ranking_alike_is_reported_not_a_crash(tmp_path):
+    """Every dataset ranks the methods alike: Iman-Davenport's F is infinite (chi2_F at its largest,
+    N (k - 1)); the run folder is still written, results.json records chi2_F and the p-value, and the
+    report says why there is no finite F (results.json refused the infinite F after all the fits)."""
+    from fsengine.benchmark.protocol import Settings
+    from fsengine.benchmark.report import write
+    from fsengine.benchmark.runner import run_benchmark
+    from fsengine.benchmark.suite import TINY
+
+    run = run_benchmark(TINY, [("variance", {}), ("anova", {}), ("bia", {"n_steps": 20})],
+                        Settings(folds=3, repeats=1, k_grid="2,5,0.5"))
+    rec = record.from_run(run, quick=True, command="concordant")
+    alike = [label for label in rec.k_labels if not np.isfinite(rec.ranking(label).friedman.f)]
+    assert alike, "the fixture lost its concordant k"
+    write(rec, tmp_path)
+    rows = {r["quantity"]: r for r in results_file.read(tmp_path / "results.json")["rows"]}
+    text = (tmp_path / "report.md").read_text()
+    for label in alike:
+        f = rec.ranking(label).friedman
+        assert f.chi2 == pytest.approx(f.n_datasets * (f.n_methods - 1))
+        assert rows[f"k={label}: Friedman test, chi2_F"]["ours"] == pytest.approx(f.chi2)
+        assert f"k={label}: Friedman test, Iman-Davenport F" not in rows
+        assert f"chi2_F = {f.chi2:.2f}, its largest value: every dataset ranks the methods alike" in text
