@@ -1,6 +1,8 @@
 """Every feature-selection method as a scikit-learn compatible transformer.
 
 See :mod:`fsengine.base` for the contract (``scores_``, ``order_``, ``ranking_``, ``trace_``, ``path_``).
+``fit(X, y, progress=...)`` takes a callback ``progress(fraction, message)``; raising
+:class:`StopRequested` in it stops the fit, and :class:`TqdmProgress` is a notebook progress bar.
 """
 
 from fsengine.base import BaseFeatureSelector
@@ -19,6 +21,8 @@ from fsengine.methods.toolbox.selector import (
     StabilitySelector,
     VarianceRankSelector,
 )
+from fsengine.methods.wrappers.selector import BorutaSelector, SequentialForwardSelector
+from fsengine.progress import StopRequested, TqdmProgress
 
 __all__ = [
     "BaseFeatureSelector", "VarianceRankSelector",
@@ -29,4 +33,6 @@ __all__ = [
     "RTMClassifier", "RTMSelector",
     "ANOVASelector", "Chi2Selector", "ForestSelector", "PermutationSelector", "RFESelector", "StabilitySelector",
     "MRMRSelector",
+    "StopRequested", "TqdmProgress",
+    "BorutaSelector", "SequentialForwardSelector",
 ]

@@ -57,9 +57,21 @@ def wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout_s: float =
         time.sleep(poll_s)
 
 
+def _address_space_limit(limit: int):
+    """``preexec_fn`` capping the child's address space at ``limit`` bytes (RLIMIT_AS)."""
+    def apply() -> None:  # pragma: no cover - runs in the child
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
+    return apply
+
+
 @contextlib.contextmanager
-def streamlit_server(log: Path, env: dict | None = None, extra_args: tuple[str, ...] = ()):
-    """``streamlit run app.py`` of the checkout on a free port: yields (url, process); stopped after."""
+def streamlit_server(log: Path, env: dict | None = None, extra_args: tuple[str, ...] = (),
+                     memory_limit: int | None = None):
+    """``streamlit run app.py`` of the checkout on a free port: yields (url, process); stopped after.
+    ``memory_limit`` caps the server's address space (a test of a memory bomb must not take the
+    machine down when the code regresses)."""
     port = free_port()
     env = dict(os.environ if env is None else env)
     env["PYTHONPATH"] = str(PROJECT_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
@@ -67,7 +79,8 @@ def streamlit_server(log: Path, env: dict | None = None, extra_args: tuple[str, 
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true", *extra_args],
-            cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+            cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            preexec_fn=None if memory_limit is None else _address_space_limit(memory_limit))
     try:
         yield f"http://127.0.0.1:{port}", proc
     finally:

@@ -14,8 +14,8 @@ import pytest
 from fsengine import config
 from fsengine.data.paths import DataNotFoundError
 
-#: the loopback download server fixtures (fake_source, server, store)
-pytest_plugins = ["tests.loopback"]
+#: the loopback download server fixtures (fake_source, server, store) and the tiny benchmark run (tiny_run, ...)
+pytest_plugins = ["tests.loopback", "tests.benchmark.tiny"]
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 

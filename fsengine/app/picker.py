@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from fsengine import config
-from fsengine.app.errors import user_errors
+from fsengine.app.errors import log, user_errors
 from fsengine.app.guard import require_shell
 from fsengine.app.links import link_choice
 from fsengine.app.safe_text import md_escape
@@ -61,7 +61,6 @@ def _upload_widgets(container) -> dict:
     from fsengine.data.upload import (  # pandas, when needed
         TASKS,
         UPLOAD_TYPES,
-        UploadError,
         dataset_from_table,
         file_format,
         read_table,
@@ -92,11 +91,8 @@ def _upload_widgets(container) -> dict:
             memo = (uploaded.file_id, read_table(uploaded.getvalue(), uploaded.name))
             st.session_state[_UPLOAD_MEMO] = memo
         table = memo[1]
-    except UploadError as exc:
-        st.session_state[_UPLOAD_MEMO] = None
-        st.session_state[UPLOADED] = None
-        st.session_state[UPLOAD_ERROR] = str(exc)
-        container.error(md_escape(exc))
+    except Exception as exc:  # any failure of the reader is this upload's error, never the server's
+        _upload_failed(container, uploaded.name, exc)
         return {"file": uploaded.name}
     columns = [str(c) for c in table.columns]
     target = container.selectbox("Target column", columns, index=len(columns) - 1, key="upload_target",
@@ -110,10 +106,8 @@ def _upload_widgets(container) -> dict:
     try:
         ds = dataset_from_table(table, target, name=uploaded.name, task=task,
                                 exclude_non_numeric=drop_text, exclude_constant=drop_const)
-    except UploadError as exc:
-        st.session_state[UPLOADED] = None
-        st.session_state[UPLOAD_ERROR] = str(exc)
-        container.error(md_escape(exc))
+    except Exception as exc:
+        _upload_failed(container, uploaded.name, exc, forget=False)
         return options
     _keep_upload(container, ds)
     return options
@@ -121,7 +115,7 @@ def _upload_widgets(container) -> dict:
 
 def _svmlight_upload(container, uploaded, tasks) -> dict:
     """An svmlight/libsvm file: its labels are the target, so only the task is asked for."""
-    from fsengine.data.upload import UploadError, load_svmlight
+    from fsengine.data.upload import load_svmlight
 
     task = container.selectbox("Task", tasks, key="upload_task",
                                help="auto: up to 20 whole-number labels are classes")
@@ -132,15 +126,30 @@ def _svmlight_upload(container, uploaded, tasks) -> dict:
             memo = ((uploaded.file_id, task), load_svmlight(uploaded.getvalue(), uploaded.name, task=task))
             st.session_state[_UPLOAD_MEMO] = memo
         ds = memo[1]
-    except UploadError as exc:
-        st.session_state[_UPLOAD_MEMO] = None
-        st.session_state[UPLOADED] = None
-        st.session_state[UPLOAD_ERROR] = str(exc)
-        container.error(md_escape(exc))
+    except Exception as exc:  # any failure of the reader is this upload's error, never the server's
+        _upload_failed(container, uploaded.name, exc)
         return options
     container.caption("svmlight file: the labels are the target; features are sparse.")
     _keep_upload(container, ds)
     return options
+
+
+def _upload_failed(container, name: str, exc: Exception, *, forget: bool = True) -> None:
+    """Show why the upload ``name`` cannot be used, in one line, and keep no dataset. An
+    :class:`~fsengine.data.upload.UploadError` says it itself; anything else the reader raised (a
+    bug, memory running out) is logged with its traceback on the server and named by its type."""
+    from fsengine.data.upload import UploadError
+
+    if isinstance(exc, UploadError):
+        message = str(exc)
+    else:
+        log.exception("reading the upload %r failed", name)
+        message = f"{name} could not be read ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})".rstrip()
+    if forget:
+        st.session_state[_UPLOAD_MEMO] = None
+    st.session_state[UPLOADED] = None
+    st.session_state[UPLOAD_ERROR] = message
+    container.error(md_escape(message))
 
 
 def _keep_upload(container, ds) -> None:

@@ -54,6 +54,8 @@ PAGES: tuple[PageSpec, ...] = (
              "Molchanov, Kondrashkin & Vetrov: Power EP, EP and EM side by side."),
     PageSpec("compare", "Compare methods", ":material/compare_arrows:",
              "Run several selectors on the picked dataset; accuracy, overlap, stability, ROC."),
+    PageSpec("benchmark", "Benchmark", ":material/emoji_events:",
+             "Every method on many datasets: average ranks, critical-difference diagram, Holm-Wilcoxon pairs."),
 )
 
 

@@ -63,11 +63,23 @@ def run_app(page_dir: Path | None = None) -> None:
         st.divider()
         display_controls(st.sidebar)
         st.divider()
+        _environment_errors()
         st.subheader("Dataset")
         from fsengine.app.picker import dataset_picker  # after the links: the picker imports the engine
 
         dataset_picker(st.sidebar)
     navigation.run()
+
+
+def _environment_errors() -> None:
+    """One sidebar error per environment variable set to something unusable (the upload limit's
+    own error is the upload picker's)."""
+    from fsengine import config
+    from fsengine.app.safe_text import md_escape
+
+    for problem in config.environment_problems():
+        if not problem.startswith("FSENGINE_MAX_UPLOAD_MB="):
+            st.error(md_escape(problem))
 
 
 def show_page(key: str) -> None:

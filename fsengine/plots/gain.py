@@ -13,6 +13,9 @@ import plotly.io as pio
 
 from fsengine.plots.style import METHOD_COLORS, apply_style
 
+__all__ = ["gain_per_stage", "gain_computations", "cumulative_time", "scores_vs_features", "overlap_heatmap",
+           "stage_explorable"]
+
 _DASH = {"IFS": "solid", "SGC": "dash", "SGC-LA": "dot", "Count cutoff": "dashdot"}
 
 

@@ -20,6 +20,8 @@ TARGETS: dict[str, tuple[str, str, str]] = {
     "bayes-factor": ("fsengine.reproduce.bayes_factor", "run",
                      "Daume III: Bayes-factor selection on CoNLL-2000 Base-NP, both priors and signs, vs IFS/SGC"),
     "toolbox": ("fsengine.reproduce.toolbox", "run", "every method vs ANOVA F: notMNIST B/D, planted GLM, polarity"),
+    "benchmark": ("fsengine.reproduce.benchmark", "run",
+                  "every method on 13 datasets: ranks, Friedman, Nemenyi CD, Holm-Wilcoxon (Demšar; Benavoli et al.)"),
 }
 
 

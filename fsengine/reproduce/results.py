@@ -1,6 +1,7 @@
 """Machine-readable results of a reproduction: ``docs/results/TARGET/results.json``.
 
-One schema for every target, written by the same command as its report::
+One schema for every target (:mod:`fsengine.records`: the schema, reading and validation),
+written by the same command as its report::
 
     {"target": "sgc-vs-ifs", "command": "python -m fsengine reproduce sgc-vs-ifs", "quick": false,
      "inputs": {...},                       # data (public source, relative layout) and settings
@@ -29,20 +30,17 @@ row by row (``tests/reproduce/test_results_schema.py``).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from fsengine.stats import Estimate, ordering_verdict, versus_value
+from fsengine.jsonio import json_text
 
-FILENAME = "results.json"
-#: the outcome words a verdict starts with
-OUTCOMES = ("consistent", "above", "below", "resolved", "not resolved", "holds", "fails", "recorded")
-#: outcomes judged from an interval (their rows must carry one)
-INTERVAL_OUTCOMES = ("consistent", "above", "below", "resolved", "not resolved")
-ROW_KEYS = ("quantity", "paper", "ours", "interval", "level", "method", "verdict")
+# the file's schema, reading and validation sit below the reproductions (pages read records too);
+# the reproductions use them from here
+from fsengine.records import FILENAME, INTERVAL_OUTCOMES, OUTCOMES, ROW_KEYS, outcome, read, validate  # noqa: F401
+from fsengine.stats import Estimate, ordering_verdict, versus_value
 
 
 @dataclass(frozen=True)
@@ -125,11 +123,6 @@ def recorded(quantity: str, ours: float | Estimate, paper: float | None = None, 
     return _row(quantity, paper, ours, f"recorded: {note}")
 
 
-def outcome(verdict: str) -> str:
-    """The outcome word of a verdict (``holds``, ``fails`` or ``recorded``)."""
-    return verdict.split(":", 1)[0]
-
-
 def rule(verdict: str) -> str:
     """The rule text of a verdict."""
     return verdict.split(":", 1)[1].strip()
@@ -166,54 +159,8 @@ def write(out_dir: Path, target: str, quick: bool, inputs: dict, rows: list[Row]
             "quick": bool(quick), "inputs": inputs, "rows": [r.as_json() for r in rows]}
     validate(data)
     path = Path(out_dir) / FILENAME
-    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(json_text(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
-
-
-def read(path: Path) -> dict:
-    """Load and validate a ``results.json``."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    validate(data)
-    return data
-
-
-def validate(data: dict) -> None:
-    """Raise ValueError naming the first row or key that breaks the schema."""
-    missing = {"target", "command", "quick", "inputs", "rows"} - set(data)
-    if missing:
-        raise ValueError(f"results.json lacks {sorted(missing)}")
-    seen = set()
-    for i, row in enumerate(data["rows"]):
-        if tuple(row) != ROW_KEYS:
-            raise ValueError(f"row {i}: keys {list(row)}, expected {list(ROW_KEYS)}")
-        if row["quantity"] in seen:
-            raise ValueError(f"row {i}: quantity {row['quantity']!r} appears twice")
-        seen.add(row["quantity"])
-        ours, paper = row["ours"], row["paper"]
-        if not isinstance(ours, int | float) or isinstance(ours, bool) or not math.isfinite(ours):
-            raise ValueError(f"row {i} ({row['quantity']}): ours must be a finite number, got {ours!r}")
-        if paper is not None and not isinstance(paper, int | float):
-            raise ValueError(f"row {i} ({row['quantity']}): paper must be a number or null, got {paper!r}")
-        if outcome(row["verdict"]) not in OUTCOMES or ":" not in row["verdict"]:
-            raise ValueError(f"row {i} ({row['quantity']}): verdict {row['verdict']!r} must read "
-                             f"'<{'|'.join(OUTCOMES)}>: <rule>'")
-        interval, level, method = row["interval"], row["level"], row["method"]
-        if interval is None:
-            if level is not None or method is not None:
-                raise ValueError(f"row {i} ({row['quantity']}): level and method go with an interval")
-            if outcome(row["verdict"]) in INTERVAL_OUTCOMES:
-                raise ValueError(f"row {i} ({row['quantity']}): a '{outcome(row['verdict'])}' verdict is judged "
-                                 "from an interval; the row has none")
-        else:
-            if (not isinstance(interval, list) or len(interval) != 2
-                    or not all(isinstance(v, int | float) and math.isfinite(v) for v in interval)
-                    or interval[0] > interval[1]):
-                raise ValueError(f"row {i} ({row['quantity']}): interval must be [low, high] with low <= high, "
-                                 f"got {interval!r}")
-            if not isinstance(level, int | float) or not 0 < level < 1:
-                raise ValueError(f"row {i} ({row['quantity']}): level must lie in (0, 1), got {level!r}")
-            if not isinstance(method, str) or not method.strip():
-                raise ValueError(f"row {i} ({row['quantity']}): an interval names its method")
 
 
 _NUMBER = r"(-?[\d.]+(?:e[-+]?\d+)?)"

@@ -3,8 +3,8 @@
 The question of issue 24: *does any of the five sources' methods beat what I already use?* Every
 registered method (BIA; MI, MDL, L1 path and boosting; IFS, SGC and the count cutoff; the Bayes
 factor; the RTM; the variance baseline; ANOVA F, chi², forest, permutation, RFE, stability
-selection and mRMR) runs through the comparison engine (:func:`fsengine.compare.run_comparison`)
-on three data sets:
+selection, mRMR, Boruta and sequential forward selection) runs through the comparison engine
+(:func:`fsengine.compare.run_comparison`) on three data sets:
 
 * notMNIST B vs D (784 pixels in [0, 1]);
 * a planted sparse logistic GLM (:func:`fsengine.data.synthetic.glm.make_sparse_glm`), several
@@ -82,7 +82,7 @@ FAMILY = {
     "rtm": "source: Molchanov et al. (RTM)",
     "variance": "baseline (ignores labels)",
     "anova": "toolbox", "chi2": "toolbox", "forest": "toolbox", "permutation": "toolbox", "rfe": "toolbox",
-    "stability": "toolbox", "mrmr": "toolbox",
+    "stability": "toolbox", "mrmr": "toolbox", "boruta": "toolbox", "sfs": "toolbox",
 }
 #: the work is tasks of fsengine.parallel.map_tasks: ``reproduce --keep-tasks`` keeps their results
 KEEPS_TASKS = True

@@ -119,7 +119,7 @@ def test_help_lists_the_toolbox_and_module_class(command, capsys):
     text = capsys.readouterr().out
     for key in TOOLBOX:
         assert f"  {key}: " in text
-    assert "pi_threshold=0.75 (float [0.6..0.9])" in text and "MODULE:CLASS" in text
+    assert "pi_threshold=0.75 (float [0.6..1.0])" in text and "MODULE:CLASS" in text
     assert set(TOOLBOX) <= set(method_keys())
 
 

@@ -29,6 +29,8 @@ def _by_quantity(data: dict) -> dict:
 
 
 _ORDERING_RULE = re.compile(r"^(.+?) (?:>|vs) (.+?) \((.+) (?:excludes|holds) 0\)$")
+#: a pair judged by a Holm-corrected test (``reproduce benchmark``): "A > B (Holm-adjusted ... p < 0.05)"
+_HOLM_RULE = re.compile(r"^(.+?) (?:>|vs) (.+?) \((Holm-adjusted .+) p (?:<|>=) ([\d.]+)\)$")
 
 
 def _rule_key(verdict: str):
@@ -36,7 +38,12 @@ def _rule_key(verdict: str):
     names the sign its interval resolved (or the pair it did not), which a smaller run may
     change; for those the pair and the interval's description must agree."""
     rule = results.rule(verdict)
-    match = _ORDERING_RULE.match(rule) if results.outcome(verdict) in ("resolved", "not resolved") else None
+    if results.outcome(verdict) not in ("resolved", "not resolved"):
+        return rule
+    holm = _HOLM_RULE.match(rule)
+    if holm:
+        return ("holm", frozenset(holm.group(1, 2)), holm.group(3), holm.group(4))
+    match = _ORDERING_RULE.match(rule)
     return ("ordering", frozenset(match.group(1, 2)), match.group(3)) if match else rule
 
 
@@ -96,6 +103,9 @@ def test_an_ordering_compares_by_its_pair_whichever_way_it_resolved():
     assert _rule_key(resolved) == _rule_key(reversed_) == _rule_key(open_)
     assert _rule_key(open_) != _rule_key(results.ordering("q", d, "EM", "Power EP").verdict)
     assert _rule_key("recorded: no rule") == "no rule"
+    holm = "resolved: A > B (Holm-adjusted Wilcoxon signed-rank p < 0.05)"
+    assert _rule_key(holm) == _rule_key("not resolved: B vs A (Holm-adjusted Wilcoxon signed-rank p >= 0.05)")
+    assert _rule_key(holm) != _rule_key("not resolved: A vs C (Holm-adjusted Wilcoxon signed-rank p >= 0.05)")
 
 
 def test_interval_verdicts_come_from_the_interval():

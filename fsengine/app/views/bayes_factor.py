@@ -13,7 +13,7 @@ from fsengine.app.compute import dataset_token, progress_bar
 from fsengine.app.display import show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
-from fsengine.app.presets import Preset, preset_buttons
+from fsengine.app.presets import Preset, defaults_preset, preset_buttons, show_start, start_value
 from fsengine.app.safe_text import md_escape
 from fsengine.csv_export import csv_bytes
 from fsengine.methods.bayes_factor.study import (
@@ -33,6 +33,7 @@ from fsengine.methods.bayes_factor.study import (
     starts_on_subset,
     stop_summary,
 )
+from fsengine.methods.registry import get_method
 from fsengine.plots.bayes_factor import approximation_figure, beta_rounds_figure, pairs_explorable, sign_figure
 
 #: the URL parameter holding the pairs explorable's k
@@ -192,15 +193,42 @@ def render() -> None:
     _check_section(task, run, s)
 
 
+_BAYES = get_method("bayes")
+#: the prior variance slider's stops (the registry's default among them)
+VARIANCES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+
+
+def large_start(key: str) -> Preset:
+    """Where the page starts on a large sparse dataset (:func:`starts_on_subset`): a subset of the
+    rows and more pairs per round keep the first run to seconds."""
+    return Preset("Subset first run", "Large data start on the first training and held-out rows with more pairs per "
+                  "round (fewer MAP fits); set the rows to 0 for all of them.", None,
+                  widgets={f"bf_S_{key}": 20, f"bf_ntrain_{key}": 10000, f"bf_nheld_{key}": 5000})
+
+
+def method_defaults_of(key: str) -> dict:
+    """The controls at the method's defaults: the registry's S and σ², every row."""
+    return {f"bf_S_{key}": _BAYES.param("features_per_round").default, "bf_var": _BAYES.param("prior_variance").default,
+            f"bf_ntrain_{key}": 0, f"bf_nheld_{key}": 0}
+
+
 def _settings(key: str, large: bool, token: tuple) -> Settings:
     """The two rows of widgets (CoNLL-2000 / treebank start on a subset: ``large``)."""
+    start, defaults = (large_start(key) if large else None), method_defaults_of(key)
+    if start is not None:
+        preset_buttons([start, defaults_preset(defaults)])
+        show_start(start, defaults, {f"bf_S_{key}": "S", f"bf_ntrain_{key}": "training rows",
+                                     f"bf_nheld_{key}": "held-out rows"})
     c1, c2, c3, c4 = st.columns(4)
-    per_round = int(c1.number_input("S: features per round", min_value=1, max_value=200,
-                                    value=20 if large else 10, key=f"bf_S_{key}", bind="query-params",
+    per_round_p = _BAYES.param("features_per_round")
+    per_round = int(c1.number_input("S: features per round", min_value=int(per_round_p.min),
+                                    max_value=int(per_round_p.max),
+                                    value=start_value(f"bf_S_{key}", defaults[f"bf_S_{key}"], start),
+                                    key=f"bf_S_{key}", bind="query-params",
                                     help="Section 3.5: at most S pairs per round, one MAP fit per round; "
                                          "larger S = fewer, cheaper rounds."))
-    variance = c2.select_slider("Prior variance σ²", options=[0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0],
-                                value=1.0, key="bf_var", bind="query-params",
+    variance = c2.select_slider("Prior variance σ²", options=VARIANCES,
+                                value=defaults["bf_var"], key="bf_var", bind="query-params",
                                 help="Gaussian prior N(0, σ²) on every candidate weight (the bias is "
                                      "unpenalised).")
     default_sign, default_prior, recommended = page_default()
@@ -212,11 +240,13 @@ def _settings(key: str, large: bool, token: tuple) -> Settings:
     st.caption((DEFAULT_NOTE if recommended else PAPER_DEFAULT_NOTE).format(
         sign=SIGN_OPTIONS[SIGN_VALUES.index(default_sign)], prior=PRIOR_OPTIONS[PRIOR_VALUES.index(default_prior)]))
     d1, d2, d3, d4, d5 = st.columns(5)
-    n_train = int(d1.number_input("Training rows (0 = all)", min_value=0, value=10000 if large else 0,
+    n_train = int(d1.number_input("Training rows (0 = all)", min_value=0,
+                                  value=start_value(f"bf_ntrain_{key}", defaults[f"bf_ntrain_{key}"], start),
                                   step=1000, key=f"bf_ntrain_{key}", bind="query-params",
                                   help="The first rows of the training data; a subset keeps the page "
                                        "interactive on CoNLL-2000 (212k tokens)."))
-    n_heldout = int(d2.number_input("Held-out rows (0 = all)", min_value=0, value=5000 if large else 0,
+    n_heldout = int(d2.number_input("Held-out rows (0 = all)", min_value=0,
+                                    value=start_value(f"bf_nheld_{key}", defaults[f"bf_nheld_{key}"], start),
                                     step=1000, key=f"bf_nheld_{key}", bind="query-params"))
     budget = int(d3.number_input("Most pairs selected", min_value=5, max_value=5000, value=200 if large else 300,
                                  step=50, key=f"bf_budget_{key}", bind="query-params",

@@ -22,16 +22,17 @@ from fsengine.app.widgets import class_pair, follow_data
 from fsengine.csv_export import csv_bytes
 from fsengine.methods.bia import study
 from fsengine.methods.bia.validation import check_size_limit, check_subproblem
-from fsengine.methods.registry import method_defaults
+from fsengine.methods.registry import get_method
 from fsengine.plots.bia import agreement_figure, bia_explorable, validation_explorable
 
 #: lines the path plot draws at most (the rest is the grey band)
 MAX_PATH_LINES = 200
 #: the URL parameter holding the explorable's Λ/Λ*
 RATIO_PARAM = "bia_ratio"
-FAMILIES = ["logistic", "linear", "poisson"]
-#: the path steps the page starts with: the method registry's default (as the CLI and the API)
-DEFAULT_STEPS = method_defaults("bia")["n_steps"]
+#: the registry's GLM families and path steps (default and range: as the CLI and the API)
+FAMILIES = list(get_method("bia").param("family").choices)
+STEPS = get_method("bia").param("n_steps")
+DEFAULT_STEPS = STEPS.default
 
 PAPER_PRESET = Preset(
     "As in the paper: notMNIST B vs D",
@@ -174,7 +175,8 @@ def render() -> None:
                           index=0 if classification else 1, key="bia_family", bind="query-params",
                           help="Logistic for two classes (the paper's B vs D), linear for real targets, "
                                "Poisson for counts.")
-    n_steps = int(c2.number_input("Path steps", min_value=20, max_value=1000, value=DEFAULT_STEPS, step=20,
+    n_steps = int(c2.number_input("Path steps", min_value=int(STEPS.min), max_value=int(STEPS.max),
+                                  value=DEFAULT_STEPS, step=20,
                                   key="bia_steps", bind="query-params",
                                   help="Step k sits at Λ/Λ* = 20/k (δε = 0.05/Λ*)."))
     top_k = int(c3.number_input("Top features in red", min_value=1, max_value=100,

@@ -11,10 +11,11 @@ from fsengine.app.compute import computed_once, dataset_token
 from fsengine.app.display import figure_columns, show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import UPLOAD_KEY, current_selection, load_cached
-from fsengine.app.presets import Preset, preset_buttons
+from fsengine.app.presets import Preset, defaults_preset, preset_buttons, show_start, start_value
 from fsengine.data.features.templates import GROUPS
 from fsengine.data.registry import get_spec
 from fsengine.methods.gain.study import METHOD_NAMES, Comparison, run_comparison
+from fsengine.methods.registry import get_method
 from fsengine.plots import gain as plots
 
 #: the page's tasks: label -> catalogue key
@@ -36,6 +37,23 @@ PAPER_PRESET = Preset(
     {"sgc_task": "Base-NP chunking (CoNLL-2000)", "sgc_sentences": 0, "sgc_lookahead": 500},
     forget=("sgc_config",))
 
+_SGC = get_method("sgc")
+#: the method's defaults (the registry's budget, look-ahead and cutoff; all training sentences)
+DEFAULTS = {"sgc_budget": _SGC.param("n_features_to_select").default, "sgc_lookahead": _SGC.param("lookahead").default,
+            "sgc_cutoff": _SGC.param("cutoff").default,
+            "sgc_sentences": get_spec("conll2000_np").param("n_sentences").default}
+#: where the page starts: a first comparison in seconds, with a look-ahead for SGC-LA to differ from SGC
+START = Preset(
+    "Lighter first run",
+    "300 training sentences and candidates seen at least twice keep the first comparison to seconds; a "
+    "look-ahead of 50 (the paper's is 500) makes SGC-LA differ from SGC, which is SGC-LA with L = 0.",
+    None, widgets={"sgc_sentences": 300, "sgc_cutoff": 2, "sgc_lookahead": 50}, forget=("sgc_config",))
+LABELS = {"sgc_budget": "feature budget", "sgc_lookahead": "look-ahead L", "sgc_cutoff": "count cutoff",
+          "sgc_sentences": "training sentences"}
+#: the sliders' ranges, page suggestions inside the registry's (the selectors take any budget and a
+#: look-ahead up to 5,000; on a 0-5,000 slider the first run's 50 would sit at the left end)
+BUDGET_RANGE, LOOKAHEAD_RANGE = (10, 1000), (0, 1000)
+
 
 def render() -> None:
     """Draw the page (called by the navigation on every rerun)."""
@@ -53,7 +71,7 @@ def render() -> None:
              r"\log\frac{Z_S(x) - \mathrm{sum}_S(c\mid x) + e^{\alpha}\,\mathrm{sum}_S(c\mid x)}{Z_S(x)}")
     st.latex(r"\Delta L(S, f) = \max_\alpha G_{S\cup f}(\alpha) \quad\text{(1-D Newton, } |\alpha| \le 20"
              r"\text{)},\qquad g(f, 0) = E_\delta(f)\Big[R \log\tfrac{R}{p_0} + (1 - R)\log\tfrac{1 - R}{1 - p_0}\Big]")
-    preset_buttons([PAPER_PRESET])
+    preset_buttons([PAPER_PRESET, START, defaults_preset(DEFAULTS)])  # defaults: run on "Run comparison"
     available = {label: key for label, key in TASKS.items() if get_spec(key).available()}
     _configure(available)
     config = st.session_state["sgc_config"]
@@ -92,27 +110,38 @@ def _configure(available: dict[str, str]) -> None:
         st.info("This page compares IFS and SGC on its own sequence-labelling tasks below (tokens described "
                 "by feature templates); your uploaded table is not used here. To run IFS and SGC on your "
                 "table, choose them on **Compare methods**.")
+    cutoff_p = _SGC.param("cutoff")
+    sentences_p = get_spec("conll2000_np").param("n_sentences")
     with st.form("sgc_form"):
-        cols = st.columns(3)
+        cols = st.columns(4)
         task = cols[0].selectbox("Task", list(available), index=default_task, key="sgc_task", bind="query-params",
                                  help="Real CoNLL-2000 / treebank data when present, else only the planted "
                                       "task. Follows the sidebar dataset when that is one of these tasks.")
-        budget = cols[1].slider("Feature budget", 10, 1000, 60, step=10, key="sgc_budget", bind="query-params",
+        budget = cols[1].slider("Feature budget", *BUDGET_RANGE,
+                                start_value("sgc_budget", DEFAULTS["sgc_budget"], START), step=10, key="sgc_budget",
+                                bind="query-params",
                                 help="Number of (predicate, class) features each method selects.")
-        lookahead = cols[2].slider("SGC look-ahead L", 0, 1000, 50, step=10, key="sgc_lookahead", bind="query-params",
+        lookahead = cols[2].slider("SGC look-ahead L", *LOOKAHEAD_RANGE,
+                                   start_value("sgc_lookahead", DEFAULTS["sgc_lookahead"], START), step=10,
+                                   key="sgc_lookahead", bind="query-params",
                                    help="SGC-LA recomputes the next L candidates after the one SGC found (paper: 500).")
+        cutoff = cols[3].number_input("Count cutoff", int(cutoff_p.min), int(cutoff_p.max),
+                                      start_value("sgc_cutoff", DEFAULTS["sgc_cutoff"], START), key="sgc_cutoff",
+                                      bind="query-params", help=cutoff_p.help)
         cols = st.columns(3)
         groups = cols[0].multiselect("Templates", list(GROUPS), default=list(GROUPS), key="sgc_groups",
                                      bind="query-params",
                                      help="Template groups generating the predicates (sequence tasks).")
-        n_sentences = cols[1].number_input("Training sentences (0 = all)", 0, 8936, 300, step=100,
+        n_sentences = cols[1].number_input("Training sentences (0 = all)", int(sentences_p.min), int(sentences_p.max),
+                                           start_value("sgc_sentences", DEFAULTS["sgc_sentences"], START), step=100,
                                            key="sgc_sentences", bind="query-params",
                                            help="Training subset size; the planted task uses 25 rows per sentence.")
         methods = cols[2].multiselect("Methods", list(METHOD_NAMES), default=list(METHOD_NAMES),
                                       key="sgc_methods", bind="query-params")
         submitted = st.form_submit_button("Run comparison", type="primary")
+    show_start(START, DEFAULTS, LABELS)
     if submitted or "sgc_config" not in st.session_state:
-        st.session_state["sgc_config"] = dict(task=task, budget=budget, lookahead=lookahead,
+        st.session_state["sgc_config"] = dict(task=task, budget=budget, lookahead=lookahead, cutoff=int(cutoff),
                                               groups=tuple(groups), n_sentences=int(n_sentences),
                                               methods=tuple(methods))
     if st.button("Stop", key="sgc_stop", help="Interrupt a running comparison."):
@@ -138,11 +167,12 @@ def _comparison(available: dict[str, str], config: dict) -> Comparison:
         if not config["methods"]:
             raise ValueError("Choose at least one method.")
         ds = load_cached(key, params)
-        run_key = (dataset_token(key, params, ds), config["budget"], config["lookahead"], config["methods"])
+        run_key = (dataset_token(key, params, ds), config["budget"], config["lookahead"], config["cutoff"],
+                   config["methods"])
         return computed_once(
             "gain_comparison", run_key, lambda report: run_comparison(
-                ds, budget=config["budget"], lookahead=config["lookahead"], methods=config["methods"], cutoff=2,
-                progress=report),
+                ds, budget=config["budget"], lookahead=config["lookahead"], methods=config["methods"],
+                cutoff=config["cutoff"], progress=report),
             text="selecting features ...", max_entries=STORED_COMPARISONS)
 
 
@@ -151,7 +181,7 @@ def _headline(comp: Comparison) -> None:
     cols = st.columns(4)
     cols[0].metric("Training rows", f"{comp.n_train:,}", help="Tokens (sequence tasks) or instances.")
     cols[1].metric("Candidates", f"{comp.n_candidates:,}",
-                   help="(predicate, class) pairs seen together at least twice.")
+                   help=f"(predicate, class) pairs seen together at least {comp.settings['cutoff']} times.")
     ratios = comp.work_ratios()
     if ratios is None:
         return

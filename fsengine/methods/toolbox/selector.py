@@ -22,11 +22,11 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import type_of_target
 
 from fsengine.base import BaseFeatureSelector
-from fsengine.methods.registry import method_defaults
+from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.methods.toolbox.filters import anova_f, chi_squared, regression_f
 from fsengine.methods.toolbox.mrmr import discretise, mrmr_mid
 from fsengine.methods.toolbox.permutation import (
@@ -43,7 +43,7 @@ from fsengine.methods.toolbox.stability import (
 )
 from fsengine.progress import report_to
 from fsengine.ranking import order_from
-from fsengine.validation import validate_X
+from fsengine.validation import FEATURE_BUDGET, validate_X
 
 
 class VarianceRankSelector(BaseFeatureSelector):
@@ -100,10 +100,10 @@ class VarianceRankSelector(BaseFeatureSelector):
     """
 
     _classification = False
-    _parameter_constraints = {
+    _parameter_constraints = method_constraints("variance", {
         "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
         "threshold": [Interval(Real, 0, None, closed="left")],
-    }
+    })
 
     def __init__(self, *, n_features_to_select=None, threshold=0.0):
         self.n_features_to_select = n_features_to_select
@@ -151,9 +151,6 @@ _RFE = method_defaults("rfe")
 _STABILITY = method_defaults("stability")
 _MRMR = method_defaults("mrmr")
 
-_BUDGET = [Interval(Integral, 1, None, closed="left"), None]
-_TASKS = [StrOptions({"auto", "classification", "regression"})]
-_SEEDS = [Interval(Integral, 0, None, closed="left")]
 
 
 class _TaskSelector(BaseFeatureSelector):
@@ -254,11 +251,7 @@ class ANOVASelector(_TaskSelector):
     (3, [3], 'classification')
     """
 
-    _parameter_constraints = {
-        "n_features_to_select": _BUDGET,
-        "alpha": [Interval(Real, 0, 1, closed="neither")],
-        "task": _TASKS,
-    }
+    _parameter_constraints = method_constraints("anova", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, alpha=_ANOVA["alpha"], task=_ANOVA["task"]):
         self.n_features_to_select = n_features_to_select
@@ -338,7 +331,7 @@ class Chi2Selector(BaseFeatureSelector):
     (1, [1])
     """
 
-    _parameter_constraints = {"n_features_to_select": _BUDGET, "alpha": [Interval(Real, 0, 1, closed="neither")]}
+    _parameter_constraints = method_constraints("chi2", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, alpha=_CHI2["alpha"]):
         self.n_features_to_select = n_features_to_select
@@ -421,12 +414,7 @@ class ForestSelector(_TaskSelector):
     (2, True)
     """
 
-    _parameter_constraints = {
-        "n_features_to_select": _BUDGET,
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "random_state": _SEEDS,
-        "task": _TASKS,
-    }
+    _parameter_constraints = method_constraints("forest", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, n_estimators=_FOREST["n_estimators"],
                  random_state=_FOREST["random_state"], task=_FOREST["task"]):
@@ -521,15 +509,7 @@ class PermutationSelector(_TaskSelector):
     """
 
     _accept_sparse = ()
-    _parameter_constraints = {
-        "n_features_to_select": _BUDGET,
-        "model": [StrOptions({"linear", "forest"})],
-        "n_repeats": [Interval(Integral, 1, None, closed="left")],
-        "test_size": [Interval(Real, 0, 1, closed="neither")],
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "random_state": _SEEDS,
-        "task": _TASKS,
-    }
+    _parameter_constraints = method_constraints("permutation", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, model=_PERMUTATION["model"],
                  n_repeats=_PERMUTATION["n_repeats"], test_size=_PERMUTATION["test_size"],
@@ -645,12 +625,7 @@ class RFESelector(_TaskSelector):
     ([0, 4], [0, 4])
     """
 
-    _parameter_constraints = {
-        "n_features_to_select": _BUDGET,
-        "C": [Interval(Real, 0, None, closed="neither")],
-        "step": [Interval(Real, 0, None, closed="neither")],
-        "task": _TASKS,
-    }
+    _parameter_constraints = method_constraints("rfe", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, C=_RFE["C"], step=_RFE["step"], task=_RFE["task"]):
         self.n_features_to_select = n_features_to_select
@@ -780,15 +755,7 @@ class StabilitySelector(_TaskSelector):
     (10, 8)
     """
 
-    _parameter_constraints = {
-        "n_features_to_select": _BUDGET,
-        "n_resamples": [Interval(Integral, 1, None, closed="left")],
-        "n_Cs": [Interval(Integral, 1, None, closed="left")],
-        "C_span": [Interval(Real, 1, None, closed="left")],
-        "pi_threshold": [Interval(Real, 0.5, 1, closed="right")],
-        "random_state": _SEEDS,
-        "task": _TASKS,
-    }
+    _parameter_constraints = method_constraints("stability", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, n_resamples=_STABILITY["n_resamples"],
                  n_Cs=_STABILITY["n_Cs"], C_span=_STABILITY["C_span"], pi_threshold=_STABILITY["pi_threshold"],
@@ -891,8 +858,7 @@ class MRMRSelector(BaseFeatureSelector):
     [1, 4]
     """
 
-    _parameter_constraints = {"n_features_to_select": _BUDGET,
-                              "max_features": [Interval(Integral, 1, None, closed="left")]}
+    _parameter_constraints = method_constraints("mrmr", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, max_features=_MRMR["max_features"]):
         self.n_features_to_select = n_features_to_select
