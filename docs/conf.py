@@ -30,7 +30,7 @@ extensions = [
 
 # the committed records' own files (report.md, CSVs, figures) are not pages: the records/ pages
 # are generated from their results.json and link to the files, which the build copies beside them
-exclude_patterns = ["_build", "results", "README.md", "**.ipynb_checkpoints", "check_links.py"]
+exclude_patterns = ["_build", "results", "README.md", "**.ipynb_checkpoints", "check_links.py", "api/modules.rst"]
 templates_path = ["_templates"]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 

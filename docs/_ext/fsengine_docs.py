@@ -31,8 +31,21 @@ GENERATED_RECORDS = DOCS / "records"
 GENERATED_LESSONS = DOCS / "lessons"
 ASSET_SUFFIXES = {".html", ".csv", ".json", ".md"}
 API = DOCS / "api"
-#: the documented public surface: what users may import (CONTRIBUTING.md, "The public surface")
-PUBLIC_MODULES = ("fsengine.selectors", "fsengine.compare", "fsengine.stats", "fsengine.plots", "fsengine.data")
+
+
+def public_modules() -> list[str]:
+    """The public surface: the modules that define ``__all__`` (only public modules do; fsengine's
+    docstring states the rule and ``tests/test_public_api.py`` holds the package to it)."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "fsengine").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if any(isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets)
+               for node in tree.body):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            found.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return found
 
 
 # --- math ------------------------------------------------------------------------------------------
@@ -105,7 +118,7 @@ def api_page(module_name: str) -> str:
     import importlib
 
     module = importlib.import_module(module_name)
-    names = sorted(getattr(module, "__all__", [n for n, v in vars(module).items() if not n.startswith("_") and getattr(v, "__module__", None) == module_name]))  # TEMP until i33a
+    names = sorted(module.__all__)
     lines = [module_name, "=" * len(module_name), "", f".. automodule:: {module_name}", "   :no-members:", "",
              ".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
     lines += [f"   {name}" for name in names]
@@ -134,8 +147,11 @@ def write_pages(app) -> None:
     """builder-inited: the lessons, the record pages, the API pages and the local plotly.js."""
     import plotly
 
-    for module_name in PUBLIC_MODULES:
+    modules = public_modules()
+    for module_name in modules:
         _write_if_changed(API / f"{module_name}.rst", api_page(module_name))
+    _write_if_changed(API / "modules.rst", "\n".join([".. toctree::", "   :maxdepth: 1", "", *(f"   {m}" for m in modules),
+                                                       "   cli", ""]))
     _write_if_changed(API / "cli.rst", cli_page())
 
     shutil.copyfile(Path(plotly.__file__).parent / "package_data" / "plotly.min.js", DOCS / "_static" / "plotly.min.js")
