@@ -55,7 +55,7 @@ def _as_set(subset) -> frozenset[int]:
 
 
 def jaccard(a, b) -> float:
-    """|A ∩ B| / |A ∪ B| of two index sets (1.0 when both are empty)."""
+    """``|A ∩ B| / |A ∪ B|`` of two index sets (1.0 when both are empty)."""
     a, b = _as_set(a), _as_set(b)
     union = len(a | b)
     return 1.0 if union == 0 else len(a & b) / union

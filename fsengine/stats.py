@@ -14,38 +14,43 @@ was obtained. The verdicts are computed from intervals, never from point values:
 
 Methods
 -------
-:func:`wilson_interval`      a proportion (an accuracy on n rows): Wilson's score interval.
-:func:`t_interval`           the mean of independent repeats (seeds): Student's t; with
-                             ``test_train_ratio`` the corrected resampled t of Nadeau & Bengio
-                             (2003) for repeats that share training rows (CV folds, repeated
-                             splits), which inflates the variance by ``1/J + n_test/n_train``.
-:func:`paired_t_interval`    the mean difference of paired repeats (same folds, same seeds).
-:func:`bootstrap_interval`   a statistic of resampled units (sentences, rows): percentile
-                             bootstrap with a fixed seed; :func:`paired_bootstrap_interval` puts
-                             two models on the SAME resamples and reports their difference.
-:func:`bootstrap_means`      many means at once (columns of per-unit values, e.g. per held-out row
-                             whether a classifier was right at each k), every column on the same
-                             resamples; :func:`paired_bootstrap_means` their paired differences.
-:func:`jackknife_interval`   Tukey's jackknife from leave-one-out estimates (a statistic of a few
-                             resamples, e.g. a stability index averaged over pairs of fits).
-:func:`f1_interval`          chunking F1 from per-sentence true/false positives and false
-                             negatives, by the sentence-level bootstrap; :func:`f1_difference`.
-:func:`median_iqr`           repeated timings: the median and the interquartile range (a 50% range).
-:func:`median_range`         repeats of a whole procedure (e.g. development splits): the median and
-                             the range, a distribution-free interval for the median.
-:func:`precision_from_counts`, :func:`recall_from_counts`, :func:`ratio_from_counts`  statistics of
-                             per-unit sums for :func:`bootstrap_interval` (chunk precision / recall,
-                             a token accuracy from per-sentence (correct, tokens)).
-:func:`bonferroni_level`     the per-comparison level that keeps m comparisons at a family level.
-:func:`holm_adjust`          Holm's step-down adjusted p-values.
+=============================  ===================================================================
+:func:`wilson_interval`        a proportion (an accuracy on n rows): Wilson's score interval.
+:func:`t_interval`             the mean of independent repeats (seeds): Student's t; with
+                               ``test_train_ratio`` the corrected resampled t of Nadeau & Bengio
+                               (2003) for repeats that share training rows (CV folds, repeated
+                               splits), which inflates the variance by ``1/J + n_test/n_train``.
+:func:`paired_t_interval`      the mean difference of paired repeats (same folds, same seeds).
+:func:`bootstrap_interval`     a statistic of resampled units (sentences, rows): percentile
+                               bootstrap with a fixed seed; :func:`paired_bootstrap_interval` puts
+                               two models on the SAME resamples and reports their difference.
+:func:`bootstrap_means`        many means at once (columns of per-unit values, e.g. per held-out row
+                               whether a classifier was right at each k), every column on the same
+                               resamples; :func:`paired_bootstrap_means` their paired differences.
+:func:`jackknife_interval`     Tukey's jackknife from leave-one-out estimates (a statistic of a few
+                               resamples, e.g. a stability index averaged over pairs of fits).
+:func:`f1_interval`            chunking F1 from per-sentence true/false positives and false
+                               negatives, by the sentence-level bootstrap; :func:`f1_difference`.
+:func:`median_iqr`             repeated timings: the median and the interquartile range (a 50% range).
+:func:`median_range`           repeats of a whole procedure (e.g. development splits): the median and
+                               the range, a distribution-free interval for the median.
+:func:`precision_from_counts`  statistics of per-unit sums for :func:`bootstrap_interval`: chunk
+                               precision,
+:func:`recall_from_counts`     chunk recall,
+:func:`ratio_from_counts`      a token accuracy from per-sentence (correct, tokens).
+:func:`bonferroni_level`       the per-comparison level that keeps m comparisons at a family level.
+:func:`holm_adjust`            Holm's step-down adjusted p-values.
+=============================  ===================================================================
 
 Methods over many datasets (Demšar, JMLR 7, 2006; Benavoli, Corani & Mangili, JMLR 17, 2016):
 
+============================ ======================================================================
 :func:`rank_rows`            each dataset's methods ranked 1..k with mid-ranks for ties.
 :func:`friedman_test`        average ranks, the Friedman statistic and its Iman-Davenport F form.
 :func:`nemenyi_cd`           Nemenyi's critical difference of average ranks (studentized range / sqrt 2).
 :func:`signed_rank_test`     Wilcoxon's signed-rank test of two methods over datasets (exact or normal).
 :func:`pairwise_signed_rank` that test for every pair of methods, Holm-corrected, with verdicts.
+============================ ======================================================================
 
 How selected sets agree (from :mod:`fsengine.selection_metrics`, public here): :func:`jaccard` and
 :func:`jaccard_matrix` (overlap), :func:`kuncheva_index` and :func:`kuncheva_stability` (Kuncheva's
@@ -620,7 +625,7 @@ def _signed_rank_null(n: int) -> np.ndarray:
 def signed_rank_test(a, b) -> SignedRankTest:
     """Wilcoxon's signed-rank test of ``a`` against ``b`` (paired, one pair per dataset), as
     Demšar (2006, section 3.1.3) states it and Benavoli, Corani & Mangili (JMLR 17, 2016) recommend
-    for every pair of methods: rank |d_i| (mid-ranks for ties), R+ and R- the rank sums of the
+    for every pair of methods: rank ``|d_i|`` (mid-ranks for ties), R+ and R- the rank sums of the
     positive and negative differences, zeros' ranks split evenly between them. Differences are
     rounded to 12 decimals first, so that 0.768 - 0.763 and 0.936 - 0.931 tie as they do on paper.
 

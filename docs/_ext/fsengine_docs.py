@@ -125,6 +125,20 @@ def api_page(module_name: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _remove_stale_api_pages(modules: list[str]) -> None:
+    """Pages of a name or module that left the public surface go, so that the site lists exactly
+    today's ``__all__`` (autosummary writes new pages but never removes old ones)."""
+    import importlib
+
+    current = {f"{m}.{name}" for m in modules for name in importlib.import_module(m).__all__}
+    for page in (API / "generated").glob("*.rst"):
+        if page.stem not in current:
+            page.unlink()
+    for page in API.glob("fsengine*.rst"):
+        if page.stem not in modules:
+            page.unlink()
+
+
 def cli_page() -> str:
     """``fsengine --help`` and every command's ``--help``, as the parser prints them."""
     import argparse
@@ -148,6 +162,7 @@ def write_pages(app) -> None:
     import plotly
 
     modules = public_modules()
+    _remove_stale_api_pages(modules)
     for module_name in modules:
         _write_if_changed(API / f"{module_name}.rst", api_page(module_name))
     _write_if_changed(API / "modules.rst", "\n".join([".. toctree::", "   :maxdepth: 1", "", *(f"   {m}" for m in modules),

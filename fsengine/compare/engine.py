@@ -160,15 +160,17 @@ class MethodRun:
 class HeldOut:
     """The held-out evidence every accuracy interval and paired difference is computed from.
 
-    grid     (G,) the k of the accuracy curves
-    curves   the methods' labels, then :data:`RANDOM`
-    rows     (C, G, n_test) float32, per held-out row of the first split: 1 when the classifier on
-             the curve's first k features classified it right, else 0 (for :data:`RANDOM` the
-             share of the draws that did)
-    repeats  (R, C, G) the held-out accuracy on each of the R splits (R = ``n_repeats``)
-    all_rows (n_test,), all_repeats (R,): the same for the classifier on all features
+    ================  ================================================================================
+    grid              (G,) the k of the accuracy curves
+    curves            the methods' labels, then :data:`RANDOM`
+    rows              (C, G, n_test) float32, per held-out row of the first split: 1 when the classifier on
+                      the curve's first k features classified it right, else 0 (for :data:`RANDOM` the
+                      share of the draws that did)
+    repeats           (R, C, G) the held-out accuracy on each of the R splits (R = ``n_repeats``)
+    all_rows          (n_test,), all_repeats (R,): the same for the classifier on all features
     test_train_ratio  n_test / n_train (the corrected resampled t's inflation term)
-    seed     the bootstrap's seed (the comparison's)
+    seed              the bootstrap's seed (the comparison's)
+    ================  ================================================================================
     """
 
     grid: np.ndarray

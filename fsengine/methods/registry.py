@@ -33,6 +33,7 @@ class Needs:
     """What data a method accepts; :func:`fsengine.methods.adapt.adapt` makes a Dataset fit it and
     says what it changed.
 
+    ===============  ================================================================================
     two_classes      exactly two classes (multi-class data: a class pair is kept)
     binary_features  0/1 features (others are binarised by ``binarize_features``)
     non_negative     features >= 0, e.g. counts (dense data with negative values are rescaled to
@@ -41,6 +42,7 @@ class Needs:
     sparse_ok        accepts scipy-sparse X (else sparse data is converted to dense)
     max_features     the largest number of features it handles (None: no limit)
     tasks            the targets it models
+    ===============  ================================================================================
     """
 
     two_classes: bool = False
@@ -68,6 +70,7 @@ class Needs:
 class MethodSpec(HasParams):
     """One method: how to build its selector and what it needs.
 
+    ========  ========================================================================================
     key       command-line name (``--method bia``)
     label     display name (also the key of ``plots.style.METHOD_COLORS``)
     summary   one line: what the score means
@@ -78,6 +81,7 @@ class MethodSpec(HasParams):
     needs     what data it accepts
     figures   ``"module:name"`` of the method's own figures for ``fsengine select``
               (see :mod:`fsengine.plots.select`), or None
+    ========  ========================================================================================
     """
 
     key: str

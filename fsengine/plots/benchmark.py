@@ -1,12 +1,14 @@
 """Figures of a benchmark across datasets, each an explorable whose slider is the grid's k
 (:mod:`fsengine.plots.explorable`: every k's data embedded once, a move answered by the browser):
 
+=============================  =====================================================================
 :func:`cd_explorable`          the critical-difference diagram (Demšar 2006): average ranks on a line,
                                Nemenyi's CD as a bar, methods not resolved from each other joined
 :func:`ranks_explorable`       ranks heatmap, dataset x method (1 = best; blank: no result there)
 :func:`similarity_explorable`  which methods select alike: mean Jaccard of their top-k sets
 :func:`tradeoff_explorable`    average rank against fit time, with the Pareto front
 :func:`stability_bars`         one dataset's Nogueira stability per method at one k (the drill-down)
+=============================  =====================================================================
 
 Pure builders: a :class:`fsengine.benchmark.record.Record` (or its tables) in, ``go.Figure`` out.
 """

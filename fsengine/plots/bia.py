@@ -278,7 +278,7 @@ def validation_figure(ratios, bia, exact, feature_names, *, position: Position, 
     separates the expansion error from the mean-field error) have shape (len(ratios), p).
     Left: the posteriors per feature at ``position``, a position on ``ratios`` (the check's own
     grid: :meth:`fsengine.methods.bia.validation.SubproblemCheck.position`).
-    Right: max |p - p_exact| over features vs Lambda/Lambda* (log-log).
+    Right: ``max |p - p_exact|`` over features vs Lambda/Lambda* (log-log).
     """
     ratios = np.asarray(ratios, dtype=np.float64)
     bia = np.asarray(bia, dtype=np.float64)

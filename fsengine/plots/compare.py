@@ -159,7 +159,7 @@ def difference_curves(differences: pd.DataFrame, *, k: int | None = None, title:
 
 
 def jaccard_heatmap(matrix: pd.DataFrame, k: int) -> go.Figure:
-    """Pairwise Jaccard overlap |A ∩ B| / |A ∪ B| of the methods' top-k sets (1 on the diagonal)."""
+    """Pairwise Jaccard overlap ``|A ∩ B| / |A ∪ B|`` of the methods' top-k sets (1 on the diagonal)."""
     labels = [str(c) for c in matrix.columns]
     z = matrix.to_numpy(dtype=np.float64)
     fig = go.Figure(go.Heatmap(

@@ -90,7 +90,7 @@ class BIASelector(BaseFeatureSelector):
     trace_ : DataFrame of shape (n_steps, 7)
         One row per path step: ``lambda_ratio``, ``epsilon``, ``max_abs_dm``, ``mean_m``,
         ``n_selected`` (posterior > 0.5), ``breakdown`` (Lambda < Lambda*) and
-        ``fixed_point_residual`` (max |m - tanh(h + J m)| of the step: near 0 where the path
+        ``fixed_point_residual`` (``max |m - tanh(h + J m)|`` of the step: near 0 where the path
         follows the mean-field solution, up to 2 where the recursion oscillates).
     model_ : BIAModel
         The fitted Ising model (fields and couplings as functions of Lambda).
@@ -111,7 +111,7 @@ class BIASelector(BaseFeatureSelector):
         The two class labels (logistic family only).
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names of X when it has string column names.
 
     See Also

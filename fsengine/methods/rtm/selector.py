@@ -184,7 +184,7 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
         Sweeps run.
     n_features_in_ : int
         Number of features (tags) seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names, when X had string column names.
     binarization_ : Binarization
         The rule that made X binary (:class:`~fsengine.data.transforms.Binarization`).
@@ -312,7 +312,7 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
         The fitted classifier (posterior, prior strengths, predictions).
     n_features_in_ : int
         Number of features (tags) seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names, when X had string column names.
 
     See Also
