@@ -32,6 +32,17 @@ class Param:
     :func:`fsengine.methods.registry.method_constraints`) accept exactly the same values. An
     ``int`` is an integral number that is no bool; a ``float`` any finite real number that is no
     bool (an integer too); NaN and inf are in no range.
+
+    Examples
+    --------
+    >>> from fsengine.compare import Param
+    >>> k = Param("k", "Features kept", 20, min=1, max=1000)
+    >>> k.parse("50"), k.default
+    (50, 20)
+    >>> k.check(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: k=0: must be at least 1
     """
 
     name: str

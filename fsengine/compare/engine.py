@@ -120,7 +120,18 @@ MIN_JACKKNIFE = 5
 
 
 class ComparisonCancelled(Exception):
-    """Raised when ``cancel()`` returned True; nothing of the run is kept."""
+    """Raised when ``cancel()`` returned True; nothing of the run is kept.
+
+    Examples
+    --------
+    >>> from fsengine.compare import ComparisonCancelled, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> try:
+    ...     run_comparison(load_dataset("synthetic_glm:n=100,p=8,k=2"), ["anova"], cancel=lambda: True)
+    ... except ComparisonCancelled:
+    ...     print("cancelled, nothing kept")
+    cancelled, nothing kept
+    """
 
 
 @dataclass
@@ -132,6 +143,16 @@ class MethodRun:
     their scores (for ties at the cut); boot_seconds (B,) their wall-clock and boot_cpu_seconds (B,)
     their CPU seconds (``time.process_time`` of the process that fitted, see
     :class:`fsengine.methods.run.MethodFit`).
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> run = result.run("ANOVA F")
+    >>> run.label, run.scores.shape, run.boot_top.shape      # 3 bootstrap fits, their first max_k + 1 features
+    ('ANOVA F', (12,), (3, 7))
     """
 
     key: str
@@ -171,6 +192,18 @@ class HeldOut:
     test_train_ratio  n_test / n_train (the corrected resampled t's inflation term)
     seed              the bootstrap's seed (the comparison's)
     ================  ================================================================================
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> held = result.held_out
+    >>> held.grid.tolist(), held.curves
+    ([1, 2, 3, 4, 5, 6], ('ANOVA F', 'MI', 'random features'))
+    >>> held.rows.shape == (3, 6, result.n_test)
+    True
     """
 
     grid: np.ndarray
@@ -234,6 +267,26 @@ DIFFERENCE_COLUMNS = ("method", "reference", "k", "difference", "low", "high", "
 
 @dataclass
 class ComparisonResult:
+    """What :func:`run_comparison` returns: the methods' fits (:class:`MethodRun`), the held-out
+    evidence (:class:`HeldOut`) and the tables computed from them with their intervals and
+    verdicts (accuracy, paired differences from a reference, overlap, stability, ROC, runtimes),
+    as the module docstring describes.
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> result.labels, result.k_range(), result.n_train, result.n_test
+    (['ANOVA F', 'MI'], (1, 6), 150, 50)
+    >>> summary = result.summary(3, "ANOVA F")
+    >>> summary[["method", "k", "accuracy_at_grid_k", "verdict"]].columns.tolist()
+    ['method', 'k', 'accuracy_at_grid_k', 'verdict']
+    >>> sorted(result.tables(3, "ANOVA F"))
+    ['accuracy', 'differences', 'jaccard', 'roc', 'runtime', 'scores', 'stability', 'summary']
+    """
+
     dataset: str
     feature_names: tuple[str, ...]
     image_shape: tuple[int, int] | None
@@ -769,6 +822,24 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     workers of the Dask scheduler at ``scheduler``. Results are identical to the serial run:
     every task is deterministic (splits, resamples and random baselines are drawn here from
     ``seed``) and results are assembled in submission order. ``progress`` advances per finished task.
+
+    Examples
+    --------
+    Two registered methods and a scikit-learn selector on a planted GLM (the truth is known, so each
+    method's ROC against it is part of the result):
+
+    >>> from sklearn.feature_selection import SelectKBest
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")
+    >>> result = run_comparison(ds, ["anova", "mi", SelectKBest(k=3)], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> result.labels
+    ['ANOVA F', 'MI', 'SelectKBest']
+    >>> differences = result.differences("ANOVA F")
+    >>> differences.columns[:7].tolist()
+    ['method', 'reference', 'k', 'difference', 'low', 'high', 'verdict']
+    >>> sorted(result.auc().index)
+    ['ANOVA F', 'MI', 'SelectKBest']
     """
     started = time.perf_counter()
     choices = resolve_methods(methods)

@@ -22,7 +22,19 @@ class CompareSettings:
     bootstrap over the held-out rows (the training rows stay fixed); with 2 or more every method
     is also fitted on each further split (seeds ``seed + 1, ...``) and the intervals are
     corrected resampled t intervals over the splits, which include the training-split variability
-    (at n_repeats times the fits of the accuracy curves)."""
+    (at n_repeats times the fits of the accuracy curves).
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings
+    >>> settings = CompareSettings(max_k=20, n_bootstrap=10, n_repeats=3)
+    >>> settings.test_size, settings.seed
+    (0.25, 0)
+    >>> CompareSettings(n_bootstrap=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_bootstrap=1: stability needs 0 (off) or at least 2 resamples (at most 1,000)
+    """
 
     test_size: float = 0.25
     n_bootstrap: int = 5

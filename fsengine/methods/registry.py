@@ -43,6 +43,13 @@ class Needs:
     max_features     the largest number of features it handles (None: no limit)
     tasks            the targets it models
     ===============  ================================================================================
+
+    Examples
+    --------
+    >>> from fsengine.compare import Needs
+    >>> needs = Needs(two_classes=True, binary_features=True)
+    >>> needs.two_classes, needs.sparse_ok, needs.tasks
+    (True, True, ('classification',))
     """
 
     two_classes: bool = False
@@ -82,6 +89,19 @@ class MethodSpec(HasParams):
     figures   ``"module:name"`` of the method's own figures for ``fsengine select``
               (see :mod:`fsengine.plots.select`), or None
     ========  ========================================================================================
+
+    Examples
+    --------
+    A method of your own (any importable selector class), with the parameter the app and the command
+    line offer and what data it needs:
+
+    >>> from fsengine.compare import MethodSpec, Needs, Param
+    >>> spec = MethodSpec("kbest", "SelectKBest", "ANOVA F of scikit-learn's SelectKBest",
+    ...                   "sklearn.feature_selection:SelectKBest",
+    ...                   params=(Param("k", "Features kept", 20, min=1, max=1000),),
+    ...                   needs=Needs(tasks=("classification", "regression")))
+    >>> spec.defaults()
+    {'k': 20}
     """
 
     key: str
@@ -431,6 +451,8 @@ def register_method(spec: MethodSpec, *, replace: bool = False) -> MethodSpec:
     hold ``:``, ``,``, ``.`` or spaces (they are written in ``--methods a,b`` and
     ``--param key.name=value``).
 
+    Examples
+    --------
     >>> spec = MethodSpec("kbest", "SelectKBest", "ANOVA F of SelectKBest",
     ...                   "sklearn.feature_selection:SelectKBest",
     ...                   params=(Param("k", "Features kept", 10, min=1, max=10_000),))
