@@ -86,10 +86,10 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
     >>> sel = MeanGapSelector(n_features_to_select=1).fit(X, [0, 0, 1, 1])
     >>> sel.order_.tolist(), sel.ranking_.tolist(), sel.get_support().tolist()
     ([0, 2, 1], [1, 3, 2], [True, False, False])
-    >>> MeanGapSelector().fit(X, [0, 1, 2, 2])
+    >>> MeanGapSelector().fit(X, [0, 1, 2, 2])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: This method needs exactly two classes, got 3 (0, 1, 2). Choose two classes (e.g. a letter pair) or a binary target.
+    ValueError: This method needs exactly two classes, got 3 (0, 1, 2). Choose two classes ...
     """
 
     _classification = True

@@ -61,7 +61,8 @@ def public_objects() -> list[tuple[str, object]]:
 
 def test_the_surface_is_found():
     modules = public_modules()
-    assert {"fsengine.selectors", "fsengine.plots", "fsengine.compare", "fsengine.stats", "fsengine.data"} <= set(modules)
+    surface = {"fsengine.selectors", "fsengine.plots", "fsengine.compare", "fsengine.stats", "fsengine.data"}
+    assert surface <= set(modules)
     assert len(public_objects()) > 100
 
 
