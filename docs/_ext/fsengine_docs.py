@@ -6,11 +6,22 @@
 * ``lessons/``: the notebooks of ``notebooks/`` copied in (myst-nb executes them, cached).
 * ``records/<target>/``: one page per committed record in ``docs/results/<target>/``, rendered from
   its ``results.json`` (every row: estimate, interval, level, method, verdict) and followed by its
-  ``report.md``; the record's figures and CSV files are copied beside the page.
+  ``report.md``; the record's figures and CSV files are copied beside the page. Their parent,
+  ``results.md``, is committed: ``python -m fsengine.reproduce.summary`` writes it from the same
+  records (a test holds it to them).
 * ``api/<module>.rst``: the API reference of the public surface, one page per public module listing
   its ``__all__`` (autosummary then writes one page per name), and ``api/cli.rst``: every command's
   ``--help``, from the parser itself.
 * ``plotly.min.js``: the local copy the lessons' figures use, from the installed plotly.
+
+Markup helpers keep each fact written once, in the package: ``{fsengine-methods} KEY ...`` (a
+directive) renders registered methods from the registry (label, key, selector class, what the score
+means, what data it needs, and every parameter's default, accepted values and meaning),
+``{fsengine-method-keys}`` (a directive) the table of every registered method's key,
+``{fsengine-page}`KEY``` (a role) the title of an app page from the app's page registry,
+``{fsengine-value}`module:NAME``` (a role) the value of a module constant (a protocol's folds, a
+threshold), and ``{fsengine-environment}`` (a directive) the table of environment variables from
+``fsengine.config``'s docstring, where each is described once.
 """
 
 from __future__ import annotations
@@ -23,6 +34,8 @@ from pathlib import Path
 
 from docutils import nodes
 from latex2mathml.converter import convert
+from sphinx import addnodes
+from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 DOCS = Path(__file__).resolve().parent.parent
 ROOT = DOCS.parent
@@ -177,11 +190,13 @@ def write_pages(app) -> None:
     targets = sorted(p.parent for p in RECORDS.glob("*/results.json"))
     for folder in targets:
         _write_if_changed(GENERATED_RECORDS / folder.name / "index.md", record_page(folder))
-    _write_if_changed(GENERATED_RECORDS / "index.md", "\n".join([
-        "# Results", "",
-        "The committed full runs of the paper reproductions and the benchmark (`fsengine reproduce TARGET`). "
-        "Each page is rendered from the record's `results.json`; every number in its report was formatted "
-        "from the run.", "", "```{toctree}", ":maxdepth: 1", "", *(f"{f.name}/index" for f in targets), "```", ""]))
+    # the pages of records no longer committed go (results.md, generated from the same records by
+    # ``python -m fsengine.reproduce.summary``, is their parent page)
+    if GENERATED_RECORDS.is_dir():
+        for page in GENERATED_RECORDS.glob("*/index.md"):
+            if page.parent.name not in {f.name for f in targets}:
+                shutil.rmtree(page.parent)
+        (GENERATED_RECORDS / "index.md").unlink(missing_ok=True)
 
 
 #: the <script> tags plotly writes for its CDN copies of plotly.js and MathJax
@@ -220,8 +235,175 @@ def finish_offline(app, exception) -> None:
             page.write_text(fixed, encoding="utf-8")
 
 
+# --- facts from the package: the registry's methods and the app's pages ---------------------------------
+
+def accepted_values(param) -> str:
+    """What a parameter accepts, as ``--param`` and the widgets check it: a range (inclusive), the
+    choices, true/false, and the special values such as ``none`` or ``auto``."""
+    from fsengine.params import Param
+
+    if param.kind == "choice":
+        text = "one of " + ", ".join(map(str, param.choices))
+    elif param.kind == "bool":
+        text = "true or false"
+    elif param.min is not None and param.max is not None:
+        text = f"{param.kind} from {param.min:g} to {param.max:g}"
+    elif param.min is not None:
+        text = f"{param.kind} from {param.min:g}"
+    elif param.max is not None:
+        text = f"{param.kind} up to {param.max:g}"
+    else:
+        text = param.kind
+    return text + "".join(f", or {Param.spell(v)}" for v in param.special)
+
+
+def _table(header: list[str], rows: list[list[nodes.Node]], widths: list[int]) -> nodes.table:
+    table = nodes.table(classes=["fsengine-parameters"])
+    group = nodes.tgroup(cols=len(header))
+    table += group
+    group.extend(nodes.colspec(colwidth=w) for w in widths)
+    head = nodes.thead()
+    head += nodes.row("", *(nodes.entry("", nodes.paragraph(text=h)) for h in header))
+    group += head
+    body = nodes.tbody()
+    for cells in rows:
+        body += nodes.row("", *(nodes.entry("", nodes.paragraph("", "", *cell) if isinstance(cell, list)
+                                            else nodes.paragraph(text=str(cell))) for cell in cells))
+    group += body
+    return table
+
+
+class MethodsDirective(SphinxDirective):
+    """``{fsengine-methods} KEY ...``: each registered method as the registry states it."""
+
+    required_arguments = 1
+    optional_arguments = 100
+
+    def _selector_ref(self, factory: str) -> nodes.Node:
+        import fsengine.selectors as public
+
+        name = factory.split(":")[1]
+        target = f"fsengine.selectors.{name}" if name in public.__all__ else factory.replace(":", ".")
+        ref = addnodes.pending_xref("", refdomain="py", reftype="class", reftarget=target, refexplicit=False,
+                                    refwarn=False, refdoc=self.env.docname)
+        ref += nodes.literal(text=target)
+        return ref
+
+    def run(self):
+        from fsengine.methods import registry
+        from fsengine.methods.registry import METHODS
+        from fsengine.params import Param
+
+        self.env.note_dependency(registry.__file__)  # a changed default or range rebuilds the page
+        out = []
+        for key in self.arguments:
+            spec = METHODS.get(key)
+            if spec is None:
+                note = nodes.note()
+                note += nodes.paragraph(text=f"The method {key!r} is not registered in this version of fsengine.")
+                out.append(note)
+                continue
+            para = nodes.paragraph()
+            para += nodes.strong(text=spec.label)
+            para += nodes.Text(" (")
+            para += nodes.literal(text=f"--method {spec.key}")
+            para += nodes.Text(", ")
+            para += self._selector_ref(spec.factory)
+            para += nodes.Text(f"): {spec.summary}. Needs: {spec.needs.describe()}.")
+            out.append(para)
+            if spec.params:
+                rows = [[[nodes.literal(text=p.name)], [nodes.literal(text=Param.spell(p.default))],
+                         accepted_values(p), p.label + (f": {p.help}" if p.help else "")] for p in spec.params]
+                out.append(_table(["parameter", "default", "accepts", "meaning"], rows, [18, 12, 25, 45]))
+        return out
+
+
+class MethodKeysDirective(MethodsDirective):
+    """``{fsengine-method-keys}``: one row per registered method (key, label, selector, what its
+    score means), in the registry's order."""
+
+    required_arguments = 0
+    optional_arguments = 0
+
+    def run(self):
+        from fsengine.methods import registry
+        from fsengine.methods.registry import METHODS
+
+        self.env.note_dependency(registry.__file__)
+        rows = [[[nodes.literal(text=key)], spec.label, [self._selector_ref(spec.factory)], spec.summary]
+                for key, spec in METHODS.items()]
+        return [_table(["key", "method", "selector", "score"], rows, [12, 16, 30, 42])]
+
+
+class PageRole(SphinxRole):
+    """``{fsengine-page}`KEY```: the title of the app page ``KEY``, as the app's navigation shows it."""
+
+    def run(self):
+        from fsengine.app.registry import get_page
+
+        try:
+            title = get_page(self.text.strip()).title
+        except KeyError as exc:
+            msg = self.inliner.reporter.error(str(exc), line=self.lineno)
+            return [self.inliner.problematic(self.rawtext, self.rawtext, msg)], [msg]
+        return [nodes.emphasis(text=title)], []
+
+
+class ValueRole(SphinxRole):
+    """``{fsengine-value}`module:NAME```: the value of a module constant, formatted (``1,000``;
+    a float as ``{:g}``)."""
+
+    def run(self):
+        import importlib
+
+        module, _, name = self.text.strip().partition(":")
+        try:
+            value = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError) as exc:
+            msg = self.inliner.reporter.error(f"fsengine-value {self.text!r}: {exc}", line=self.lineno)
+            return [self.inliner.problematic(self.rawtext, self.rawtext, msg)], [msg]
+        self.env.note_dependency(importlib.import_module(module).__file__)
+        text = f"{value:,}" if isinstance(value, int) else f"{value:g}" if isinstance(value, float) else str(value)
+        return [nodes.Text(text)], []
+
+
+def environment_variables() -> list[tuple[str, str]]:
+    """(variable, meaning) of every environment variable, from ``fsengine.config``'s docstring (a
+    name in capitals at the start of a line, its meaning beside it and on the indented lines below)."""
+    import re
+
+    import fsengine.config
+
+    found: list[list[str]] = []
+    for line in fsengine.config.__doc__.splitlines():
+        match = re.match(r"^([A-Z][A-Z0-9_]+)\s+(.*)$", line)
+        if match:
+            found.append([match.group(1), match.group(2).strip()])
+        elif found and line.startswith(" ") and line.strip():
+            found[-1][1] += " " + line.strip()
+        elif found and not line.strip():
+            break
+    return [(name, text) for name, text in found]
+
+
+class EnvironmentDirective(SphinxDirective):
+    """``{fsengine-environment}``: every environment variable fsengine reads and what it means."""
+
+    def run(self):
+        import fsengine.config
+
+        self.env.note_dependency(fsengine.config.__file__)
+        rows = [[[nodes.literal(text=name)], text.replace("``", "")] for name, text in environment_variables()]
+        return [_table(["variable", "meaning"], rows, [25, 75])]
+
+
 def setup(app):
     app.add_html_math_renderer("mathml", (_visit_math, None), (_visit_displaymath, None))
+    app.add_directive("fsengine-methods", MethodsDirective)
+    app.add_directive("fsengine-method-keys", MethodKeysDirective)
+    app.add_role("fsengine-page", PageRole())
+    app.add_role("fsengine-value", ValueRole())
+    app.add_directive("fsengine-environment", EnvironmentDirective)
     app.connect("builder-inited", write_pages, priority=400)  # before autosummary reads api/
     app.connect("build-finished", finish_offline)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
