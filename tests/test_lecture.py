@@ -98,17 +98,19 @@ def test_pack_zip_holds_one_folder(tmp_path):
     assert re.search(r"<nav>.*Contents", html)
 
 
-def readme_section(title: str) -> str:
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert f"\n## {title}\n" in text, f"README has no section {title!r}"
-    return text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+#: the getting-started pages of the documentation site that show the lessons and the lecture pack
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "getting-started"
 
 
-def test_readme_commands_for_jupyter_and_teaching_offline_parse():
-    """Every ``fsengine ...`` line the README's "Use from Jupyter" and "Teach offline" sections show
+def guide_page(name: str) -> str:
+    return (GUIDE / name).read_text(encoding="utf-8")
+
+
+def test_the_guides_commands_for_jupyter_and_teaching_offline_parse():
+    """Every ``fsengine ...`` line the getting-started pages on the lessons and the lecture pack show
     is accepted by the command line as written (argparse exits with status 2 on a wrong option)."""
-    lines = [line.split("  #")[0] for title in ("Use from Jupyter", "Teach offline")
-             for line in readme_section(title).splitlines() if line.startswith("fsengine ")]
+    lines = [line.split("  #")[0] for name in ("notebooks.md", "lecture.md")
+             for line in guide_page(name).splitlines() if line.startswith("fsengine ")]
     assert sum(line.startswith("fsengine lecture ") for line in lines) >= 2, lines
     parser = build_parser()
     for line in lines:
@@ -116,8 +118,8 @@ def test_readme_commands_for_jupyter_and_teaching_offline_parse():
         assert args.command == shlex.split(line)[1]
 
 
-def test_readme_lists_what_a_pack_holds():
-    section = readme_section("Teach offline")
+def test_the_guide_lists_what_a_pack_holds():
+    section = guide_page("lecture.md")
     for name in ["index.html", PLOTLY_JS] + [f"{key}.html" for key in METHOD_PAGES]:
-        assert f"`{name}`" in section, f"README's Teach offline does not name {name}"
-    assert "FigureWidget" not in readme_section("Use from Jupyter")  # the lessons use no widget figures
+        assert f"`{name}`" in section, f"docs/getting-started/lecture.md does not name {name}"
+    assert "FigureWidget" not in guide_page("notebooks.md")  # the lessons use no widget figures
