@@ -56,11 +56,14 @@ test-fast: $(STAMP_TEST)
 	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not browser and not serial"
 	$(PY) -m pytest -q -m "serial and not slow and not browser"
 
-# the documentation site, offline, warnings as errors; then every internal link and no network load
-# (open docs/_build/html/index.html; the lessons run at build time and are cached in docs/_build)
-docs: $(STAMP_DOCS)
+# the documentation site, offline, warnings as errors; then every internal link and no network load,
+# and tests/docs/test_site.py on the built site (every guide page real content, every record's page,
+# every method's table, the lessons' live figures). Open docs/_build/html/index.html; the lessons run
+# at build time and are cached in docs/_build/.jupyter_cache (a build without changes takes seconds)
+docs: $(STAMP_DOCS) $(STAMP_TEST)
 	$(PY) -m sphinx -b html -W --keep-going -q docs docs/_build/html
 	$(PY) docs/check_links.py docs/_build/html
+	FSENGINE_DOCS_SITE=docs/_build/html $(PY) -m pytest -q -n 0 tests/docs/test_site.py
 
 notebook: $(STAMP_LAB)
 	$(PY) -m fsengine warmup
