@@ -111,8 +111,9 @@ def record_page(folder: Path) -> str:
     report = (folder / "report.md").read_text(encoding="utf-8") if (folder / "report.md").exists() else ""
     title = next((line[2:].strip() for line in report.splitlines() if line.startswith("# ")), record["target"])
     # the record's links are to its own files, copied beside the page: plain links, not cross-references
-    lines = ["---", "myst:", "  all_links_external: true", "---", "", f"# {title}", "", f"Target `{record['target']}`, made by `{record.get('command', '')}`"
-             + (" (quick run)" if record.get("quick") else "") + ".", "",
+    made = f"Target `{record['target']}`, made by `{record.get('command', '')}`"
+    lines = ["---", "myst:", "  all_links_external: true", "---", "", f"# {title}", "",
+             made + (" (quick run)" if record.get("quick") else "") + ".", "",
              "Every row of the record's `results.json`: the estimate, its interval and the method behind it, "
              "and the verdict computed from the interval.", "",
              "| quantity | paper | ours | interval | method | verdict |", "|---|---|---|---|---|---|"]
@@ -178,8 +179,8 @@ def write_pages(app) -> None:
     _remove_stale_api_pages(modules)
     for module_name in modules:
         _write_if_changed(API / f"{module_name}.rst", api_page(module_name))
-    _write_if_changed(API / "modules.rst", "\n".join([".. toctree::", "   :maxdepth: 1", "", *(f"   {m}" for m in modules),
-                                                       "   cli", ""]))
+    _write_if_changed(API / "modules.rst", "\n".join([".. toctree::", "   :maxdepth: 1", "",
+                                                       *(f"   {m}" for m in modules), "   cli", ""]))
     _write_if_changed(API / "cli.rst", cli_page())
 
     shutil.copyfile(Path(plotly.__file__).parent / "package_data" / "plotly.min.js", DOCS / "_static" / "plotly.min.js")

@@ -16,8 +16,8 @@ from fsengine.compare.engine import k_grid
 from fsengine.formatting import interval_digits, percent
 from fsengine.methods.registry import BUILT_IN, METHODS
 from fsengine.reproduce import TARGETS, get_target, results, toolbox
-from fsengine.reproduce.toolbox import plan as tb
 from fsengine.reproduce.toolbox import headline as tb_headline
+from fsengine.reproduce.toolbox import plan as tb
 from fsengine.reproduce.toolbox import report
 from fsengine.selection_metrics import kuncheva_leave_one_out, kuncheva_matrix
 from fsengine.stats import (

@@ -10,6 +10,7 @@ from fsengine.methods.registry import METHODS
 from fsengine.reproduce import results as results_file
 from fsengine.reproduce.toolbox.plan import CASES, REFERENCE, SEEDED, title_of
 
+
 def headline(data: dict, width: int = 100) -> str:
     """The record's headline, formatted from a ``results.json`` of this target: a
     lead sentence, then one bullet per data set at the small k (the reference's accuracy and every
