@@ -52,6 +52,8 @@ PAGES: tuple[PageSpec, ...] = (
              "Jaakkola's lecture: mutual information, MDL, L1 path, boosting."),
     PageSpec("rtm", "Relevance Tagging Machine", ":material/sell:",
              "Molchanov, Kondrashkin & Vetrov: Power EP, EP and EM side by side."),
+    PageSpec("unified", "Unified information criterion", ":material/tune:",
+             "Brown et al.'s two weights: MIM, mRMR, JMI and CIFE as one criterion, on a planted XOR task."),
     PageSpec("compare", "Compare methods", ":material/compare_arrows:",
              "Run several selectors on the picked dataset; accuracy, overlap, stability, ROC."),
     PageSpec("benchmark", "Benchmark", ":material/emoji_events:",
