@@ -43,8 +43,7 @@ INTRO = (
     "**γ** on its *class-conditional* redundancy, which counts as a bonus: a feature that says more about the "
     "class together with a selected one. mRMR and JMI divide both weights by |S| (a mean over the selected "
     "features); MIFS and CIFE do not (a sum).")
-EQUATION = (r"J(X_k) = I(X_k;Y) \;-\; \beta \sum_{j\in S} I(X_j;X_k) \;+\; \gamma \sum_{j\in S} I(X_j;X_k\mid Y)"
-            r"\qquad\text{(Brown et al. 2012, Eq. 14)}")
+EQUATION = study.EQUATION + r"\qquad\text{(Brown et al. 2012, Eq. 14)}"
 TASK_TEXT = (
     "The data make the choice matter: a planted **XOR pair** (the label is x_a XOR x_b: each alone carries no "
     "information, together they determine the label), **noisy copies of the label** (each informative, all "
@@ -133,15 +132,8 @@ def render() -> None:
     st.caption(f"{ds.provenance.source}. Top right: the kind of feature each greedy step selects; bottom right: J's "
                "three terms for that feature (the member's name shows when the sliders stand on it); left: every "
                f"(β, γ) of the {len(grid.betas)} x {len(grid.gammas)} grid, the named members circled. "
-               + agreement_sentence(agreement))
+               + study.agreement_sentence(agreement) + " " + study.members_sentence(grid, summary))
     replicates_section(task)
-
-
-def agreement_sentence(agreement: dict[str, bool]) -> str:
-    same = [name for name, ok in agreement.items() if ok]
-    differ = [name for name, ok in agreement.items() if not ok]
-    text = f"On this draw the grid's {', '.join(same)} positions select the same full order as their selectors"
-    return text + (f"; {', '.join(differ)} do not." if differ else ".")
 
 
 def replicates_section(task: tuple) -> None:

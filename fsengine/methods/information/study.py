@@ -64,6 +64,8 @@ LESSON_TASK_WHY = (
     "a penalty that sums over the selected copies outweighs the relevance of the next one after a "
     "few and beta visibly decides how many; 10 noise features (the default is 20) keep the full "
     "greedy order, shown step by step, short enough to read.")
+#: Brown et al.'s Eq. 14 in LaTeX (the page, lesson 7 and the lecture pack show it)
+EQUATION = (r"J(X_k) = I(X_k;Y) - \beta \sum_{j\in S} I(X_j;X_k) + \gamma \sum_{j\in S} I(X_j;X_k\mid Y)")
 #: beta and gamma from 0 to 1 in steps of 0.05 (every named member sits on the grid)
 GRID = np.round(np.linspace(0.0, 1.0, 21), 10)
 #: the roles of the planted task, in the order the figures draw them, and their names
@@ -255,6 +257,31 @@ def unified_grid(ds, *, betas: Sequence[float] = GRID, gammas: Sequence[float] =
                        None if roles is None else tuple(str(r) for r in roles))
 
 
+def agreement_sentence(agreement: dict[str, bool]) -> str:
+    """What :func:`selector_agreement` found, as a sentence."""
+    same = [name for name, ok in agreement.items() if ok]
+    differ = [name for name, ok in agreement.items() if not ok]
+    if not same:
+        return f"On this draw no named member's grid position selects its selector's order ({', '.join(differ)})."
+    text = f"On this draw the grid's {', '.join(same)} positions select the same full order as their selectors"
+    return text + (f"; {', '.join(differ)} do not." if differ else ".")
+
+
+def members_sentence(grid: UnifiedGrid, summary: XorSummary) -> str:
+    """Where each named member completes the XOR pair on ``grid``'s draw and how many label copies
+    it takes first (one clause per member and normalisation, MIM once)."""
+    clauses, seen = [], set()
+    for name, n, a, b in grid.members():
+        if name in seen:
+            continue
+        seen.add(name)
+        wait = int(summary.partner_wait[n, a, b])
+        clauses.append(f"{name} completes the pair at step {int(summary.pair_complete[n, a, b])} after "
+                       f"{int(summary.copies_before[n, a, b])} copies"
+                       + (" (the partner at once)" if wait == 1 else f" (the partner {wait} steps after the first)"))
+    return "On this draw " + "; ".join(clauses) + "."
+
+
 # --- the planted task: where the XOR pair and the copies land ------------------------------------
 
 @dataclass(frozen=True)
@@ -314,6 +341,16 @@ class MemberReplicates:
     @property
     def n_draws(self) -> int:
         return int(self.draws["seed"].nunique())
+
+    def sentence(self, digits: int = 2) -> str:
+        """Every member's share of draws in which the partner followed at once and the mean step at
+        which the pair was complete, each with its 95% interval, as a sentence."""
+        method = next(iter(self.at_once.values())).method
+        parts = [f"{name} {self.at_once[name].format(digits)} (pair complete at step "
+                 f"{self.pair_complete[name].format(digits)})" for name in self.at_once]
+        return (f"Over {self.n_draws} fresh draws of the task, the share of draws in which the second XOR member "
+                f"came right after the first ({method}): " + "; ".join(parts)
+                + ". Mean steps with percentile bootstrap intervals over the draws.")
 
     def table(self, digits: int = 2) -> pd.DataFrame:
         """One row per member, each estimate with its 95% interval, formatted."""
