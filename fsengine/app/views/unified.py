@@ -47,7 +47,8 @@ EQUATION = study.EQUATION + r"\qquad\text{(Brown et al. 2012, Eq. 14)}"
 TASK_TEXT = (
     "The data make the choice matter: a planted **XOR pair** (the label is x_a XOR x_b: each alone carries no "
     "information, together they determine the label), **noisy copies of the label** (each informative, all "
-    "redundant with each other) and **noise**. The smallest set that determines the label is the XOR pair.")
+    "redundant with each other) and **noise**. The smallest set that determines the label is the XOR pair. "
+    "The sidebar's dataset is not used here: the lesson needs a task whose answer is known.")
 LOOK_FOR = (
     "**What to look for.** Move **β** with γ = 0 (MIM to mRMR): with the weights divided by |S| every copy is "
     "still taken first, because a copy's redundancy with another copy never exceeds its relevance. Switch the "
