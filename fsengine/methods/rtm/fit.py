@@ -262,9 +262,7 @@ def _run_ep(tags: TagMatrix, y01, s: RTMSettings, report, snapshot_at: int | Non
         t0 = time.perf_counter()
         skipped = sites.sweep(tags.indptr, tags.indices, y, A, B, site_a, site_b, new_a, new_b,
                               float(s.inner_damping), bool(s.sequential), eta, ep.QUADRATURE)
-        site_a = sites.damp_sites(site_a, new_a, s.damping)
-        site_b = sites.damp_sites(site_b, new_b, s.damping)
-        sites.totals_from_sites(tags.indices, site_a, site_b, alpha, A, B)
+        sites.damp_sites(tags.indices, site_a, site_b, new_a, new_b, float(s.damping), alpha, A, B)
         alpha_change = 0.0
         if s.ard:
             alpha, alpha_change = stepper.update(A, B, alpha, s.alpha_floor, s.alpha_max)
