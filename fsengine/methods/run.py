@@ -15,6 +15,7 @@ from fsengine.data import Dataset
 from fsengine.methods.adapt import Adapted, adapt
 from fsengine.methods.custom import as_selector
 from fsengine.methods.registry import MethodSpec, get_method
+from fsengine.warm_start import WarmStart, can_warm_start
 
 Progress = Callable[[float, str], None]
 
@@ -33,6 +34,7 @@ class MethodFit:
     notes    adaptations and warnings, one sentence each
     trace, path   the selector's ``trace_`` and ``path_`` (None for non-path methods)
     selector, data   the fitted selector and the data it saw
+    warm_started  whether the fit started from an earlier fit (:mod:`fsengine.warm_start`)
     """
 
     spec: MethodSpec
@@ -47,6 +49,19 @@ class MethodFit:
     selector: Any
     data: Adapted
     cpu_seconds: float = 0.0
+    warm_started: bool = False
+
+    def warm_start(self) -> WarmStart | None:
+        """Where a fit of the same method on rows of the same data may start (give it their row
+        indices with :meth:`WarmStart.for_rows`); None when the selector cannot warm start."""
+        state = getattr(self.selector, "warm_state_", None)
+        return None if state is None else WarmStart(state, None, self.data.columns)
+
+
+def warm_startable(spec: MethodSpec, params: dict[str, Any]) -> bool:
+    """Whether the selector of ``spec`` with ``params`` (resolved) can start a fit from an earlier
+    one (:mod:`fsengine.warm_start`)."""
+    return can_warm_start(as_selector(spec.make(**params)))
 
 
 def _warning_notes(caught, label: str) -> tuple[str, ...]:
@@ -55,7 +70,7 @@ def _warning_notes(caught, label: str) -> tuple[str, ...]:
 
 
 def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Dataset,
-               progress: Progress | None = None) -> MethodFit:
+               progress: Progress | None = None, *, warm_start: WarmStart | None = None) -> MethodFit:
     """Adapt ``ds`` to the method (:func:`fsengine.methods.adapt.adapt`), fit its selector and
     expand the result to every original feature. ``progress(fraction, message)`` is passed to the
     selector (every selector takes it, :mod:`fsengine.progress`); an exception raised by it aborts
@@ -64,17 +79,23 @@ def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Data
     A method with a ``task`` parameter left at "auto" is fitted for the dataset's own task (its
     class labels or real target, whatever the values of y look like). A factory that builds no
     fsengine selector (a scikit-learn selector or model) is wrapped by
-    :class:`fsengine.methods.custom.EstimatorSelector`."""
+    :class:`fsengine.methods.custom.EstimatorSelector`.
+
+    ``warm_start`` (:meth:`MethodFit.warm_start` of an earlier fit, :meth:`WarmStart.for_rows`):
+    the fit starts from it when the selector can warm start and the adapted columns are those of
+    the earlier fit; otherwise it starts cold (the same answer, more iterations)."""
     spec = get_method(method) if isinstance(method, str) else method
     values = spec.resolve(params)
     data = adapt(spec, ds)
     auto_task = values.get("task") == "auto" and any(p.name == "task" and ds.task in p.choices for p in spec.params)
     built = {**values, "task": ds.task} if auto_task else values
     selector = as_selector(spec.make(**built))
+    warm = (warm_start is not None and can_warm_start(selector)
+            and (warm_start.columns is None or np.array_equal(warm_start.columns, data.columns)))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         start, cpu_start = time.perf_counter(), time.process_time()
-        selector.fit(data.ds.X, data.ds.y, progress=progress)
+        selector.fit(data.ds.X, data.ds.y, progress=progress, **({"warm_start": warm_start} if warm else {}))
         seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     p = ds.n_features
     cols = data.columns
@@ -87,4 +108,4 @@ def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Data
     return MethodFit(spec=spec, params=values, scores=scores, order=order, support=support, seconds=seconds,
                      notes=data.notes + _warning_notes(caught, spec.label), trace=selector.trace_,
                      path=getattr(selector, "path_", None), selector=selector, data=data,
-                     cpu_seconds=cpu_seconds)
+                     cpu_seconds=cpu_seconds, warm_started=warm)

@@ -340,3 +340,38 @@ def test_repeated_splits_use_the_corrected_resampled_t(glm, result):
     assert "over 3 repeated train/test splits" in res.interval_note()
     with pytest.raises(ValueError, match="n_repeats=0"):
         CompareSettings(n_repeats=0)
+
+
+class _ColdRTM(registry.resolve("fsengine.selectors:RTMSelector")):
+    """The RTM selector with its warm start switched off (the engine then fits every resample cold)."""
+
+    _warm_starts = False
+
+
+def test_bootstrap_fits_of_a_warm_starting_method_start_from_the_full_fit():
+    """The RTM's bootstrap fits start from its fit on the training part (fsengine.warm_start):
+    the comparison and its progress say so, and, run to a tight tolerance, they keep the rankings
+    of cold bootstrap fits (same top tags and scores)."""
+    from functools import partial
+
+    from fsengine.data.synthetic.rtm import make_rtm
+
+    ds = make_rtm(n_samples=240, n_tags=40, n_relevant=6, tag_rate=0.1, seed=2)
+    rtm = registry.get_method("rtm")
+    tight = {"max_iter": 5000}
+    settings = CompareSettings(n_bootstrap=3, max_k=8, seed=0)
+    runs = {}
+    for name, cls in (("warm", registry.resolve(rtm.factory)), ("cold", _ColdRTM)):
+        spec = dataclasses.replace(rtm, factory=partial(cls, tol=1e-10))
+        messages = []
+        res = run_comparison(ds, [(spec, tight)], settings, progress=lambda f, m: messages.append(m))
+        runs[name] = (res.run("RTM"), messages)
+    (warm, warm_messages), (cold, cold_messages) = runs["warm"], runs["cold"]
+    assert any("bootstrap fits started from the fit on the training part" in n for n in warm.notes)
+    assert not any("warm start" in n for n in cold.notes)
+    assert not any("earlier fit" in m for m in cold_messages)
+    assert any("bootstrap 3 of 3 (warm start): RTM Power EP: starting from an earlier fit" in m for m in warm_messages)
+    np.testing.assert_array_equal(warm.order, cold.order)
+    np.testing.assert_allclose(warm.boot_top_scores, cold.boot_top_scores, rtol=0, atol=1e-6)
+    for w, c, scores in zip(warm.boot_top, cold.boot_top, cold.boot_top_scores):
+        assert set(w[np.abs(scores - scores[-1]) > 1e-6]) == set(c[np.abs(scores - scores[-1]) > 1e-6])

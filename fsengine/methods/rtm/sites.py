@@ -200,6 +200,39 @@ def initial_sites(indptr: np.ndarray, y01: np.ndarray, site_init: float) -> tupl
     return site_init * c, site_init * (1.0 - c)
 
 
-def damp_sites(old: np.ndarray, new: np.ndarray, gamma: float) -> np.ndarray:
-    """Outer damping (trick 1): parameters of (t~^old)^gamma (t~^new)^(1 - gamma)."""
-    return gamma * old + (1.0 - gamma) * new
+@njit(cache=True)
+def carried_sites(indptr, indices, y, site_init, from_indptr, from_indices, from_a, from_b, rows, site_a, site_b):
+    """Warm-start sites: object k of (indptr, indices) is object ``rows[k]`` of the earlier fit
+    (``from_indptr``, ``from_indices``, its sites ``from_a``, ``from_b``); each of its (object,
+    tag) sites is copied from there, and a tag the earlier object did not carry gets the cold
+    start's site (:func:`initial_sites`). Returns how many sites were copied."""
+    copied = 0
+    for k in range(indptr.size - 1):
+        src = rows[k]
+        p, p_end = from_indptr[src], from_indptr[src + 1]
+        for q in range(indptr[k], indptr[k + 1]):
+            j = indices[q]
+            while p < p_end and from_indices[p] < j:  # both rows are sorted by tag
+                p += 1
+            if p < p_end and from_indices[p] == j:
+                site_a[q] = from_a[p]
+                site_b[q] = from_b[p]
+                copied += 1
+            else:
+                site_a[q] = site_init * y[k]
+                site_b[q] = site_init * (1.0 - y[k])
+    return copied
+
+
+@njit(cache=True)
+def damp_sites(indices, site_a, site_b, new_a, new_b, gamma, alpha, A, B):
+    """Outer damping (trick 1) in place: the sites become the parameters of (t~^old)^gamma
+    (t~^new)^(1 - gamma), gamma old + (1 - gamma) new; and the totals A, B of the damped sites
+    (as :func:`totals_from_sites`), in the same pass."""
+    A[:] = alpha
+    B[:] = alpha
+    for p in range(indices.size):
+        site_a[p] = gamma * site_a[p] + (1.0 - gamma) * new_a[p]
+        site_b[p] = gamma * site_b[p] + (1.0 - gamma) * new_b[p]
+        A[indices[p]] += site_a[p]
+        B[indices[p]] += site_b[p]
