@@ -14,6 +14,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from fsengine.methods.bia.memory import DEFAULT_MAX_MEMORY_MB
 from fsengine.params import HasParams, Param
 
 
@@ -147,8 +148,11 @@ _ENTRIES = (
                       help="logistic for two classes, linear for real targets, poisson for counts"),
                 Param("lambda_ratio", "Λ/Λ* of the reported posteriors", 1.0, kind="float", min=0.05, max=100.0,
                       help="below 1 the expansion behind the Ising model breaks down"),
-                Param("n_steps", "Path steps", 200, min=20, max=1000, help="step k is at Λ/Λ* = 20/k")),
-        needs=Needs(two_classes=True, non_constant=True, max_features=5000, tasks=ANY_TASK),
+                Param("n_steps", "Path steps", 200, min=20, max=1000, help="step k is at Λ/Λ* = 20/k"),
+                Param("max_memory_mb", "Memory budget (MB)", DEFAULT_MAX_MEMORY_MB, kind="float", min=1.0,
+                      help="the p x p couplings and the fit's other arrays must fit; the largest number of features "
+                           "follows (float64 couplings while they fit, else float32)")),
+        needs=Needs(two_classes=True, non_constant=True, tasks=ANY_TASK),
         figures="fsengine.plots.select:bia_figures"),
     MethodSpec(
         "mi", "MI", "Naive Bayes mutual information I(X_i; Y) of each binary feature (Jaakkola Eq. 2)",
