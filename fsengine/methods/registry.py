@@ -53,7 +53,7 @@ class Needs:
     tasks: tuple[str, ...] = CLASSIFICATION
 
     def describe(self) -> str:
-        """One line for help texts, e.g. ``two classes, binary features, at most 5,000 features``."""
+        """One line for help texts, e.g. ``two classes, binary features, class labels``."""
         parts = [text for flag, text in ((self.two_classes, "two classes"),
                                          (self.binary_features, "binary features"),
                                          (self.non_negative, "non-negative features"),

@@ -131,13 +131,15 @@ def test_cancel_stops_before_the_next_fit(glm):
 
 def test_a_failing_method_is_reported_and_the_rest_go_on():
     wide = load_dataset("synthetic_glm", n=40, p=5001, k=3)
-    res = run_comparison(wide, ["bia", "variance"], CompareSettings(n_bootstrap=0, max_k=5))
+    bia = ("bia", {"max_memory_mb": 16.0})  # the cap follows from the budget (fsengine.methods.bia.memory)
+    res = run_comparison(wide, [bia, "variance"], CompareSettings(n_bootstrap=0, max_k=5))
     assert res.labels == ["Variance"] and res.stability(3)["kuncheva"].isna().all()
-    assert res.failures == {"BIA": "BIA handles at most 5,000 features; synthetic_glm[logistic] (train) has 5,001. "
-                                   "Use fewer features (e.g. a larger minimum document frequency)."}
+    assert list(res.failures) == ["BIA"]
+    assert res.failures["BIA"].startswith("BIA needs a 5,001 x 5,001 coupling matrix")
+    assert "memory budget of 16 MB" in res.failures["BIA"] and "features fit with 30 samples" in res.failures["BIA"]
     assert res.tables(3)["failures"]["method"].tolist() == ["BIA"]
-    with pytest.raises(ValueError, match="No method could run on this data: BIA: BIA handles at most"):
-        run_comparison(wide, ["bia"], CompareSettings(n_bootstrap=0, max_k=5))
+    with pytest.raises(ValueError, match="No method could run on this data: BIA: BIA needs a 5,001 x 5,001"):
+        run_comparison(wide, [bia], CompareSettings(n_bootstrap=0, max_k=5))
 
 
 def test_class_pair_and_bad_requests():
