@@ -213,6 +213,9 @@ def _checked_start(tags: TagMatrix, settings: RTMSettings, start: RTMState | Non
         raise TypeError(f"start must be the RTMState of an earlier fit (RTMFit.state), not {type(start).__name__}")
     if start.n_tags != tags.n_tags:
         raise ValueError(f"the warm start was fitted on {start.n_tags} tags; these data have {tags.n_tags}")
+    if settings.method != "em" and start.site_a is None:
+        raise ValueError(f"{METHOD_LABELS[settings.method]} starts from sites, and this warm start (an EM fit) has "
+                         "none: start it from a Power EP or EP fit, or cold")
     if rows is None:
         if start.n_objects != tags.n_objects:
             raise ValueError(f"the warm start was fitted on {start.n_objects} objects, these data have "
@@ -328,9 +331,8 @@ def _run_ep(tags: TagMatrix, y01, s: RTMSettings, report, snapshot_at: int | Non
     site_a, site_b = sites.initial_sites(tags.indptr, y01, s.site_init)
     if warm is not None:
         start, objects = warm
-        if start.site_a is not None:
-            sites.carried_sites(tags.indptr, tags.indices, y01, float(s.site_init), start.indptr, start.indices,
-                                start.site_a, start.site_b, objects, site_a, site_b)
+        sites.carried_sites(tags.indptr, tags.indices, y01, float(s.site_init), start.indptr, start.indices,
+                            start.site_a, start.site_b, objects, site_a, site_b)
     A, B = np.empty(d), np.empty(d)
     sites.totals_from_sites(tags.indices, site_a, site_b, alpha, A, B)
     new_a, new_b = np.empty_like(site_a), np.empty_like(site_b)

@@ -140,3 +140,6 @@ def test_a_start_that_does_not_fit_the_data_is_refused(data):
         fit_rtm(tags, y, rows=np.arange(300))
     with pytest.raises(TypeError, match="RTMState"):
         fit_rtm(tags, y, start=state.A)
+    em_state = fit_rtm(tags, y, RTMSettings(method="em", max_iter=5)).state
+    with pytest.raises(ValueError, match="has none"):
+        fit_rtm(tags, y, start=em_state)
