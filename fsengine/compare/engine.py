@@ -31,9 +31,9 @@ Protocol of :func:`run_comparison`:
    them together hold at 95% at one k. No k is picked on the held-out rows: the curves are
    reported, never their best point.
 4. Stability: every method is refitted on ``n_bootstrap`` stratified bootstrap resamples of the
-   training part (the same resamples for every method; a method that can warm start, such as the
-   RTM without ARD, starts them from its fit on the training part, :mod:`fsengine.warm_start`,
-   and the report's notes say so); Kuncheva's index of the top-k sets is
+   training part (the same resamples for every method; with ``warm_start``, the default, a method
+   that can warm start, such as the RTM without ARD, starts them from its fit on the training
+   part, :mod:`fsengine.warm_start`, and the report's notes say so); Kuncheva's index of the top-k sets is
    averaged over all pairs of resamples (:mod:`fsengine.selection_metrics`), with a 95% jackknife
    interval over the resamples (leave one resample out; needs 5 or more). Runtimes: the fit on the
    training part, and the median and interquartile range of the bootstrap fits.
@@ -596,11 +596,13 @@ def _fit_task(job: _FitJob, item: tuple, progress: Progress | None = None) -> _F
                    warm=fit.warm_start() if rows is None and s == 0 else None)
 
 
-def _fit_waves(job: _FitJob, items: list, names: list[str], progress: Progress | None, where: dict) -> list:
-    """The fit tasks' results in the order of ``items``. The bootstrap fits of a method that can warm
-    start (:mod:`fsengine.warm_start`) run in a second wave, each started from the method's fit on
-    the training part (the same stopping rule, fewer iterations); every other fit runs in the first."""
-    warm = {m for m, (spec, values) in enumerate(job.methods) if warm_startable(spec, values)}
+def _fit_waves(job: _FitJob, items: list, names: list[str], progress: Progress | None, where: dict,
+               warm_start: bool) -> list:
+    """The fit tasks' results in the order of ``items``. With ``warm_start``, the bootstrap fits of a
+    method that can warm start (:mod:`fsengine.warm_start`) run in a second wave, each started from
+    the method's fit on the training part (the same stopping rule, fewer iterations); every other
+    fit runs in the first."""
+    warm = {m for m, (spec, values) in enumerate(job.methods) if warm_start and warm_startable(spec, values)}
     later = [i for i, (m, s, rows) in enumerate(items) if m in warm and rows is not None]
     first = sorted(set(range(len(items))) - set(later))
     share = 0.9 * len(first) / max(len(items), 1)
@@ -799,7 +801,7 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     names += [f"{specs[m].label} split {s + 1} of {len(splits)}"
               for s in range(1, len(splits)) for m in range(len(specs))]
     try:
-        fits = _fit_waves(job, items, names, progress, where)
+        fits = _fit_waves(job, items, names, progress, where, settings.warm_start)
         first = len(specs) * (1 + len(resamples))
         runs, failures = _method_runs(specs, params, fits[:first], len(resamples), keep)
         runs = _split_orders(runs, specs, fits[first:], failures)

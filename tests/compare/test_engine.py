@@ -363,15 +363,20 @@ def test_bootstrap_fits_of_a_warm_starting_method_start_from_the_full_fit():
     tight = {"max_iter": 5000}
     settings = CompareSettings(n_bootstrap=3, max_k=8, seed=0)
     runs = {}
-    for name, cls in (("warm", registry.resolve(rtm.factory)), ("cold", _ColdRTM)):
+    for name, cls, warm_start in (("warm", registry.resolve(rtm.factory), True), ("cold", _ColdRTM, True),
+                                  ("switched off", registry.resolve(rtm.factory), False)):
         spec = dataclasses.replace(rtm, factory=partial(cls, tol=1e-10))
         messages = []
-        res = run_comparison(ds, [(spec, tight)], settings, progress=lambda f, m: messages.append(m))
+        res = run_comparison(ds, [(spec, tight)], dataclasses.replace(settings, warm_start=warm_start),
+                             progress=lambda f, m: messages.append(m))
         runs[name] = (res.run("RTM"), messages)
-    (warm, warm_messages), (cold, cold_messages) = runs["warm"], runs["cold"]
+    (warm, warm_messages), cold = runs["warm"], runs["cold"][0]
     assert any("bootstrap fits started from the fit on the training part" in n for n in warm.notes)
-    assert not any("warm start" in n for n in cold.notes)
-    assert not any("earlier fit" in m for m in cold_messages)
+    # a method that cannot warm start, and CompareSettings(warm_start=False): every fit from scratch
+    for run, messages in (runs["cold"], runs["switched off"]):
+        assert not any("warm start" in n for n in run.notes)
+        assert not any("earlier fit" in m for m in messages)
+        np.testing.assert_array_equal(run.boot_top, cold.boot_top)
     assert any("bootstrap 3 of 3 (warm start): RTM Power EP: starting from an earlier fit" in m for m in warm_messages)
     np.testing.assert_array_equal(warm.order, cold.order)
     np.testing.assert_allclose(warm.boot_top_scores, cold.boot_top_scores, rtol=0, atol=1e-6)
