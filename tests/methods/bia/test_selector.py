@@ -88,10 +88,11 @@ def test_clear_errors():
     with pytest.raises(ValueError, match="non-negative integer counts"):
         BIASelector(family="poisson").fit(X, X[:, 0])
     with pytest.raises(ValueError, match=r"404 x 404 coupling matrix") as info:
-        BIASelector(max_memory_mb=0.1).fit(np.c_[X, rng.normal(size=(30, 400))], y)
-    # the cap by brute force over the fit's arrays (fsengine.methods.bia.memory), float32 couplings
-    cap = max(p for p in range(1, 405) if fit_bytes(30, p, 200, 4) <= 0.1 * 2**20)
-    assert f"memory budget of 0.1 MB (max_memory_mb, default 2,048 MB). At most {cap} features fit" in str(info.value)
+        BIASelector(max_memory_mb=1.0).fit(np.c_[X, rng.normal(size=(30, 400))], y)
+    # the cap by brute force over the fit's arrays (fsengine.methods.bia.memory), float32 couplings;
+    # 1 MB is the registry's smallest budget
+    cap = max(p for p in range(1, 405) if fit_bytes(30, p, 200, 4) <= 1.0 * 2**20)
+    assert f"memory budget of 1 MB (max_memory_mb, default 2,048 MB). At most {cap} features fit" in str(info.value)
 
 
 # --- the selector dialect ----------------------------------------------------------------------
