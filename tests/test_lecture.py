@@ -123,3 +123,24 @@ def test_the_guide_lists_what_a_pack_holds():
     for name in ["index.html", PLOTLY_JS] + [f"{key}.html" for key in METHOD_PAGES]:
         assert f"`{name}`" in section, f"docs/getting-started/lecture.md does not name {name}"
     assert "FigureWidget" not in guide_page("notebooks.md")  # the lessons use no widget figures
+
+
+def test_the_unified_page_teaches_on_the_planted_task_whatever_the_dataset():
+    """The unified criterion's page runs on lesson 7's planted XOR task (where the members differ),
+    also for regression data, with beta, gamma and the normalisation as its figure's sliders and a
+    caption whose numbers are the study's."""
+    from fsengine.data import load_dataset
+    from fsengine.data.synthetic.xor import make_xor_redundant
+    from fsengine.lecture import page_html
+    from fsengine.methods.information import study
+
+    ds = load_dataset("synthetic_glm", family="linear", n=120, p=12)
+    pack = lecture_pages(ds, methods=["unified"])
+    (page,) = pack.pages
+    assert page.key == "unified" and "planted task, not the pack's dataset" in page.data
+    fig = page.figures[0].figure
+    assert [s.name for s in fig.layout.sliders] == ["beta", "gamma", "normalisation"]
+    grid = study.unified_grid(make_xor_redundant(**study.LESSON_TASK))
+    assert study.members_sentence(grid, study.grid_summary(grid)) in page.figures[0].caption
+    html = page_html(pack, page)
+    assert "Data: lesson 7&#x27;s planted task" in html and "<math" in html and "merror" not in html

@@ -14,6 +14,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from fsengine.methods.bia.memory import DEFAULT_MAX_MEMORY_MB
 from fsengine.params import HasParams, Param
 
 
@@ -61,7 +62,7 @@ class Needs:
     tasks: tuple[str, ...] = CLASSIFICATION
 
     def describe(self) -> str:
-        """One line for help texts, e.g. ``two classes, binary features, at most 5,000 features``."""
+        """One line for help texts, e.g. ``two classes, binary features, class labels``."""
         parts = [text for flag, text in ((self.two_classes, "two classes"),
                                          (self.binary_features, "binary features"),
                                          (self.non_negative, "non-negative features"),
@@ -180,8 +181,11 @@ _ENTRIES = (
                       help="below 1 the expansion behind the Ising model breaks down"),
                 Param("n_steps", "Path steps", 200, min=1, max=1000,
                       help="step k is at Λ/Λ* = 20/k (the class's step 0.05): 20 steps reach Λ*, 400 the "
-                           "lowest reported Λ/Λ*")),
-        needs=Needs(two_classes=True, non_constant=True, max_features=5000, tasks=ANY_TASK),
+                           "lowest reported Λ/Λ*"),
+                Param("max_memory_mb", "Memory budget (MB)", DEFAULT_MAX_MEMORY_MB, kind="float", min=1.0,
+                      help="the p x p couplings and the fit's other arrays must fit; the largest number of features "
+                           "follows (float64 couplings while they fit, else float32)")),
+        needs=Needs(two_classes=True, non_constant=True, tasks=ANY_TASK),
         figures="fsengine.plots.select:bia_figures"),
     MethodSpec(
         "mi", "MI", "Naive Bayes mutual information I(X_i; Y) of each binary feature (Jaakkola Eq. 2)",
