@@ -216,18 +216,29 @@ def _maps(grid, maps, n_start: int, layout: dict) -> tuple[list[tuple[dict, int]
 def unified_explorable(grid, *, beta: float = 0.0, gamma: float = 0.0, normalise: str = "mean",
                        maps: Sequence[tuple[str, str, np.ndarray]] = (), steps: int | None = None):
     """The unified criterion over ``grid`` (a :class:`~fsengine.methods.information.study.UnifiedGrid`)
-    with three sliders: beta, gamma and the normalisation (beta and gamma divided by |S|, as in
+    with three sliders: beta, gamma and the normalisation (beta and gamma divided by ``|S|``, as in
     mRMR and JMI, or as they are, as in MIFS and CIFE), starting at the grid position nearest
     (``beta``, ``gamma``, ``normalise``).
 
     Top right: the first ``steps`` greedy selections (default all, at most ``MAX_STEPS``), one mark
     per step in the row of the selected feature's kind (``grid.kinds``; one row when the grid has
     none). Bottom right: J's terms for the feature selected at each step, I(X_k; Y), the redundancy
-    penalty and the conditional-redundancy bonus (divided by |S| under "÷ |S|"), and J, their sum.
+    penalty and the conditional-redundancy bonus (divided by ``|S|`` under "÷ ``|S|``"), and J, their sum.
     Left: ``maps``, each (title, colour-bar title, values of shape (N, B, G) over the grid's
     normalisations, betas and gammas), with the named members (``grid.members()``) marked and the
     sliders' position as cross-hairs. Slider values: beta and gamma as ``"0.35"``, the
     normalisation as ``"mean"`` or ``"sum"``.
+
+    Examples
+    --------
+    >>> from fsengine.data.synthetic.xor import make_xor_redundant
+    >>> from fsengine.methods.information.study import unified_grid
+    >>> from fsengine.plots.information import unified_explorable
+    >>> grid = unified_grid(make_xor_redundant(n=200, n_redundant=2, n_noise=4), betas=[0.0, 1.0],
+    ...                     gammas=[0.0, 1.0])
+    >>> fig = unified_explorable(grid, beta=1.0, gamma=1.0)
+    >>> [slider.name for slider in fig.layout.sliders]
+    ['beta', 'gamma', 'normalisation']
     """
     betas, gammas = np.asarray(grid.betas, dtype=float), np.asarray(grid.gammas, dtype=float)
     n_start, a_start, b_start = grid.index(beta, gamma, normalise)
