@@ -1,6 +1,7 @@
 """Figures of a benchmark across datasets, each an explorable whose slider is the grid's k
 (:mod:`fsengine.plots.explorable`: every k's data embedded once, a move answered by the browser):
 
+=============================  =====================================================================
 :func:`cd_explorable`          the critical-difference diagram (Demšar 2006): average ranks on a line,
                                Nemenyi's CD as a bar, methods not resolved from each other joined
 :func:`ranks_explorable`       ranks heatmap, dataset x method (1 = best; blank: no result there)
@@ -8,6 +9,7 @@
 :func:`tradeoff_explorable`    average rank against fit time, with the Pareto front
 :func:`stability_bars`         one dataset's Nogueira stability per method at one k (the drill-down)
 :func:`accuracy_figure`        one dataset's held-out metric against k per method (the drill-down)
+=============================  =====================================================================
 
 Pure builders: a :class:`fsengine.benchmark.record.Record` (or its tables) in, ``go.Figure`` out.
 """
@@ -95,7 +97,21 @@ def cd_explorable(record, k_label: str | None = None) -> go.Figure:
     method at its average rank (1 = best, on the left), the thick grey bars join methods whose
     average ranks differ by less than Nemenyi's critical difference (the bar above the axis), so no
     pair inside a bar is resolved by the Nemenyi test at 0.05. Methods left out of the ranks at a k
-    (the gap rule) are not drawn there; the page and the report name them."""
+    (the gap rule) are not drawn there; the page and the report name them.
+
+    Examples
+    --------
+    >>> from fsengine.benchmark.protocol import Settings
+    >>> from fsengine.benchmark.record import from_run
+    >>> from fsengine.benchmark.runner import run_benchmark
+    >>> from fsengine.benchmark.suite import TINY
+    >>> run = run_benchmark(TINY[1:], [("variance", {}), ("anova", {})], Settings(folds=3, repeats=1, k_grid="2,5"))
+    >>> record = from_run(run)                      # two small generated datasets, two methods, k = 2 and 5
+    >>> from fsengine.plots.benchmark import cd_explorable
+    >>> fig = cd_explorable(record)
+    >>> [step.label for step in fig.layout.sliders[0].steps]
+    ['2', '5']
+    """
     methods = [m for m in record.methods["key"]]
     n = max(2, len(methods))
     fig = go.Figure([
@@ -123,7 +139,21 @@ def cd_explorable(record, k_label: str | None = None) -> go.Figure:
 def ranks_explorable(record, k_label: str | None = None) -> go.Figure:
     """Ranks of the methods (columns) on each dataset (rows) at every k: 1 = best (dark), mid-ranks for
     ties; a blank cell says why: "n/a" (the method is not applicable there), "failed", or "–" (the
-    method ran but the dataset or the method is left out of the ranks at that k, the gap rule)."""
+    method ran but the dataset or the method is left out of the ranks at that k, the gap rule).
+
+    Examples
+    --------
+    >>> from fsengine.benchmark.protocol import Settings
+    >>> from fsengine.benchmark.record import from_run
+    >>> from fsengine.benchmark.runner import run_benchmark
+    >>> from fsengine.benchmark.suite import TINY
+    >>> run = run_benchmark(TINY[1:], [("variance", {}), ("anova", {})], Settings(folds=3, repeats=1, k_grid="2,5"))
+    >>> record = from_run(run)                      # two small generated datasets, two methods, k = 2 and 5
+    >>> from fsengine.plots.benchmark import ranks_explorable
+    >>> fig = ranks_explorable(record, "5")
+    >>> fig.layout.sliders[0].steps[fig.layout.sliders[0].active].label
+    '5'
+    """
     methods = [m for m in record.methods["key"]]
     datasets = [d for d in record.info["dataset"]]
     labels, titles = record.labels, record.titles
@@ -184,7 +214,21 @@ def _gap(status: str, dataset_ranked: bool, method_ranked: bool) -> str:
 
 def similarity_explorable(record, k_label: str | None = None) -> go.Figure:
     """Which methods select alike: the Jaccard overlap of two methods' top-k sets on the same fold,
-    averaged over folds and datasets, at every k (1 = the same features)."""
+    averaged over folds and datasets, at every k (1 = the same features).
+
+    Examples
+    --------
+    >>> from fsengine.benchmark.protocol import Settings
+    >>> from fsengine.benchmark.record import from_run
+    >>> from fsengine.benchmark.runner import run_benchmark
+    >>> from fsengine.benchmark.suite import TINY
+    >>> run = run_benchmark(TINY[1:], [("variance", {}), ("anova", {})], Settings(folds=3, repeats=1, k_grid="2,5"))
+    >>> record = from_run(run)                      # two small generated datasets, two methods, k = 2 and 5
+    >>> from fsengine.plots.benchmark import similarity_explorable
+    >>> fig = similarity_explorable(record)
+    >>> len(fig.layout.sliders[0].steps)
+    2
+    """
     methods = [m for m in record.methods["key"]]
     names = [record.labels[m] for m in methods]
     fig = go.Figure(go.Heatmap(z=np.eye(len(methods)), x=names, y=names, zmin=0, zmax=1,
@@ -237,7 +281,21 @@ def tradeoff_explorable(record, k_label: str | None = None) -> go.Figure:
     """Average rank (1 = best, at the top) against the geometric mean over datasets of the median fit
     CPU seconds (log axis), at every k; the Pareto front (no method both better ranked and faster)
     joined by a line. Every method on the front is named; the others are named where their label
-    does not cover another (:func:`spaced_labels`), and all of them on hover."""
+    does not cover another (:func:`spaced_labels`), and all of them on hover.
+
+    Examples
+    --------
+    >>> from fsengine.benchmark.protocol import Settings
+    >>> from fsengine.benchmark.record import from_run
+    >>> from fsengine.benchmark.runner import run_benchmark
+    >>> from fsengine.benchmark.suite import TINY
+    >>> run = run_benchmark(TINY[1:], [("variance", {}), ("anova", {})], Settings(folds=3, repeats=1, k_grid="2,5"))
+    >>> record = from_run(run)                      # two small generated datasets, two methods, k = 2 and 5
+    >>> from fsengine.plots.benchmark import tradeoff_explorable
+    >>> fig = tradeoff_explorable(record)
+    >>> len(fig.layout.sliders[0].steps)
+    2
+    """
     methods = [m for m in record.methods["key"]]
     labels = record.labels
     seconds = record.summary.loc[record.summary["method"] != "all features", "fit_cpu_median"]
@@ -282,7 +340,21 @@ CLASSIFIER_NAMES = {"logistic": "logistic regression", "knn": "5-nearest neighbo
 def accuracy_figure(record, slug: str, k_label: str | None = None) -> go.Figure | None:
     """One dataset's held-out metric against k for every method that ran there (the mean over the
     outer folds, its corrected resampled t interval as a band), with the all-features classifier and
-    the majority class as lines and ``k_label``'s k marked; None when nothing ran there."""
+    the majority class as lines and ``k_label``'s k marked; None when nothing ran there.
+
+    Examples
+    --------
+    >>> from fsengine.benchmark.protocol import Settings
+    >>> from fsengine.benchmark.record import from_run
+    >>> from fsengine.benchmark.runner import run_benchmark
+    >>> from fsengine.benchmark.suite import TINY
+    >>> run = run_benchmark(TINY[1:], [("variance", {}), ("anova", {})], Settings(folds=3, repeats=1, k_grid="2,5"))
+    >>> record = from_run(run)                      # two small generated datasets, two methods, k = 2 and 5
+    >>> from fsengine.plots.benchmark import accuracy_figure
+    >>> fig = accuracy_figure(record, "glm_tiny", "5")
+    >>> sorted({trace.name for trace in fig.data if trace.name in ("Variance", "ANOVA F")})
+    ['ANOVA F', 'Variance']
+    """
     from fsengine.plots.compare import accuracy_curves
 
     base, accuracy = record.all_features(slug), record.accuracy_table(slug)
@@ -301,7 +373,21 @@ def accuracy_figure(record, slug: str, k_label: str | None = None) -> go.Figure 
 
 def stability_bars(record, slug: str, k_label: str) -> go.Figure:
     """One dataset's Nogueira stability of each method's top-k sets over the outer folds, with its
-    asymptotic 95% interval as whiskers (0 = chance, 1 = the same set on every fold)."""
+    asymptotic 95% interval as whiskers (0 = chance, 1 = the same set on every fold).
+
+    Examples
+    --------
+    >>> from fsengine.benchmark.protocol import Settings
+    >>> from fsengine.benchmark.record import from_run
+    >>> from fsengine.benchmark.runner import run_benchmark
+    >>> from fsengine.benchmark.suite import TINY
+    >>> run = run_benchmark(TINY[1:], [("variance", {}), ("anova", {})], Settings(folds=3, repeats=1, k_grid="2,5"))
+    >>> record = from_run(run)                      # two small generated datasets, two methods, k = 2 and 5
+    >>> from fsengine.plots.benchmark import stability_bars
+    >>> fig = stability_bars(record, "glm_tiny", "5")
+    >>> list(fig.data[0].x)
+    ['Variance', 'ANOVA F']
+    """
     part = record.summary[(record.summary["dataset"] == slug) & (record.summary["k_label"] == k_label)
                           & (record.summary["status"] == "ok")].dropna(subset=["stability"])
     names = part["label"].tolist()
