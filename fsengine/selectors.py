@@ -8,6 +8,7 @@ from fsengine.methods.bayes_factor.selector import BayesFactorSelector
 from fsengine.methods.bia.selector import BIASelector
 from fsengine.methods.classic import BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector
 from fsengine.methods.gain.selector import CountCutoffSelector, IFSSelector, SGCSelector
+from fsengine.methods.relief.selector import MultiSURFSelector, ReliefFSelector
 from fsengine.methods.rtm.selector import RTMClassifier, RTMSelector
 from fsengine.methods.toolbox.selector import (
     ANOVASelector,
@@ -29,4 +30,5 @@ __all__ = [
     "RTMClassifier", "RTMSelector",
     "ANOVASelector", "Chi2Selector", "ForestSelector", "PermutationSelector", "RFESelector", "StabilitySelector",
     "MRMRSelector",
+    "ReliefFSelector", "MultiSURFSelector",
 ]

@@ -135,6 +135,13 @@ _TASK = Param("task", "Task", "auto", kind="choice", choices=("auto", "classific
 _TREES = Param("n_estimators", "Trees", 100, min=1, max=2000)
 _SEED = Param("random_state", "Seed", 0, min=0, max=2**31 - 1,
               help="every random choice of the method (resamples, trees, shuffles) follows it")
+#: parameters shared by the Relief family (fsengine.methods.relief)
+_DISCRETE = Param("discrete_threshold", "Discrete: at most this many values", 10, min=0, max=1000,
+                  help="such features count equal / different in the distances; the others |a - b| / range "
+                       "(0: every feature continuous)")
+_INSTANCES = Param("n_instances", "Instances scored", None, min=1, max=10_000_000, special=(None,),
+                   help="none: every instance (as skrebate); m: a seeded sample of m instances, each still compared "
+                        "with all rows (m/n of the time, a noisier estimate)")
 
 
 
@@ -283,6 +290,20 @@ _ENTRIES = (
         "± one standard deviation) when the feature joined the greedy selection (Peng, Long & Ding 2005, MID)",
         "fsengine.selectors:MRMRSelector",
         params=(Param("max_features", "Features selected greedily", 30, min=1, max=500),)),
+    # the Relief family (fsengine.methods.relief)
+    MethodSpec(
+        "relieff", "ReliefF", "how much more the feature differs between an instance and its k nearest instances of "
+        "other classes than its k nearest of its own class, averaged over the instances (Kononenko 1994)",
+        "fsengine.selectors:ReliefFSelector",
+        params=(Param("n_neighbors", "Neighbours k", 10, min=1, max=1000,
+                      help="the k nearest hits and the k nearest misses of every other class of each instance"),
+                _DISCRETE, _INSTANCES, _SEED, _TASK),
+        needs=Needs(tasks=ANY_TASK)),
+    MethodSpec(
+        "multisurf", "MultiSURF", "ReliefF's difference with the neighbours of each instance closer than its mean "
+        "distance minus half a standard deviation, instead of k (Urbanowicz et al. 2018)",
+        "fsengine.selectors:MultiSURFSelector", params=(_DISCRETE, _INSTANCES, _SEED, _TASK),
+        needs=Needs(tasks=ANY_TASK)),
 )
 
 METHODS: dict[str, MethodSpec] = {spec.key: spec for spec in _ENTRIES}

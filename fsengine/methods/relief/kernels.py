@@ -1,0 +1,426 @@
+"""numba kernels of the Relief family, on plain arrays: the distances of a block of instances to
+all n instances, each instance's neighbour weights (ReliefF's k nearest, MultiSURF's threshold)
+and each instance's update of the feature weights.
+
+Every kernel works on one block of ``b`` instances (``rows``) at a time, so memory is a few
+``(b, n)`` and ``(b, p)`` arrays, never ``(n, n)``. Results do not depend on the number of threads:
+each output element is computed by one thread in a fixed order (parallel loops split the
+columns of the distance block, or fixed chunks of rows).
+
+Features arrive prepared by :mod:`fsengine.methods.relief.model`: continuous values divided by
+their range (so that ``|a - b|`` is Kononenko's diff) and two-valued features coded 0 / 1 in the
+"continuous" block ``Xc`` of dense data, features with 3 or more discrete values in ``Xd``
+(compared by equality); sparse data keeps its CSR / CSC arrays with a per-feature ``discrete``
+flag.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+#: fastmath flags that let LLVM vectorise the sums (reassociation); no assumptions on NaN / inf
+_FAST = {"reassoc", "contract", "arcp", "nsz"}
+#: columns of the distance block handled by one parallel task
+_COLUMN_CHUNK = 64
+#: fixed chunks of rows for the per-instance kernels (independent of the number of threads)
+_ROW_CHUNKS = 16
+
+
+# ------------------------------------------------------------------------------------ distances
+
+@njit(cache=True, fastmath=_FAST)
+def _distance_four(Xc, Xd, i0, i1, i2, i3, j0, j1, out, r):
+    """Distances of instances i0..i3 (rows r..r+3 of ``out``) to instances j0..j1-1: each loaded
+    row j serves four sums (the register block that makes the loop compute-bound)."""
+    a0, a1, a2, a3 = Xc[i0], Xc[i1], Xc[i2], Xc[i3]
+    c0, c1, c2, c3 = Xd[i0], Xd[i1], Xd[i2], Xd[i3]
+    for j in range(j0, j1):
+        b = Xc[j]
+        s0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        s3 = 0.0
+        for f in range(b.size):
+            v = b[f]
+            s0 += abs(a0[f] - v)
+            s1 += abs(a1[f] - v)
+            s2 += abs(a2[f] - v)
+            s3 += abs(a3[f] - v)
+        e = Xd[j]
+        for f in range(e.size):
+            v = e[f]
+            s0 += 1.0 if c0[f] != v else 0.0
+            s1 += 1.0 if c1[f] != v else 0.0
+            s2 += 1.0 if c2[f] != v else 0.0
+            s3 += 1.0 if c3[f] != v else 0.0
+        out[r, j] = s0
+        out[r + 1, j] = s1
+        out[r + 2, j] = s2
+        out[r + 3, j] = s3
+
+
+@njit(cache=True, fastmath=_FAST)
+def _distance_one(Xc, Xd, i, j0, j1, out, r):
+    a = Xc[i]
+    c = Xd[i]
+    for j in range(j0, j1):
+        b = Xc[j]
+        s = 0.0
+        for f in range(b.size):
+            s += abs(a[f] - b[f])
+        e = Xd[j]
+        for f in range(e.size):
+            s += 1.0 if c[f] != e[f] else 0.0
+        out[r, j] = s
+
+
+@njit(cache=True, fastmath=_FAST, parallel=True)
+def dense_distances(Xc, Xd, rows, out):
+    """``out[r, j] = sum_f |Xc[i, f] - Xc[j, f]| + #{f : Xd[i, f] != Xd[j, f]}`` for i = rows[r] and
+    every instance j (Kononenko's distance: the sum of the diffs of all features)."""
+    n = Xc.shape[0]
+    b = rows.size
+    n_chunks = (n + _COLUMN_CHUNK - 1) // _COLUMN_CHUNK
+    for c in prange(n_chunks):
+        j0 = c * _COLUMN_CHUNK
+        j1 = min(n, j0 + _COLUMN_CHUNK)
+        r = 0
+        while r + 4 <= b:
+            _distance_four(Xc, Xd, rows[r], rows[r + 1], rows[r + 2], rows[r + 3], j0, j1, out, r)
+            r += 4
+        while r < b:
+            _distance_one(Xc, Xd, rows[r], j0, j1, out, r)
+            r += 1
+
+
+@njit(cache=True)
+def _diff(a, b, discrete):
+    """Kononenko's diff of two prepared values: equal / different for a discrete feature, |a - b|
+    (values already divided by the range) for a continuous one."""
+    if discrete:
+        return 1.0 if a != b else 0.0
+    return abs(a - b)
+
+
+@njit(cache=True)
+def sparse_base(indptr, indices, data, discrete):
+    """``base[i] = sum_{f in S_i} diff_f(x_if, 0)``: the distance of instance i to the all-zero row
+    (S_i: its stored entries)."""
+    n = indptr.size - 1
+    base = np.zeros(n)
+    for i in range(n):
+        s = 0.0
+        for t in range(indptr[i], indptr[i + 1]):
+            s += _diff(data[t], 0.0, discrete[indices[t]])
+        base[i] = s
+    return base
+
+
+@njit(cache=True, parallel=True)
+def sparse_distances(indptr, indices, data, col_ptr, col_rows, col_vals, discrete, base, rows, out):
+    """Distances of sparse instances without densifying: a feature where both rows are zero adds
+    nothing, so
+
+        d(i, j) = base[i] + base[j] - sum_{f in S_i and S_j} [diff_f(x_if, 0) + diff_f(0, x_jf) - diff_f(x_if, x_jf)],
+
+    the correction found by walking, for each stored entry (i, f), the rows j of column f (CSC).
+    Cost: sum over f of (column count)^2 for all n rows, instead of n^2 p."""
+    n = base.size
+    b = rows.size
+    for r in prange(b):
+        i = rows[r]
+        bi = base[i]
+        for j in range(n):
+            out[r, j] = bi + base[j]
+        for t in range(indptr[i], indptr[i + 1]):
+            f = indices[t]
+            a = data[t]
+            disc = discrete[f]
+            a0 = _diff(a, 0.0, disc)
+            for u in range(col_ptr[f], col_ptr[f + 1]):
+                v = col_vals[u]
+                out[r, col_rows[u]] -= a0 + _diff(0.0, v, disc) - _diff(a, v, disc)
+        out[r, i] = 0.0
+
+
+# ---------------------------------------------------------------------------- neighbour weights
+
+@njit(cache=True)
+def _insert(buf, s, count, d):
+    """Insert distance d into the sorted first ``count`` entries of ``buf[s]`` (length k; when full,
+    the largest falls off)."""
+    k = buf.shape[1]
+    pos = count if count < k else k - 1
+    while pos > 0 and buf[s, pos - 1] > d:
+        buf[s, pos] = buf[s, pos - 1]
+        pos -= 1
+    buf[s, pos] = d
+
+
+@njit(cache=True)
+def _neighbour_set(y, bound, group, n_groups, i, j):
+    """The set neighbour j belongs to for instance i: ``n_groups`` for a hit (|y_i - y_j| < bound),
+    else the miss group of j (its class; 0 for a real target)."""
+    return n_groups if abs(y[j] - y[i]) < bound else group[j]
+
+
+@njit(cache=True)
+def _set_factors(count, eff, class_weight, own, n_groups):
+    """Per set: the factor of a full neighbour in the instance's update. Hits: -1 / eff (the
+    mean over the hits). Miss group g: w_g / (sum of w over the groups present) / eff_g, with
+    w_g = class_weight[own, g] (Kononenko's P(g) / (1 - P(own)); 1 for a real target)."""
+    factor = np.zeros(n_groups + 1)
+    total = 0.0
+    for g in range(n_groups):
+        if count[g] > 0:
+            total += class_weight[own, g]
+    for g in range(n_groups):
+        if count[g] > 0:
+            factor[g] = class_weight[own, g] / total / eff[g]
+    if count[n_groups] > 0:
+        factor[n_groups] = -1.0 / eff[n_groups]
+    return factor
+
+
+@njit(cache=True, parallel=True)
+def relieff_weights(dist, rows, y, bound, group, n_groups, class_weight, k, out, tied):
+    """ReliefF's neighbours (Kononenko 1994) as weights ``out[r, j]``: instance i = rows[r] takes its k
+    nearest hits and its k nearest misses of every miss group (all of a set that has k or fewer).
+
+    Equidistant candidates at the k-th distance share the places left: with a candidates strictly
+    closer and t at the k-th distance, each of the t counts (k - a) / t. This is the average of
+    "take the lower row index first" over every order of the rows, so the weights do not depend
+    on how the rows are ordered. ``tied[r]`` is set when a share was split (t > k - a).
+    """
+    b, n = dist.shape
+    n_sets = n_groups + 1
+    for r in prange(b):
+        i = rows[r]
+        own = group[i]
+        buf = np.empty((n_sets, k))
+        count = np.zeros(n_sets, dtype=np.int64)
+        for j in range(n):
+            if j != i:
+                s = _neighbour_set(y, bound, group, n_groups, i, j)
+                d = dist[r, j]
+                if count[s] < k or d < buf[s, k - 1]:
+                    _insert(buf, s, count[s], d)
+                count[s] += 1
+        kth = np.full(n_sets, np.inf)
+        for s in range(n_sets):
+            if count[s] > k:
+                kth[s] = buf[s, k - 1]
+        closer = np.zeros(n_sets)
+        at = np.zeros(n_sets)
+        for j in range(n):
+            if j != i:
+                s = _neighbour_set(y, bound, group, n_groups, i, j)
+                d = dist[r, j]
+                if d < kth[s]:
+                    closer[s] += 1.0
+                elif d == kth[s]:
+                    at[s] += 1.0
+        share = np.ones(n_sets)
+        eff = np.empty(n_sets)
+        split = False
+        for s in range(n_sets):
+            eff[s] = min(k, count[s])
+            if at[s] > 0:
+                share[s] = (k - closer[s]) / at[s]
+                split = split or at[s] > k - closer[s]
+        tied[r] = split
+        factor = _set_factors(count, eff, class_weight, own, n_groups)
+        for j in range(n):
+            w = 0.0
+            if j != i:
+                s = _neighbour_set(y, bound, group, n_groups, i, j)
+                d = dist[r, j]
+                if d < kth[s]:
+                    w = factor[s]
+                elif d == kth[s]:
+                    w = factor[s] * share[s]
+            out[r, j] = w
+
+
+@njit(cache=True, parallel=True)
+def multisurf_weights(dist, rows, y, bound, group, n_groups, class_weight, out, threshold, n_hits, n_misses):
+    """MultiSURF's neighbours (Urbanowicz et al. 2018) as weights ``out[r, j]``: instance i = rows[r]
+    takes every instance closer than T_i = mean_i - sd_i / 2, the mean and population standard
+    deviation of its distances to the n - 1 others. Hits are averaged; the misses of each group
+    are averaged and the groups weighted as in :func:`_set_factors`, over the groups with a miss
+    inside T_i. Records T_i and the numbers of hits and misses."""
+    b, n = dist.shape
+    n_sets = n_groups + 1
+    for r in prange(b):
+        i = rows[r]
+        m = n - 1
+        total = 0.0
+        for j in range(n):
+            if j != i:
+                total += dist[r, j]
+        mean = total / m if m > 0 else 0.0
+        spread = 0.0
+        for j in range(n):
+            if j != i:
+                spread += (dist[r, j] - mean) ** 2
+        t = mean - np.sqrt(spread / m) / 2.0 if m > 0 else -np.inf
+        count = np.zeros(n_sets, dtype=np.int64)
+        for j in range(n):
+            if j != i and dist[r, j] < t:
+                count[_neighbour_set(y, bound, group, n_groups, i, j)] += 1
+        eff = count.astype(np.float64)
+        factor = _set_factors(count, eff, class_weight, group[i], n_groups)
+        for j in range(n):
+            w = 0.0
+            if j != i and dist[r, j] < t:
+                w = factor[_neighbour_set(y, bound, group, n_groups, i, j)]
+            out[r, j] = w
+        threshold[r] = t
+        n_hits[r] = count[n_groups]
+        n_misses[r] = count[:n_groups].sum()
+
+
+# ------------------------------------------------------------------------------------ updates
+
+@njit(cache=True, fastmath=_FAST)
+def _dense_update(Xc, Xd, i, weights, r, neighbours, acc):
+    """acc[f] = sum_j weights[r, j] diff_f(i, j) for one instance, four neighbours per pass over
+    the features."""
+    n = weights.shape[1]
+    pc = Xc.shape[1]
+    count = 0
+    for j in range(n):
+        if weights[r, j] != 0.0:
+            neighbours[count] = j
+            count += 1
+    acc[:] = 0.0
+    a = Xc[i]
+    c = Xd[i]
+    t = 0
+    while t + 4 <= count:
+        j0, j1, j2, j3 = neighbours[t], neighbours[t + 1], neighbours[t + 2], neighbours[t + 3]
+        w0, w1, w2, w3 = weights[r, j0], weights[r, j1], weights[r, j2], weights[r, j3]
+        b0, b1, b2, b3 = Xc[j0], Xc[j1], Xc[j2], Xc[j3]
+        for f in range(pc):
+            x = a[f]
+            acc[f] += w0 * abs(x - b0[f]) + w1 * abs(x - b1[f]) + w2 * abs(x - b2[f]) + w3 * abs(x - b3[f])
+        e0, e1, e2, e3 = Xd[j0], Xd[j1], Xd[j2], Xd[j3]
+        for f in range(c.size):
+            x = c[f]
+            acc[pc + f] += ((w0 if x != e0[f] else 0.0) + (w1 if x != e1[f] else 0.0)
+                            + (w2 if x != e2[f] else 0.0) + (w3 if x != e3[f] else 0.0))
+        t += 4
+    while t < count:
+        j = neighbours[t]
+        w = weights[r, j]
+        bj = Xc[j]
+        for f in range(pc):
+            acc[f] += w * abs(a[f] - bj[f])
+        ej = Xd[j]
+        for f in range(c.size):
+            acc[pc + f] += w if c[f] != ej[f] else 0.0
+        t += 1
+
+
+@njit(cache=True, parallel=True)
+def dense_updates(Xc, Xd, rows, weights, out):
+    """``out[r, f] = sum_j weights[r, j] diff_f(rows[r], j)``: each instance's update of the feature
+    weights (features in the order of ``Xc`` then ``Xd``)."""
+    b, n = weights.shape
+    n_chunks = min(b, _ROW_CHUNKS)
+    for c in prange(n_chunks):
+        neighbours = np.empty(n, dtype=np.int64)
+        for r in range(c * b // n_chunks, (c + 1) * b // n_chunks):
+            _dense_update(Xc, Xd, rows[r], weights, r, neighbours, out[r])
+
+
+@njit(cache=True, fastmath=_FAST)
+def _update_through_columns(indptr, indices, data, col_ptr, col_rows, col_vals, discrete, i, weights, r, total,
+                            acc):
+    """u_f for f in S_i without the deferred term (see :func:`sparse_updates`)."""
+    for t in range(indptr[i], indptr[i + 1]):
+        f = indices[t]
+        a = data[t]
+        s = 0.0
+        if discrete[f]:
+            for u in range(col_ptr[f], col_ptr[f + 1]):
+                s += weights[r, col_rows[u]] * ((1.0 if a != col_vals[u] else 0.0) - 2.0)
+            acc[f] += total + s
+        else:
+            a0 = abs(a)
+            for u in range(col_ptr[f], col_ptr[f + 1]):
+                v = col_vals[u]
+                s += weights[r, col_rows[u]] * (abs(a - v) - a0 - abs(v))
+            acc[f] += total * a0 + s
+
+
+@njit(cache=True)
+def _update_through_neighbours(indptr, indices, data, discrete, i, weights, r, total, own, mark, acc):
+    """u_f of every f (see :func:`sparse_updates`); ``own`` and ``mark`` are zero on entry and exit."""
+    for t in range(indptr[i], indptr[i + 1]):
+        own[indices[t]] = data[t]
+        mark[indices[t]] = True
+    for j in range(weights.shape[1]):
+        w = weights[r, j]
+        if w == 0.0:
+            continue
+        for t in range(indptr[j], indptr[j + 1]):
+            f = indices[t]
+            v = data[t]
+            disc = discrete[f]
+            if mark[f]:
+                acc[f] += w * (_diff(own[f], v, disc) - _diff(own[f], 0.0, disc))
+            else:
+                acc[f] += w * _diff(0.0, v, disc)
+    for t in range(indptr[i], indptr[i + 1]):
+        f = indices[t]
+        acc[f] += total * _diff(own[f], 0.0, discrete[f])
+        own[f] = 0.0
+        mark[f] = False
+
+
+#: an entry walked through the columns costs about this fraction of one walked through the neighbours
+#: (a vectorised gather against a scattered read-modify-write)
+COLUMN_COST = 0.3
+
+
+@njit(cache=True, parallel=True)
+def sparse_updates(indptr, indices, data, col_ptr, col_rows, col_vals, discrete, col_cost, rows, weights, out,
+                   deferred, column_cost):
+    """The updates of :func:`dense_updates` for sparse instances, by the cheaper of two exact routes
+    per instance i (W_i = sum_j w_ij, S_i: the stored entries of row i):
+
+    - through the neighbours (each costs its stored entries; row i is scattered into a scratch):
+      u_f = W_i diff_f(x_if, 0) [f in S_i] + sum_j w_ij (diff_f(x_if, x_jf) - diff_f(x_if, 0)) [f in S_i and S_j]
+            + sum_j w_ij diff_f(0, x_jf) [f in S_j, not in S_i];
+    - through the columns of S_i (``col_cost[i]`` = sum_{f in S_i} c_f entries, whatever the number
+      of neighbours: MultiSURF's case): for f in S_i,
+      u_f = W_i diff_f(x_if, 0) + sum_{j in column f} w_ij (diff_f(x_if, x_jf) - diff_f(x_if, 0) - diff_f(0, x_jf)),
+      and the term sum_j w_ij diff_f(0, x_jf) of every f is left to the caller (``deferred[r]`` is
+      set), who adds it for the whole block at once from the column sums of the weights.
+
+    The columns are taken when ``column_cost * col_cost[i]`` is below the neighbours' entries.
+    """
+    b, n = weights.shape
+    p = out.shape[1]
+    n_chunks = min(b, _ROW_CHUNKS)
+    for c in prange(n_chunks):
+        own = np.zeros(p)
+        mark = np.zeros(p, dtype=np.bool_)
+        for r in range(c * b // n_chunks, (c + 1) * b // n_chunks):
+            i = rows[r]
+            acc = out[r]
+            acc[:] = 0.0
+            total = 0.0
+            through_neighbours = 0
+            for j in range(n):
+                if weights[r, j] != 0.0:
+                    total += weights[r, j]
+                    through_neighbours += indptr[j + 1] - indptr[j]
+            deferred[r] = column_cost * col_cost[i] < through_neighbours
+            if deferred[r]:
+                _update_through_columns(indptr, indices, data, col_ptr, col_rows, col_vals, discrete, i, weights, r,
+                                        total, acc)
+            else:
+                _update_through_neighbours(indptr, indices, data, discrete, i, weights, r, total, own, mark, acc)
