@@ -83,6 +83,7 @@ FAMILY = {
     "variance": "baseline (ignores labels)",
     "anova": "toolbox", "chi2": "toolbox", "forest": "toolbox", "permutation": "toolbox", "rfe": "toolbox",
     "stability": "toolbox", "mrmr": "toolbox",
+    "relieff": "toolbox", "multisurf": "toolbox",
 }
 #: the work is tasks of fsengine.parallel.map_tasks: ``reproduce --keep-tasks`` keeps their results
 KEEPS_TASKS = True

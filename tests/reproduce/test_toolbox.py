@@ -50,7 +50,7 @@ def test_target_is_registered_and_every_built_in_method_has_a_family():
     keys = tb.method_keys()
     assert set(keys) == set(BUILT_IN) and set(tb.FAMILY) >= set(keys)
     assert {k for k in keys if tb.is_toolbox(k)} == {"anova", "chi2", "forest", "permutation", "rfe", "stability",
-                                                     "mrmr"}
+                                                     "mrmr", "relieff", "multisurf"}
     assert {k for k in keys if tb.is_source(k)} == {"bia", "mi", "mdl", "l1", "boosting", "ifs", "sgc", "count",
                                                     "bayes", "rtm"}
     assert tb.REFERENCE in keys and all(key in METHODS for key, _ in tb.SKIPS)

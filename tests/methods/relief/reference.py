@@ -19,7 +19,8 @@ averaged separately (divided by their counts h_i and m_i).
 
 Options reproduce a peer's conventions exactly where the peer differs (``tests/methods/relief/
 test_skrebate.py`` shows each difference): the order in which equidistant neighbours are taken,
-the weighting of the miss classes, and skrebate's distance and diff for mixed data.
+the weighting of the miss classes, skrebate's distance and diff for mixed data and its ReliefF
+taking the instance itself as a hit when it has fewer than k others.
 """
 
 from __future__ import annotations
@@ -122,7 +123,8 @@ def _update(X, y, i, hits, misses, kinds, ranges, task, weighting, *, n_miss_cla
 
 def _conventions(X, kinds, conventions):
     """skrebate's distance and diff for mixed data (discrete mismatches weighted p / d in the
-    distance, the ramp on continuous diffs); the papers' otherwise."""
+    distance, the ramp on continuous diffs); the papers' otherwise. (``conventions="skrebate"``
+    also makes ReliefF count the instance as its own hit when it has fewer than k others.)"""
     mixed = any(kinds) and not all(kinds)
     if conventions == "skrebate" and mixed:
         return X.shape[1] / sum(kinds), [float(np.std(X[:, f])) for f in range(X.shape[1])]
@@ -174,6 +176,8 @@ def relieff(X, y, k, *, threshold=10, task="classification", ties="share", weigh
                 share = (k - len(closer)) / len(tied)
                 chosen[key] = {**{j: 1.0 for j in closer}, **{j: share for j in tied}}
         hits = chosen.pop("hit", {})
+        if conventions == "skrebate" and len(hits) < k:
+            hits[i] = 1.0  # skrebate: short of k hits, the instance itself is taken as one (diff 0)
         misses = {j: w for members in chosen.values() for j, w in members.items()}
         total += _update(X, y, i, hits, misses, kinds, ranges, task, weighting,
                          n_miss_classes=len(classes) - 1 if classes else 1, ramp=ramp, renormalise=False)
