@@ -128,7 +128,6 @@ class SparseFeatures:
     to_zero: sp.csr_matrix
     col_cost: np.ndarray
     columns: np.ndarray
-    column_cost: float = kernels.COLUMN_COST
 
     @classmethod
     def build(cls, csr: sp.csr_matrix, discrete: np.ndarray) -> SparseFeatures:
@@ -153,7 +152,7 @@ class SparseFeatures:
         r, c = self.csr, self.csc
         deferred = np.zeros(rows.size, dtype=np.bool_)
         kernels.sparse_updates(r.indptr, r.indices, r.data, c.indptr, c.indices, c.data, self.discrete,
-                               self.col_cost, rows, weights, scratch, deferred, self.column_cost)
+                               self.col_cost, rows, weights, scratch, deferred, kernels.COLUMN_COST)
         total = scratch.sum(axis=0)
         if deferred.any():
             total += self.to_zero.T @ weights[deferred].sum(axis=0)

@@ -138,12 +138,15 @@ def test_dense_sparse_block_sizes_and_threads_agree(method):
 @pytest.mark.parametrize("method", ["relieff", "multisurf"])
 def test_both_sparse_update_routes_give_the_same_updates(method, monkeypatch):
     rng = np.random.default_rng(7)
-    X = sp.random(80, 30, density=0.3, random_state=8, format="csr")
-    X.data = np.where(np.arange(X.nnz) % 2, np.round(X.data * 2), X.data)  # some discrete-looking columns
+    dense = rng.normal(size=(80, 30)) * (rng.random((80, 30)) < 0.3)  # continuous columns
+    dense[:, 10:20] = rng.integers(1, 4, size=(80, 10)) * (rng.random((80, 10)) < 0.3)  # discrete, 4 values
+    dense[:, 20:] = rng.random((80, 10)) < 0.3  # binary
+    X = sp.csr_matrix(dense)
     y = rng.integers(0, 2, 80)
-    expected = getattr(ref, method)(X.toarray(), y, **({"k": 10} if method == "relieff" else {}))
+    expected = getattr(ref, method)(dense, y, **({"k": 10} if method == "relieff" else {}))
+    assert ref.feature_kinds(dense)[10:] == [True] * 20 and not any(ref.feature_kinds(dense)[:10])
     for column_cost in (0.0, 1e9):  # every instance through its columns / through its neighbours
-        monkeypatch.setattr(model.SparseFeatures, "column_cost", column_cost)
+        monkeypatch.setattr(kernels, "COLUMN_COST", column_cost)
         np.testing.assert_allclose(relief_scores(X, y, method=method).scores, expected, atol=ATOL)
 
 
@@ -204,10 +207,9 @@ def test_an_instance_alone_in_its_class_has_no_hits():
         np.testing.assert_allclose(ours, getattr(ref, method)(X, y, **kw), atol=ATOL)
 
 
-def test_kernels_refuse_nothing_they_should_handle_two_rows():
+def test_two_instances():
     X = np.array([[0.0, 1.0], [1.0, 0.0]])
     for method in ("relieff", "multisurf"):
         np.testing.assert_allclose(relief_scores(X, np.array([0, 1]), method=method).scores,
                                    getattr(ref, method)(X, np.array([0, 1]), **({"k": 10} if method == "relieff"
                                                                                  else {})), atol=ATOL)
-    assert kernels.COLUMN_COST > 0
