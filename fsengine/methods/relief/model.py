@@ -162,7 +162,6 @@ class SparseFeatures:
 def prepare_features(X, discrete: np.ndarray, counts: np.ndarray) -> DenseFeatures | SparseFeatures:
     """X for the kernels, with ``discrete`` (p,) the features compared by equality and ``counts``
     (p,) the number of distinct values of each."""
-    p = X.shape[1]
     ranges = value_ranges(X)
     scale = np.where(discrete | (ranges == 0), 1.0, 1.0 / np.where(ranges == 0, 1.0, ranges))
     if sp.issparse(X):

@@ -178,7 +178,8 @@ class MultiSURFSelector(_ReliefSelector):
     the mean and population standard deviation of R_i's distances to the n - 1 other instances
     (Manhattan, of Kononenko's diffs); hits and misses inside T_i are averaged separately:
 
-        W[A] = (1/m) sum_i [ -sum_{H inside} diff(A, R_i, H) / h_i + sum_C w_i(C) sum_{M of C inside} diff(A, R_i, M) / m_i(C) ].
+        W[A] = (1/m) sum_i [ -sum_{H inside T_i} diff(A, R_i, H) / h_i
+                             + sum_C w_i(C) sum_{M of class C inside T_i} diff(A, R_i, M) / m_i(C) ].
 
     With two classes (or a real target) w_i = 1 and the miss term is the mean over the misses
     inside T_i. With more classes the class means are weighted by the class priors renormalised

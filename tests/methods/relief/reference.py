@@ -70,14 +70,13 @@ def _miss_group(y, j, task):
     return y[j] if task == "classification" else "miss"
 
 
-def _class_weights(y, i, groups, task, weighting, present):
-    """Weight of each miss group in the update of instance i."""
+def _class_weights(y, i, groups, task, present):
+    """Kononenko's weight P(C) / (1 - P(class(R_i))) of each miss class in the update of instance i
+    (1 for the one miss group of a real target)."""
     if task != "classification":
         return {g: 1.0 for g in groups}
     n = len(y)
     prior = {c: sum(1 for v in y if v == c) / n for c in set(y.tolist())}
-    if weighting == "skrebate":  # filled in by the caller (needs the counts)
-        raise AssertionError
     w = {g: prior[g] / (1.0 - prior[y[i]]) for g in groups}
     if present is not None:  # MultiSURF: renormalised over the classes with a miss inside
         total = sum(w[g] for g in present)
@@ -90,12 +89,16 @@ def _update(X, y, i, hits, misses, kinds, ranges, task, weighting, *, n_miss_cla
     """One instance's contribution: ``hits`` and ``misses`` map neighbour -> weight within its
     set (1 for a full neighbour, a share for a tied one); misses are grouped by class."""
     p = X.shape[1]
+
+    def d(j, f):
+        return diff(X[i, f], X[j, f], kinds[f], ranges[f], ramp_sd=None if ramp is None else ramp[f])
+
     u = np.zeros(p)
     h_total = sum(hits.values())
     if h_total > 0:
         for j, w in hits.items():
             for f in range(p):
-                u[f] -= w * diff(X[i, f], X[j, f], kinds[f], ranges[f], ramp_sd=None if ramp is None else ramp[f]) / h_total
+                u[f] -= w * d(j, f) / h_total
     groups = {}
     for j, w in misses.items():
         groups.setdefault(_miss_group(y, j, task), {})[j] = w
@@ -108,16 +111,14 @@ def _update(X, y, i, hits, misses, kinds, ranges, task, weighting, *, n_miss_cla
             cnt = sum(members.values())
             for j, w in members.items():
                 for f in range(p):
-                    d = diff(X[i, f], X[j, f], kinds[f], ranges[f], ramp_sd=None if ramp is None else ramp[f])
-                    u[f] += w * d * (cnt / m) * n_miss_classes / m
+                    u[f] += w * d(j, f) * (cnt / m) * n_miss_classes / m
         return u
-    cw = _class_weights(y, i, list(groups), task, weighting, list(groups) if renormalise else None)
+    cw = _class_weights(y, i, list(groups), task, list(groups) if renormalise else None)
     for g, members in groups.items():
         total = sum(members.values())
         for j, w in members.items():
             for f in range(p):
-                d = diff(X[i, f], X[j, f], kinds[f], ranges[f], ramp_sd=None if ramp is None else ramp[f])
-                u[f] += cw[g] * w * d / total
+                u[f] += cw[g] * w * d(j, f) / total
     return u
 
 
