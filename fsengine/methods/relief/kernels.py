@@ -30,67 +30,78 @@ _ROW_CHUNKS = 16
 # ------------------------------------------------------------------------------------ distances
 
 @njit(cache=True, fastmath=_FAST)
-def _distance_four(Xc, Xd, i0, i1, i2, i3, j0, j1, out, r):
-    """Distances of instances i0..i3 (rows r..r+3 of ``out``) to instances j0..j1-1: each loaded
-    row j serves four sums (the register block that makes the loop compute-bound)."""
+def _distance_four_two(Xc, Xd, i0, i1, i2, i3, j, first, out, r):
+    """Distances of instances i0..i3 (rows r..r+3 of ``out``) to instances j and j + 1: each loaded
+    value serves several sums (the register block that makes the loop compute-bound)."""
     a0, a1, a2, a3 = Xc[i0], Xc[i1], Xc[i2], Xc[i3]
+    b, e = Xc[j], Xc[j + 1]
+    s0 = s1 = s2 = s3 = t0 = t1 = t2 = t3 = 0.0
+    for f in range(b.size):
+        v = b[f]
+        w = e[f]
+        x0, x1, x2, x3 = a0[f], a1[f], a2[f], a3[f]
+        s0 += abs(x0 - v)
+        s1 += abs(x1 - v)
+        s2 += abs(x2 - v)
+        s3 += abs(x3 - v)
+        t0 += abs(x0 - w)
+        t1 += abs(x1 - w)
+        t2 += abs(x2 - w)
+        t3 += abs(x3 - w)
     c0, c1, c2, c3 = Xd[i0], Xd[i1], Xd[i2], Xd[i3]
-    for j in range(j0, j1):
-        b = Xc[j]
-        s0 = 0.0
-        s1 = 0.0
-        s2 = 0.0
-        s3 = 0.0
-        for f in range(b.size):
-            v = b[f]
-            s0 += abs(a0[f] - v)
-            s1 += abs(a1[f] - v)
-            s2 += abs(a2[f] - v)
-            s3 += abs(a3[f] - v)
-        e = Xd[j]
-        for f in range(e.size):
-            v = e[f]
-            s0 += 1.0 if c0[f] != v else 0.0
-            s1 += 1.0 if c1[f] != v else 0.0
-            s2 += 1.0 if c2[f] != v else 0.0
-            s3 += 1.0 if c3[f] != v else 0.0
-        out[r, j] = s0
-        out[r + 1, j] = s1
-        out[r + 2, j] = s2
-        out[r + 3, j] = s3
+    b, e = Xd[j], Xd[j + 1]
+    for f in range(b.size):
+        v = b[f]
+        w = e[f]
+        x0, x1, x2, x3 = c0[f], c1[f], c2[f], c3[f]
+        s0 += 1.0 if x0 != v else 0.0
+        s1 += 1.0 if x1 != v else 0.0
+        s2 += 1.0 if x2 != v else 0.0
+        s3 += 1.0 if x3 != v else 0.0
+        t0 += 1.0 if x0 != w else 0.0
+        t1 += 1.0 if x1 != w else 0.0
+        t2 += 1.0 if x2 != w else 0.0
+        t3 += 1.0 if x3 != w else 0.0
+    col = j - first
+    out[r, col], out[r + 1, col], out[r + 2, col], out[r + 3, col] = s0, s1, s2, s3
+    out[r, col + 1], out[r + 1, col + 1], out[r + 2, col + 1], out[r + 3, col + 1] = t0, t1, t2, t3
 
 
 @njit(cache=True, fastmath=_FAST)
-def _distance_one(Xc, Xd, i, j0, j1, out, r):
-    a = Xc[i]
-    c = Xd[i]
-    for j in range(j0, j1):
-        b = Xc[j]
-        s = 0.0
-        for f in range(b.size):
-            s += abs(a[f] - b[f])
-        e = Xd[j]
-        for f in range(e.size):
-            s += 1.0 if c[f] != e[f] else 0.0
-        out[r, j] = s
+def _distance_one(Xc, Xd, i, j, first, out, r):
+    a, b = Xc[i], Xc[j]
+    s = 0.0
+    for f in range(b.size):
+        s += abs(a[f] - b[f])
+    c, e = Xd[i], Xd[j]
+    for f in range(e.size):
+        s += 1.0 if c[f] != e[f] else 0.0
+    out[r, j - first] = s
 
 
 @njit(cache=True, fastmath=_FAST, parallel=True)
-def dense_distances(Xc, Xd, rows, out):
-    """``out[r, j] = sum_f |Xc[i, f] - Xc[j, f]| + #{f : Xd[i, f] != Xd[j, f]}`` for i = rows[r] and
-    every instance j (Kononenko's distance: the sum of the diffs of all features)."""
+def dense_distances(Xc, Xd, rows, first, out):
+    """``out[r, j - first] = sum_f |Xc[i, f] - Xc[j, f]| + #{f : Xd[i, f] != Xd[j, f]}`` for i = rows[r]
+    and every instance j >= first (Kononenko's distance: the sum of the diffs of all features)."""
     n = Xc.shape[0]
     b = rows.size
-    n_chunks = (n + _COLUMN_CHUNK - 1) // _COLUMN_CHUNK
+    n_chunks = (n - first + _COLUMN_CHUNK - 1) // _COLUMN_CHUNK
     for c in prange(n_chunks):
-        j0 = c * _COLUMN_CHUNK
+        j0 = first + c * _COLUMN_CHUNK
         j1 = min(n, j0 + _COLUMN_CHUNK)
         r = 0
         while r + 4 <= b:
-            _distance_four(Xc, Xd, rows[r], rows[r + 1], rows[r + 2], rows[r + 3], j0, j1, out, r)
+            j = j0
+            while j + 2 <= j1:
+                _distance_four_two(Xc, Xd, rows[r], rows[r + 1], rows[r + 2], rows[r + 3], j, first, out, r)
+                j += 2
+            if j < j1:
+                for q in range(4):
+                    _distance_one(Xc, Xd, rows[r + q], j, first, out, r + q)
             r += 4
         while r < b:
-            _distance_one(Xc, Xd, rows[r], j0, j1, out, r)
+            for j in range(j0, j1):
+                _distance_one(Xc, Xd, rows[r], j, first, out, r)
             r += 1
 
 
@@ -117,31 +128,44 @@ def sparse_base(indptr, indices, data, discrete):
     return base
 
 
+@njit(cache=True)
+def _first_at_least(col_rows, lo, hi, first):
+    """The first position in the sorted ``col_rows[lo:hi]`` holding a row >= first."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if col_rows[mid] < first:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 @njit(cache=True, parallel=True)
-def sparse_distances(indptr, indices, data, col_ptr, col_rows, col_vals, discrete, base, rows, out):
-    """Distances of sparse instances without densifying: a feature where both rows are zero adds
-    nothing, so
+def sparse_distances(indptr, indices, data, col_ptr, col_rows, col_vals, discrete, base, rows, first, out):
+    """Distances of sparse instances to the instances j >= first (``out[r, j - first]``) without
+    densifying: a feature where both rows are zero adds nothing, so
 
         d(i, j) = base[i] + base[j] - sum_{f in S_i and S_j} [diff_f(x_if, 0) + diff_f(0, x_jf) - diff_f(x_if, x_jf)],
 
-    the correction found by walking, for each stored entry (i, f), the rows j of column f (CSC).
-    Cost: sum over f of (column count)^2 for all n rows, instead of n^2 p."""
+    the correction found by walking, for each stored entry (i, f), the rows j >= first of column f
+    (CSC, rows sorted). Cost: sum over f of (column count)^2 for all pairs, instead of n^2 p."""
     n = base.size
     b = rows.size
     for r in prange(b):
         i = rows[r]
         bi = base[i]
-        for j in range(n):
-            out[r, j] = bi + base[j]
+        for j in range(first, n):
+            out[r, j - first] = bi + base[j]
         for t in range(indptr[i], indptr[i + 1]):
             f = indices[t]
             a = data[t]
             disc = discrete[f]
             a0 = _diff(a, 0.0, disc)
-            for u in range(col_ptr[f], col_ptr[f + 1]):
+            for u in range(_first_at_least(col_rows, col_ptr[f], col_ptr[f + 1], first), col_ptr[f + 1]):
                 v = col_vals[u]
-                out[r, col_rows[u]] -= a0 + _diff(0.0, v, disc) - _diff(a, v, disc)
-        out[r, i] = 0.0
+                out[r, col_rows[u] - first] -= a0 + _diff(0.0, v, disc) - _diff(a, v, disc)
+        if i >= first:
+            out[r, i - first] = 0.0
 
 
 # ---------------------------------------------------------------------------- neighbour weights
@@ -284,17 +308,10 @@ def multisurf_weights(dist, rows, y, bound, group, n_groups, class_weight, out, 
 # ------------------------------------------------------------------------------------ updates
 
 @njit(cache=True, fastmath=_FAST)
-def _dense_update(Xc, Xd, i, weights, r, neighbours, acc):
-    """acc[f] = sum_j weights[r, j] diff_f(i, j) for one instance, four neighbours per pass over
-    the features."""
-    n = weights.shape[1]
+def _dense_update(Xc, Xd, i, weights, r, neighbours, count, acc):
+    """acc[f] += sum_t weights[r, j_t] diff_f(i, j_t) over the ``count`` listed neighbours j_t, four
+    per pass over the features."""
     pc = Xc.shape[1]
-    count = 0
-    for j in range(n):
-        if weights[r, j] != 0.0:
-            neighbours[count] = j
-            count += 1
-    acc[:] = 0.0
     a = Xc[i]
     c = Xd[i]
     t = 0
@@ -326,13 +343,27 @@ def _dense_update(Xc, Xd, i, weights, r, neighbours, acc):
 @njit(cache=True, parallel=True)
 def dense_updates(Xc, Xd, rows, weights, out):
     """``out[r, f] = sum_j weights[r, j] diff_f(rows[r], j)``: each instance's update of the feature
-    weights (features in the order of ``Xc`` then ``Xd``)."""
+    weights (features in the order of ``Xc`` then ``Xd``). The neighbours are walked in tiles of
+    :data:`_COLUMN_CHUNK` rows of X, each tile serving every instance of a chunk of rows while it
+    is in cache."""
     b, n = weights.shape
     n_chunks = min(b, _ROW_CHUNKS)
     for c in prange(n_chunks):
-        neighbours = np.empty(n, dtype=np.int64)
-        for r in range(c * b // n_chunks, (c + 1) * b // n_chunks):
-            _dense_update(Xc, Xd, rows[r], weights, r, neighbours, out[r])
+        r0 = c * b // n_chunks
+        r1 = (c + 1) * b // n_chunks
+        neighbours = np.empty(_COLUMN_CHUNK, dtype=np.int64)
+        for r in range(r0, r1):
+            out[r, :] = 0.0
+        for j0 in range(0, n, _COLUMN_CHUNK):
+            j1 = min(n, j0 + _COLUMN_CHUNK)
+            for r in range(r0, r1):
+                count = 0
+                for j in range(j0, j1):
+                    if weights[r, j] != 0.0:
+                        neighbours[count] = j
+                        count += 1
+                if count:
+                    _dense_update(Xc, Xd, rows[r], weights, r, neighbours, count, out[r])
 
 
 @njit(cache=True, fastmath=_FAST)

@@ -105,8 +105,9 @@ class DenseFeatures:
     Xd: np.ndarray
     columns: np.ndarray
 
-    def distances(self, rows, out):
-        kernels.dense_distances(self.Xc, self.Xd, rows, out)
+    def distances(self, rows, out, first=0):
+        """``out[r, j - first]``: the distance of instance rows[r] to every instance j >= first."""
+        kernels.dense_distances(self.Xc, self.Xd, rows, first, out)
 
     def block_update(self, rows, weights, scratch) -> np.ndarray:
         """sum over the block's instances of their updates (per kernel column)."""
@@ -141,10 +142,10 @@ class SparseFeatures:
         return cls(csr, csc, flags, kernels.sparse_base(csr.indptr, csr.indices, csr.data, flags), to_zero,
                    np.ascontiguousarray(col_cost, dtype=np.int64), np.arange(csr.shape[1]))
 
-    def distances(self, rows, out):
+    def distances(self, rows, out, first=0):
         r, c = self.csr, self.csc
         kernels.sparse_distances(r.indptr, r.indices, r.data, c.indptr, c.indices, c.data, self.discrete,
-                                 self.base, rows, out)
+                                 self.base, rows, first, out)
 
     def block_update(self, rows, weights, scratch) -> np.ndarray:
         """sum over the block's instances of their updates, the deferred terms of the instances
