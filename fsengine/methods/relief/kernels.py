@@ -183,10 +183,16 @@ def _insert(buf, s, count, d):
 
 
 @njit(cache=True)
-def _neighbour_set(y, bound, group, n_groups, i, j):
-    """The set neighbour j belongs to for instance i: ``n_groups`` for a hit (|y_i - y_j| < bound),
-    else the miss group of j (its class; 0 for a real target)."""
-    return n_groups if abs(y[j] - y[i]) < bound else group[j]
+def _neighbour_sets(y, bound, group, n_groups, i):
+    """The set every instance j belongs to as a neighbour of instance i: ``n_groups`` for a hit
+    (|y_i - y_j| < bound), else the miss group of j (its class; 0 for a real target); -1 for i."""
+    n = y.size
+    sets = np.empty(n, dtype=np.int64)
+    yi = y[i]
+    for j in range(n):
+        sets[j] = n_groups if abs(y[j] - yi) < bound else group[j]
+    sets[i] = -1
+    return sets
 
 
 @njit(cache=True)
@@ -222,11 +228,12 @@ def relieff_weights(dist, rows, y, bound, group, n_groups, class_weight, k, out,
     for r in prange(b):
         i = rows[r]
         own = group[i]
+        sets = _neighbour_sets(y, bound, group, n_groups, i)
         buf = np.empty((n_sets, k))
         count = np.zeros(n_sets, dtype=np.int64)
         for j in range(n):
-            if j != i:
-                s = _neighbour_set(y, bound, group, n_groups, i, j)
+            s = sets[j]
+            if s >= 0:
                 d = dist[r, j]
                 if count[s] < k or d < buf[s, k - 1]:
                     _insert(buf, s, count[s], d)
@@ -238,8 +245,8 @@ def relieff_weights(dist, rows, y, bound, group, n_groups, class_weight, k, out,
         closer = np.zeros(n_sets)
         at = np.zeros(n_sets)
         for j in range(n):
-            if j != i:
-                s = _neighbour_set(y, bound, group, n_groups, i, j)
+            s = sets[j]
+            if s >= 0:
                 d = dist[r, j]
                 if d < kth[s]:
                     closer[s] += 1.0
@@ -257,14 +264,135 @@ def relieff_weights(dist, rows, y, bound, group, n_groups, class_weight, k, out,
         factor = _set_factors(count, eff, class_weight, own, n_groups)
         for j in range(n):
             w = 0.0
-            if j != i:
-                s = _neighbour_set(y, bound, group, n_groups, i, j)
+            s = sets[j]
+            if s >= 0:
                 d = dist[r, j]
                 if d < kth[s]:
                     w = factor[s]
                 elif d == kth[s]:
                     w = factor[s] * share[s]
             out[r, j] = w
+
+
+# ----------------------------------------------- ReliefF with each pair's distance computed once
+
+@njit(cache=True)
+def _insert_sorted(buf_d, buf_j, i, s, size, d, j):
+    """Insert (d, j) into the sorted first ``size`` entries of instance i's buffer of set s (when
+    the buffer is full, ``size`` is its capacity and the largest entry falls off)."""
+    pos = min(size, buf_d.shape[2] - 1)
+    while pos > 0 and buf_d[i, s, pos - 1] > d:
+        buf_d[i, s, pos] = buf_d[i, s, pos - 1]
+        buf_j[i, s, pos] = buf_j[i, s, pos - 1]
+        pos -= 1
+    buf_d[i, s, pos] = d
+    buf_j[i, s, pos] = j
+
+
+@njit(cache=True)
+def _bars(buf_d, count, i):
+    """The distance a candidate must beat to enter each of instance i's buffers (inf where the
+    buffer is not full)."""
+    capacity = buf_d.shape[2]
+    bar = np.full(buf_d.shape[1], np.inf)
+    for s in range(bar.size):
+        if count[i, s] >= capacity:
+            bar[s] = buf_d[i, s, capacity - 1]
+    return bar
+
+
+@njit(cache=True, parallel=True)
+def offer_to_rows(dist, rows, first, y, bound, group, n_groups, buf_d, buf_j, count):
+    """Every instance j >= first (``dist[r, j - first]``) offered to instance rows[r]'s buffers:
+    ``buf_d[i, s]`` keeps the smallest distances offered to set s of instance i (sorted, their
+    instances in ``buf_j``) and ``count[i, s]`` counts the offers."""
+    b, width = dist.shape
+    capacity = buf_d.shape[2]
+    for r in prange(b):
+        i = rows[r]
+        bar = _bars(buf_d, count, i)
+        seen = count[i].copy()
+        yi = y[i]
+        for c in range(width):
+            j = first + c
+            if j == i:
+                continue
+            s = n_groups if abs(y[j] - yi) < bound else group[j]
+            d = dist[r, c]
+            offered = seen[s]
+            seen[s] = offered + 1
+            if d < bar[s]:
+                _insert_sorted(buf_d, buf_j, i, s, min(offered, capacity), d, j)
+                if offered + 1 >= capacity:
+                    bar[s] = buf_d[i, s, capacity - 1]
+        count[i] = seen
+
+
+@njit(cache=True, parallel=True)
+def offer_to_columns(dist, rows, first, start, y, bound, group, n_groups, buf_d, buf_j, count):
+    """The block's instances rows[r] offered to every instance j >= start (the other half of each
+    pair whose distance the block computed), as :func:`offer_to_rows` does."""
+    b, width = dist.shape
+    capacity = buf_d.shape[2]
+    for j in prange(start, first + width):
+        bar = _bars(buf_d, count, j)
+        seen = count[j].copy()
+        yj = y[j]
+        col = j - first
+        for r in range(b):
+            i = rows[r]
+            s = n_groups if abs(y[i] - yj) < bound else group[i]
+            d = dist[r, col]
+            offered = seen[s]
+            seen[s] = offered + 1
+            if d < bar[s]:
+                _insert_sorted(buf_d, buf_j, j, s, min(offered, capacity), d, i)
+                if offered + 1 >= capacity:
+                    bar[s] = buf_d[j, s, capacity - 1]
+        count[j] = seen
+
+
+@njit(cache=True, parallel=True)
+def buffer_weights(rows, buf_d, buf_j, count, k, group, class_weight, out, tied, overflow):
+    """ReliefF's weights (as :func:`relieff_weights`, ties shared) from the buffers of the smallest
+    distances. When a set's tie at the k-th distance may reach past the buffer (full, its last
+    entry at the k-th distance), ``overflow[r]`` is set and the caller recomputes that instance."""
+    b, n = out.shape
+    n_sets = buf_d.shape[1]
+    n_groups = n_sets - 1
+    capacity = buf_d.shape[2]
+    for r in prange(b):
+        i = rows[r]
+        out[r, :] = 0.0
+        eff = np.empty(n_sets)
+        kth = np.full(n_sets, np.inf)
+        share = np.ones(n_sets)
+        split = False
+        overflow[r] = False
+        for s in range(n_sets):
+            c = count[i, s]
+            eff[s] = min(k, c)
+            if c > k:
+                kth[s] = buf_d[i, s, k - 1]
+                closer = 0.0
+                at = 0.0
+                for t in range(min(c, capacity)):
+                    if buf_d[i, s, t] < kth[s]:
+                        closer += 1.0
+                    elif buf_d[i, s, t] == kth[s]:
+                        at += 1.0
+                share[s] = (k - closer) / at
+                split = split or at > k - closer
+                overflow[r] = overflow[r] or (c > capacity and buf_d[i, s, capacity - 1] == kth[s])
+        tied[r] = split
+        factor = _set_factors(count[i], eff, class_weight, group[i], n_groups)
+        for s in range(n_sets):
+            for t in range(min(count[i, s], capacity)):
+                d = buf_d[i, s, t]
+                if d < kth[s]:
+                    out[r, buf_j[i, s, t]] = factor[s]
+                elif d == kth[s]:
+                    out[r, buf_j[i, s, t]] = factor[s] * share[s]
 
 
 @njit(cache=True, parallel=True)
@@ -289,16 +417,17 @@ def multisurf_weights(dist, rows, y, bound, group, n_groups, class_weight, out, 
             if j != i:
                 spread += (dist[r, j] - mean) ** 2
         t = mean - np.sqrt(spread / m) / 2.0 if m > 0 else -np.inf
+        sets = _neighbour_sets(y, bound, group, n_groups, i)
         count = np.zeros(n_sets, dtype=np.int64)
         for j in range(n):
-            if j != i and dist[r, j] < t:
-                count[_neighbour_set(y, bound, group, n_groups, i, j)] += 1
+            if sets[j] >= 0 and dist[r, j] < t:
+                count[sets[j]] += 1
         eff = count.astype(np.float64)
         factor = _set_factors(count, eff, class_weight, group[i], n_groups)
         for j in range(n):
             w = 0.0
-            if j != i and dist[r, j] < t:
-                w = factor[_neighbour_set(y, bound, group, n_groups, i, j)]
+            if sets[j] >= 0 and dist[r, j] < t:
+                w = factor[sets[j]]
             out[r, j] = w
         threshold[r] = t
         n_hits[r] = count[n_groups]

@@ -37,9 +37,12 @@ neighbourhood is strict (d < T_i) and needs no tie rule.
 Memory and time: instances are scored in blocks of ``b`` rows. For each block the kernels compute
 the ``(b, n)`` distances to every instance, the ``(b, n)`` neighbour weights and the ``(b, p)``
 updates, so memory is about ``8 b (2 n + p)`` bytes (``b`` chosen from :data:`BLOCK_BYTES`), never
-an ``n x n`` matrix. Dense time is ``m n p`` (each scored instance against all n); sparse X is
-never densified: its distances cost sum_f c_f^2 (c_f: the stored entries of column f) and an
-update costs the neighbours' stored entries (:func:`fsengine.methods.relief.kernels.sparse_distances`).
+an ``n x n`` matrix beyond :data:`PAIRWISE_BYTES`. Scoring every instance, each pair's distance
+is computed once (ReliefF: offered to both instances' buffers of their smallest distances, O(n k)
+memory; MultiSURF: the mirrored matrix, when it fits :data:`PAIRWISE_BYTES`, n <= 4,096): dense
+time n^2 p / 2 for the distances. A sample of m instances costs m n p. Sparse X is never
+densified: its distances cost sum_f c_f^2 (c_f: the stored entries of column f) and an update
+the neighbours' or the columns' stored entries (:mod:`fsengine.methods.relief.kernels`).
 """
 
 from __future__ import annotations
@@ -58,10 +61,20 @@ Progress = Callable[[float, str], None]
 
 #: the memory one block of instances may take (distances, weights and updates), in bytes
 BLOCK_BYTES = 64 * 1024**2
-#: the largest block of instances (progress is reported after every block)
-MAX_BLOCK_ROWS = 256
+#: the work of one block of instances, in vectorised element operations (about 0.1-0.2 s on one
+#: core): progress is reported after every block, and fewer, larger blocks start fewer threads
+BLOCK_WORK = 2 * 10**9
+#: the largest block of instances
+MAX_BLOCK_ROWS = 4096
 #: the running top features the trace compares with the final top (``top_agreement``)
 TOP = 10
+#: the memory the pairwise pass may take for ReliefF's buffers or MultiSURF's whole distance matrix
+#: (else every instance's row of distances is computed: twice the distance work)
+PAIRWISE_BYTES = 128 * 1024**2
+#: room for candidates tied at the k-th distance in the pairwise pass's buffers (at least)
+TIE_ROOM = 5
+#: the share of the progress bar the pairwise distance pass takes
+PAIRWISE_SHARE = 0.8
 METHODS = {"relieff": "ReliefF", "multisurf": "MultiSURF"}
 
 
@@ -105,6 +118,11 @@ class DenseFeatures:
     Xd: np.ndarray
     columns: np.ndarray
 
+    @property
+    def work_per_row(self) -> float:
+        """Element operations of one instance's distances to all n."""
+        return float(self.Xc.shape[0] * self.columns.size)
+
     def distances(self, rows, out, first=0):
         """``out[r, j - first]``: the distance of instance rows[r] to every instance j >= first."""
         kernels.dense_distances(self.Xc, self.Xd, rows, first, out)
@@ -141,6 +159,12 @@ class SparseFeatures:
         col_cost = np.bincount(entry_rows, weights=np.diff(csc.indptr)[csr.indices], minlength=csr.shape[0])
         return cls(csr, csc, flags, kernels.sparse_base(csr.indptr, csr.indices, csr.data, flags), to_zero,
                    np.ascontiguousarray(col_cost, dtype=np.int64), np.arange(csr.shape[1]))
+
+    @property
+    def work_per_row(self) -> float:
+        """One instance's distances to all n in vectorised element operations: a scattered update of
+        the column walk costs about ten."""
+        return 10.0 * (float(self.col_cost.mean()) + self.base.size)
 
     def distances(self, rows, out, first=0):
         r, c = self.csr, self.csc
@@ -231,24 +255,120 @@ class ReliefResult:
     trace: pd.DataFrame
 
 
-def block_rows(n: int, p: int, m: int) -> int:
+def block_rows(n: int, p: int, m: int, work_per_row: float) -> int:
     """Instances per block: as many as :data:`BLOCK_BYTES` holds for the (b, n) distances and weights
-    and the (b, p) updates, at most :data:`MAX_BLOCK_ROWS` and at most m."""
-    return int(max(1, min(m, MAX_BLOCK_ROWS, BLOCK_BYTES // (8 * (2 * n + p)))))
+    and the (b, p) updates and :data:`BLOCK_WORK` allows, at most :data:`MAX_BLOCK_ROWS` and m."""
+    return int(max(1, min(m, MAX_BLOCK_ROWS, BLOCK_BYTES // (8 * (2 * n + p)), BLOCK_WORK // max(work_per_row, 1))))
 
 
-def relief_scores(X, y, *, method: str, task: str = "classification", n_neighbors: int = 10,
-                  discrete_threshold: int = 10, instances=None, progress: Progress | None = None,
-                  block: int | None = None) -> ReliefResult:
-    """ReliefF (``method="relieff"``) or MultiSURF (``"multisurf"``) weights of the features of X
-    (dense or sparse, finite) for the target y, as the module says.
+class _Scratch:
+    """The block arrays, allocated once: distances and weights (b, n), updates (b, p)."""
+
+    def __init__(self, b: int, n: int, p: int):
+        self.size = b * n
+        self.flat = None
+        self.weights = np.empty((b, n))
+        self.updates = np.empty((b, p))
+
+    def distances(self, rows: int, width: int) -> np.ndarray:
+        """A C-contiguous (rows, width) view of the distance block (allocated at the first call)."""
+        if self.flat is None:
+            self.flat = np.empty(self.size)
+        return self.flat[:rows * width].reshape(rows, width)
+
+
+def _row_weights(method, features, target, k, rows, scratch, weights, record, dist=None) -> np.ndarray:
+    """``weights`` (len(rows), n): the neighbour weights of ``rows`` from their distances to all n
+    instances (computed here unless given; the trace's columns written into ``record``)."""
+    size, n = rows.size, target.values.size
+    if dist is None:
+        dist = scratch.distances(size, n)
+        features.distances(rows, dist)
+    if method == "relieff":
+        tied = np.zeros(size, dtype=np.bool_)
+        kernels.relieff_weights(dist, rows, target.values, target.bound, target.group, target.n_groups,
+                                target.class_weight, k, weights, tied)
+        record["tied_instances"] = int(tied.sum())
+    else:
+        threshold, hits, misses = np.empty(size), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+        kernels.multisurf_weights(dist, rows, target.values, target.bound, target.group, target.n_groups,
+                                  target.class_weight, weights, threshold, hits, misses)
+        record.update(mean_threshold=float(threshold.mean()), mean_hits=float(hits.mean()),
+                      mean_misses=float(misses.mean()))
+    return weights
+
+
+@dataclass
+class _Buffers:
+    """Per instance and neighbour set (the miss groups, then the hits): the smallest distances
+    offered (sorted), their instances, and how many were offered."""
+
+    distance: np.ndarray
+    instance: np.ndarray
+    count: np.ndarray
+
+
+def buffer_capacity(n: int, k: int) -> int:
+    """Candidates kept per instance and set by the pairwise pass: k and room for ties at the k-th
+    distance (:data:`TIE_ROOM`); an instance whose tie fills the room is recomputed."""
+    return int(min(max(n - 1, 1), k + max(TIE_ROOM, k // 2)))
+
+
+def _pairwise_buffers(features, target, k, b, scratch, report, label) -> _Buffers:
+    """Every pair's distance computed once (blocks of rows against the rows from their first on),
+    each offered to both instances' buffers. Reports ``PAIRWISE_SHARE`` of the progress."""
+    n = target.values.size
+    capacity = buffer_capacity(n, k)
+    sets = target.n_groups + 1
+    buffers = _Buffers(np.empty((n, sets, capacity)), np.empty((n, sets, capacity), dtype=np.int64),
+                       np.zeros((n, sets), dtype=np.int64))
+    done, total = 0, n * (n + 1) / 2
+    for start in range(0, n, b):
+        rows = np.arange(start, min(n, start + b), dtype=np.int64)
+        dist = scratch.distances(rows.size, n - start)
+        features.distances(rows, dist, first=start)
+        args = (target.values, target.bound, target.group, target.n_groups, buffers.distance, buffers.instance,
+                buffers.count)
+        kernels.offer_to_rows(dist, rows, start, *args)
+        kernels.offer_to_columns(dist, rows, start, start + rows.size, *args)
+        done += rows.size * (n - start) - rows.size * (rows.size - 1) / 2
+        report(PAIRWISE_SHARE * done / total, f"{label}: distances of {start + rows.size:,} of {n:,} instances")
+    return buffers
+
+
+def _mirrored_distances(features, n, b, report, label) -> np.ndarray:
+    """The whole (n, n) distance matrix with each pair computed once: blocks of rows against the rows
+    from their first on, mirrored below the diagonal. Reports ``PAIRWISE_SHARE`` of the progress."""
+    full = np.empty((n, n))
+    done, total = 0, n * (n + 1) / 2
+    for start in range(0, n, b):
+        size = min(b, n - start)
+        block = full[start:start + size, start:]
+        features.distances(np.arange(start, start + size, dtype=np.int64), block, first=start)
+        full[start + size:, start:start + size] = block[:, size:].T
+        done += size * (n - start) - size * (size - 1) / 2
+        report(PAIRWISE_SHARE * done / total, f"{label}: distances of {start + size:,} of {n:,} instances")
+    return full
+
+
+def relief_scores(X, y, *, method: str, discrete_threshold: int, task: str = "classification",
+                  n_neighbors: int | None = None, instances=None, progress: Progress | None = None,
+                  block: int | None = None, pairwise: bool = True) -> ReliefResult:
+    """ReliefF (``method="relieff"``, ``n_neighbors`` = k) or MultiSURF (``"multisurf"``) weights of the
+    features of X (dense or sparse, finite) for the target y, as the module says.
 
     ``instances``: the rows scored (default every row; each is compared with all n rows).
     ``progress(fraction, message)`` is told after every block; ``block`` overrides the block size
-    (the scores do not depend on it).
+    (the scores do not depend on it). Scoring every row, each pair's distance is computed once:
+    ReliefF offers it to both instances' buffers of the smallest distances (:func:`_pairwise_buffers`),
+    MultiSURF keeps the whole mirrored matrix when it fits :data:`PAIRWISE_BYTES` (n <= 4,096).
+    Otherwise, with a sample of instances or ``pairwise=False``, every scored instance's row of
+    distances is computed: the same weights for twice the distance work.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {sorted(METHODS)}, not {method!r}")
+    if method == "relieff" and (n_neighbors is None or n_neighbors < 1):
+        raise ValueError(f"ReliefF needs n_neighbors >= 1, not {n_neighbors!r}")
     label = METHODS[method]
     report = report_to(progress)
     n, p = X.shape
@@ -258,32 +378,39 @@ def relief_scores(X, y, *, method: str, task: str = "classification", n_neighbor
     discrete = counts <= discrete_threshold
     features = prepare_features(X, discrete, counts)
     target = make_target(y, task)
-    b = block or block_rows(n, features.columns.size, m)
-    dist = np.empty((b, n))
-    weights = np.empty((b, n))
-    updates = np.empty((b, features.columns.size))
+    k = int(n_neighbors or 0)
+    b = block or block_rows(n, features.columns.size, m, features.work_per_row)
+    scratch = _Scratch(b, n, features.columns.size)
+    buffers = full = None
+    if pairwise and m == n and np.array_equal(rows_all, np.arange(n)):
+        if method == "relieff" and 16 * n * (target.n_groups + 1) * buffer_capacity(n, k) <= PAIRWISE_BYTES:
+            buffers = _pairwise_buffers(features, target, k, b, scratch, report, label)
+        elif method == "multisurf" and 8 * n * n <= PAIRWISE_BYTES:
+            full = _mirrored_distances(features, n, b, report, label)
+    offset = PAIRWISE_SHARE if buffers is not None or full is not None else 0.0
     total = np.zeros(features.columns.size)
     records, running_top = [], []
     for start in range(0, m, b):
         rows = rows_all[start:start + b]
         size = rows.size
-        features.distances(rows, dist[:size])
         record = {"block": len(records) + 1, "first": start + 1, "last": start + size}
-        if method == "relieff":
-            tied = np.zeros(size, dtype=np.bool_)
-            kernels.relieff_weights(dist[:size], rows, target.values, target.bound, target.group, target.n_groups,
-                                    target.class_weight, int(n_neighbors), weights[:size], tied)
-            record["tied_instances"] = int(tied.sum())
+        if buffers is None:
+            weights = _row_weights(method, features, target, k, rows, scratch, scratch.weights[:size], record,
+                                   dist=None if full is None else full[start:start + size])
         else:
-            threshold, hits, misses = np.empty(size), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
-            kernels.multisurf_weights(dist[:size], rows, target.values, target.bound, target.group, target.n_groups,
-                                      target.class_weight, weights[:size], threshold, hits, misses)
-            record.update(mean_threshold=float(threshold.mean()), mean_hits=float(hits.mean()),
-                          mean_misses=float(misses.mean()))
-        total += features.block_update(rows, weights[:size], updates[:size])
+            weights = scratch.weights[:size]
+            tied, overflow = np.zeros(size, dtype=np.bool_), np.zeros(size, dtype=np.bool_)
+            kernels.buffer_weights(rows, buffers.distance, buffers.instance, buffers.count, k, target.group,
+                                   target.class_weight, weights, tied, overflow)
+            if overflow.any():  # a tie reaching past the buffer: those instances' rows of distances
+                weights[overflow] = _row_weights(method, features, target, k, rows[overflow], scratch,
+                                                 np.empty((int(overflow.sum()), n)), {})
+                tied[overflow] = True
+            record["tied_instances"] = int(tied.sum())
+        total += features.block_update(rows, weights, scratch.updates[:size])
         running_top.append(np.argsort(-total, kind="stable")[:TOP])
         records.append(record)
-        report((start + size) / m, f"{label}: {start + size:,} of {m:,} instances scored")
+        report(offset + (1 - offset) * (start + size) / m, f"{label}: {start + size:,} of {m:,} instances scored")
     scores = np.zeros(p)
     scores[features.columns] = total / m
     trace = pd.DataFrame(records)

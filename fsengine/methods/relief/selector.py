@@ -37,11 +37,14 @@ class _ReliefSelector(_TaskSelector):
             return np.arange(n)
         return np.sort(np.random.default_rng(self.random_state).choice(n, size=self.n_instances, replace=False))
 
+    def _neighbours(self) -> dict:
+        """The method's own neighbour parameters (ReliefF's k)."""
+        return {}
+
     def _fit(self, X, y):
         self.task_ = self._resolve_task(y)
-        result = relief_scores(X, y, method=self._method, task=self.task_,
-                               n_neighbors=getattr(self, "n_neighbors", 1), discrete_threshold=self.discrete_threshold,
-                               instances=self._instances(X.shape[0]), progress=self._progress)
+        result = relief_scores(X, y, method=self._method, task=self.task_, discrete_threshold=self.discrete_threshold,
+                               instances=self._instances(X.shape[0]), progress=self._progress, **self._neighbours())
         self.scores_ = result.scores
         self.discrete_ = result.discrete
         self.instances_ = result.instances
@@ -166,6 +169,9 @@ class ReliefFSelector(_ReliefSelector):
         self.n_instances = n_instances
         self.random_state = random_state
         self.task = task
+
+    def _neighbours(self) -> dict:
+        return {"n_neighbors": self.n_neighbors}
 
 
 class MultiSURFSelector(_ReliefSelector):

@@ -8,14 +8,22 @@ import tracemalloc
 
 import numba
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
 from fsengine.methods.relief import kernels, model
-from fsengine.methods.relief.model import distinct_counts, make_target, relief_scores
+from fsengine.methods.relief.model import distinct_counts, make_target
+from fsengine.methods.relief.model import relief_scores as _relief_scores
 from tests.methods.relief import reference as ref
 
 ATOL = 1e-14
+
+
+def relief_scores(X, y, *, method, discrete_threshold=10, n_neighbors=10, **kw):
+    """The model's weights with skrebate's feature typing and k = 10 unless the test says."""
+    return _relief_scores(X, y, method=method, discrete_threshold=discrete_threshold,
+                          **({"n_neighbors": n_neighbors} if method == "relieff" else {}), **kw)
 
 
 def _data(kind, n=40, seed=0):
@@ -111,6 +119,52 @@ def test_the_weights_do_not_depend_on_the_order_of_the_rows():
         np.testing.assert_allclose(a, b, atol=ATOL)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_multisurf_computing_each_pair_once_gives_the_row_by_row_weights(sparse, monkeypatch):
+    """The mirrored matrix (each pair computed once) against every instance's own row; above
+    PAIRWISE_BYTES the rows are computed (the same weights)."""
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(130, 6)) * (rng.random((130, 6)) < 0.6)
+    y = _labels(X[:, 0] - X[:, 2] + rng.normal(size=130), 3, imbalanced=True)
+    X = sp.csr_matrix(X) if sparse else X
+    rows = relief_scores(X, y, method="multisurf", pairwise=False, block=30)
+    once = relief_scores(X, y, method="multisurf", block=30)
+    np.testing.assert_allclose(once.scores, rows.scores, atol=ATOL)
+    pd.testing.assert_frame_equal(once.trace, rows.trace, atol=1e-12)
+    monkeypatch.setattr(model, "PAIRWISE_BYTES", 8 * 130 * 130 - 1)
+    np.testing.assert_array_equal(relief_scores(X, y, method="multisurf", block=30).scores, rows.scores)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("kind", ["continuous", "tied"])
+def test_relieff_computing_each_pair_once_gives_the_row_by_row_weights(kind, sparse, monkeypatch):
+    """The pairwise pass (each distance computed once, offered to both instances' buffers of the
+    smallest distances) against every instance's own row of distances; heavily tied data make
+    ties reach past the buffers, and those instances are recomputed row by row."""
+    rng = np.random.default_rng(10)
+    if kind == "continuous":
+        X = rng.normal(size=(150, 7)) * (rng.random((150, 7)) < 0.6)
+    else:
+        X = (rng.random((150, 4)) < 0.4).astype(float)  # 16 distinct rows: ties of dozens
+    y = _labels(X[:, 0] + X[:, 1] + rng.normal(size=150), 3, imbalanced=True)
+    X = sp.csr_matrix(X) if sparse else X
+    recomputed = []
+    row_weights = kernels.relieff_weights
+
+    def spy(dist, rows, *args):
+        recomputed.append(rows.size)
+        return row_weights(dist, rows, *args)
+
+    row_by_row = relief_scores(X, y, method="relieff", n_neighbors=5, pairwise=False, block=40)
+    monkeypatch.setattr(kernels, "relieff_weights", spy)
+    once = relief_scores(X, y, method="relieff", n_neighbors=5, block=40)
+    np.testing.assert_allclose(once.scores, row_by_row.scores, atol=ATOL)
+    assert once.trace["tied_instances"].tolist() == row_by_row.trace["tied_instances"].tolist()
+    assert (sum(recomputed) > 0) == (kind == "tied")
+    dense = X.toarray() if sparse else X
+    np.testing.assert_allclose(once.scores, ref.relieff(dense, y, 5), atol=ATOL)
+
+
 @pytest.mark.parametrize("method", ["relieff", "multisurf"])
 def test_dense_sparse_block_sizes_and_threads_agree(method):
     rng = np.random.default_rng(6)
@@ -171,22 +225,27 @@ def test_kernel_distances_are_the_manhattan_distance_of_the_diffs():
         np.testing.assert_allclose(out, brute, atol=1e-12)
 
 
-def test_memory_stays_within_a_block_of_rows():
-    """n = 6,000 instances: an n x n float64 matrix would take 288 MB; a fit holds one block's
-    (b, n) distances and weights and (b, p) updates (25 MB) and vectors of length n."""
+@pytest.mark.parametrize("method", ["relieff", "multisurf"])
+def test_memory_stays_within_a_block_of_rows(method):
+    """n = 6,000 instances: an n x n float64 matrix would take 288 MB (more than PAIRWISE_BYTES); a
+    fit holds one block's (b, n) distances and weights and (b, p) updates (25 MB), vectors of
+    length n and, for ReliefF, the buffers of each instance's smallest distances (4 MB)."""
     rng = np.random.default_rng(9)
     n, p = 6000, 3
     X = rng.normal(size=(n, p))
     y = (X[:, 0] > 0).astype(int)
-    relief_scores(X[:50], y[:50], method="multisurf")  # compile outside the measurement
+    relief_scores(X[:50], y[:50], method=method)  # compile outside the measurement
     tracemalloc.start()
-    relief_scores(X, y, method="multisurf")
+    relief_scores(X, y, method=method)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    block_bytes = 8 * model.block_rows(n, p, n) * (2 * n + p)
-    assert block_bytes < peak < 1.25 * block_bytes + 64 * 8 * n < n * n * 8 / 8
+    block_bytes = 8 * model.block_rows(n, p, n, n * p) * (2 * n + p)
+    buffers = 16 * n * 3 * model.buffer_capacity(n, 10) if method == "relieff" else 0
+    assert 8 * n * n > model.PAIRWISE_BYTES
+    assert block_bytes < peak < 1.25 * block_bytes + buffers + 64 * 8 * n < n * n * 8 / 2
     # the block shrinks as n grows, so that a block's arrays fit model.BLOCK_BYTES
-    assert model.block_rows(1_000_000, 784, 1_000_000) * 8 * (2 * 1_000_000 + 784) <= model.BLOCK_BYTES
+    assert model.block_rows(1_000_000, 784, 1_000_000, 1) * 8 * (2 * 1_000_000 + 784) <= model.BLOCK_BYTES
+    assert model.block_rows(10_000, 784, 10_000, 7_840_000) == model.BLOCK_WORK // 7_840_000  # 0.1-0.2 s of work
 
 
 def test_class_weights_are_kononenkos_priors_and_a_real_target_has_one_miss_group():

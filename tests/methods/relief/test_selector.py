@@ -65,9 +65,14 @@ def test_progress_names_the_method_after_every_block_and_a_stop_leaves_no_result
     monkeypatch.setattr(model, "MAX_BLOCK_ROWS", 50)
     seen = []
     sel = SELECTORS[key]().fit(X, y, progress=lambda f, m: seen.append((f, m)))
-    assert [f for f, _ in seen] == pytest.approx([50 / 240, 100 / 240, 150 / 240, 200 / 240, 1.0])
-    assert seen[-1][1] == f"{LABELS[key]}: 240 of 240 instances scored"
-    assert all(m.startswith(LABELS[key] + ": ") for _, m in seen)
+    # every pair's distance once (blocks of 50 rows against the rows from their first on), then scoring
+    ends = [50, 100, 150, 200, 240]
+    assert [m for _, m in seen] == ([f"{LABELS[key]}: distances of {e} of 240 instances" for e in ends]
+                                    + [f"{LABELS[key]}: {e} of 240 instances scored" for e in ends])
+    pairs = np.cumsum([(e - s) * (240 - s) - (e - s) * (e - s - 1) / 2 for s, e in zip([0, *ends[:-1]], ends)])
+    assert [f for f, _ in seen] == pytest.approx([*(model.PAIRWISE_SHARE * pairs / (240 * 241 / 2)),
+                                                  *(model.PAIRWISE_SHARE + (1 - model.PAIRWISE_SHARE) * np.array(ends)
+                                                    / 240)])
     assert sorted(sel.order_[:2].tolist()) == [2, 5]  # the interaction no univariate filter sees
     # the trace: one row per block, the ranking settled by the last block
     assert sel.trace_["block"].tolist() == [1, 2, 3, 4, 5]
