@@ -52,12 +52,12 @@ def _ours(method):
     return ReliefFSelector(n_neighbors=K) if method == "relieff" else MultiSURFSelector()
 
 
-def _fast_select(method):
+def _fast_select(method, threads=-1):
     import fast_select
 
     if method == "relieff":
-        return fast_select.ReliefF(n_neighbors=K, n_jobs=-1, backend="cpu")
-    return fast_select.MultiSURF(n_jobs=-1, backend="cpu")
+        return fast_select.ReliefF(n_neighbors=K, n_jobs=threads, backend="cpu")
+    return fast_select.MultiSURF(n_jobs=threads, backend="cpu")
 
 
 def _skrebate(method):
@@ -94,11 +94,11 @@ print(json.dumps(time.perf_counter() - t0))
 """
 
 
-def cold_seconds(who: str, method: str, spec: str) -> float:
+def cold_seconds(who: str, method: str, spec: str, threads: int) -> float:
     """The first fit in a fresh Python process (imports and data loading before the clock)."""
     code = _COLD.format(bench=str(Path(__file__).resolve().parent), spec=spec, dense=who == "fast-select",
                         who=who, method=method)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_NUM_THREADS": str(threads)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     return float(json.loads(done.stdout.strip().splitlines()[-1]))
 
@@ -107,11 +107,16 @@ def load_average() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
-def relief_rows(*, quick: bool = False, repeats: int = 3, skrebate_rows: int = 500, cold: bool = True,
-                datasets: dict[str, str] | None = None) -> list[dict]:
-    """One row per (data set, method): warm and cold seconds of ours and fast-select, skrebate and
-    ours on its rows, the ratios and the agreement."""
+def relief_rows(*, quick: bool = False, repeats: int = 3, skrebate_rows: int | None = 500, cold: bool = True,
+                threads: int | None = None, datasets: dict[str, str] | None = None) -> list[dict]:
+    """One row per (data set, method): warm (and cold) seconds of ours and fast-select, skrebate and
+    ours on a sample of ``skrebate_rows`` rows (0: all, None: skrebate not run), the ratios and the
+    agreement. ``threads``: numba threads for both packages (default: numba's pool)."""
+    import numba
+
     datasets = datasets or (QUICK if quick else DATASETS)
+    threads = threads or numba.config.NUMBA_NUM_THREADS
+    numba.set_num_threads(threads)
     tiny_X = np.random.default_rng(0).normal(size=(40, 6))
     tiny_y = np.arange(40) % 2
     rows = []
@@ -122,45 +127,54 @@ def relief_rows(*, quick: bool = False, repeats: int = 3, skrebate_rows: int = 5
         for method in ("relieff", "multisurf"):
             for Xt in (tiny_X, sp.csr_matrix(tiny_X)):  # every kernel compiled (or loaded) before the clock
                 _fit_scores(lambda: _ours(method), Xt, tiny_y)
-            _fit_scores(lambda: _fast_select(method), tiny_X, tiny_y)
+            _fit_scores(lambda: _fast_select(method, threads), dense, y)  # fast-select compiles per data type
             ours_s, ours = timed(lambda: _fit_scores(lambda: _ours(method), X, y), repeats, stat="min")
-            fast_s, fast = timed(lambda: _fit_scores(lambda: _fast_select(method), dense, y), repeats, stat="min")
-            m = X.shape[0] if skrebate_rows <= 0 else min(skrebate_rows, X.shape[0])
-            sub = np.sort(np.random.default_rng(0).choice(X.shape[0], m, replace=False))  # the rows hold both classes
-            sub_X, sub_dense, sub_y = X[sub], dense[sub], y[sub]
-            ours_sub_s, ours_sub = timed(lambda: _fit_scores(lambda: _ours(method), sub_X, sub_y), repeats,
-                                         stat="min")
-            sk_s, sk = timed(lambda: _fit_scores(lambda: _skrebate(method), sub_dense, sub_y), 1)
+            fast_s, fast = timed(lambda: _fit_scores(lambda: _fast_select(method, threads), dense, y), repeats,
+                                 stat="min")
             row = {
                 "data": name, "shape": f"{X.shape[0]:,} x {X.shape[1]:,}" + (" sparse" if sp.issparse(X) else ""),
-                "method": LABELS[method], "ours_s": ours_s, "fast_select_s": fast_s, "vs_fast_select": fast_s / ours_s,
-                "fast_select_max_diff": float(np.abs(ours - fast).max()), "fast_select_top10": _top_overlap(ours, fast),
-                "skrebate_rows": m, "ours_on_skrebate_rows_s": ours_sub_s, "skrebate_s": sk_s,
-                "vs_skrebate": sk_s / ours_sub_s, "skrebate_max_diff": float(np.abs(ours_sub - sk).max()),
-                "skrebate_top10": _top_overlap(ours_sub, sk),
+                "method": LABELS[method], "threads": threads, "ours_s": ours_s, "fast_select_s": fast_s,
+                "vs_fast_select": fast_s / ours_s, "fast_select_max_diff": float(np.abs(ours - fast).max()),
+                "fast_select_top10": _top_overlap(ours, fast),
             }
+            if skrebate_rows is not None:
+                m = X.shape[0] if skrebate_rows <= 0 else min(skrebate_rows, X.shape[0])
+                sub = np.sort(np.random.default_rng(0).choice(X.shape[0], m, replace=False))  # both classes
+                sub_X, sub_dense, sub_y = X[sub], dense[sub], y[sub]
+                ours_sub_s, ours_sub = timed(lambda: _fit_scores(lambda: _ours(method), sub_X, sub_y), repeats,
+                                             stat="min")
+                sk_s, sk = timed(lambda: _fit_scores(lambda: _skrebate(method), sub_dense, sub_y), 1)
+                row.update(skrebate_rows=m, skrebate_discrete=int(_ours(method).fit(sub_X, sub_y).discrete_.sum()),
+                           ours_on_skrebate_rows_s=ours_sub_s, skrebate_s=sk_s, vs_skrebate=sk_s / ours_sub_s,
+                           skrebate_max_diff=float(np.abs(ours_sub - sk).max()),
+                           skrebate_top10=_top_overlap(ours_sub, sk))
             if cold:
-                row["ours_cold_s"] = cold_seconds("ours", method, spec)
-                row["fast_select_cold_s"] = cold_seconds("fast-select", method, spec)
+                row["ours_cold_s"] = cold_seconds("ours", method, spec, threads)
+                row["fast_select_cold_s"] = cold_seconds("fast-select", method, spec, threads)
             rows.append(row)
-            print(f"  {name}, {LABELS[method]}: ours {ours_s:.3f} s, fast-select {fast_s:.3f} s, "
-                  f"skrebate {sk_s:.1f} s on {m} rows (load {load_average()})", file=sys.stderr, flush=True)
+            print(f"  {name}, {LABELS[method]}: ours {ours_s:.3f} s, fast-select {fast_s:.3f} s "
+                  f"(load {load_average()})", file=sys.stderr, flush=True)
     return rows
 
 
 def markdown(rows: list[dict]) -> str:
-    cold = "ours_cold_s" in rows[0]
-    head = ("| data | method | ours [s] | fast-select [s] | ours faster by | max abs diff, top-10 shared |"
+    """The table of RESULTS.md: the peers' columns present in ``rows``."""
+    cold, skrebate = "ours_cold_s" in rows[0], "skrebate_s" in rows[0]
+    head = ("| data | method | threads | ours [s] | fast-select [s] | ours faster by | max abs diff, top-10 shared |"
             + (" cold: ours / fast-select [s] |" if cold else "")
-            + " skrebate rows | ours [s] | skrebate [s] | ours faster by | max abs diff, top-10 shared |")
+            + (" skrebate rows (discrete features) | ours [s] | skrebate [s] | ours faster by |"
+               " max abs diff, top-10 shared |" if skrebate else ""))
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
-        line = (f"| {r['data']} ({r['shape']}) | {r['method']} | {r['ours_s']:.3f} | {r['fast_select_s']:.3f} | "
-                f"{r['vs_fast_select']:.1f}x | {r['fast_select_max_diff']:.1e}, {r['fast_select_top10']}/10 |")
+        line = (f"| {r['data']} ({r['shape']}) | {r['method']} | {r['threads']} | {r['ours_s']:.3f} | "
+                f"{r['fast_select_s']:.3f} | {r['vs_fast_select']:.1f}x | {r['fast_select_max_diff']:.1e}, "
+                f"{r['fast_select_top10']}/10 |")
         if cold:
             line += f" {r['ours_cold_s']:.2f} / {r['fast_select_cold_s']:.2f} |"
-        line += (f" {r['skrebate_rows']:,} | {r['ours_on_skrebate_rows_s']:.3f} | {r['skrebate_s']:.1f} | "
-                 f"{r['vs_skrebate']:,.0f}x | {r['skrebate_max_diff']:.1e}, {r['skrebate_top10']}/10 |")
+        if skrebate:
+            line += (f" {r['skrebate_rows']:,} ({r['skrebate_discrete']}) | {r['ours_on_skrebate_rows_s']:.3f} | "
+                     f"{r['skrebate_s']:.1f} | {r['vs_skrebate']:,.0f}x | {r['skrebate_max_diff']:.1e}, "
+                     f"{r['skrebate_top10']}/10 |")
         lines.append(line)
     return "\n".join(lines)
 
@@ -169,10 +183,14 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller data, one repeat, no cold starts")
     parser.add_argument("--skrebate-rows", type=int, default=500, help="rows skrebate is timed on (0: all)")
+    parser.add_argument("--no-skrebate", action="store_true", help="time ours against fast-select only")
+    parser.add_argument("--no-cold", action="store_true", help="no first fits in fresh processes")
+    parser.add_argument("--threads", type=int, default=None, help="numba threads for both packages (default: all)")
     args = parser.parse_args(argv)
     before = load_average()
-    rows = relief_rows(quick=args.quick, repeats=1 if args.quick else 3, skrebate_rows=args.skrebate_rows,
-                       cold=not args.quick)
+    rows = relief_rows(quick=args.quick, repeats=1 if args.quick else 3,
+                       skrebate_rows=None if args.no_skrebate else args.skrebate_rows,
+                       cold=not (args.quick or args.no_cold), threads=args.threads)
     print("## Relief family")
     print(f"load average (1, 5, 15 min) before: {before}; after: {load_average()}")
     print(markdown(rows))
