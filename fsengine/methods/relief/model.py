@@ -47,7 +47,6 @@ the neighbours' or the columns' stored entries (:mod:`fsengine.methods.relief.ke
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,9 +54,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from fsengine.methods.relief import kernels
-from fsengine.progress import report_to
-
-Progress = Callable[[float, str], None]
+from fsengine.progress import Progress, report_to
 
 #: the memory one block of instances may take (distances, weights and updates), in bytes
 BLOCK_BYTES = 64 * 1024**2

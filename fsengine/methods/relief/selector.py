@@ -141,6 +141,15 @@ class ReliefFSelector(_ReliefSelector):
       by all p features), where its own missing-value path and Kononenko count it once; and its
       continuous diff becomes 1 beyond one standard deviation (its "ramp"). Here the diff is
       Kononenko's everywhere.
+    - *Fewer than k hits* (a class of k or fewer instances, or a real target's extremes): skrebate
+      walks on to the instance itself (whose distance it set to ``sys.maxsize`` so that it "is
+      never selected") and counts it as a hit with diff 0, shrinking that instance's hit term.
+      Here, as in Kononenko's definition, the hits are the other instances of the class.
+
+    Equidistant neighbours are common on quantised data such as notMNIST's pixels (values k / 255):
+    there the weights differ from skrebate's by the tie rule alone, and agree to round-off once a
+    tiny jitter breaks the ties (``benchmarks/bench_relief.py --agreement``, recorded in
+    ``benchmarks/RESULTS.md``).
 
     Missing values are refused (as by every fsengine selector). Passes ``check_estimator`` without
     exemptions.
