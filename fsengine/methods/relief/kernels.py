@@ -80,9 +80,11 @@ def _distance_one(Xc, Xd, i, j, first, out, r):
 
 
 @njit(cache=True, fastmath=_FAST, parallel=True)
-def dense_distances(Xc, Xd, rows, first, out):
+def dense_distances(Xc, Xd, rows, first, upper, out):
     """``out[r, j - first] = sum_f |Xc[i, f] - Xc[j, f]| + #{f : Xd[i, f] != Xd[j, f]}`` for i = rows[r]
-    and every instance j >= first (Kononenko's distance: the sum of the diffs of all features)."""
+    and every instance j >= first (Kononenko's distance: the sum of the diffs of all features).
+    ``upper`` (rows ascending): only j >= i is needed, each group of four rows starts at its first
+    row's column (the entries left of it are not written)."""
     n = Xc.shape[0]
     b = rows.size
     n_chunks = (n - first + _COLUMN_CHUNK - 1) // _COLUMN_CHUNK
@@ -91,7 +93,7 @@ def dense_distances(Xc, Xd, rows, first, out):
         j1 = min(n, j0 + _COLUMN_CHUNK)
         r = 0
         while r + 4 <= b:
-            j = j0
+            j = max(j0, rows[r]) if upper else j0
             while j + 2 <= j1:
                 _distance_four_two(Xc, Xd, rows[r], rows[r + 1], rows[r + 2], rows[r + 3], j, first, out, r)
                 j += 2
@@ -100,7 +102,7 @@ def dense_distances(Xc, Xd, rows, first, out):
                     _distance_one(Xc, Xd, rows[r + q], j, first, out, r + q)
             r += 4
         while r < b:
-            for j in range(j0, j1):
+            for j in range(max(j0, rows[r]) if upper else j0, j1):
                 _distance_one(Xc, Xd, rows[r], j, first, out, r)
             r += 1
 
@@ -141,30 +143,32 @@ def _first_at_least(col_rows, lo, hi, first):
 
 
 @njit(cache=True, parallel=True)
-def sparse_distances(indptr, indices, data, col_ptr, col_rows, col_vals, discrete, base, rows, first, out):
+def sparse_distances(indptr, indices, data, col_ptr, col_rows, col_vals, discrete, base, rows, first, upper, out):
     """Distances of sparse instances to the instances j >= first (``out[r, j - first]``) without
     densifying: a feature where both rows are zero adds nothing, so
 
         d(i, j) = base[i] + base[j] - sum_{f in S_i and S_j} [diff_f(x_if, 0) + diff_f(0, x_jf) - diff_f(x_if, x_jf)],
 
     the correction found by walking, for each stored entry (i, f), the rows j >= first of column f
-    (CSC, rows sorted). Cost: sum over f of (column count)^2 for all pairs, instead of n^2 p."""
+    (CSC, rows sorted). Cost: sum over f of (column count)^2 for all pairs, instead of n^2 p.
+    ``upper``: only the instances j > i (the entries left of them are not written)."""
     n = base.size
     b = rows.size
     for r in prange(b):
         i = rows[r]
+        lo = max(first, i + 1) if upper else first
         bi = base[i]
-        for j in range(first, n):
+        for j in range(lo, n):
             out[r, j - first] = bi + base[j]
         for t in range(indptr[i], indptr[i + 1]):
             f = indices[t]
             a = data[t]
             disc = discrete[f]
             a0 = _diff(a, 0.0, disc)
-            for u in range(_first_at_least(col_rows, col_ptr[f], col_ptr[f + 1], first), col_ptr[f + 1]):
+            for u in range(_first_at_least(col_rows, col_ptr[f], col_ptr[f + 1], lo), col_ptr[f + 1]):
                 v = col_vals[u]
                 out[r, col_rows[u] - first] -= a0 + _diff(0.0, v, disc) - _diff(a, v, disc)
-        if i >= first:
+        if lo <= i < n:
             out[r, i - first] = 0.0
 
 
@@ -303,7 +307,7 @@ def _bars(buf_d, count, i):
 
 @njit(cache=True, parallel=True)
 def offer_to_rows(dist, rows, first, y, bound, group, n_groups, buf_d, buf_j, count):
-    """Every instance j >= first (``dist[r, j - first]``) offered to instance rows[r]'s buffers:
+    """Every instance j > rows[r] (``dist[r, j - first]``) offered to instance rows[r]'s buffers:
     ``buf_d[i, s]`` keeps the smallest distances offered to set s of instance i (sorted, their
     instances in ``buf_j``) and ``count[i, s]`` counts the offers."""
     b, width = dist.shape
@@ -313,10 +317,8 @@ def offer_to_rows(dist, rows, first, y, bound, group, n_groups, buf_d, buf_j, co
         bar = _bars(buf_d, count, i)
         seen = count[i].copy()
         yi = y[i]
-        for c in range(width):
+        for c in range(i + 1 - first, width):
             j = first + c
-            if j == i:
-                continue
             s = n_groups if abs(y[j] - yi) < bound else group[j]
             d = dist[r, c]
             offered = seen[s]
@@ -329,18 +331,20 @@ def offer_to_rows(dist, rows, first, y, bound, group, n_groups, buf_d, buf_j, co
 
 
 @njit(cache=True, parallel=True)
-def offer_to_columns(dist, rows, first, start, y, bound, group, n_groups, buf_d, buf_j, count):
-    """The block's instances rows[r] offered to every instance j >= start (the other half of each
-    pair whose distance the block computed), as :func:`offer_to_rows` does."""
+def offer_to_columns(dist, rows, first, y, bound, group, n_groups, buf_d, buf_j, count):
+    """The block's instances rows[r] < j offered to every instance j >= first (the other half of each
+    pair whose distance the block computed), as :func:`offer_to_rows` does (rows ascending)."""
     b, width = dist.shape
     capacity = buf_d.shape[2]
-    for j in prange(start, first + width):
+    for j in prange(first + 1, first + width):
         bar = _bars(buf_d, count, j)
         seen = count[j].copy()
         yj = y[j]
         col = j - first
         for r in range(b):
             i = rows[r]
+            if i >= j:
+                break
             s = n_groups if abs(y[i] - yj) < bound else group[i]
             d = dist[r, col]
             offered = seen[s]

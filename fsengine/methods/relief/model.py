@@ -120,9 +120,10 @@ class DenseFeatures:
         """Element operations of one instance's distances to all n."""
         return float(self.Xc.shape[0] * self.columns.size)
 
-    def distances(self, rows, out, first=0):
-        """``out[r, j - first]``: the distance of instance rows[r] to every instance j >= first."""
-        kernels.dense_distances(self.Xc, self.Xd, rows, first, out)
+    def distances(self, rows, out, first=0, upper=False):
+        """``out[r, j - first]``: the distance of instance rows[r] to every instance j >= first (only
+        j > rows[r] needed when ``upper``; rows ascending)."""
+        kernels.dense_distances(self.Xc, self.Xd, rows, first, upper, out)
 
     def block_update(self, rows, weights, scratch) -> np.ndarray:
         """sum over the block's instances of their updates (per kernel column)."""
@@ -163,10 +164,10 @@ class SparseFeatures:
         the column walk costs about ten."""
         return 10.0 * (float(self.col_cost.mean()) + self.base.size)
 
-    def distances(self, rows, out, first=0):
+    def distances(self, rows, out, first=0, upper=False):
         r, c = self.csr, self.csc
         kernels.sparse_distances(r.indptr, r.indices, r.data, c.indptr, c.indices, c.data, self.discrete,
-                                 self.base, rows, first, out)
+                                 self.base, rows, first, upper, out)
 
     def block_update(self, rows, weights, scratch) -> np.ndarray:
         """sum over the block's instances of their updates, the deferred terms of the instances
@@ -323,11 +324,11 @@ def _pairwise_buffers(features, target, k, b, scratch, report, label) -> _Buffer
     for start in range(0, n, b):
         rows = np.arange(start, min(n, start + b), dtype=np.int64)
         dist = scratch.distances(rows.size, n - start)
-        features.distances(rows, dist, first=start)
+        features.distances(rows, dist, first=start, upper=True)
         args = (target.values, target.bound, target.group, target.n_groups, buffers.distance, buffers.instance,
                 buffers.count)
         kernels.offer_to_rows(dist, rows, start, *args)
-        kernels.offer_to_columns(dist, rows, start, start + rows.size, *args)
+        kernels.offer_to_columns(dist, rows, start, *args)
         done += rows.size * (n - start) - rows.size * (rows.size - 1) / 2
         report(PAIRWISE_SHARE * done / total, f"{label}: distances of {start + rows.size:,} of {n:,} instances")
     return buffers
@@ -341,7 +342,11 @@ def _mirrored_distances(features, n, b, report, label) -> np.ndarray:
     for start in range(0, n, b):
         size = min(b, n - start)
         block = full[start:start + size, start:]
-        features.distances(np.arange(start, start + size, dtype=np.int64), block, first=start)
+        features.distances(np.arange(start, start + size, dtype=np.int64), block, first=start, upper=True)
+        square = block[:, :size]
+        below = np.tril_indices(size, -1)
+        square[below] = square.T[below]
+        np.fill_diagonal(square, 0.0)
         full[start + size:, start:start + size] = block[:, size:].T
         done += size * (n - start) - size * (size - 1) / 2
         report(PAIRWISE_SHARE * done / total, f"{label}: distances of {start + size:,} of {n:,} instances")
