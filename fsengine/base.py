@@ -31,18 +31,17 @@ inside ``_fit`` a subclass reports through ``self._progress`` (never None there)
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted
 
 from fsengine.chunked import is_dask_array
 from fsengine.progress import StopRequested, report_to
 from fsengine.ranking import order_from, ranks_from_order, top_k_mask
-from fsengine.validation import validate_X_y
+from fsengine.validation import as_binary_labels, validate_X_y
 
 
 def forget_fit(estimator) -> None:
@@ -53,45 +52,21 @@ def forget_fit(estimator) -> None:
         delattr(estimator, name)
 
 
-class deprecated_alias:
-    """A fitted attribute kept under its old name for one release: reading it warns with a
-    DeprecationWarning and returns the new attribute (through ``convert`` when given).
-
-    >>> class Demo:
-    ...     order_ = [2, 0, 1]
-    ...     first_use_ = deprecated_alias("order_")
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     Demo().first_use_, caught[0].category.__name__
-    ([2, 0, 1], 'DeprecationWarning')
-    """
-
-    def __init__(self, new: str, convert=None, *, removed_in: str = "0.4"):
-        self.new, self.convert, self.removed_in = new, convert, removed_in
-
-    def __set_name__(self, owner, name: str) -> None:
-        self.old = name
-
-    def __get__(self, obj, objtype=None):
-        if obj is None:
-            return self
-        warnings.warn(f"{type(obj).__name__}.{self.old} is deprecated and will be removed in fsengine "
-                      f"{self.removed_in}; use {self.new}", DeprecationWarning, stacklevel=2)
-        value = getattr(obj, self.new)
-        return value if self.convert is None else self.convert(obj, value)
-
-
 class BaseFeatureSelector(SelectorMixin, BaseEstimator):
     """Shared ``fit`` plumbing: validation, then ``_fit``, then a check of the fitted contract.
 
-    Class attributes a subclass may override:
-    ``_classification`` (y is a class label), ``_min_classes``, ``_accept_sparse``.
+    Class attributes a subclass may override (or make properties of its parameters):
+    ``_classification`` (y is a class label), ``_min_classes``, ``_accept_sparse`` and
+    ``_two_classes``, the one declaration of a method defined for exactly two classes: ``fit``
+    then refuses other targets with one message, and the estimator's tags say
+    ``classifier_tags.multi_class = False``, which makes scikit-learn's ``check_estimator`` hand it
+    binary targets (the registry's ``Needs(two_classes=True)`` must agree; a test holds them).
     """
 
     _classification = True
     _min_classes = 2
     _accept_sparse = ("csr", "csc")
+    _two_classes = False
 
     def fit(self, X, y, *, progress=None):
         """Validate (X, y) and fit; returns self.
@@ -138,6 +113,8 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
             classification=self._classification,
             min_classes=self._min_classes,
         )
+        if self._two_classes:
+            as_binary_labels(y)  # exactly two classes, or its message
         self._fit(X, y)
         self._check_contract()
         return self
@@ -178,4 +155,6 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = bool(self._accept_sparse)
         tags.target_tags.required = True
+        if self._two_classes:
+            tags.classifier_tags = ClassifierTags(multi_class=False)
         return tags

@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 
-from fsengine import __version__
+from fsengine import __version__, config
 from fsengine.commands import COMMAND_MODULES
 from fsengine.data.paths import DataNotFoundError
 from fsengine.parallel import TaskError
@@ -56,6 +56,7 @@ def main(argv=None) -> int:
     if own_sigterm:
         signal.signal(signal.SIGTERM, _terminate)
     try:
+        config.check_environment()  # a bad setting is one line before any work
         return int(args._handlers[args.command](args) or 0)
     except USER_ERRORS as exc:
         message = str(exc).strip().splitlines()

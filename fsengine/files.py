@@ -18,6 +18,14 @@ def ordinary_mode() -> int:
     return 0o666 & ~umask
 
 
+def ordinary_folder_mode() -> int:
+    """``0o777`` less the process umask: the mode ``mkdir`` gives a new folder (a ``mkdtemp`` folder is
+    0700 whatever the umask; a folder of results meant for others gets this instead)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o777 & ~umask
+
+
 def write_whole(dest: Path, write: Callable[[BinaryIO], None] | bytes, *, suffix: str = ".part") -> None:
     """Write ``dest`` whole: ``write(fh)`` (or the bytes) goes to a temporary file in the same
     folder, which gets an ordinary file's mode and is then renamed over ``dest``; on any error

@@ -11,6 +11,21 @@
 ``kuncheva_matrix``    every pair's I_C (K, K), and ``kuncheva_leave_one_out`` the stability
                        without subset i, for each i (what a jackknife interval of the stability
                        is computed from, :func:`fsengine.stats.jackknife_interval`).
+``nogueira_stability`` the stability of M selections (rows of a binary M x d matrix Z) by the
+                       estimator of S. Nogueira, K. Sechidis & G. Brown, "On the stability of
+                       feature selection algorithms", JMLR 18(174), 2018 (Definition 4 there):
+                       Phi(Z) = 1 - (1/d) sum_f s_f^2 / ((kbar/d)(1 - kbar/d)),
+                       s_f^2 = M/(M-1) p_f (1 - p_f) the unbiased variance of column f, p_f its
+                       selection frequency and kbar the mean selected-set size. Unlike Kuncheva's
+                       index it takes selections of different sizes, and E[Phi] = 0 exactly for
+                       uniformly random k-subsets. Its interval is the asymptotically normal one of
+                       their Theorem 9, var(Phi) = 4/M^2 sum_i (phi_i - mean phi)^2 (the
+                       delta-method influence of run i, :func:`_nogueira_influence`).
+``nogueira_difference`` Phi_b - Phi_a of two methods with its interval and the two-sided p-value of
+                       equal stability: the authors' test of two independent sets of runs
+                       (variances added), or, with ``paired=True``, runs on the SAME resamples
+                       (the influence differences of each run: what a comparison's shared
+                       bootstrap resamples give).
 ``roc_curve``, ``roc_auc``  ROC of feature scores against a known relevant set: scikit-learn's
                        ``roc_curve`` (every distinct score a point; tied scores one diagonal step)
                        and ``roc_auc_score``, so the AUC is the Mann-Whitney probability
@@ -24,9 +39,13 @@ for given (k, n) is at the smallest possible overlap r = max(0, 2k - n).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
+from scipy import stats as _st
+
+from fsengine.stats import LEVEL, Estimate
 
 
 def _as_set(subset) -> frozenset[int]:
@@ -127,3 +146,126 @@ def roc_auc(truth, scores) -> float:
 
     truth, scores = _check_truth_scores(truth, scores)
     return float(roc_auc_score(truth, scores))
+
+
+def selection_matrix(selections, n_features: int | None = None) -> np.ndarray:
+    """The binary (M, d) matrix Z of M selections: ``selections`` is such a matrix already
+    (booleans or 0/1) or a sequence of index arrays of ``range(n_features)``.
+
+    >>> selection_matrix([[0, 2], [1]], 3).astype(int).tolist()
+    [[1, 0, 1], [0, 1, 0]]
+    """
+    if isinstance(selections, np.ndarray) and selections.ndim == 2 and n_features is None:
+        Z = selections
+        if Z.dtype != bool and not np.isin(Z, (0, 1)).all():
+            raise ValueError("A selection matrix holds 0/1 or booleans: one row per run, one column per feature.")
+        return Z.astype(bool)
+    if n_features is None:
+        raise ValueError("Give n_features with selections given as index lists.")
+    Z = np.zeros((len(selections), int(n_features)), dtype=bool)
+    for i, subset in enumerate(selections):
+        idx = np.asarray(sorted(_as_set(subset)), dtype=np.int64)
+        if idx.size and (idx.min() < 0 or idx.max() >= n_features):
+            raise ValueError(f"Feature indices must lie in 0..{n_features - 1}.")
+        Z[i, idx] = True
+    return Z
+
+
+def _nogueira_parts(Z: np.ndarray) -> tuple[float, np.ndarray]:
+    """Phi(Z) and each run's influence 2 phi_i (Nogueira et al. 2018, Theorem 9), such that
+    var(Phi) ~ 1/M^2 sum_i (psi_i - mean psi)^2.
+
+    Derivation (delta method): with k_i the size of run i, kbar their mean and U the U-statistic
+    of the inner products <Z_i, Z_j> (i != j), the unbiased form is
+    Phi = 1 - (kbar - U) / (d D), D = (kbar/d)(1 - kbar/d). The influence of run i is
+    dPhi/dkbar (k_i - kbar) + dPhi/dU 2 (<Z_i, p> - U), which simplifies to
+    psi_i = [2 <Z_i, p>/d - 2 k_i kbar/d^2 + Phi (2 k_i kbar/d^2 - k_i/d)] / D (+ a constant).
+    """
+    M, d = Z.shape
+    if M < 2:
+        raise ValueError("Stability needs at least two selections (e.g. two bootstrap resamples).")
+    Zf = Z.astype(np.float64)
+    p = Zf.mean(axis=0)
+    k = Zf.sum(axis=1)
+    kbar = float(k.mean())
+    if not 0 < kbar < d:
+        raise ValueError(f"Nogueira's stability needs selections that are neither all empty nor all full "
+                         f"(mean size {kbar:g} of {d} features): every such run agrees trivially.")
+    D = (kbar / d) * (1 - kbar / d)
+    phi = 1.0 - (M / (M - 1)) * float(np.mean(p * (1 - p))) / D
+    psi = (2 * (Zf @ p) / d - 2 * k * kbar / d**2 + phi * (2 * k * kbar / d**2 - k / d)) / D
+    return phi, psi
+
+
+def nogueira_stability(selections, n_features: int | None = None, *, level: float = LEVEL) -> Estimate:
+    """Nogueira, Sechidis & Brown's stability of M >= 2 selections with its asymptotic normal
+    interval (JMLR 18, 2018, Definition 4 and Theorem 9); see the module docstring.
+
+    Identical selections give 1 with a zero-width interval:
+
+    >>> nogueira_stability([[0, 1], [0, 1], [0, 1]], 5).format(2)
+    '1.00 [1.00, 1.00]'
+
+    Two disjoint 1-subsets of 2 features are as unstable as can be, -1 (the bound for M = 2):
+
+    >>> round(nogueira_stability([[0], [1]], 2).value, 6)
+    -1.0
+    """
+    Z = selection_matrix(selections, n_features)
+    phi, psi = _nogueira_parts(Z)
+    M = Z.shape[0]
+    half = float(_st.norm.ppf(0.5 + level / 2)) * float(np.sqrt(np.sum((psi - psi.mean()) ** 2))) / M
+    return Estimate(phi, phi - half, phi + half, level,
+                    f"Nogueira et al. (2018) stability, asymptotic normal interval ({M} runs)")
+
+
+@dataclass(frozen=True)
+class StabilityDifference:
+    """Phi_b - Phi_a with its interval and the two-sided p-value of H0: equal stability."""
+
+    difference: Estimate
+    statistic: float
+    pvalue: float
+
+
+def nogueira_difference(selections_a, selections_b, n_features: int | None = None, *, paired: bool = False,
+                        level: float = LEVEL) -> StabilityDifference:
+    """Test of equal stability of two methods (Nogueira et al. 2018, Section 6): the statistic
+    T = (Phi_b - Phi_a) / sqrt(var_a + var_b) is asymptotically standard normal under H0 for
+    independent sets of runs. With ``paired=True`` run i of both methods saw the same data (the
+    same bootstrap resample), and the variance is that of the influence differences,
+    1/M^2 sum_i ((psi_b,i - psi_a,i) - mean)^2, which keeps the shared resample's effect out.
+
+    >>> a = [[0, 1], [0, 2], [0, 1], [1, 2]]
+    >>> b = [[0, 1], [0, 1], [0, 1], [0, 1]]
+    >>> result = nogueira_difference(a, b, 6, paired=True)
+    >>> result.difference.value > 0, 0 < result.pvalue < 1
+    (True, True)
+    """
+    Za, Zb = selection_matrix(selections_a, n_features), selection_matrix(selections_b, n_features)
+    if Za.shape[1] != Zb.shape[1]:
+        raise ValueError(f"Both methods must select from the same features ({Za.shape[1]} vs {Zb.shape[1]}).")
+    if paired and Za.shape[0] != Zb.shape[0]:
+        raise ValueError(f"Paired runs need the same number of runs ({Za.shape[0]} vs {Zb.shape[0]}).")
+    phi_a, psi_a = _nogueira_parts(Za)
+    phi_b, psi_b = _nogueira_parts(Zb)
+    if paired:
+        delta = psi_b - psi_a
+        var = float(np.sum((delta - delta.mean()) ** 2)) / Za.shape[0] ** 2
+        how = f"paired runs ({Za.shape[0]})"
+    else:
+        var = (float(np.sum((psi_a - psi_a.mean()) ** 2)) / Za.shape[0] ** 2
+               + float(np.sum((psi_b - psi_b.mean()) ** 2)) / Zb.shape[0] ** 2)
+        how = f"independent runs ({Za.shape[0]} and {Zb.shape[0]})"
+    diff = phi_b - phi_a
+    se = float(np.sqrt(var))
+    z = float(_st.norm.ppf(0.5 + level / 2))
+    if se == 0.0:
+        statistic = 0.0 if diff == 0 else float(np.copysign(np.inf, diff))
+        pvalue = 1.0 if diff == 0 else 0.0
+    else:
+        statistic = diff / se
+        pvalue = float(2 * _st.norm.sf(abs(statistic)))
+    estimate = Estimate(diff, diff - z * se, diff + z * se, level,
+                        f"difference of Nogueira et al. (2018) stabilities, asymptotic normal, {how}")
+    return StabilityDifference(estimate, float(statistic), pvalue)

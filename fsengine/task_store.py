@@ -13,8 +13,16 @@ previous run left under the same key. The key is a hash of everything the result
   and the versions of the numerical libraries: a change to the code that computes makes every
   kept result unreachable (never silently reused); a change to a page or a report does not.
 
-Results are pickles: only point ``DIR`` at a folder you trust. A file that cannot be read (a
-run killed while writing cannot leave one: files are written whole and renamed) is computed again.
+Each file holds a header line, the SHA-256 of the key and the pickled result, and the pickle
+(:data:`MAGIC`). A file is unpickled only after its checksum holds: one that fails it (a flipped
+bit, a truncated copy, a result copied under another key's name, a file of another format) is
+computed again and rewritten, and :attr:`TaskStore.rejected` names it (``fsengine reproduce``
+prints a warning naming the folder and the files). A run killed while writing cannot leave a
+half file: files are written whole and renamed.
+
+Loading a pickle runs code from it, and a checksum does not stop a file written on purpose: the
+folder must be one that only this user can write. A folder that other users may write (or that
+another user owns) is refused.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import hashlib
 import importlib.metadata
 import os
 import pickle
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -66,18 +75,39 @@ def source_fingerprint(root: Path) -> str:
     return digest.hexdigest()
 
 
+#: the first line of every kept result (the format's name and version)
+MAGIC = b"fsengine task result 1\n"
+#: the checksum line after it: the hex SHA-256 of the key and the pickle, and a newline
+DIGEST_LENGTH = 65
+
+
+def checksum(key: str, payload: bytes) -> bytes:
+    """The hex SHA-256 of ``key`` and the pickled result (binding the result to its key)."""
+    return hashlib.sha256(key.encode() + b"\0" + payload).hexdigest().encode()
+
+
 class TaskStore:
-    """A folder of task results, one pickle per key; ``reused`` and ``computed`` count the tasks
-    of this process' runs read from it and written to it."""
+    """A folder of task results, one checksummed pickle per key; ``reused`` and ``computed`` count
+    the tasks of this process' runs read from it and written to it, ``rejected`` lists the files that
+    failed their check (and were computed again) with the reason."""
 
     def __init__(self, directory: str | os.PathLike):
         self.directory = Path(directory)
         self.reused = 0
         self.computed = 0
+        self.rejected: list[tuple[Path, str]] = []
         if self.directory.exists() and not self.directory.is_dir():
             raise ValueError(f"--keep-tasks {self.directory}: this is a file, not a folder. Give a folder "
                              "(it is created if missing).")
-        self.directory.mkdir(parents=True, exist_ok=True)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ValueError(f"--keep-tasks {self.directory}: cannot create the folder ({exc.strerror or exc}); "
+                             "choose a folder you can write to.") from None
+        if not os.access(self.directory, os.W_OK | os.X_OK):
+            raise ValueError(f"--keep-tasks {self.directory}: the folder is not writable (permission denied); "
+                             "choose a folder you can write to.")
+        _check_private(self.directory)
 
     def context(self, func, shared: Any) -> str:
         """The part of every key shared by the tasks of one call."""
@@ -96,25 +126,50 @@ class TaskStore:
         return self.directory / f"{key}.pkl"
 
     def load(self, key: str) -> tuple[bool, Any]:
-        """(True, result) when this key's result is kept and readable, else (False, None)."""
+        """(True, result) when this key's result is kept and passes its checksum, else (False, None);
+        a file that fails the check, or cannot be unpickled, is listed in :attr:`rejected`."""
         path = self._path(key)
         try:
-            with path.open("rb") as fh:
-                value = pickle.load(fh)
-            self.reused += 1
-            return True, value
+            if not stat.S_ISREG(path.stat().st_mode):  # a link to a device (/dev/zero) would never end
+                return self._reject(path, "not a regular file")
+            data = path.read_bytes()
         except FileNotFoundError:
             return False, None
-        except Exception:  # unreadable: computed again (and rewritten)
-            return False, None
+        except OSError as exc:
+            return self._reject(path, f"unreadable: {exc.strerror or exc}")
+        if not data.startswith(MAGIC):
+            return self._reject(path, "not a checksummed fsengine task result")
+        digest, payload = data[len(MAGIC):len(MAGIC) + DIGEST_LENGTH], data[len(MAGIC) + DIGEST_LENGTH:]
+        if digest != checksum(key, payload) + b"\n":
+            return self._reject(path, "checksum mismatch")
+        try:
+            value = pickle.loads(payload)
+        except Exception as exc:  # e.g. a class that no longer exists: computed again
+            return self._reject(path, f"cannot be unpickled ({type(exc).__name__})")
+        self.reused += 1
+        return True, value
+
+    def _reject(self, path: Path, reason: str) -> tuple[bool, None]:
+        self.rejected.append((path, reason))
+        return False, None
+
+    def rejection_note(self) -> str:
+        """One line naming the folder and the files that failed their check ("" when none did)."""
+        if not self.rejected:
+            return ""
+        shown = "; ".join(f"{path.name} ({reason})" for path, reason in self.rejected[:3])
+        more = f"; and {len(self.rejected) - 3:,} more" if len(self.rejected) > 3 else ""
+        return (f"--keep-tasks {self.directory}: {len(self.rejected):,} kept result(s) failed their check and were "
+                f"computed again: {shown}{more}")
 
     def save(self, key: str, value: Any) -> None:
-        """Write ``value`` whole under ``key`` (a temporary file renamed into place)."""
+        """Write ``value`` whole under ``key`` with its checksum (a temporary file renamed into place)."""
         self.computed += 1
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{key}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
-                pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                fh.write(MAGIC + checksum(key, payload) + b"\n" + payload)
             os.replace(tmp, self._path(key))
         except BaseException:
             with contextlib.suppress(OSError):
@@ -123,6 +178,18 @@ class TaskStore:
 
     def __len__(self) -> int:
         return sum(1 for _ in self.directory.glob("*.pkl"))
+
+
+def _check_private(directory: Path) -> None:
+    """Refuse a folder that another user owns or may write: a result planted there would run its
+    code when unpickled (POSIX; elsewhere nothing is checked)."""
+    if not hasattr(os, "getuid"):  # pragma: no cover - not POSIX
+        return
+    info = directory.stat()
+    if info.st_uid != os.getuid() or info.st_mode & stat.S_IWOTH:
+        who = "belongs to another user" if info.st_uid != os.getuid() else "may be written by every user"
+        raise ValueError(f"--keep-tasks {directory}: the folder {who}, and loading a kept result (a pickle) runs "
+                         "code from it; keep tasks in a folder only you can write.")
 
 
 def reuse_note() -> str:

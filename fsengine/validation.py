@@ -6,9 +6,14 @@ the error what is wrong and what to do about it.
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
+
+from fsengine.params import Param, is_number
 
 
 def _nonfinite_message(X, what: str = "X") -> str | None:
@@ -154,3 +159,59 @@ def constant_columns(X) -> np.ndarray:
         return np.flatnonzero(var <= 1e-12 * scale + (n == 1))
     X = np.asarray(X, dtype=np.float64)
     return np.flatnonzero(np.ptp(X, axis=0) == 0)
+
+
+class ParamRange(Interval):
+    """scikit-learn's ``Interval`` for a :class:`~fsengine.params.Param` of kind int or float,
+    accepting what :meth:`Param.check <fsengine.params.Param.check>` accepts: besides the
+    inclusive range, no bool (scikit-learn's ``Interval(Integral, ...)`` takes ``True``) and no
+    NaN or inf (an unbounded ``Interval(Real, ...)`` takes inf)."""
+
+    def is_satisfied_by(self, val):
+        return is_number(val, integral=self.type is Integral) and super().is_satisfied_by(val)
+
+    def __str__(self):
+        return super().__str__().replace("a float", "a finite number")
+
+
+#: the constraint of every selector's ``n_features_to_select`` that the registry does not offer:
+#: keep the k best (an int >= 1), or None for the method's own selection
+FEATURE_BUDGET = [Interval(Integral, 1, None, closed="left"), None]
+
+
+def param_constraints(p: Param) -> list:
+    """scikit-learn's ``_parameter_constraints`` entry of one registry parameter: its range
+    (:class:`ParamRange`), choices (``StrOptions``) or ``"boolean"``, then its special values
+    (``None``, strings such as ``"auto"``). Together with :meth:`Param.check
+    <fsengine.params.Param.check>` (the app) and :meth:`Param.parse <fsengine.params.Param.parse>`
+    (the command line) it accepts and refuses the same values
+    (``tests/methods/test_parameter_routes.py`` walks every parameter).
+
+    >>> from fsengine.params import Param
+    >>> [str(c) for c in param_constraints(Param("cv", "Folds", None, min=2, max=10, special=(None,)))]
+    ['an int in the range [2, 10]', 'None']
+    """
+    if p.kind in ("int", "float"):
+        low = None if p.min is None else (int(p.min) if p.kind == "int" else float(p.min))
+        high = None if p.max is None else (int(p.max) if p.kind == "int" else float(p.max))
+        closed = {(True, True): "both", (True, False): "left", (False, True): "right"}.get(
+            (low is not None, high is not None), "neither")
+        constraints = [ParamRange(Integral if p.kind == "int" else Real, low, high, closed=closed)]
+    elif p.kind == "choice":
+        if not all(isinstance(c, str) for c in p.choices):
+            raise ValueError(f"{p.name}: the choices of a method parameter are strings, not {p.choices!r}")
+        constraints = [StrOptions(set(p.choices))]
+    elif p.kind == "bool":
+        constraints = ["boolean"]
+    elif p.kind in ("str", "letters"):
+        constraints = [str]
+    else:
+        raise ValueError(f"{p.name}: unknown parameter kind {p.kind!r}")
+    if None in p.special:
+        constraints.append(None)
+    words = {v for v in p.special if v is not None}
+    if not all(isinstance(v, str) for v in words):
+        raise ValueError(f"{p.name}: special values are None or strings, not {p.special!r}")
+    if words:
+        constraints.append(StrOptions(words))
+    return constraints

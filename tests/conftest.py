@@ -14,8 +14,8 @@ import pytest
 from fsengine import config
 from fsengine.data.paths import DataNotFoundError
 
-#: the loopback download server fixtures (fake_source, server, store)
-pytest_plugins = ["tests.loopback"]
+#: the loopback download server fixtures (fake_source, server, store) and the tiny benchmark run (tiny_run, ...)
+pytest_plugins = ["tests.loopback", "tests.benchmark.tiny"]
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -123,6 +123,8 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
     """Keep generated caches of tests out of the working tree unless a test opts in."""
     if "FSENGINE_CACHE" not in os.environ:
         monkeypatch.setenv("FSENGINE_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
+    # no server-start preparation in the background of AppTests (a test of it runs it itself)
+    monkeypatch.setenv("FSENGINE_PREPARE", os.environ.get("FSENGINE_PREPARE", "0"))
 
 
 class _V2PagesManager:

@@ -81,7 +81,7 @@ def test_notebook_is_stored_without_outputs(path):
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None, \
                 f"{path.name}: a cell is stored with outputs; clear them before committing"
-            assert "SliderFigures" not in cell.source and "FigureWidget" not in cell.source, \
+            assert "FigureWidget" not in cell.source, \
                 f"{path.name}: a lesson's sliders are explorables shown with fig.show(), not widgets"
 
 

@@ -78,7 +78,7 @@ def test_an_unreadable_kept_file_is_computed_again(folder, tmp_path):
     kept.write_bytes(kept.read_bytes()[:5])
     again = run(folder, tmp_path / "kept", items=[2])
     assert calls(folder) == [2, 2] and again[0][0] == 4 and again != first
-    assert pickle.loads(kept.read_bytes()) == again[0]  # rewritten whole
+    assert task_store.TaskStore(tmp_path / "kept").load(kept.stem) == (True, again[0])  # rewritten whole
 
 
 def test_worker_processes_keep_and_reuse_results(folder, tmp_path):
@@ -120,3 +120,114 @@ def test_the_key_follows_the_computing_code_only(tmp_path):
         before = task_store.source_fingerprint(tmp_path)
     (tmp_path / "methods/new.py").write_text("")
     assert task_store.source_fingerprint(tmp_path) != before
+
+
+# ------------------------------------------------------- integrity: checksums, wrong objects, the folder
+def _flip_the_result(path, value: int) -> None:
+    """Flip the lowest bit of the pickled small int ``value`` (opcode BININT1): still a valid pickle,
+    holding value ^ 1, in the old plain format and in the checksummed one alike."""
+    data = bytearray(path.read_bytes())
+    at = data.index(b"K" + bytes([value])) + 1
+    data[at] ^= 1
+    path.write_bytes(bytes(data))
+
+
+def test_a_flipped_bit_fails_the_checksum_and_the_result_is_computed_again(folder, tmp_path):
+    first = run(folder, tmp_path / "kept", items=[2, 3, 4])
+    keys = {}
+    with task_store.keeping_tasks(tmp_path / "kept") as store:
+        context = store.context(logged_square, str(folder))
+        keys = {x: store.key(context, x) for x in (2, 3, 4)}
+    for x, key in keys.items():
+        _flip_the_result(tmp_path / "kept" / f"{key}.pkl", x * x)
+    with task_store.keeping_tasks(tmp_path / "kept") as store:
+        again = map_tasks(logged_square, [2, 3, 4], shared=str(folder))
+    assert [v[0] for v in again] == [4, 9, 16] and again != first          # recomputed, never 5, 8, 17
+    assert (store.reused, store.computed) == (0, 3) and calls(folder) == [2, 2, 3, 3, 4, 4]
+    assert sorted(store.rejected) == sorted((tmp_path / "kept" / f"{key}.pkl", "checksum mismatch")
+                                            for key in keys.values())
+    assert store.rejection_note().startswith(f"--keep-tasks {tmp_path / 'kept'}: 3 kept result(s) failed their "
+                                             "check and were computed again: ")
+    assert run(folder, tmp_path / "kept", items=[2, 3, 4]) == again        # rewritten with good checksums
+
+
+def test_a_valid_pickle_of_the_wrong_object_is_named_and_computed_again(folder, tmp_path):
+    run(folder, tmp_path / "kept", items=[0, 1])
+    with task_store.keeping_tasks(tmp_path / "kept") as store:
+        context = store.context(logged_square, str(folder))
+        zero, one = (tmp_path / "kept" / f"{store.key(context, x)}.pkl" for x in (0, 1))
+    zero.write_bytes(pickle.dumps({"not": "a task result"}))                # a valid pickle of something else
+    swapped = tmp_path / "kept" / "swap"
+    one.rename(swapped)                                                     # a kept result under another key
+    run(folder, tmp_path / "kept", items=[0])
+    swapped.rename(zero)
+    with task_store.keeping_tasks(tmp_path / "kept") as store:
+        out = map_tasks(logged_square, [0], shared=str(folder))
+    assert out[0][0] == 0 and store.reused == 0
+    assert store.rejected == [(zero, "checksum mismatch")]
+    zero.unlink()
+    zero.symlink_to("/dev/zero")                                            # would never end if read
+    with task_store.keeping_tasks(tmp_path / "kept") as store:
+        map_tasks(logged_square, [0], shared=str(folder))
+    assert store.rejected == [(zero, "not a regular file")] and not zero.is_symlink()  # rewritten whole
+    (tmp_path / "kept" / zero.name).write_bytes(pickle.dumps([1, 2, 3]))
+    with task_store.keeping_tasks(tmp_path / "kept") as store:
+        map_tasks(logged_square, [0], shared=str(folder))
+    assert store.rejection_note() == (f"--keep-tasks {tmp_path / 'kept'}: 1 kept result(s) failed their check and "
+                                      f"were computed again: {zero.name} (not a checksummed fsengine task result)")
+
+
+def test_reproduce_warns_naming_the_folder_and_the_files_that_failed(tmp_path, capsys, monkeypatch):
+    import fsengine.commands.reproduce as reproduce
+
+    (tmp_path / "work").mkdir()
+
+    def target(out, quick, progress):
+        values = map_tasks(logged_square, [0, 1, 2], shared=str(tmp_path / "work"))
+        (out / "report.md").write_text(f"squares {[v[0] for v in values]}\n")
+        return out / "report.md"
+
+    monkeypatch.setattr(reproduce, "get_target", lambda name: target)
+    monkeypatch.setattr(reproduce, "_accepts", lambda name: {"--n-jobs": False, "--scheduler": False,
+                                                             "--keep-tasks": True})
+    argv = ["reproduce", "fake", "--keep-tasks", str(tmp_path / "kept"), "--out", str(tmp_path / "out")]
+    assert main(argv) == 0 and "warning" not in capsys.readouterr().err
+    (bad,) = sorted((tmp_path / "kept").glob("*.pkl"))[:1]
+    bad.write_bytes(pickle.dumps("not a result"))
+    assert main(argv) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
+    assert warnings == [f"warning: --keep-tasks {tmp_path / 'kept'}: 1 kept result(s) failed their check and were "
+                        f"computed again: {bad.name} (not a checksummed fsengine task result)"]
+    assert (tmp_path / "out" / "report.md").read_text() == "squares [0, 1, 4]\n"
+
+
+@pytest.mark.parametrize("setup,pattern", [
+    ("proc", r"^--keep-tasks /proc/fsengine-kept: cannot create the folder \(No such file or directory\); choose a "
+             r"folder you can write to\.$"),
+    ("world", r"--keep-tasks .*/kept: the folder may be written by every user, and loading a kept result \(a pickle\) "
+              r"runs code from it; keep tasks in a folder only you can write\.$"),
+])
+def test_an_unusable_or_shared_folder_is_one_line_before_anything_runs(setup, pattern, tmp_path, capsys):
+    import os
+    import re
+
+    folder = "/proc/fsengine-kept" if setup == "proc" else str(tmp_path / "kept")
+    if setup == "world":
+        os.mkdir(folder)
+        os.chmod(folder, 0o777)
+    with pytest.raises(ValueError, match=pattern):
+        task_store.TaskStore(folder)
+    argv = ["reproduce", "rtm-roc", "--quick", "--keep-tasks", folder, "--out", str(tmp_path / "out")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and re.search(pattern[1:], err[0]) and err[0].startswith("fsengine reproduce: error: ")
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_keep_tasks_help_says_that_loading_a_pickle_runs_code(capsys):
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert ("Results are pickles, and loading a pickle runs code from it: DIR must be a folder only you can "
+            "write") in text
+    assert "Each result carries a SHA-256 checksum; one that fails it is computed again" in text

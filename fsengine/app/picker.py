@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from fsengine import config
-from fsengine.app.errors import user_errors
+from fsengine.app.errors import log, user_errors
 from fsengine.app.guard import require_shell
 from fsengine.app.links import link_choice
 from fsengine.app.safe_text import md_escape
@@ -30,17 +30,23 @@ _UPLOAD_MEMO = "_upload_memo"
 MAX_LISTED = 30
 
 
-@st.cache_resource(show_spinner="Loading dataset ...", max_entries=8)
-def _load_cached(key: str, frozen_params: tuple) -> Dataset:
-    return load_dataset(key, **dict(frozen_params))
-
-
-def load_cached(key: str, params: dict) -> Dataset:
+def load_cached(key: str, params: dict, *, background=None) -> Dataset:
     """Load a catalogue dataset once per (key, params) for the whole server (treat the result as
-    read-only). The uploaded dataset is per session: use :func:`current_dataset` for it."""
+    read-only), with a bar while it loads (``background``: no bar, for the server-start
+    preparation). The uploaded dataset is per session: use :func:`current_dataset` for it."""
+    from fsengine.app.compute import computed_once
+
     if key == UPLOAD_KEY:
         raise ValueError("The uploaded dataset is not in the catalogue; use current_dataset().")
-    return _load_cached(key, tuple(sorted(params.items())))
+    frozen = tuple(sorted(params.items()))
+    return computed_once("dataset", (key, frozen), lambda report: load_dataset(key, **dict(frozen)),
+                         text="Loading the dataset ...", max_entries=8, background=background)
+
+
+def default_selection() -> tuple[str, dict]:
+    """The dataset a first visitor sees: :func:`default_key` with its catalogue defaults."""
+    key = default_key()
+    return key, get_spec(key).defaults()
 
 
 def available_specs() -> list[DatasetSpec]:
@@ -61,7 +67,6 @@ def _upload_widgets(container) -> dict:
     from fsengine.data.upload import (  # pandas, when needed
         TASKS,
         UPLOAD_TYPES,
-        UploadError,
         dataset_from_table,
         file_format,
         read_table,
@@ -92,11 +97,8 @@ def _upload_widgets(container) -> dict:
             memo = (uploaded.file_id, read_table(uploaded.getvalue(), uploaded.name))
             st.session_state[_UPLOAD_MEMO] = memo
         table = memo[1]
-    except UploadError as exc:
-        st.session_state[_UPLOAD_MEMO] = None
-        st.session_state[UPLOADED] = None
-        st.session_state[UPLOAD_ERROR] = str(exc)
-        container.error(md_escape(exc))
+    except Exception as exc:  # any failure of the reader is this upload's error, never the server's
+        _upload_failed(container, uploaded.name, exc)
         return {"file": uploaded.name}
     columns = [str(c) for c in table.columns]
     target = container.selectbox("Target column", columns, index=len(columns) - 1, key="upload_target",
@@ -110,10 +112,8 @@ def _upload_widgets(container) -> dict:
     try:
         ds = dataset_from_table(table, target, name=uploaded.name, task=task,
                                 exclude_non_numeric=drop_text, exclude_constant=drop_const)
-    except UploadError as exc:
-        st.session_state[UPLOADED] = None
-        st.session_state[UPLOAD_ERROR] = str(exc)
-        container.error(md_escape(exc))
+    except Exception as exc:
+        _upload_failed(container, uploaded.name, exc, forget=False)
         return options
     _keep_upload(container, ds)
     return options
@@ -121,7 +121,7 @@ def _upload_widgets(container) -> dict:
 
 def _svmlight_upload(container, uploaded, tasks) -> dict:
     """An svmlight/libsvm file: its labels are the target, so only the task is asked for."""
-    from fsengine.data.upload import UploadError, load_svmlight
+    from fsengine.data.upload import load_svmlight
 
     task = container.selectbox("Task", tasks, key="upload_task",
                                help="auto: up to 20 whole-number labels are classes")
@@ -132,15 +132,30 @@ def _svmlight_upload(container, uploaded, tasks) -> dict:
             memo = ((uploaded.file_id, task), load_svmlight(uploaded.getvalue(), uploaded.name, task=task))
             st.session_state[_UPLOAD_MEMO] = memo
         ds = memo[1]
-    except UploadError as exc:
-        st.session_state[_UPLOAD_MEMO] = None
-        st.session_state[UPLOADED] = None
-        st.session_state[UPLOAD_ERROR] = str(exc)
-        container.error(md_escape(exc))
+    except Exception as exc:  # any failure of the reader is this upload's error, never the server's
+        _upload_failed(container, uploaded.name, exc)
         return options
     container.caption("svmlight file: the labels are the target; features are sparse.")
     _keep_upload(container, ds)
     return options
+
+
+def _upload_failed(container, name: str, exc: Exception, *, forget: bool = True) -> None:
+    """Show why the upload ``name`` cannot be used, in one line, and keep no dataset. An
+    :class:`~fsengine.data.upload.UploadError` says it itself; anything else the reader raised (a
+    bug, memory running out) is logged with its traceback on the server and named by its type."""
+    from fsengine.data.upload import UploadError
+
+    if isinstance(exc, UploadError):
+        message = str(exc)
+    else:
+        log.exception("reading the upload %r failed", name)
+        message = f"{name} could not be read ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})".rstrip()
+    if forget:
+        st.session_state[_UPLOAD_MEMO] = None
+    st.session_state[UPLOADED] = None
+    st.session_state[UPLOAD_ERROR] = message
+    container.error(md_escape(message))
 
 
 def _keep_upload(container, ds) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import textwrap
 
 from fsengine.commands.method_args import (
@@ -31,8 +32,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "(logistic regression on each method's first k features) with 95% intervals, the "
                     "paired difference of every method from a reference method at every k with its "
                     "interval and verdict (better / worse / not resolved; Bonferroni over the methods), "
-                    "the pairwise Jaccard overlap and the Kuncheva stability (bootstrap resamples, with a "
-                    "jackknife interval) of the top-k sets, the runtime table (median and IQR of the "
+                    "the pairwise Jaccard overlap and the stability of the top-k sets over bootstrap resamples "
+                    "(Kuncheva's index with a jackknife interval; Nogueira et al.'s estimator with its asymptotic "
+                    "interval and its paired test of equal stability against the reference, Holm-adjusted over the "
+                    "methods), the runtime table (median and IQR of the "
                     "bootstrap fits), ROC/AUC against the truth on synthetic data, as CSV files and a "
                     "self-contained report.html.", 100),
         epilog=methods_help() + "\n\nexamples: fsengine compare --methods bia,mi,l1 --data synthetic_glm "
@@ -87,7 +90,23 @@ def method_params(keys: list[str], items: list[str]) -> list[tuple]:
         if "=" not in rest:
             raise ValueError(f"--param {item!r}: write METHOD.NAME=VALUE, e.g. bia.n_steps=100")
         per_method[match[1]].append(rest)
-    return [(spec, spec.parse(values)) for spec, values in zip(specs, per_method)]
+    from fsengine.methods.run import check_values
+
+    choices = [(spec, spec.parse(values)) for spec, values in zip(specs, per_method)]
+    for spec, values in choices:  # every value before any data are read or any method is fitted
+        check_values(spec, spec.resolve(values))
+    return choices
+
+
+def _reference_failed(result, choices, reference: str | None) -> str:
+    """When the intended reference (``--reference``, else the first method) failed, the sentence
+    saying so and which method the differences are against instead; "" when it ran. The reference
+    never changes silently."""
+    intended = next(spec for spec, _ in choices if reference in (None, spec.key, spec.label))
+    if intended.label not in result.failures:
+        return ""
+    return (f"the reference {intended.label} failed ({result.failures[intended.label]}); the differences are "
+            f"against {result.labels[0]}, the first method that ran")
 
 
 def run(args) -> int:
@@ -114,8 +133,10 @@ def run(args) -> int:
             as bar:
         result = run_comparison(ds, choices, settings, progress=bar, **where)
     reference = args.reference if args.reference in result.labels + [r.key for r in result.runs] else None
-    if args.reference is not None and reference is None:
-        print(f"note: the reference {args.reference} failed; the first method that ran is the reference")
+    switched = _reference_failed(result, choices, args.reference)
+    if switched:
+        result.notes = (*result.notes, switched)  # in report.html too
+        print(f"warning: {switched}", file=sys.stderr)
     with output_folder(out, force=args.force, command=NAME) as stage:
         paths = write_tables(result, args.k, stage, reference)
         (stage / "report.html").write_text(html_report(result, args.k, reference), encoding="utf-8")

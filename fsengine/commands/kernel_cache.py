@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fsengine import __version__, config
+from fsengine.jsonio import json_text
 
 #: tiny data per method (catalogue spec strings); methods not listed use the first one
 TINY_DATA = {
@@ -79,7 +80,7 @@ def compile_kernels(progress: Callable[[float, str], None] | None = None) -> dic
                 warnings.simplefilter("ignore")  # tiny data: convergence and selection warnings are expected
                 fit_method(spec, params, ds)
         seconds[spec.key] = time.perf_counter() - start
-    _stamp_path().write_text(json.dumps({"fingerprint": _fingerprint(), "seconds": seconds}, indent=2))
+    _stamp_path().write_text(json_text({"fingerprint": _fingerprint(), "seconds": seconds}, indent=2))
     if progress:
         progress(1.0, "done")
     return seconds

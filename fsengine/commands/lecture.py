@@ -5,7 +5,6 @@ rules (:mod:`fsengine.commands.output`: checked before computing, written whole 
 from __future__ import annotations
 
 import argparse
-import os
 import textwrap
 
 from fsengine.commands.method_args import add_data_arguments, check_data_arguments, data_notes, load_data, parse_classes
@@ -52,10 +51,7 @@ def run(args) -> int:
     with TerminalProgress("lecture") as bar:
         pack = lecture_pages(ds, classes=classes, methods=pages, progress=bar)
     with output_folder(out, force=args.force, command=NAME) as stage:
-        files = write_pack(pack, stage)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(stage, 0o777 & ~umask)  # a staging folder is private (mkdtemp); a pack is for others to open
+        files = write_pack(pack, stage)  # the folder gets the umask's permissions (output_folder)
     for note in pack.notes:
         print(f"note: {note}")
     for key, why in pack.skipped.items():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from fsengine.data.registry import data_kind
 from fsengine.methods.registry import METHODS
 from fsengine.params import Param
 from fsengine.plots.style import disarm_links
@@ -61,26 +62,6 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
                    help="output folder: created; a folder fsengine wrote before is replaced whole")
     p.add_argument("--force", action="store_true",
                    help="replace --out even when it holds files fsengine did not write")
-
-
-def data_kind(data: str) -> str:
-    """What ``--data`` names: "catalogue", "table" (CSV/TSV, compressed or not, Parquet) or "svmlight".
-    A path that exists is a file, never a catalogue name: a folder, or a file of another type, is a
-    one-line error listing the formats read; a missing path ending like a data file is "no such file"."""
-    from fsengine.data.upload import FORMATS_READ, UploadError, file_format
-
-    path = Path(data)
-    if path.is_dir():
-        raise ValueError(f"--data {data} is a folder, not a data file; fsengine reads {FORMATS_READ}")
-    try:
-        kind, _ = file_format(path.name)
-    except UploadError as exc:
-        if path.exists():
-            raise ValueError(f"--data {exc}") from None
-        return "catalogue"
-    if not path.exists():
-        raise FileNotFoundError(f"--data {data}: no such file")
-    return "table" if kind in ("csv", "parquet") else kind
 
 
 def check_data_arguments(args) -> None:

@@ -13,13 +13,17 @@ Rules (``fsengine select|compare --out DIR``):
 * A run killed outright (SIGKILL, power loss) cannot clean up: its hidden staging folder, named
   with the writing process's id, is removed by the next run into the same DIR once that process is
   gone.
+* DIR may be a symbolic link to a folder: the link is followed, so the new set replaces the folder
+  it points to (the staging folder is made beside that folder) and the link keeps pointing to it.
+  A link to nothing (dangling) or a link loop is refused before computing.
+* The folder gets the permissions of an ordinary new folder (``0o777`` less the umask), so the
+  results are as readable by others as the user's umask allows (the staging folder alone is private).
 """
 
 from __future__ import annotations
 
 import contextlib
 import glob
-import json
 import os
 import re
 import shutil
@@ -30,6 +34,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from fsengine import __version__
+from fsengine.files import ordinary_folder_mode
+from fsengine.jsonio import json_text
 
 #: file written into every complete output folder; its presence means "fsengine wrote this"
 MARKER = ".fsengine-output"
@@ -65,9 +71,36 @@ def _protected(path: Path) -> bool:
         or resolved == Path(resolved.anchor)
 
 
+def _link_target(out: Path, option: str) -> Path:
+    """Where the link ``out`` leads (followed to the end); a link to nothing or a loop is refused."""
+    try:
+        target = out.resolve(strict=True)
+    except FileNotFoundError:
+        raise OutputError(f"{option} {out} is a link to {Path(os.path.realpath(out))}, which does not exist; create "
+                          "that folder or remove the link.") from None
+    except (OSError, RuntimeError):
+        raise OutputError(f"{option} {out} is a link that loops (it never reaches a folder); remove the link or "
+                          "name another folder.") from None
+    return target
+
+
+def real_target(out: Path) -> Path:
+    """``out``, or the folder it links to when it is a symbolic link (the set is written there)."""
+    out = Path(out).expanduser()
+    return _link_target(out, "--out") if out.is_symlink() else out
+
+
 def check_target(out: Path, *, force: bool = False, option: str = "--out") -> Path:
     """Refuse an unusable output folder before anything is computed; returns ``out`` as a Path."""
     out = Path(out).expanduser()
+    for parent in reversed(out.absolute().parents):
+        if parent.is_symlink() and not parent.exists():
+            raise OutputError(f"{option} {out}: {parent} is a link to {Path(os.path.realpath(parent))}, which does "
+                              "not exist; create that folder or remove the link.")
+    if out.is_symlink():  # followed: the checks below apply to the folder it leads to
+        target = _link_target(out, option)
+        check_target(target, force=force, option=f"{option} {out} ->")
+        return out
     blocker = _first_file_above(out.absolute())
     if blocker is not None:
         raise OutputError(f"{option} {out}: {blocker} is a file, not a folder; choose a folder path for {option}.")
@@ -163,17 +196,21 @@ def _swap_into_place(new: Path, out: Path) -> None:
 def output_folder(out: Path, *, force: bool = False, command: str = "") -> Iterator[Path]:
     """Yield an empty staging folder next to ``out``; on success it becomes ``out`` (replacing a
     previous folder whole), on any exception or interrupt it is deleted and ``out`` is untouched."""
-    out = check_target(out, force=force)
+    out = real_target(check_target(out, force=force))
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"--out {out}: cannot create {out.parent} ({exc.strerror}); choose another folder.") from exc
     remove_abandoned(out)
-    stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=_hidden_prefix(out), suffix=".partial"))
+    stage = None
     try:
+        with _sigint_held():  # a Ctrl-C right after the folder appears still finds it removed below
+            stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=_hidden_prefix(out), suffix=".partial"))
         yield stage
-        (stage / MARKER).write_text(json.dumps({"written_by": f"fsengine {__version__}", "command": command}) + "\n")
+        (stage / MARKER).write_text(json_text({"written_by": f"fsengine {__version__}", "command": command}) + "\n")
+        os.chmod(stage, ordinary_folder_mode())  # mkdtemp's 0700 would hide the results from others
         _swap_into_place(stage, out)
     except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
         raise

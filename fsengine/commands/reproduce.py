@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import sys
 from pathlib import Path
 
 from fsengine.commands.output import check_target, output_folder
@@ -38,7 +39,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--keep-tasks", type=Path, default=None, metavar="DIR",
                    help="keep every finished task's result in DIR and reuse the ones an earlier run of the same "
                         "code, data and settings left there, so an interrupted long run resumes where it "
-                        "stopped (targets that run tasks; results are pickles: use a folder you trust)")
+                        "stopped (targets that run tasks). Results are pickles, and loading a pickle runs code "
+                        "from it: DIR must be a folder only you can write (others' folders and folders every user "
+                        "may write are refused). Each result carries a SHA-256 checksum; one that fails it is "
+                        "computed again and named in a warning")
     add_worker_arguments(p)
     return p
 
@@ -65,8 +69,13 @@ def run(args) -> int:
     where = {k: v for k, v in where.items() if accepted["--n-jobs" if k == "n_jobs" else "--scheduler"]}
     out = check_target(args.out or Path("docs/results") / args.target, force=args.force)  # before computing
     command = f"reproduce {args.target}{' --quick' if args.quick else ''}"
-    with keeping_tasks(args.keep_tasks), TerminalProgress(f"reproduce {args.target}") as bar, \
-            output_folder(out, force=args.force, command=command) as stage:
-        report = func(stage, args.quick, bar, **where)
+    with keeping_tasks(args.keep_tasks) as store:
+        try:
+            with TerminalProgress(f"reproduce {args.target}") as bar, \
+                    output_folder(out, force=args.force, command=command) as stage:
+                report = func(stage, args.quick, bar, **where)
+        finally:
+            if store is not None and store.rejected:
+                print(f"warning: {store.rejection_note()}", file=sys.stderr)
     print(f"report: {out / Path(report).relative_to(stage)}")
     return 0

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import textwrap
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from fsengine.commands.method_args import (
     write_figure,
 )
 from fsengine.commands.output import check_target, output_folder
+from fsengine.jsonio import finite_or_none, json_text
 from fsengine.methods.registry import method_keys
 from fsengine.progress import TerminalProgress
 
@@ -89,9 +89,11 @@ def write_figures(fit, ds, out: Path) -> dict[str, Path]:
 
 def run(args) -> int:
     from fsengine.methods.custom import method_from_argument
+    from fsengine.methods.run import check_values
 
     spec = method_from_argument(args.method)  # argument mistakes fail before any data are read
     params = spec.parse(args.param)
+    check_values(spec, spec.resolve(params))
     classes = parse_classes(args.classes)
     check_data_arguments(args)
     out = check_target(args.out, force=args.force)  # before any computation
@@ -107,7 +109,7 @@ def run(args) -> int:
         fit = fit_method(spec, params, ds, progress=bar)
         bar(1.0, "writing files")
     notes = notes + fit.notes
-    top = [{"rank": i + 1, "feature": int(j), "name": ds.feature_names[j], "score": float(fit.scores[j])}
+    top = [{"rank": i + 1, "feature": int(j), "name": ds.feature_names[j], "score": finite_or_none(fit.scores[j])}
            for i, j in enumerate(fit.order[:TOP_SHOWN])]
     with output_folder(out, force=args.force, command=NAME) as stage:
         files = write_selection(fit, ds, stage)
@@ -119,7 +121,7 @@ def run(args) -> int:
             "top": top, "files": {name: path.name for name, path in files.items()},
             **({"excluded_columns": excluded} if excluded else {}),
         }
-        (stage / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+        (stage / "summary.json").write_text(json_text(summary, indent=2, default=str))
     for note in notes:
         print(f"note: {note}")
     print(f"{spec.label} on {ds.name}: {int(fit.support.sum()):,} of {ds.n_features:,} features selected "

@@ -7,6 +7,8 @@
 
 The public names are importable from here (``from fsengine.compare import run_comparison``); they
 are loaded on first use, so that ``fsengine.compare.settings`` stays light for the command line.
+Your own method joins a comparison (and the Compare page, ``fsengine select|compare``) through
+:func:`register_method`: a :class:`MethodSpec` with its :class:`Param` objects and :class:`Needs`.
 """
 
 from __future__ import annotations
@@ -14,17 +16,22 @@ from __future__ import annotations
 import importlib
 
 _PUBLIC = {
-    "CompareSettings": "settings",
-    "RANDOM": "engine",
-    "ComparisonCancelled": "engine",
-    "ComparisonResult": "engine",
-    "HeldOut": "engine",
-    "MethodRun": "engine",
-    "run_comparison": "engine",
-    "comparison_figures": "report",
-    "html_report": "report",
-    "tables_zip": "report",
-    "write_tables": "report",
+    "CompareSettings": "fsengine.compare.settings",
+    "RANDOM": "fsengine.compare.engine",
+    "ComparisonCancelled": "fsengine.compare.engine",
+    "ComparisonResult": "fsengine.compare.engine",
+    "HeldOut": "fsengine.compare.engine",
+    "MethodRun": "fsengine.compare.engine",
+    "run_comparison": "fsengine.compare.engine",
+    "comparison_figures": "fsengine.compare.report",
+    "html_report": "fsengine.compare.report",
+    "tables_zip": "fsengine.compare.report",
+    "write_tables": "fsengine.compare.report",
+    # your own method in a comparison: the registry's types
+    "MethodSpec": "fsengine.methods.registry",
+    "Needs": "fsengine.methods.registry",
+    "register_method": "fsengine.methods.registry",
+    "Param": "fsengine.params",
 }
 
 __all__ = sorted(_PUBLIC)
@@ -33,4 +40,4 @@ __all__ = sorted(_PUBLIC)
 def __getattr__(name: str):
     if name not in _PUBLIC:
         raise AttributeError(f"module 'fsengine.compare' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_PUBLIC[name]}"), name)
+    return getattr(importlib.import_module(_PUBLIC[name]), name)

@@ -17,8 +17,10 @@ Protocol of :func:`run_comparison`:
    * one split (the default): an accuracy is a proportion of the n held-out rows, with Wilson's
      score interval (95%); the random baseline, a mean over draws per row, by a percentile
      bootstrap over the rows. The paired difference of a method from the reference at each k is
-     the difference of their accuracies on the SAME rows, with a paired percentile bootstrap over
-     the rows (2,000 resamples seeded with ``seed``, the same resamples for every method). These
+     the difference of their accuracies on the SAME rows, with the exact conditional interval of a
+     paired difference (:func:`fsengine.stats.paired_proportion_difference`: Clopper-Pearson on the
+     rows where only one of the two is right, dual to the exact McNemar test; no resampling, so a
+     Bonferroni level of 99.7% rests on no handful of resamples in a tail). These
      intervals hold the training rows fixed: they say what the held-out rows can tell apart for
      these fits, not how much the fits would move with other training rows.
    * ``n_repeats >= 2``: the accuracy is the mean over the splits, with the corrected resampled t
@@ -33,8 +35,11 @@ Protocol of :func:`run_comparison`:
 4. Stability: every method is refitted on ``n_bootstrap`` stratified bootstrap resamples of the
    training part (the same resamples for every method); Kuncheva's index of the top-k sets is
    averaged over all pairs of resamples (:mod:`fsengine.selection_metrics`), with a 95% jackknife
-   interval over the resamples (leave one resample out; needs 5 or more). Runtimes: the fit on the
-   training part, and the median and interquartile range of the bootstrap fits.
+   interval over the resamples (leave one resample out; needs 5 or more); beside it Nogueira,
+   Sechidis & Brown's (2018) estimator with its asymptotic normal interval and their test of equal
+   stability against the reference, paired (the resamples are shared), Holm-adjusted over the m - 1
+   methods at one k (:meth:`ComparisonResult.stability`). Runtimes: the fit on the training part,
+   and the median and interquartile range of the bootstrap fits.
 5. Overlap: pairwise Jaccard of the methods' top-k sets from step 2. ROC / AUC of each method's
    scores against ``Dataset.truth`` when the data are synthetic.
 
@@ -52,9 +57,8 @@ the user stops the script).
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -68,23 +72,35 @@ from threadpoolctl import threadpool_limits
 from fsengine.compare.settings import CompareSettings
 from fsengine.data import Dataset
 from fsengine.data.transforms import class_names, split
+from fsengine.formatting import percent
 from fsengine.methods.adapt import restrict_classes
 from fsengine.methods.custom import resolve_methods
+from fsengine.methods.failures import failure_message
 from fsengine.methods.registry import MethodSpec
-from fsengine.methods.run import fit_method
+from fsengine.methods.run import check_values, fit_method
+from fsengine.methods.run import subset_rows as _subset
+from fsengine.methods.run import warm_up as _untimed_first_call
 from fsengine.parallel import TasksCancelled, backend_for, map_tasks
 from fsengine.ranking import ranks_from_order
-from fsengine.selection_metrics import jaccard_matrix, kuncheva_leave_one_out, kuncheva_matrix, roc_auc, roc_curve
+from fsengine.selection_metrics import (
+    jaccard_matrix,
+    kuncheva_leave_one_out,
+    kuncheva_matrix,
+    nogueira_difference,
+    nogueira_stability,
+    roc_auc,
+    roc_curve,
+)
 from fsengine.stats import (
     LEVEL,
-    N_BOOTSTRAP,
     Estimate,
     bonferroni_level,
     bootstrap_means,
     difference_verdict,
+    holm_adjust,
     jackknife_interval,
     median_iqr,
-    paired_bootstrap_means,
+    paired_proportion_difference,
     paired_t_interval,
     t_interval,
     wilson_interval,
@@ -201,8 +217,8 @@ class HeldOut:
             return [paired_t_interval(self.repeats[:, a, g], self.repeats[:, b, g], level,
                                       test_train_ratio=self.test_train_ratio, what="repeated splits")
                     for g in range(self.grid.size)]
-        return paired_bootstrap_means(self.rows[a].T, self.rows[b].T, n_resamples=N_BOOTSTRAP, level=level,
-                                      seed=self.seed, unit="held-out rows")
+        return [paired_proportion_difference(self.rows[a, g], self.rows[b, g], level, unit="held-out rows")
+                for g in range(self.grid.size)]
 
 
 def _proportion(row: np.ndarray) -> Estimate:
@@ -348,7 +364,8 @@ class ComparisonResult:
         m = len(self.runs) - 1
         if m < 1:
             return ""
-        how = ("a paired percentile bootstrap over the held-out rows" if self.held_out.n_repeats == 1 else
+        how = ("the exact conditional interval of the paired difference over the held-out rows (dual to the exact "
+               "McNemar test)" if self.held_out.n_repeats == 1 else
                f"a paired corrected resampled t over {self.held_out.n_repeats} repeated splits")
         return (f"Each difference's interval is {how} at {percent(self.comparison_level())}: Bonferroni over "
                 f"the {m} comparison{'s' if m != 1 else ''}, so that all of them hold together at 95%.")
@@ -362,20 +379,36 @@ class ComparisonResult:
         sets = self.top_k(k)
         return pd.DataFrame(jaccard_matrix(sets), index=list(sets), columns=list(sets))
 
-    def stability(self, k: int) -> pd.DataFrame:
-        """Per method: Kuncheva stability of the top-k sets over the bootstrap fits (the mean over
-        pairs) with its 95% jackknife interval over the resamples (``low``, ``high``; clipped to
-        the index's range [-1, 1]; needs :data:`MIN_JACKKNIFE` resamples), the number of pairs it
-        averages, and in how many fits the k-th and (k+1)-th scores tie (the cut is then decided by
-        feature index, not by the method)."""
+    def stability(self, k: int, reference: str | None = None) -> pd.DataFrame:
+        """Per method, the stability of its top-k sets over the bootstrap fits, two ways:
+
+        * Kuncheva's index (the mean over pairs; ``kuncheva``) with its 95% jackknife interval over
+          the resamples (``low``, ``high``; clipped to the index's range [-1, 1]; needs
+          :data:`MIN_JACKKNIFE` resamples), the pairs it averages, and in how many fits the k-th and
+          (k+1)-th scores tie (the cut is then decided by feature index, not by the method);
+        * Nogueira, Sechidis & Brown's estimator (JMLR 18, 2018; ``nogueira``) with its asymptotic
+          normal 95% interval (Theorem 9; ``nogueira_low``, ``nogueira_high``, clipped at its maximum
+          1; it assumes many runs, and with 5 resamples it is a rough guide). On top-k sets, all of
+          size k, its value equals Kuncheva's (both are the mean correlation of the selection
+          vectors); the interval is its own. Then its test of equal stability against
+          ``reference`` (default: the first method): the difference Phi_method - Phi_reference with
+          an interval at :meth:`comparison_level` (Bonferroni over the m - 1 methods, as the accuracy
+          differences), the z statistic and two-sided p-value of the PAIRED test (every method is
+          fitted on the same bootstrap resamples, so run i of both saw the same rows), the p-value
+          Holm-adjusted over the m - 1 tests at this k (``stability_p_holm``), and the verdict "more
+          stable" / "less stable" when that adjusted p-value is <= 0.05, else "not resolved". (Holm
+          rejects whenever the Bonferroni interval excludes 0, and sometimes when it does not.)
+        """
         k = self._check_k(k)
-        rows = []
+        ref = self.reference(reference)
+        rows, selections = [], {}
         for r in self.runs:
             B = r.boot_top.shape[0]
-            value = low = high = np.nan
-            ties, how = 0, ""
+            value = low = high = phi = phi_low = phi_high = np.nan
+            ties, how, phi_how = 0, "", ""
             if B >= 2 and k < self.n_features:
-                matrix = kuncheva_matrix(list(r.boot_top[:, :k]), self.n_features)
+                selections[r.label] = list(r.boot_top[:, :k])
+                matrix = kuncheva_matrix(selections[r.label], self.n_features)
                 value = float(matrix[np.triu_indices(B, 1)].mean())
                 ties = int(np.sum(r.boot_top_scores[:, k - 1] == r.boot_top_scores[:, k]))
                 if B >= MIN_JACKKNIFE:
@@ -384,9 +417,40 @@ class ComparisonResult:
                     how = f"95% {e.method} (leave one resample out)"
                 else:
                     how = f"no interval: it needs {MIN_JACKKNIFE} or more resamples"
+                phi_estimate = nogueira_stability(selections[r.label], self.n_features)
+                phi, phi_low, phi_high, phi_how = (phi_estimate.value, phi_estimate.low, min(1.0, phi_estimate.high),
+                                                   f"95% {phi_estimate.method} (clipped at 1)")
             rows.append({"method": r.label, "kuncheva": value, "low": low, "high": high, "pairs": B * (B - 1) // 2,
-                         "ties_at_cut": ties, "resamples": B, "interval": how, "error": r.boot_error or ""})
-        return pd.DataFrame(rows)
+                         "ties_at_cut": ties, "resamples": B, "interval": how, "nogueira": phi,
+                         "nogueira_low": phi_low, "nogueira_high": phi_high, "nogueira_interval": phi_how,
+                         "error": r.boot_error or ""})
+        table = pd.DataFrame(rows)
+        return table.join(self._stability_tests(selections, ref), on="method")
+
+    def _stability_tests(self, selections: dict[str, list], ref: str) -> pd.DataFrame:
+        """Nogueira et al.'s paired test of equal stability of every method against ``ref`` (see
+        :meth:`stability`), indexed by method."""
+        level = self.comparison_level()
+        others = [label for label in self.labels if label != ref]
+        tested = [label for label in others if label in selections and ref in selections]
+        rows = {label: {"reference": ref, "stability_difference": np.nan, "stability_difference_low": np.nan,
+                        "stability_difference_high": np.nan, "stability_z": np.nan, "stability_p": np.nan,
+                        "stability_p_holm": np.nan, "stability_verdict": "reference" if label == ref else "",
+                        "stability_test": ""} for label in self.labels}
+        if tested:
+            results = [nogueira_difference(selections[ref], selections[label], self.n_features, paired=True,
+                                           level=level) for label in tested]
+            holm = holm_adjust([t.pvalue for t in results])
+            for label, t, p_holm in zip(tested, results, holm):
+                d = t.difference
+                verdict = "not resolved" if p_holm > 1 - LEVEL else ("more stable" if d.value > 0 else "less stable")
+                rows[label].update({
+                    "stability_difference": d.value, "stability_difference_low": d.low,
+                    "stability_difference_high": d.high, "stability_z": t.statistic, "stability_p": t.pvalue,
+                    "stability_p_holm": float(p_holm), "stability_verdict": verdict,
+                    "stability_test": f"{d.method}; interval at {percent(level)} (Bonferroni over {len(others)}), "
+                                      f"p Holm-adjusted over the {len(tested)} test{'s' if len(tested) != 1 else ''}"})
+        return pd.DataFrame.from_dict(rows, orient="index")
 
     def roc(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Method -> (fpr, tpr) of its scores against the known relevant features (synthetic data)."""
@@ -427,15 +491,16 @@ class ComparisonResult:
     def summary(self, k: int, reference: str | None = None) -> pd.DataFrame:
         """One row per method at top-k size ``k``: held-out accuracy at the accuracy-grid point
         nearest k (``grid_k``) with its interval, the paired difference from the reference there
-        with its Bonferroni interval and verdict, stability at k with its interval, runtime, own
-        selection size, AUC on synthetic data. No best k is picked: choosing the k with the highest
+        with its Bonferroni interval and verdict, stability at k (Kuncheva's and Nogueira's, with
+        their intervals, and the verdict of Nogueira's paired test against the reference), runtime,
+        own selection size, AUC on synthetic data. No best k is picked: choosing the k with the highest
         held-out accuracy on these rows would report an optimistic number."""
         k, ref = self._check_k(k), self.reference(reference)
         at = self.grid_k(k)
         acc = self.accuracy[self.accuracy["k"] == at].set_index("curve")
         diff = self.differences(ref)
         diff = diff[diff["k"] == at].set_index("method")
-        stab = self.stability(k).set_index("method")
+        stab = self.stability(k, ref).set_index("method")
         table = pd.DataFrame({"method": self.labels})
         table["k"] = k
         table["grid_k"] = at
@@ -447,7 +512,9 @@ class ComparisonResult:
                                ("difference_high", "high")):
             table[column] = table["method"].map(diff[source])
         table["verdict"] = [diff["verdict"].get(label, "reference") for label in self.labels]
-        for column, source in (("kuncheva_at_k", "kuncheva"), ("kuncheva_low", "low"), ("kuncheva_high", "high")):
+        for column, source in (("kuncheva_at_k", "kuncheva"), ("kuncheva_low", "low"), ("kuncheva_high", "high"),
+                               ("nogueira_at_k", "nogueira"), ("nogueira_low", "nogueira_low"),
+                               ("nogueira_high", "nogueira_high"), ("stability_verdict", "stability_verdict")):
             table[column] = table["method"].map(stab[source])
         runtime = self.runtime().set_index("method")
         for column in ("fit_seconds", "bootstrap_median_seconds", "selected_by_method"):
@@ -474,7 +541,7 @@ class ComparisonResult:
             "accuracy": self.accuracy,
             "differences": self.differences(reference),
             "jaccard": self.jaccard(k).rename_axis("method").reset_index(),
-            "stability": self.stability(k),
+            "stability": self.stability(k, reference),
             "runtime": self.runtime(),
             "scores": self.scores_table(),
         }
@@ -484,17 +551,6 @@ class ComparisonResult:
         if self.failures:
             out["failures"] = pd.DataFrame({"method": list(self.failures), "error": list(self.failures.values())})
         return out
-
-
-def percent(level: float) -> str:
-    """A level as a short percentage: 0.975 -> '97.5%', 0.95 -> '95%', 0.99444 -> '99.44%'."""
-    return f"{100 * level:.2f}".rstrip("0").rstrip(".") + "%"
-
-
-def failure_message(exc: Exception) -> str:
-    """One line for a failed fit: a ValueError's own message, else the error's type and text."""
-    text = " ".join(str(exc).split())
-    return text if isinstance(exc, ValueError) and text else f"{type(exc).__name__}: {text}".rstrip(": ")
 
 
 def finite_scores(scores: np.ndarray) -> np.ndarray:
@@ -539,11 +595,6 @@ def held_out_accuracy(train: Dataset, test: Dataset, columns) -> float:
     return float(np.mean(held_out_correct(train, test, columns)))
 
 
-def _subset(ds: Dataset, rows: np.ndarray) -> Dataset:
-    texts = tuple(ds.texts[i] for i in rows) if ds.texts is not None else None
-    return replace(ds, X=ds.X[rows], y=ds.y[rows], texts=texts)
-
-
 @dataclass(frozen=True)
 class _FitJob:
     """What every fit task shares: the training part of every split (the first is the one the
@@ -580,9 +631,9 @@ def _fit_task(job: _FitJob, item: tuple[int, int, np.ndarray | None],
     # always a fresh copy: arrays that arrive from another process can be aligned differently, and
     # numpy's vectorised sums then round differently (1e-16 in BIA's scores on a Dask worker)
     ds = _subset(train, np.arange(train.n_samples) if rows is None else rows)
-    # the first full fit compiles (or loads) the method's kernels untimed, in the process that fits
-    warmup = _untimed_first_call(spec, values, ds) if rows is None and s == 0 else 0.0
     try:
+        # the first full fit compiles (or loads) the method's kernels untimed, in the process that fits
+        warmup = _untimed_first_call(spec, values, ds) if rows is None and s == 0 else 0.0
         fit = fit_method(spec, values, ds, progress)
     except Exception as exc:  # the method's failure; cancellation (BaseException here) passes through
         return failure_message(exc)
@@ -656,26 +707,6 @@ def _split_orders(runs: list[MethodRun], specs, later: list, failures: dict[str,
     return kept
 
 
-#: rows per class of the untimed warm-up fit
-WARMUP_ROWS_PER_CLASS = 20
-
-
-def _untimed_first_call(spec, values, train: Dataset) -> float:
-    """Fit once, untimed, on the first rows of each class: compiles (or loads) the method's numba
-    kernels so that the timed fit measures the method. Returns the warm-up's duration; a
-    warm-up that fails on so few rows is skipped (the real fit reports its own errors)."""
-    rows = np.sort(np.concatenate([np.flatnonzero(train.y == c)[:WARMUP_ROWS_PER_CLASS]
-                                   for c in np.unique(train.y)]))
-    started = time.perf_counter()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # convergence on 40 rows is not the point
-            fit_method(spec, values, _subset(train, rows), None)
-    except (ValueError, ArithmeticError):
-        pass  # too few rows for this method: the timed fit then includes compilation, as before
-    return time.perf_counter() - started
-
-
 def _accuracy_items(runs: list[MethodRun], grid: np.ndarray, draws: list, n_features: int, n_splits: int):
     """The accuracy tasks (split, column sets) and their names: per split, one per method (its
     first k features at each k of the grid), one per k for the random draws, one for all features."""
@@ -710,7 +741,7 @@ def _held_out(outcomes: list[np.ndarray], runs, grid: np.ndarray, n_splits: int,
 def _accuracy_table(held: HeldOut) -> pd.DataFrame:
     """Columns curve, k, accuracy, low, high, method: every curve's accuracy with its interval."""
     return pd.DataFrame([{"curve": curve, "k": int(k), "accuracy": e.value, "low": e.low, "high": e.high,
-                          "method": f"{e.level:.0%} {e.method}"}
+                          "method": f"{percent(e.level)} {e.method}"}
                          for curve, estimates in held.curve_estimates().items()
                          for k, e in zip(held.grid, estimates)])
 
@@ -724,9 +755,12 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     :class:`fsengine.methods.custom.EstimatorSelector`), or a (one of these, params) pair
     (:func:`fsengine.methods.custom.resolve_methods`).
 
-    A method whose fit raises (a ValueError such as too many features, or any other error of the
-    method) is reported in ``failures`` and the others go on; the run fails only when no method
-    succeeds. Cancellation and interrupts are never swallowed.
+    Every method's parameter values are validated before any fit
+    (:func:`fsengine.methods.run.check_values`): a bad value is a ValueError, not a failed method. A
+    method whose fit raises (a ValueError such as too many features, any other error of the method,
+    its warm-up included, or scores that are all NaN or infinite) is reported in ``failures`` and
+    the others go on; the run fails only when no method succeeds. Cancellation and interrupts are
+    never swallowed.
 
     The fits (methods x (n_repeats + resamples)) and the accuracy curves are independent tasks run
     by :func:`fsengine.parallel.map_tasks`: ``n_jobs`` local processes (-1: every core) or the
@@ -742,6 +776,8 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     if len({s.key for s in specs}) != len(specs):
         raise ValueError("Each method can be chosen once per comparison.")
     params = [spec.resolve(values) for spec, (_, values) in zip(specs, choices)]
+    for spec, values in zip(specs, params):  # a bad value fails the run here, never one method mid-run
+        check_values(spec, values)
     backend_for(n_jobs, scheduler)  # a wrong n_jobs / scheduler fails before any work
     if ds.task != "classification":
         raise ValueError(f"{ds.name} has a {ds.task} target; the comparison scores held-out accuracy and "

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
-from fsengine.compare.engine import RANDOM, ComparisonResult, percent
+from fsengine.compare.engine import RANDOM, ComparisonResult
 from fsengine.csv_export import to_csv
+from fsengine.formatting import percent
 from fsengine.plots.compare import (
     accuracy_curves,
     difference_curves,
@@ -19,8 +20,10 @@ from fsengine.plots.compare import (
     relevance_grid,
     roc_curves,
     stability_bars,
+    stability_differences,
 )
 from fsengine.plots.style import disarm_links
+from fsengine.stats import LEVEL
 
 #: what each view tells (shown under the figures on the page and in the report)
 EXPLANATIONS = {
@@ -47,7 +50,19 @@ EXPLANATIONS = {
                  "negative = less overlap than chance. The whiskers are 95% jackknife intervals of the mean "
                  "over pairs (each resample left out in turn; 5 or more resamples; few resamples give wide "
                  "intervals). Hatched bars: some fit had tied scores at the cut, so part of its top-k was "
-                 "decided by feature index.",
+                 "decided by feature index. The diamonds are Nogueira, Sechidis & Brown's (2018) estimator "
+                 "Φ = 1 − mean_f s_f² / (k̄/n (1 − k̄/n)) from each feature's selection frequency; on top-k sets, "
+                 "all of size k, it equals Kuncheva's mean (both are the mean correlation of the selection "
+                 "vectors), so the diamond sits on the bar; its whisker is their asymptotic 95% interval, which "
+                 "assumes many resamples (with 5 it is a rough guide, often narrower than the jackknife's).",
+    "stability_difference": "Nogueira et al.'s test of equal stability: each method's Φ minus the reference's, "
+                            "paired, because every method was refitted on the same bootstrap resamples (the "
+                            "variance is that of the per-resample influence differences, so what the resamples "
+                            "share cancels). The whiskers are Bonferroni intervals over the m − 1 methods set "
+                            "against the reference (the accuracy differences' level); the verdict, filled marker "
+                            "'more stable' or 'less stable', comes from the p-value Holm-adjusted over those m − 1 "
+                            "tests at this k (Holm rejects whenever the Bonferroni interval excludes 0, and "
+                            "sometimes more); an open marker is 'not resolved'. Each k is its own family.",
     "roc": "On synthetic data the truly relevant features are known. Sweeping a threshold down a method's "
            "scores traces the ROC curve: the share of relevant features found against the share of "
            "irrelevant ones let in. AUC is the probability that a relevant feature outscores an irrelevant "
@@ -72,9 +87,11 @@ def comparison_figures(result: ComparisonResult, k: int, reference: str | None =
     if len(differences):
         figures["differences"] = difference_curves(differences, k=k, note=difference_note(result))
     figures["jaccard"] = jaccard_heatmap(result.jaccard(k), k)
-    stability = result.stability(k)
+    stability = result.stability(k, reference)
     if stability["kuncheva"].notna().any():
         figures["stability"] = stability_bars(stability, k)
+    if stability["stability_difference"].notna().any():
+        figures["stability_difference"] = stability_differences(stability, k, note=stability_note(result))
     if result.truth is not None:
         figures["roc"] = roc_curves(result.roc(), result.auc())
     if result.image_shape is not None:
@@ -86,9 +103,27 @@ def comparison_figures(result: ComparisonResult, k: int, reference: str | None =
 def difference_note(result: ComparisonResult) -> str:
     """What the difference figure's bands are, in one line."""
     m = len(result.runs) - 1
-    how = "paired bootstrap" if result.held_out.n_repeats == 1 else "paired corrected resampled t"
+    how = "exact paired (McNemar)" if result.held_out.n_repeats == 1 else "paired corrected resampled t"
     return (f"bands: {percent(result.comparison_level())} {how} (Bonferroni, {m} method{'s' if m != 1 else ''}); "
             "filled = resolved")
+
+
+def stability_note(result: ComparisonResult) -> str:
+    """What the stability-difference figure's whiskers and markers are, in one line."""
+    m = len(result.runs) - 1
+    return (f"whiskers: {percent(result.comparison_level())} paired (Bonferroni, {m} method{'s' if m != 1 else ''}); "
+            f"filled = Holm-adjusted p ≤ {1 - LEVEL:g}")
+
+
+def stability_at(result: ComparisonResult, k: int, reference: str | None = None):
+    """The stability table at ``k`` for a reader: both intervals and Nogueira's paired test against
+    the reference first (what fits a 1280 px page), then the rest (Nogueira's value, which equals
+    Kuncheva's on top-k sets, the difference's interval, the raw p-value); no text columns that
+    repeat on every row."""
+    table = result.stability(k, reference).rename(columns={"low": "kuncheva_low", "high": "kuncheva_high"})
+    return table[["method", "kuncheva", "kuncheva_low", "kuncheva_high", "nogueira_low", "nogueira_high",
+                  "stability_difference", "stability_verdict", "stability_p_holm", "nogueira",
+                  "stability_difference_low", "stability_difference_high", "stability_p", "ties_at_cut"]]
 
 
 def write_tables(result: ComparisonResult, k: int, out_dir: Path, reference: str | None = None) -> list[Path]:
@@ -161,8 +196,9 @@ def html_report(result: ComparisonResult, k: int, reference: str | None = None) 
               f"<p class='note'>{html.escape(result.interval_note())} No k is picked for a method: the k with the "
               "highest accuracy on these held-out rows would report an optimistic number.</p>"]
     headings = {"accuracy": "Held-out accuracy", "differences": f"Paired differences from {ref}",
-                "jaccard": "Overlap of the selections", "stability": "Stability", "roc": "ROC against the known truth",
-                "relevance": "Relevance heatmaps"}
+                "jaccard": "Overlap of the selections", "stability": "Stability",
+                "stability_difference": f"Stability against {ref} (Nogueira et al.'s paired test)",
+                "roc": "ROC against the known truth", "relevance": "Relevance heatmaps"}
     first = True
     for name, fig in comparison_figures(result, k, ref).items():
         parts.append(f"<h2>{html.escape(headings[name])}</h2>")
@@ -175,8 +211,12 @@ def html_report(result: ComparisonResult, k: int, reference: str | None = None) 
         first = False
     parts += ["<h2>Runtime</h2>", _table_html(result.runtime()),
               f"<p class='note'>{html.escape(EXPLANATIONS['runtime'])}</p>"]
-    stability = result.stability(k)
+    stability = result.stability(k, ref)
     if stability["kuncheva"].notna().any():
-        parts += ["<h2>Stability table</h2>", _table_html(stability)]
+        tested = int(stability["stability_p"].notna().sum())
+        parts += ["<h2>Stability table</h2>",
+                  f"<p>At k = {k}: Kuncheva's index with its jackknife interval, Nogueira et al.'s estimator with "
+                  f"its asymptotic interval, and their paired test of equal stability against {html.escape(ref)} "
+                  f"({tested} test{'s' if tested != 1 else ''}, Holm-adjusted).</p>", _table_html(stability)]
     parts.append("</body></html>")
     return "\n".join(parts)

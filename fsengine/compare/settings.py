@@ -7,6 +7,10 @@ from dataclasses import dataclass
 
 #: the most repeated splits a comparison accepts (each costs one more fit of every method)
 MAX_REPEATS = 50
+#: the most bootstrap resamples (each refits every method; their row indices are drawn at once)
+MAX_BOOTSTRAP = 1000
+#: seeds are numpy/scikit-learn seeds: 0 .. 2**32 - 1
+MAX_SEED = 2**32 - 1
 
 
 @dataclass(frozen=True)
@@ -30,8 +34,11 @@ class CompareSettings:
     def __post_init__(self):
         if not 0.05 <= self.test_size <= 0.8:
             raise ValueError(f"test_size={self.test_size}: choose a held-out share between 0.05 and 0.8")
-        if self.n_bootstrap == 1 or self.n_bootstrap < 0:
-            raise ValueError(f"n_bootstrap={self.n_bootstrap}: stability needs 0 (off) or at least 2 resamples")
+        if self.n_bootstrap == 1 or not 0 <= self.n_bootstrap <= MAX_BOOTSTRAP:
+            raise ValueError(f"n_bootstrap={self.n_bootstrap}: stability needs 0 (off) or at least 2 resamples "
+                             f"(at most {MAX_BOOTSTRAP:,})")
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(f"seed={self.seed}: choose a seed between 0 and {MAX_SEED:,}")
         if self.max_k < 1:
             raise ValueError(f"max_k={self.max_k}: must be at least 1")
         if not 1 <= self.n_repeats <= MAX_REPEATS:

@@ -118,6 +118,35 @@ CATALOGUE.append(DatasetSpec(
         Param("seed", "Seed", 0, min=0),
     ),
 ))
+CATALOGUE.append(DatasetSpec(
+    key="xor_redundant",
+    label="XOR pair with redundant label copies (synthetic, known truth)",
+    group="Synthetic",
+    description="Binary features: a planted XOR pair that determines the label (useless one at a time), "
+                "noisy copies of the label (informative but redundant) and noise.",
+    loader=_lazy("synthetic.xor", "make_xor_redundant"),
+    params=(
+        Param("n", "Samples", 600, min=4, max=100000),
+        Param("n_redundant", "Copies of the label", 5, min=0, max=1000),
+        Param("n_noise", "Noise features", 20, min=0, max=20000),
+        Param("copy_noise", "Flip probability of a copy", 0.2, kind="float", min=0.0, max=0.5),
+        Param("label_noise", "Flip probability of the label", 0.0, kind="float", min=0.0, max=0.5),
+        Param("seed", "Seed", 0, min=0),
+    ),
+))
+CATALOGUE.append(DatasetSpec(
+    key="madelon_like",
+    label="MADELON-style hypercube clusters (synthetic, known truth)",
+    group="Synthetic",
+    description="Made as MADELON was (Guyon 2003, sklearn make_classification): 32 clusters on a 5-d "
+                "hypercube, 5 informative + 15 redundant features, the rest probes; 1% labels flipped.",
+    loader=_lazy("synthetic.madelon", "make_madelon_like"),
+    params=(
+        Param("n", "Samples", 2000, min=64, max=100000),
+        Param("n_features", "Features (20 carry signal)", 500, min=20, max=20000),
+        Param("seed", "Seed", 0, min=0),
+    ),
+))
 for _key, _label, _desc, _min_df in (
     ("movie_reviews", "Movie reviews (Pang & Lee v2.0)",
      "2,000 full reviews, negative vs positive, as binary word-presence tags.", 20),

@@ -16,6 +16,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from fsengine.data.limits import check_declared
 from fsengine.data.paths import find_corpus
 
 Token = tuple[str, str, str]
@@ -52,7 +53,11 @@ class _CorpusFiles:
     def read(self, rel: str, encoding: str = "utf-8") -> str:
         try:
             if self._zip is not None:
-                raw = self._zip.read(f"{self.name}/{rel}")
+                member = self._zip.getinfo(f"{self.name}/{rel}")
+                check_declared(member.file_size, f"{self.path}: member {member.filename}, unpacked,",
+                               error=CorpusFormatError, remedy="delete the archive and download it again "
+                                                               "(fsengine datasets fetch)")
+                raw = self._zip.read(member)  # never more than the declared size (zipfile stops there)
             else:
                 raw = (self.path / rel).read_bytes()
         except KeyError as exc:

@@ -31,8 +31,10 @@ from PIL import Image, ImageFilter
 from fsengine import config
 from fsengine.data.dataset import Dataset, Provenance
 from fsengine.data.fonts import Face, FaceInventory, candidate_font_files, discover_faces, normalise, render_glyph
+from fsengine.data.limits import check_npz
 from fsengine.data.notmnist import IMAGE_SHAPE, LETTERS, _letter_code, pixel_names
 from fsengine.files import write_whole
+from fsengine.jsonio import json_text
 
 #: bump when rendering or augmentation changes (invalidates the cache)
 GENERATOR_VERSION = 2
@@ -80,7 +82,7 @@ def font_inventory(*, include_system: bool = True, packages=None, use_cache: boo
     if use_cache:
         payload = {"faces": [f.__dict__ for f in inventory.faces],
                    "dropped": [list(d) for d in inventory.dropped], "n_files": inventory.n_files}
-        write_whole(path, lambda fh: fh.write(json.dumps(payload).encode()))
+        write_whole(path, lambda fh: fh.write(json_text(payload).encode()))
     return inventory, key
 
 
@@ -165,6 +167,7 @@ def load_letters(letters=LETTERS, n_per_class: int = 500, seed: int = 0, *,
     arrays = None
     if use_cache and path.exists():
         try:
+            check_npz(path)
             with np.load(path) as z:
                 arrays = z["images"], z["labels"], z["faces"]
         except (OSError, ValueError, KeyError):

@@ -8,6 +8,7 @@ A-J, and lets the caller choose letters, the number per class and the sampling s
 from __future__ import annotations
 
 import gzip
+import math
 import zipfile
 import zlib
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from fsengine.data.dataset import Dataset, Provenance
+from fsengine.data.limits import check_declared, check_npz
 from fsengine.data.paths import DataNotFoundError, find_file
 
 LETTERS = tuple("ABCDEFGHIJ")
@@ -34,43 +36,63 @@ def pixel_names(shape=IMAGE_SHAPE) -> tuple[str, ...]:
     return tuple(f"px({r},{c})" for r in range(shape[0]) for c in range(shape[1]))
 
 
-def _open_maybe_gz(path: Path) -> bytes:
-    raw = Path(path).read_bytes()
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            return gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise CorruptDataError(f"{path}: gzip stream is damaged ({exc})") from exc
-    return raw
+def _open_maybe_gz(path: Path):
+    """A binary stream of ``path``'s content, decompressed as it is read when it is gzip."""
+    fh = Path(path).open("rb")
+    if fh.read(2) == b"\x1f\x8b":
+        fh.seek(0)
+        return gzip.GzipFile(fileobj=fh, mode="rb")
+    fh.seek(0)
+    return fh
+
+
+#: bytes of a stream read (and discarded) to tell a damaged gzip file from a file of another kind
+DRAIN_BYTES = 64 * 2**20
+
+
+def _drain(fh) -> None:
+    """Read up to :data:`DRAIN_BYTES` more of ``fh`` in blocks, keeping none: a damaged gzip
+    stream raises its error here."""
+    left = DRAIN_BYTES
+    while left > 0 and fh.read(min(left, 2**20)):
+        left -= 2**20
 
 
 def read_idx(path: Path) -> np.ndarray:
     """Read an IDX file (MNIST format; gz or not) into an ndarray.
 
     Header: two zero bytes, a type code (0x08 = uint8), the number of dimensions, then one
-    big-endian uint32 per dimension.
+    big-endian uint32 per dimension. The array the header declares is checked against this
+    machine's memory (:func:`fsengine.data.limits.check_declared`) before anything is allocated,
+    and no more than one byte past it is ever decompressed (a small .gz can unpack to gigabytes).
     """
     path = Path(path)
     if not path.exists():
         raise DataNotFoundError(f"IDX file {path} does not exist")
-    data = _open_maybe_gz(path)
-    if len(data) < 4 or data[0] != 0 or data[1] != 0:
-        raise CorruptDataError(f"{path}: not an IDX file (bad magic number {data[:4]!r})")
-    dtypes = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
-    code, ndim = data[2], data[3]
-    if code not in dtypes:
-        raise CorruptDataError(f"{path}: unknown IDX element type 0x{code:02x}")
-    header_end = 4 + 4 * ndim
-    if len(data) < header_end:
-        raise CorruptDataError(f"{path}: truncated IDX header")
-    dims = tuple(int.from_bytes(data[4 + 4 * i: 8 + 4 * i], "big") for i in range(ndim))
-    dtype = np.dtype(dtypes[code])
-    expected = int(np.prod(dims)) * dtype.itemsize
-    payload = data[header_end:]
+    try:
+        with _open_maybe_gz(path) as fh:
+            head = fh.read(4)
+            if len(head) < 4 or head[0] != 0 or head[1] != 0:
+                _drain(fh)  # a damaged gzip stream says so rather than "bad magic"
+                raise CorruptDataError(f"{path}: not an IDX file (bad magic number {head!r})")
+            dtypes = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
+            code, ndim = head[2], head[3]
+            if code not in dtypes:
+                raise CorruptDataError(f"{path}: unknown IDX element type 0x{code:02x}")
+            raw_dims = fh.read(4 * ndim)
+            if len(raw_dims) < 4 * ndim:
+                raise CorruptDataError(f"{path}: truncated IDX header")
+            dims = tuple(int.from_bytes(raw_dims[4 * i: 4 * i + 4], "big") for i in range(ndim))
+            dtype = np.dtype(dtypes[code])
+            expected = math.prod(dims) * dtype.itemsize  # Python integers: no overflow
+            check_declared(expected, f"{path}: the IDX header's {dims} array", error=CorruptDataError,
+                           remedy="the header is damaged or the file is not this data set")
+            payload = fh.read(expected + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise CorruptDataError(f"{path}: gzip stream is damaged ({exc})") from exc
     if len(payload) != expected:
-        raise CorruptDataError(
-            f"{path}: header promises {dims} ({expected} bytes) but the file holds {len(payload)} bytes"
-        )
+        held = f"{len(payload)} bytes" if len(payload) < expected else f"more than {expected} bytes"
+        raise CorruptDataError(f"{path}: header promises {dims} ({expected} bytes) but the file holds {held}")
     return np.frombuffer(payload, dtype=dtype).reshape(dims)
 
 
@@ -137,6 +159,8 @@ def load_notmnist_idx(images_path=None, labels_path=None, *, letters=LETTERS, n_
 def load_notmnist_npz(path, *, letters=LETTERS, n_per_class=None, seed=0) -> Dataset:
     """notMNIST from an .npz holding ``images`` (n, 28, 28) or ``X`` (n, 784), and ``labels``/``y``."""
     path = Path(path)
+    if path.is_file():
+        check_npz(path, error=CorruptDataError)
     try:
         with np.load(path) as z:
             images = z["images"] if "images" in z else z["X"] if "X" in z else None

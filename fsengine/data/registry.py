@@ -7,6 +7,7 @@ A dataset is named by a *spec string* ``key[:param=value,param=value]``, e.g.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from fsengine.data.catalogue import CATALOGUE, DatasetSpec
@@ -31,6 +32,7 @@ def dataset_specs() -> list[DatasetSpec]:
 
 
 def get_spec(key: str) -> DatasetSpec:
+    """The catalogue entry of ``key`` (e.g. ``"digits"``), or a ValueError listing the keys."""
     if key not in _SPECS:
         raise ValueError(f"Unknown dataset {key!r}. Known datasets: {', '.join(_SPECS)}")
     return _SPECS[key]
@@ -68,3 +70,23 @@ def load_dataset(spec_or_key: str, **params) -> Dataset:
 
         raise DataNotFoundError(f"Dataset '{spec.key}' is not available here. {spec.unavailable_hint}")
     return spec.loader(**parsed)
+
+
+def data_kind(data: str) -> str:
+    """What ``--data`` names: "catalogue", "table" (CSV/TSV, compressed or not, Parquet) or "svmlight".
+    A path that exists is a file, never a catalogue name: a folder, or a file of another type, is a
+    one-line error listing the formats read; a missing path ending like a data file is "no such file"."""
+    from fsengine.data.upload import FORMATS_READ, UploadError, file_format
+
+    path = Path(data)
+    if path.is_dir():
+        raise ValueError(f"--data {data} is a folder, not a data file; fsengine reads {FORMATS_READ}")
+    try:
+        kind, _ = file_format(path.name)
+    except UploadError as exc:
+        if path.exists():
+            raise ValueError(f"--data {exc}") from None
+        return "catalogue"
+    if not path.exists():
+        raise FileNotFoundError(f"--data {data}: no such file")
+    return "table" if kind in ("csv", "parquet") else kind

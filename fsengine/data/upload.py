@@ -22,6 +22,7 @@ import gzip
 import io
 import lzma
 import math
+import re
 import zipfile
 import zlib
 from pathlib import Path
@@ -31,6 +32,7 @@ import pandas as pd
 
 from fsengine import config
 from fsengine.data.dataset import Dataset, Provenance
+from fsengine.data.limits import check_declared, memory_budget
 from fsengine.data.wide_csv import EXACT_FLOATS, read_wide
 from fsengine.validation import MAX_ABS_VALUE, constant_columns
 
@@ -104,11 +106,24 @@ def _field_counts(lines: list[str], sep: str) -> list[int]:
         return []
 
 
+#: the line breaks of ``str.splitlines``
+_LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _first_lines(text: str, k: int) -> tuple[list[str], bool]:
+    """The first ``k`` lines of ``text`` (as ``text.splitlines()[:k]``) and whether more follow,
+    without splitting the rest of a large file into a list of lines."""
+    for i, brk in enumerate(_LINE_BREAK.finditer(text)):
+        if i + 1 == k:
+            return text[:brk.end()].splitlines(), brk.end() < len(text)
+    return text.splitlines(), False
+
+
 def sniff_separator(text: str, default: str = ",") -> str:
     """The separator of ``text``: among :data:`SEPARATORS`, the one that splits the first lines into the
     same number (> 1) of fields, the most fields winning; ``default`` when none does."""
-    lines = text.splitlines()[:SNIFF_LINES]
-    if len(text.splitlines()) > SNIFF_LINES:
+    lines, more = _first_lines(text, SNIFF_LINES)
+    if more:
         lines = lines[:-1]  # the last sampled line may be cut inside a quoted field
     best, best_fields = default, 1
     for sep in SEPARATORS:
@@ -133,10 +148,26 @@ def _parse(text: str, sep: str, decimal: str) -> pd.DataFrame:
                                                  **EXACT_FLOATS)
 
 
+def _check_declared_cells(text: str, filename: str, sep: str, columns: int) -> None:
+    """The header declares ``columns`` cells per row; a table whose rows hold them needs at least
+    one character per cell (its value, a separator or the line's end), so ``columns x rows`` cannot
+    exceed the text's length. Rows shorter than the header would be padded with missing values,
+    and a header of many names over many short lines would make the reader allocate a grid
+    quadratic in the file's size: such a table is refused before it is parsed."""
+    if columns * text.count("\n") <= len(text):
+        return
+    rows = sum(1 for row in csv.reader(io.StringIO(text), delimiter=sep, quotechar='"') if row) - 1
+    if columns * rows > len(text):
+        raise UploadError(f"{filename}: the header names {columns:,} columns, more than its {rows:,} data rows can "
+                          f"fill ({_mb(len(text))} of text): rows are shorter than the header. Give every row one "
+                          "value per column.")
+
+
 def _read_text_table(text: str, filename: str, sep: str) -> tuple[pd.DataFrame, list[str], list[str]]:
     """Parse CSV text with separator ``sep``; with ``;``, tab or ``|`` a decimal comma is tried as well
     and kept when it turns more columns into numbers."""
     header = next(csv.reader([text.split("\n", 1)[0].rstrip("\r")], delimiter=sep, quotechar='"'), [])
+    _check_declared_cells(text, filename, sep, len(header))
     df = _parse(text, sep, ".")
     notes = [] if sep == "," else [f"separator {sep!r} detected" if sep != "\t" else "tab-separated"]
     if sep != "," and _numeric_columns(df) < df.shape[1]:
@@ -168,10 +199,25 @@ def file_format(filename: str) -> tuple[str, str | None]:
     raise UploadError(f"{Path(filename).name}: unsupported file type {shown}; fsengine reads {FORMATS_READ}.")
 
 
+#: a file named on the command line (no upload limit) may unpack to at most this share of the
+#: machine's memory: its text, the parsed table and the features are held at once
+UNPACKED_SHARE = 4
+
+
+def _over_limit(filename: str, what: str, cap: int, limit: float) -> UploadError:
+    if math.isinf(limit):
+        return UploadError(f"{filename} {what} more than {_mb(cap)}, a quarter of this machine's memory: too large to "
+                           "read here; split the table or read it in parts.")
+    return UploadError(f"{filename} {what} more than {_mb(cap)}, over the upload limit; upload a smaller table or "
+                       "raise the limit with FSENGINE_MAX_UPLOAD_MB.")
+
+
 def _decompress(data: bytes, compression: str, filename: str, limit: float) -> bytes:
     """The content of a .gz/.bz2/.xz/.zip file, read at most ``limit`` bytes far (a small file may
-    unpack to gigabytes); a .zip must hold one file."""
-    size = -1 if math.isinf(limit) else int(limit) + 1
+    unpack to gigabytes; a file on disk, ``limit`` inf, at most 1/:data:`UNPACKED_SHARE` of this
+    machine's memory); a .zip must hold one file, whose declared size is checked before it is
+    unpacked."""
+    cap = memory_budget() // UNPACKED_SHARE if math.isinf(limit) else int(limit)
     if compression == ".zip":
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as archive:
@@ -179,8 +225,12 @@ def _decompress(data: bytes, compression: str, filename: str, limit: float) -> b
                 if len(members) != 1:
                     raise UploadError(f"{filename} holds {len(members)} files; put exactly one CSV/TSV table in "
                                       "the .zip.")
+                declared = members[0].file_size  # the central directory's word: checked before unpacking
+                if declared > cap:
+                    raise _over_limit(filename, f"declares {members[0].filename!r} as {_mb(declared)} unpacked,",
+                                      cap, limit)
                 with archive.open(members[0]) as member:
-                    out = member.read(size)
+                    out = member.read(cap + 1)  # zipfile also stops at the declared size
         except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError,
                 zlib.error) as exc:
             raise UploadError(f"{filename} is not a readable .zip archive ({type(exc).__name__}: "
@@ -189,14 +239,29 @@ def _decompress(data: bytes, compression: str, filename: str, limit: float) -> b
         opener = {".gz": gzip.GzipFile, ".bz2": bz2.BZ2File, ".xz": lzma.LZMAFile}[compression]
         try:
             with opener(fileobj=io.BytesIO(data)) if compression == ".gz" else opener(io.BytesIO(data)) as stream:
-                out = stream.read(size)
+                out = stream.read(cap + 1)
         except (OSError, EOFError, lzma.LZMAError, zlib.error, ValueError) as exc:
             raise UploadError(f"{filename} is not a readable {compression} file ({type(exc).__name__}: "
                               f"{_one_line(exc)}).") from exc
-    if len(out) > limit:
-        raise UploadError(f"{filename} unpacks to more than {_mb(int(limit))}, over the upload limit; upload a "
-                          "smaller table or raise the limit with FSENGINE_MAX_UPLOAD_MB.")
+    if len(out) > cap:
+        raise _over_limit(filename, "unpacks to", cap, limit)
     return out
+
+
+def _check_parquet_size(data: bytes, filename: str, limit: float) -> None:
+    """A Parquet file's footer declares its rows and columns; at 8 bytes a cell (the least a value
+    takes in memory) they must fit the upload limit (a file on disk: this machine's memory) before
+    any column is decoded: a few kilobytes of run-length encoded constants can declare a billion
+    rows. A file whose footer cannot be read is left to the reader's own error."""
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.ParquetFile(io.BytesIO(data)).metadata
+    except Exception:  # pandas' reader names the problem
+        return
+    rows, columns = int(meta.num_rows), int(meta.num_columns)
+    check_declared(8 * rows * columns, f"{filename} declares {rows:,} rows x {columns:,} columns, which",
+                   None if math.isinf(limit) else limit, error=UploadError)
 
 
 def read_table(data: bytes, filename: str, *, max_bytes: float | None = None) -> pd.DataFrame:
@@ -223,6 +288,7 @@ def read_table(data: bytes, filename: str, *, max_bytes: float | None = None) ->
             raise UploadError(f"{filename} is empty once decompressed.")
     suffix = Path(filename).suffixes[-2 if compression else -1].lower()
     if kind == "parquet":
+        _check_parquet_size(data, filename, limit)
         try:
             df = pd.read_parquet(io.BytesIO(data))
         except Exception as exc:
@@ -238,6 +304,8 @@ def read_table(data: bytes, filename: str, *, max_bytes: float | None = None) ->
         sep = sniff_separator(text, default="\t" if suffix == ".tsv" else ",")
         try:
             df, header, sep_notes = _read_text_table(text, filename, sep)
+        except UploadError:
+            raise
         except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv.Error) as exc:
             raise UploadError(f"{filename} is not a readable CSV file (separator {sep!r}): {_one_line(exc)}") from exc
         notes += sep_notes
@@ -299,17 +367,20 @@ def _check_magnitude(X: np.ndarray, names) -> None:
                           "(e.g. divide it by a power of ten) and upload again.")
 
 
-def _target(df: pd.DataFrame, target: str, task: str):
-    """(y, target_names, task) with the target's own checks."""
+def _target(df: pd.DataFrame, target: str, task: str, *, subject: str | None = None,
+            remedy: str = " Pick another target column."):
+    """(y, target_names, task) with the target's own checks. ``subject`` is what the messages call
+    the target (default "Target column 'NAME'"); ``remedy`` what a single class can do about it."""
     col = df[target]
+    subject = subject or f"Target column {target!r}"
     missing = col.isna().to_numpy()
     if missing.any():
-        raise UploadError(f"Target column {target!r} has {int(missing.sum())} missing value(s) (data "
+        raise UploadError(f"{subject} has {int(missing.sum())} missing value(s) (data "
                           f"rows {_first_rows(missing)}); remove those rows or pick another target.")
     numeric = pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
     if numeric and not np.isfinite(col.to_numpy(dtype=np.float64)).all():
         bad = ~np.isfinite(col.to_numpy(dtype=np.float64))
-        raise UploadError(f"Target column {target!r} has infinite values (data rows {_first_rows(bad)}).")
+        raise UploadError(f"{subject} has infinite values (data rows {_first_rows(bad)}).")
     if task == "auto":
         values = col.to_numpy()
         integral = numeric and np.all(np.mod(values.astype(np.float64), 1) == 0)
@@ -317,22 +388,22 @@ def _target(df: pd.DataFrame, target: str, task: str):
             else "classification"
     if task == "regression":
         if not numeric:
-            raise UploadError(f"Target column {target!r} is not numeric ({_non_numeric_example(col)}); "
+            raise UploadError(f"{subject} is not numeric ({_non_numeric_example(col)}); "
                               "a regression target must be a number. Choose 'classification'.")
         y = col.to_numpy(dtype=np.float64)
         _check_magnitude(y[:, None], [target])
         if np.ptp(y) == 0:
-            raise UploadError(f"Target column {target!r} is constant ({y[0]:g}); nothing to predict.")
+            raise UploadError(f"{subject} is constant ({y[0]:g}); nothing to predict.")
         return y, (), task
     classes, y = np.unique(col.astype(str).to_numpy() if not numeric else col.to_numpy(), return_inverse=True)
     names = tuple(str(c) for c in classes)
     if len(classes) < 2:
-        raise UploadError(f"Target column {target!r} has a single class ({names[0]!r}); feature "
-                          "selection needs at least two classes. Pick another target column.")
+        raise UploadError(f"{subject} has a single class ({names[0]!r}); feature selection needs at least two "
+                          f"classes.{remedy}")
     counts = np.bincount(y)
     small = [f"{names[i]!r} ({counts[i]} row)" for i in np.flatnonzero(counts < MIN_ROWS_PER_CLASS)]
     if small:
-        raise UploadError(f"Target column {target!r}: class(es) {', '.join(small)} have fewer than "
+        raise UploadError(f"{subject}: class(es) {', '.join(small)} have fewer than "
                           f"{MIN_ROWS_PER_CLASS} rows; every class needs at least {MIN_ROWS_PER_CLASS}. "
                           "Merge or remove them.")
     return y.astype(np.int64), names, task
@@ -397,15 +468,33 @@ def dataset_from_table(df: pd.DataFrame, target: str, *, name: str = "upload", t
     )
 
 
+#: the largest feature index of an svmlight file (scikit-learn's reader holds indices as C ints)
+MAX_SVMLIGHT_INDEX = 2**31 - 1
+
+
+def _occurring_columns(X) -> tuple[object, np.ndarray]:
+    """``X`` (CSR, as read, one column per index up to the largest) reduced to the columns that hold
+    an entry, and those columns' indices in the file. Memory follows the entries, never the largest
+    index: no array is as long as the index range."""
+    import scipy.sparse as sp
+
+    used, columns = np.unique(X.indices, return_inverse=True)
+    reduced = sp.csr_matrix((X.data, columns.astype(np.int32 if used.size < 2**31 else np.int64), X.indptr),
+                            shape=(X.shape[0], used.size))
+    return reduced, used
+
+
 def load_svmlight(data: bytes, filename: str, *, task: str = "auto", max_bytes: float | None = None,
                   exclude_constant: bool = True) -> Dataset:
     """An svmlight/libsvm file (``label index:value ...`` per row, read by scikit-learn's
     ``load_svmlight_file``) as a sparse Dataset with the file's own labels: the common format of
-    text feature-selection benchmarks. Features are named by their index in the file (``f1``, ...;
-    a file without index 0 counts from 1). The checks of a table apply: size limit, at least 10
-    rows, finite values below 1e100, every class with two rows, ``task`` as for
-    :func:`dataset_from_table` (auto: at most 20 whole-number labels are classes), constant
-    (e.g. all-zero) features excluded and counted."""
+    text feature-selection benchmarks. The features are the indices that occur in the file, named
+    by their index (``f1``, ...; "counted from 1" is noted when index 0 never occurs); the
+    indices that never occur are all-zero columns, counted in a note, and never allocated, so
+    memory follows the file's entries, not its largest index (at most :data:`MAX_SVMLIGHT_INDEX`).
+    The checks of a table apply: size limit, at least 10 rows, finite values below 1e100, every
+    class with two rows, ``task`` as for :func:`dataset_from_table` (auto: at most 20
+    whole-number labels are classes), constant features excluded and listed."""
     from sklearn.datasets import load_svmlight_file
 
     limit = config.max_upload_bytes() if max_bytes is None else max_bytes
@@ -418,26 +507,30 @@ def load_svmlight(data: bytes, filename: str, *, task: str = "auto", max_bytes: 
         raise UploadError(f"task must be one of {', '.join(TASKS)}, not {task!r}")
     try:
         X, labels = load_svmlight_file(io.BytesIO(data), zero_based=True, dtype=np.float64)
-    except (ValueError, TypeError, OverflowError, IndexError, UnicodeDecodeError) as exc:
+    except OverflowError as exc:
+        raise UploadError(f"{filename} has a feature index beyond {MAX_SVMLIGHT_INDEX:,}, the largest an svmlight "
+                          "reader takes; number the features from 1 (or 0) upwards.") from exc
+    except (ValueError, TypeError, IndexError, UnicodeDecodeError) as exc:
         raise UploadError(f"{filename} is not a readable svmlight/libsvm file (one 'label index:value ...' line "
                           f"per row): {_one_line(exc)}") from exc
-    X = X.tocsr()
-    offset = 0
-    if X.shape[1] > 1 and X[:, 0].nnz == 0:  # no index 0: the file counts from 1
-        X, offset = X[:, 1:].tocsr(), 1
+    X, indices = _occurring_columns(X.tocsr())  # shape (n, largest index + 1) until here: never densified
     if X.shape[0] < MIN_ROWS:
         raise UploadError(f"{filename} has {X.shape[0]} row(s); at least {MIN_ROWS} are needed.")
+    if not indices.size:
+        raise UploadError(f"No usable feature in {filename}: no row holds an 'index:value' entry.")
     if not np.isfinite(X.data).all() or not np.isfinite(labels).all():
         raise UploadError(f"{filename} holds NaN or infinite values; fix or remove those entries.")
-    names = [f"f{j + offset}" for j in range(X.shape[1])]
+    names = [f"f{j}" for j in indices]
     big = np.flatnonzero(np.abs(X.data) > MAX_ABS_VALUE)
     if big.size:
         row, col = int(np.searchsorted(X.indptr, big[0], side="right")) - 1, int(X.indices[big[0]])
         raise UploadError(f"Feature {names[col]!r} has a value of {X.data[big[0]]:.3g} (row {row + 1}); values beyond "
                           f"{MAX_ABS_VALUE:.0e} in magnitude overflow the computations. Rescale it.")
-    whole = np.all(labels == np.round(labels))
-    y, target_names, task = _target(pd.DataFrame({"label": labels.astype(np.int64) if whole else labels}), "label",
-                                    task)
+    whole = np.all(labels == np.round(labels)) and np.all(np.abs(labels) < 2**53)  # exact as int64
+    y, target_names, task = _target(
+        pd.DataFrame({"label": labels.astype(np.int64) if whole else labels}), "label", task,
+        subject=f"The label column of {filename}",
+        remedy=" An svmlight file carries its own labels: use one whose rows have two or more.")
     constant = constant_columns(X)
     if constant.size and not exclude_constant:
         raise UploadError(f"{constant.size:,} feature(s) of {filename} are constant; allow excluding them.")
@@ -447,15 +540,21 @@ def load_svmlight(data: bytes, filename: str, *, task: str = "auto", max_bytes: 
     first = np.asarray(X[0, constant].todense()).ravel() if constant.size else np.zeros(0)
     excluded = {names[j]: f"constant (every value is {v:g})" for j, v in zip(constant, first)}
     notes = [f"svmlight labels ({task}" + (f", {len(target_names)} classes)" if task == "classification" else ")")]
-    if offset:
+    if indices[0] > 0:
         notes.append("feature indices counted from 1")
+    absent = int(indices[-1]) + 1 - (indices[0] > 0) - indices.size
+    if absent:
+        one = absent == 1
+        notes.append(f"{absent:,} feature {'index' if one else 'indices'} between {int(indices[0] > 0)} and "
+                     f"{int(indices[-1]):,} never {'occurs' if one else 'occur'} (all-zero, left out); "
+                     f"{indices.size:,} occur")
     notes += [f"excluded {constant.size:,} constant feature(s), e.g. {names[constant[0]]!r}"] if constant.size else []
     return Dataset(
         X=X[:, keep].tocsr(), y=y, feature_names=tuple(names[j] for j in keep), target_names=target_names,
         name=filename, task=task,
         provenance=Provenance(f"uploaded file {filename}", "as supplied by the user",
-                              {"rows": int(X.shape[0]), "features": int(keep.size), "excluded_columns": len(excluded)},
-                              tuple(notes)),
+                              {"rows": int(X.shape[0]), "features": int(keep.size), "excluded_columns": len(excluded),
+                               "absent_indices": absent}, tuple(notes)),
         extras={"excluded_columns": excluded, "format": "svmlight"},
     )
 

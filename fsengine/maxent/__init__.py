@@ -22,16 +22,17 @@ Building blocks, each usable on its own:
 Gains are on the *total* log-likelihood scale; Zhou et al.'s per-instance G(alpha) is gain / N.
 """
 
-from fsengine.maxent.data import MaxentData
-from fsengine.maxent.gains import stage0_gains
-from fsengine.maxent.kernels import ALPHA_CAP
-from fsengine.maxent.metrics import ChunkScores, accuracy, chunk_scores, chunk_spans, sentence_counts
-from fsengine.maxent.model import MaxentModel
-from fsengine.maxent.state import GainResult, MaxentState
-from fsengine.maxent.train import MapFit, MapObjective, fit_map
-
-__all__ = [
-    "ALPHA_CAP", "ChunkScores", "GainResult", "MapFit", "MapObjective", "MaxentData",
-    "MaxentModel", "MaxentState", "accuracy", "chunk_scores", "chunk_spans", "fit_map",
-    "sentence_counts", "stage0_gains",
-]
+from fsengine.maxent.data import MaxentData as MaxentData
+from fsengine.maxent.gains import stage0_gains as stage0_gains
+from fsengine.maxent.kernels import ALPHA_CAP as ALPHA_CAP
+from fsengine.maxent.metrics import ChunkScores as ChunkScores
+from fsengine.maxent.metrics import accuracy as accuracy
+from fsengine.maxent.metrics import chunk_scores as chunk_scores
+from fsengine.maxent.metrics import chunk_spans as chunk_spans
+from fsengine.maxent.metrics import sentence_counts as sentence_counts
+from fsengine.maxent.model import MaxentModel as MaxentModel
+from fsengine.maxent.state import GainResult as GainResult
+from fsengine.maxent.state import MaxentState as MaxentState
+from fsengine.maxent.train import MapFit as MapFit
+from fsengine.maxent.train import MapObjective as MapObjective
+from fsengine.maxent.train import fit_map as fit_map

@@ -16,9 +16,12 @@ selector contract (``scores_``, ``order_``, ``ranking_``, ``support_``, ``trace_
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
 import inspect
+import io
 import re
+import sys
 import warnings
 from dataclasses import dataclass
 from functools import partial
@@ -31,6 +34,7 @@ from sklearn.base import clone, is_regressor
 from sklearn.utils._param_validation import HasMethods, Interval
 
 from fsengine.base import BaseFeatureSelector
+from fsengine.methods.failures import failure_message, method_calls
 from fsengine.methods.registry import ANY_TASK, MethodSpec, Needs, get_method
 from fsengine.ranking import order_from
 
@@ -124,7 +128,12 @@ class EstimatorSelector(BaseFeatureSelector):
 
     def _fit(self, X, y):
         name = type(self.estimator).__name__
-        self.model_ = clone(self.estimator).fit(X, y)
+        self.model_ = clone(self.estimator)
+        returned = self.model_.fit(X, y)
+        if returned is not self.model_:  # scikit-learn's fit returns self; the fitted object is the clone
+            warnings.warn(f"{name}.fit returned {type(returned).__name__} instead of the estimator itself "
+                          "(scikit-learn's convention: end fit with 'return self'); fsengine read the scores of the "
+                          "object it fitted.", UserWarning, stacklevel=2)
         p = X.shape[1]
         found = _scores_of(self.model_, p)
         if found is None and hasattr(self.model_, "estimator_"):
@@ -156,17 +165,36 @@ def as_selector(obj) -> BaseFeatureSelector:
 
 
 # ------------------------------------------------------------------------------- MODULE:CLASS paths
+def _import_module(module_name: str, path: str):
+    """Import a user's module; whatever it raises while importing, and a ``sys.exit`` (a script that
+    parses its own command line at import), is one ValueError naming ``path``. What the module
+    prints while importing is held back and shown after it, unless it exits: then its last line
+    (argparse's complaint) goes into the error instead of the script's usage message."""
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            module = importlib.import_module(module_name)
+    except (Exception, SystemExit) as exc:  # ImportError, or whatever the module does while importing
+        if isinstance(exc, SystemExit):
+            said = [line.strip() for line in (out.getvalue() + err.getvalue()).splitlines() if line.strip()]
+            reason = failure_message(exc) + (f"; it printed {said[-1][:200]!r}" if said else "")
+            hint = "; a module that runs a script's command line when imported needs an " \
+                   "'if __name__ == \"__main__\":' guard"
+        else:
+            reason, hint = f"{type(exc).__name__}: {' '.join(str(exc).split())}", ""
+        raise ValueError(f"{path}: cannot import {module_name} ({reason}){hint}") from None
+    sys.stdout.write(out.getvalue())
+    sys.stderr.write(err.getvalue())
+    return module
+
+
 def import_class(path: str) -> type:
     """The class ``MODULE:CLASS`` names, with a one-line ValueError when it cannot be imported or is
     no estimator class (command line and Python only: the app never calls this)."""
     if not _PATH.match(path):
         raise ValueError(f"{path!r}: write MODULE:CLASS, e.g. sklearn.feature_selection:SelectKBest")
     module_name, _, name = path.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as exc:  # ImportError, or whatever the module raises while importing
-        raise ValueError(f"{path}: cannot import {module_name} ({type(exc).__name__}: "
-                         f"{' '.join(str(exc).split())})") from None
+    module = _import_module(module_name, path)
     cls = getattr(module, name, None)
     if cls is None:
         raise ValueError(f"{path}: {module_name} has no attribute {name!r}")
@@ -198,12 +226,11 @@ def parse_value(text: str):
         pass
     if _PATH.match(text):
         module_name, _, name = text.partition(":")
-        try:
-            obj = getattr(importlib.import_module(module_name), name)
-        except Exception as exc:
-            raise ValueError(f"{text}: cannot import it ({type(exc).__name__}: {' '.join(str(exc).split())})") \
-                from None
-        return obj() if inspect.isclass(obj) else obj
+        obj = getattr(_import_module(module_name, text), name, None)
+        if obj is None:
+            raise ValueError(f"{text}: {module_name} has no attribute {name!r}")
+        with method_calls(text, own=False, doing="cannot be built"):
+            return obj() if inspect.isclass(obj) else obj
     return text
 
 
@@ -241,9 +268,11 @@ class CustomMethodSpec(MethodSpec):
                                      f"{', '.join(accepted) or 'no parameters'}")
             try:
                 cls(**values)
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:
+                reason = failure_message(exc) if isinstance(exc, SystemExit) else \
+                    f"{type(exc).__name__}: {' '.join(str(exc).split())}"
                 raise ValueError(f"{self.label}({', '.join(f'{k}={v!r}' for k, v in values.items())}): "
-                                 f"{type(exc).__name__}: {' '.join(str(exc).split())}") from None
+                                 f"{reason}") from None
         return values
 
 

@@ -123,8 +123,9 @@ class MethodSpec(HasParams):
 
 #: parameters shared by the maxent gain selectors (IFS, SGC, count cutoff); the selector classes
 #: read these defaults (their own 100 pairs gave way to the registry's 50, what app and CLI used)
-_PAIRS = Param("n_features_to_select", "(feature, class) pairs to select", 50, min=1, max=5000,
-               help="maxent features are (feature, class) pairs; a feature may be chosen with several classes")
+_PAIRS = Param("n_features_to_select", "(feature, class) pairs to select", 50, min=1, special=(None,),
+               help="maxent features are (feature, class) pairs; a feature may be chosen with several classes; "
+                    "none: until no candidate is left (IFS, SGC: or none gains more than min_gain)")
 _CUTOFF = Param("cutoff", "Count cutoff", 1, min=1, max=1000,
                 help="candidate pairs must occur together at least this often")
 #: parameters shared by the toolbox methods (fsengine.methods.toolbox)
@@ -133,8 +134,14 @@ _LEVEL = Param("alpha", "Test level (Bonferroni)", 0.01, kind="float", min=1e-6,
 _TASK = Param("task", "Task", "auto", kind="choice", choices=("auto", "classification", "regression"),
               help="auto: the dataset's own task (class labels or a real target)")
 _TREES = Param("n_estimators", "Trees", 100, min=1, max=2000)
-_SEED = Param("random_state", "Seed", 0, min=0, max=2**31 - 1,
+_SEED = Param("random_state", "Seed", 0, min=0, max=2**32 - 1,
               help="every random choice of the method (resamples, trees, shuffles) follows it")
+#: parameters shared by the information-theoretic family (fsengine.methods.information)
+_GREEDY = Param("max_features", "Features selected greedily", 30, min=1,
+                help="the greedy selection stops earlier when every feature is in")
+_BINS = Param("bins", "Bins", "mean_sd", min=2, max=20, special=("mean_sd",),
+              help="mean_sd: three states at the mean ± one standard deviation (the family's default, Peng et al.'s); "
+                   "k: k equal-frequency bins")
 #: parameters shared by the Relief family (fsengine.methods.relief)
 _DISCRETE = Param("discrete_threshold", "Discrete: at most this many values", 10, min=0, max=1000,
                   help="such features count equal / different in the distances; the others |a - b| / range "
@@ -154,7 +161,9 @@ _ENTRIES = (
                       help="logistic for two classes, linear for real targets, poisson for counts"),
                 Param("lambda_ratio", "Λ/Λ* of the reported posteriors", 1.0, kind="float", min=0.05, max=100.0,
                       help="below 1 the expansion behind the Ising model breaks down"),
-                Param("n_steps", "Path steps", 200, min=20, max=1000, help="step k is at Λ/Λ* = 20/k")),
+                Param("n_steps", "Path steps", 200, min=1, max=1000,
+                      help="step k is at Λ/Λ* = 20/k (the class's step 0.05): 20 steps reach Λ*, 400 the "
+                           "lowest reported Λ/Λ*")),
         needs=Needs(two_classes=True, non_constant=True, max_features=5000, tasks=ANY_TASK),
         figures="fsengine.plots.select:bia_figures"),
     MethodSpec(
@@ -166,12 +175,13 @@ _ENTRIES = (
     MethodSpec(
         "mdl", "MDL", "Naive Bayes forward selection minimising the description length (Jaakkola Eq. 10-15)",
         "fsengine.selectors:MDLSelector",
-        params=(Param("max_features", "Largest subset explored", 30, min=1, max=500),),
+        params=(Param("max_features", "Largest subset explored", 30, min=1,
+                      help="the forward selection stops earlier when every feature is in"),),
         needs=Needs(binary_features=True), figures="fsengine.plots.select:mdl_figures"),
     MethodSpec(
         "l1", "L1", "entry order along the L1-logistic regularisation path (Jaakkola Eq. 18-19)",
         "fsengine.selectors:L1PathSelector",
-        params=(Param("n_Cs", "Values of C", 20, min=4, max=100),
+        params=(Param("n_Cs", "Values of C", 20, min=2, max=100),
                 Param("C_span", "C range (max / min)", 1000.0, kind="float", min=2.0, max=1e6),
                 Param("cv", "Cross-validation folds", None, min=2, max=10, special=(None,),
                       help="none: the method's own selection is the model at the largest C; k >= 2: the C "
@@ -228,7 +238,7 @@ _ENTRIES = (
                 Param("ard", "ARD (evidence-tuned alpha_j)", False, kind="bool",
                       help="selected tags: those the ARD does not pin at 0.5 (about 10x slower); "
                            "off: log Bayes factor > 0 under the fixed prior"),
-                Param("max_iter", "Max sweeps", 300, min=10, max=5000)),
+                Param("max_iter", "Max sweeps", 300, min=1, max=5000)),
         needs=Needs(two_classes=True, binary_features=True),
         figures="fsengine.plots.select:rtm_figures"),
     MethodSpec(
@@ -252,8 +262,7 @@ _ENTRIES = (
         "shuffled (Breiman 2001; sklearn.inspection.permutation_importance)",
         "fsengine.selectors:PermutationSelector",
         params=(Param("model", "Model", "linear", kind="choice", choices=("linear", "forest"),
-                      help="linear: standardised L2 logistic or ridge regression; forest: a seeded random forest "
-                           "(each of the n_repeats x p shuffles is scored by every tree: slow on many features)"),
+                      help="linear: standardised L2 logistic or ridge regression; forest: a seeded random forest"),
                 Param("n_repeats", "Shuffles per feature", 5, min=1, max=100),
                 Param("test_size", "Held-out share", 0.25, kind="float", min=0.1, max=0.5,
                       help="the model is fitted on the rest; the importances are measured on this part"),
@@ -275,21 +284,93 @@ _ENTRIES = (
         "stability", "Stability", "largest selection probability of the feature over L1 logistic / lasso fits on "
         "random half-samples along a penalty grid (Meinshausen & Bühlmann 2010)",
         "fsengine.selectors:StabilitySelector",
-        params=(Param("n_resamples", "Half-samples", 50, min=10, max=1000,
+        params=(Param("n_resamples", "Half-samples", 50, min=1, max=1000,
                       help="random subsamples of half the rows; the paper uses 100"),
-                Param("n_Cs", "Values of C", 10, min=2, max=100),
-                Param("C_span", "C range (max / min)", 10.0, kind="float", min=1.5, max=1e4,
+                Param("n_Cs", "Values of C", 10, min=1, max=100),
+                Param("C_span", "C range (max / min)", 10.0, kind="float", min=1.0, max=1e4,
                       help="the grid starts where the L1 fit selects nothing; wider spans reach weaker penalties, "
                            "more selections and a larger error bound"),
-                Param("pi_threshold", "Selection threshold", 0.75, kind="float", min=0.6, max=0.9,
-                      help="stable features: selection probability >= this; E[V] <= q^2 / ((2 pi - 1) p)"),
+                Param("pi_threshold", "Selection threshold", 0.75, kind="float", min=0.6, max=1.0,
+                      help="stable features: selection probability >= this; E[V] <= q^2 / ((2 pi - 1) p); "
+                           "the paper finds 0.6-0.9 give much the same"),
                 _SEED, _TASK),
         needs=Needs(tasks=ANY_TASK)),
     MethodSpec(
         "mrmr", "mRMR", "relevance minus mean redundancy (mutual information of features discretised at the mean "
         "± one standard deviation) when the feature joined the greedy selection (Peng, Long & Ding 2005, MID)",
-        "fsengine.selectors:MRMRSelector",
-        params=(Param("max_features", "Features selected greedily", 30, min=1, max=500),)),
+        "fsengine.selectors:MRMRSelector", params=(_GREEDY, _BINS)),
+    # the information-theoretic family beyond mRMR (fsengine.methods.information; Brown et al. 2012)
+    MethodSpec(
+        "jmi", "JMI", "joint mutual information with the features already selected, (1/|S|) sum_j I(X_k X_j; Y), "
+        "when the feature joined the greedy selection (Yang & Moody 1999; Brown et al. 2012)",
+        "fsengine.selectors:JMISelector", params=(_GREEDY, _BINS)),
+    MethodSpec(
+        "cmim", "CMIM", "the smallest information about the class the feature adds to any one selected feature, "
+        "min_j I(X_k; Y | X_j), when it joined the greedy selection (Fleuret 2004)",
+        "fsengine.selectors:CMIMSelector", params=(_GREEDY, _BINS)),
+    MethodSpec(
+        "disr", "DISR", "sum over the selected features of the symmetric relevance I(X_k X_j; Y) / H(X_k X_j Y), "
+        "when the feature joined the greedy selection (Meyer & Bontempi 2006)",
+        "fsengine.selectors:DISRSelector", params=(_GREEDY, _BINS)),
+    MethodSpec(
+        "cife", "CIFE", "relevance minus summed redundancy plus summed class-conditional redundancy with the "
+        "selected features, when the feature joined the greedy selection (Lin & Tang 2006)",
+        "fsengine.selectors:CIFESelector", params=(_GREEDY, _BINS)),
+    MethodSpec(
+        "icap", "ICAP", "relevance minus the summed positive interaction max(0, I(X_j; X_k) - I(X_j; X_k | Y)) "
+        "with the selected features, when the feature joined the greedy selection (Jakulin 2005)",
+        "fsengine.selectors:ICAPSelector", params=(_GREEDY, _BINS)),
+    MethodSpec(
+        "fcbf", "FCBF", "symmetrical uncertainty of the feature with the class; selected: the predominant "
+        "features, none redundant with a stronger one (Yu & Liu 2003)",
+        "fsengine.selectors:FCBFSelector",
+        params=(Param("delta", "SU threshold delta", 0.0, kind="float", min=0.0, max=0.99,
+                      help="features with SU(X, Y) at or below delta are left out before the redundancy analysis"),
+                _BINS)),
+    MethodSpec(
+        "unified", "Unified criterion", "I(X_k; Y) - beta sum_j I(X_j; X_k) + gamma sum_j I(X_j; X_k | Y) over the "
+        "selected features (divided by |S| with mean), when the feature joined the greedy selection: MIM (0, 0), "
+        "MIFS (beta, 0, sum), mRMR (1, 0, mean), JMI (1, 1, mean), CIFE (1, 1, sum) (Brown et al. 2012)",
+        "fsengine.selectors:UnifiedInformationSelector",
+        # at its defaults the criterion is MIM, relevance alone: the family's first member, and no
+        # duplicate of a named member in a comparison or the benchmark (JMI is jmi, mRMR is mrmr)
+        params=(Param("beta", "Redundancy weight β", 0.0, kind="float", min=0.0, max=10.0),
+                Param("gamma", "Conditional redundancy weight γ", 0.0, kind="float", min=0.0, max=10.0),
+                Param("normalise", "Normalisation", "mean", kind="choice", choices=("mean", "sum"),
+                      help="mean: beta and gamma divided by |S| (mRMR, JMI); sum: as they are (MIFS, CIFE)"),
+                _GREEDY, _BINS)),
+    # the wrappers (fsengine.methods.wrappers)
+    MethodSpec(
+        "boruta", "Boruta", "median importance of the feature relative to the best of the permuted shadow features "
+        "in a seeded random forest, iterated; confirmed / tentative / rejected by a binomial test of its hits "
+        "(Kursa & Rudnicki 2010, BorutaPy's two-step correction)",
+        "fsengine.selectors:BorutaSelector",
+        params=(Param("n_estimators", "Trees per iteration", 30, min=1, max=2000),
+                Param("max_depth", "Tree depth", 5, min=1, max=50, special=(None,),
+                      help="BorutaPy recommends 3 to 7; none: grown fully (slower)"),
+                Param("max_iter", "Most iterations", 20, min=1, max=500,
+                      help="no decision before iteration 8 at alpha 0.05; more iterations, fewer tentative "
+                           "features (the R package uses 100)"),
+                Param("alpha", "Test level", 0.05, kind="float", min=1e-6, max=0.5),
+                Param("two_step", "Two-step correction", True, kind="bool",
+                      help="on: Benjamini-Hochberg over the features and Bonferroni over the iterations "
+                           "(BorutaPy); off: Bonferroni over all features (the R package)"),
+                _SEED)),
+    MethodSpec(
+        "sfs", "SFS", "gain in cross-validated log-loss of L2 logistic regression on standardised features when "
+        "the feature was added by sequential forward selection (sklearn SequentialFeatureSelector) over the "
+        "ANOVA F pre-screened candidates",
+        "fsengine.selectors:SequentialForwardSelector",
+        params=(Param("n_features_to_select", "Features added", 10, min=1, max=500),
+                Param("n_candidates", "Candidates (ANOVA F pre-screen)", 40, min=1, max=100_000, special=(None,),
+                      help="each step fits cv models per candidate; none: every feature (scikit-learn's selector "
+                           "exactly, slow on many features)"),
+                Param("cv", "Cross-validation folds", 3, min=2, max=10),
+                Param("C", "Inverse penalty C", 1.0, kind="float", min=1e-4, max=1e4),
+                Param("scoring", "Score of a step", "neg_log_loss", kind="choice",
+                      choices=("neg_log_loss", "accuracy", "roc_auc", "balanced_accuracy"),
+                      help="log-loss: continuous, few ties; accuracy ties many candidates on a few hundred rows"),
+                _SEED)),
     # the Relief family (fsengine.methods.relief)
     MethodSpec(
         "relieff", "ReliefF", "how much more the feature differs between an instance and its k nearest instances of "
@@ -318,6 +399,37 @@ def method_defaults(key: str) -> dict[str, Any]:
     {'max_features': 30}
     """
     return get_method(key).defaults()
+
+
+def method_constraints(key: str, own: dict[str, list] | None = None, *, arrays: tuple[str, ...] = ()
+                       ) -> dict[str, list]:
+    """The ``_parameter_constraints`` of method ``key``'s selector class: scikit-learn's
+    validation of the registry's parameters, translated from their :class:`~fsengine.params.Param`
+    (kind, range, choices, special values: written once, in this module) by
+    :func:`fsengine.validation.param_constraints`, followed by ``own``, the constraints of the
+    parameters the class has and the registry does not offer (the class is their one source).
+    So the Python API, the command line (``--param``) and the app's widgets accept the same values.
+
+    ``arrays`` names registry parameters that the Python API also takes as an array (one value per
+    candidate), a form no widget or command line can spell; the scalar values stay the registry's.
+    A name both in the registry and in ``own`` is an error: a range is written once.
+
+    >>> constraints = method_constraints("mdl", {"binarize": [None, str]})
+    >>> [str(c) for c in constraints["max_features"]], list(constraints)
+    (['an int in the range [1, inf)'], ['max_features', 'binarize'])
+    """
+    from fsengine.validation import param_constraints  # scikit-learn: not for listing the methods
+
+    spec = get_method(key)
+    names = {p.name for p in spec.params}
+    twice = sorted(names & set(own or {}))
+    if twice:
+        raise ValueError(f"Method '{key}': {', '.join(twice)} come(s) from the registry; remove them from the "
+                         "class's own constraints (a range is written once, in fsengine/methods/registry.py)")
+    if not set(arrays) <= names:
+        raise ValueError(f"Method '{key}': arrays= names no registry parameter: {sorted(set(arrays) - names)}")
+    derived = {p.name: param_constraints(p) + (["array-like"] if p.name in arrays else []) for p in spec.params}
+    return {**derived, **(own or {})}
 
 
 #: the methods fsengine itself defines (register_method cannot replace them)

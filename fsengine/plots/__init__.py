@@ -5,8 +5,13 @@ Pages stay thin and figures are testable without a browser. Builders with many t
 slider (:mod:`fsengine.plots.explorable`; ``bia_explorable``, ``stage_explorable``,
 ``pairs_explorable``, ``l1_explorable``, ``threshold_explorable``, ``top_k_explorable``): the same
 figure answers its slider in the app, in a notebook's ``fig.show()`` and in a saved HTML file.
+
+Public: the names below and the figure builders of the family modules ``fsengine.plots.bia``,
+``gain``, ``bayes_factor``, ``classic``, ``rtm``, ``compare``, ``data`` and ``benchmark`` (each
+module's ``__all__``). ``Position`` places an explorable's slider (``Position.nearest(grid, value)``).
 """
 
-from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, apply_style
+from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style
+from fsengine.position import Position
 
-__all__ = ["FEATURE_COLORS", "HIGHLIGHT", "apply_style"]
+__all__ = ["FEATURE_COLORS", "HIGHLIGHT", "METHOD_COLORS", "Position", "apply_style"]

@@ -9,6 +9,9 @@ from plotly.subplots import make_subplots
 
 from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style
 
+__all__ = ["beta_rounds_figure", "accuracy_figure", "sign_figure", "pixel_pairs_figure", "approximation_figure",
+           "pairs_explorable"]
+
 BF_COLOR = METHOD_COLORS["Bayes factor"]
 SIGN_COLORS = {"laplace": BF_COLOR, "printed": "#e377c2"}
 

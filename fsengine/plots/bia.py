@@ -19,6 +19,9 @@ from fsengine import ranking
 from fsengine.plots.style import FEATURE_COLORS, FOREGROUND, HIGHLIGHT, MUTED, apply_style
 from fsengine.position import Position
 
+__all__ = ["path_figure", "posterior_heatmap", "mark_top_pixels", "samples_with_top_pixels", "posterior_bars",
+           "validation_figure", "agreement_figure", "bia_explorable", "validation_explorable"]
+
 BREAKDOWN_FILL = "rgba(255, 160, 0, 0.13)"
 EXACT_COLOR = "#1f77b4"
 ISING_COLOR = "#9467bd"

@@ -17,6 +17,9 @@ from plotly.subplots import make_subplots
 from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, MUTED, apply_style
 from fsengine.position import Position
 
+__all__ = ["mi_bars", "feature_image", "mdl_curve", "l1_path", "boosting_rounds", "prefix_comparison",
+           "mdl_chosen_image", "l1_selector_path", "l1_coefficient_image", "boosting_image", "l1_explorable"]
+
 MAX_LABELLED_PATHS = 12
 MAX_LABELLED_FEATURES = 60
 

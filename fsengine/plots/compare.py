@@ -1,6 +1,7 @@
 """Figures of the method comparison: held-out accuracy against k with interval bands, paired
-differences from a reference method, top-k overlap (Jaccard), selection stability (Kuncheva,
-with interval whiskers), ROC against a known truth, and relevance heatmaps per method.
+differences from a reference method, top-k overlap (Jaccard), selection stability (Kuncheva's
+index and Nogueira et al.'s estimator, with interval whiskers, and Nogueira's paired test against
+the reference), ROC against a known truth, and relevance heatmaps per method.
 
 Pure builders: tables and arrays in (as :class:`fsengine.compare.engine.ComparisonResult` returns them),
 ``go.Figure`` out.
@@ -16,6 +17,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from fsengine.plots.style import FEATURE_COLORS, FOREGROUND, HIGHLIGHT, METHOD_COLORS, apply_style
+
+__all__ = ["accuracy_curves", "difference_curves", "jaccard_heatmap", "stability_bars", "roc_curves",
+           "relevance_grid", "top_k_explorable"]
 
 BASELINE_COLOR = "#555555"
 
@@ -168,10 +172,30 @@ def jaccard_heatmap(matrix: pd.DataFrame, k: int) -> go.Figure:
     return apply_style(fig, title=f"Overlap of the top-{k} sets (Jaccard)", height=size)
 
 
+#: colour of Nogueira's estimate beside each Kuncheva bar (readable on light and dark pages; its
+#: whiskers are FOREGROUND, which the dark style turns light)
+NOGUEIRA_COLOR = "#555555"
+
+
+def _nogueira_trace(labels, phi, low, high) -> go.Scatter:
+    """Nogueira's estimate with its asymptotic interval as a marker with whiskers, placed beside
+    each method's bar (``offsetgroup`` with ``scattermode="group"``)."""
+    return go.Scatter(
+        x=labels, y=phi, mode="markers", name="Nogueira Φ, asymptotic 95%", offsetgroup="nogueira",
+        marker=dict(symbol="diamond", size=9, color=NOGUEIRA_COLOR),
+        error_y=dict(type="data", symmetric=False, array=np.nan_to_num(high - phi), arrayminus=np.nan_to_num(phi - low),
+                     color=FOREGROUND, thickness=1.5, width=6),
+        customdata=np.column_stack([low, high]) if len(labels) else None,
+        hovertemplate="%{x}<br>Nogueira Φ = %{y:.3f}<br>asymptotic interval [%{customdata[0]:.3f}, "
+                      "%{customdata[1]:.3f}]<extra></extra>")
+
+
 def stability_bars(stability: pd.DataFrame, k: int) -> go.Figure:
-    """Kuncheva stability of each method's top-k set over bootstrap resamples (0 = chance,
-    1 = identical every time), with its interval (columns ``low``, ``high``, when given and
-    finite) as a whisker. Hatched bars: some fit had tied scores at the cut."""
+    """Stability of each method's top-k set over bootstrap resamples (0 = chance, 1 = identical
+    every time): Kuncheva's index as a bar with its interval (columns ``low``, ``high``, when given
+    and finite) as a whisker, and, when the table has them (columns ``nogueira``, ``nogueira_low``,
+    ``nogueira_high``), Nogueira et al.'s estimate beside it as a diamond with its asymptotic
+    interval. Hatched bars: some fit had tied scores at the cut."""
     table = stability.dropna(subset=["kuncheva"])
     labels = table["method"].tolist()
     ties = table["ties_at_cut"].to_numpy()
@@ -181,8 +205,8 @@ def stability_bars(stability: pd.DataFrame, k: int) -> go.Figure:
     high = table["high"].to_numpy(dtype=np.float64) if has_interval else value
     interval = "<br>interval [%{customdata[3]:.3f}, %{customdata[4]:.3f}]" if has_interval else ""
     fig = go.Figure(go.Bar(
-        x=labels, y=value, marker_color=[method_color(m, i) for i, m in enumerate(labels)],
-        marker_pattern_shape=["/" if t else "" for t in ties],
+        x=labels, y=value, marker_color=[method_color(m, i) for i, m in enumerate(labels)], offsetgroup="kuncheva",
+        marker_pattern_shape=["/" if t else "" for t in ties], name="Kuncheva index, jackknife 95%",
         text=[f"{v:.2f}" for v in value], textposition="inside", insidetextanchor="start",
         error_y=dict(type="data", symmetric=False, array=np.nan_to_num(high - value),
                      arrayminus=np.nan_to_num(value - low), color=FOREGROUND, thickness=1.5, width=8,
@@ -190,14 +214,60 @@ def stability_bars(stability: pd.DataFrame, k: int) -> go.Figure:
         customdata=np.column_stack([table["pairs"], ties, table["resamples"], low, high]) if len(table) else None,
         hovertemplate="%{x}<br>Kuncheva = %{y:.3f}" + interval + "<br>mean over %{customdata[0]} pairs of "
                       "%{customdata[2]} resamples<br>fits with a tie at the cut: %{customdata[1]}<extra></extra>"))
+    nogueira = "nogueira" in table.columns
+    floor_values = [value, low]
+    if nogueira:
+        phi_low = table["nogueira_low"].to_numpy(dtype=np.float64)
+        fig.add_trace(_nogueira_trace(labels, table["nogueira"].to_numpy(dtype=np.float64), phi_low,
+                                      table["nogueira_high"].to_numpy(dtype=np.float64)))
+        floor_values.append(phi_low)
+        fig.update_layout(barmode="group", scattermode="group", bargroupgap=0.1)
     fig.add_hline(y=0.0, line=dict(color=BASELINE_COLOR, dash="dot", width=1),
                   annotation_text="chance", annotation_position="bottom right")
-    floor = np.nanmin(np.concatenate([value, low])) if len(table) else 0.0
-    fig.update_yaxes(title="Kuncheva index (mean over pairs)", range=[min(-0.1, float(floor) - 0.1), 1.12])
+    floor = np.nanmin(np.concatenate(floor_values)) if len(table) else 0.0
+    fig.update_yaxes(title="stability of the top-k set", range=[min(-0.1, float(floor) - 0.1), 1.12])
     fig.update_xaxes(type="category")
-    fig = apply_style(fig, title=f"Stability of the top-{k} set (bootstrap)", height=400)
-    if has_interval:
-        _subtitle(fig, "whiskers: 95% jackknife intervals over the resamples (leave one resample out)")
+    fig = apply_style(fig, title=f"Stability of the top-{k} set (bootstrap)", height=420)
+    if nogueira:
+        fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))
+    notes = (["bars: Kuncheva, 95% jackknife over the resamples"] if has_interval else [])
+    notes += (["diamonds: Nogueira et al. (2018), asymptotic 95%"] if nogueira else [])
+    _subtitle(fig, "; ".join(notes) or None)
+    return fig
+
+
+def stability_differences(stability: pd.DataFrame, k: int, *, note: str | None = None) -> go.Figure:
+    """Nogueira et al.'s paired test of equal stability against the reference at top-k size ``k``:
+    Phi_method - Phi_reference per method with its interval (columns ``stability_difference``,
+    ``stability_difference_low``, ``stability_difference_high`` of
+    :meth:`fsengine.compare.engine.ComparisonResult.stability`), a filled marker where the verdict
+    (Holm-adjusted p-value, ``stability_p_holm``) is resolved, an open one where it is not; a
+    line at 0 (equally stable)."""
+    table = stability.dropna(subset=["stability_difference"])
+    reference = str(stability["reference"].iloc[0]) if len(stability) else ""
+    labels = table["method"].tolist()
+    d = table["stability_difference"].to_numpy(dtype=np.float64)
+    low = table["stability_difference_low"].to_numpy(dtype=np.float64)
+    high = table["stability_difference_high"].to_numpy(dtype=np.float64)
+    resolved = (table["stability_verdict"] != "not resolved").to_numpy()
+    colors = [method_color(m, i + 1) for i, m in enumerate(labels)]
+    fig = go.Figure(go.Scatter(
+        x=labels, y=d, mode="markers", showlegend=False,
+        marker=dict(size=11, color=colors, symbol=np.where(resolved, RESOLVED_MARKER, UNRESOLVED_MARKER).tolist(),
+                    line=dict(width=2, color=colors)),
+        error_y=dict(type="data", symmetric=False, array=np.nan_to_num(high - d), arrayminus=np.nan_to_num(d - low),
+                     color=FOREGROUND, thickness=1.5, width=8),
+        customdata=np.column_stack([low, high, table["stability_p"], table["stability_p_holm"],
+                                    table["stability_verdict"]]) if len(table) else None,
+        hovertemplate=f"%{{x}} − {reference}<br>Φ difference = %{{y:+.3f}}<br>interval [%{{customdata[0]:+.3f}}, "
+                      "%{customdata[1]:+.3f}]<br>p = %{customdata[2]:.3g}, Holm-adjusted %{customdata[3]:.3g}"
+                      "<br>%{customdata[4]}<extra></extra>"))
+    fig.add_hline(y=0.0, line=dict(color=BASELINE_COLOR, dash="dot", width=1.5))
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(title=f"Φ − Φ of {reference}<br><sup>dotted line at 0: equally stable</sup>", zeroline=False)
+    fig = apply_style(fig, title=f"Stability of the top-{k} set against {reference} (Nogueira et al., paired)",
+                      height=400)
+    _subtitle(fig, note)
     return fig
 
 
@@ -284,8 +354,9 @@ def nearest_step(result, k: int, max_steps: int = MAX_K_STEPS) -> int:
 
 def top_k_explorable(result, k: int | None = None, *, max_steps: int = MAX_K_STEPS) -> go.Figure:
     """The top-k size as one explorable: the methods' pairwise Jaccard overlap of their top-k sets
-    (left) and the Kuncheva stability of each method's top-k set over the bootstrap fits (right,
-    when there were at least two), at every k of the comparison's range.
+    (left) and the stability of each method's top-k set over the bootstrap fits (right, when there
+    were at least two: Kuncheva's index as bars with jackknife whiskers, Nogueira et al.'s estimate
+    as diamonds with asymptotic whiskers), at every k of the comparison's range.
 
     ``result``: a :class:`~fsengine.compare.engine.ComparisonResult` (its ``k_range``, ``jaccard``
     and ``stability``); the slider starts at ``k`` (default 10, or the largest k). Slider values
@@ -308,14 +379,25 @@ def top_k_explorable(result, k: int | None = None, *, max_steps: int = MAX_K_STE
     shown = [m for m, s in zip(labels, stable, strict=True) if s]
     columns = set(result.stability(int(ks[0])).columns)
     whiskers = {"low", "high"} <= columns
+    nogueira = "nogueira" in columns
     if shown:
         data.append({"type": "bar", "x": shown, "xaxis": "x2", "yaxis": "y2", "textposition": "outside",
+                     "offsetgroup": "kuncheva", "name": "Kuncheva, jackknife 95%",
                      "error_y": {"type": "data", "symmetric": False, "color": FOREGROUND, "thickness": 1.5,
                                  "width": 8, "visible": whiskers},
                      "marker": {"color": [method_color(m, labels.index(m)) for m in shown]},
-                     "hovertemplate": "%{x}<br>Kuncheva = %{y:.3f}<extra></extra>", "showlegend": False})
+                     "hovertemplate": "%{x}<br>Kuncheva = %{y:.3f}<extra></extra>", "showlegend": nogueira})
+        if nogueira:
+            data.append({"type": "scatter", "mode": "markers", "x": shown, "xaxis": "x2", "yaxis": "y2",
+                         "offsetgroup": "nogueira", "name": "Nogueira Φ, asymptotic 95%",
+                         "marker": {"symbol": "diamond", "size": 9, "color": NOGUEIRA_COLOR},
+                         "error_y": {"type": "data", "symmetric": False, "color": FOREGROUND, "thickness": 1.5,
+                                     "width": 6},
+                         "hovertemplate": "%{x}<br>Nogueira Φ = %{y:.3f}<extra></extra>"})
+            layout.update(barmode="group", scattermode="group", bargroupgap=0.1,
+                          legend={"orientation": "h", "x": 1.0, "xanchor": "right", "y": -0.12, "yanchor": "top"})
         layout.update(xaxis2={"domain": [0.66, 1.0], "anchor": "y2", "type": "category"},
-                      yaxis2={"anchor": "x2", "range": [-0.2, 1.12], "title": {"text": "Kuncheva stability"}})
+                      yaxis2={"anchor": "x2", "range": [-0.2, 1.12], "title": {"text": "stability"}})
     steps = []
     for kk in ks:
         z = result.jaccard(int(kk)).to_numpy(dtype=np.float64)
@@ -330,6 +412,15 @@ def top_k_explorable(result, k: int | None = None, *, max_steps: int = MAX_K_STE
                        "error_y.array": np.nan_to_num(high - kuncheva).astype(np.float32),
                        "error_y.arrayminus": np.nan_to_num(kuncheva - low).astype(np.float32),
                        "marker.pattern.shape": ["/" if t else "" for t in table["ties_at_cut"]]}
-            title += " and stability (Kuncheva)"
+            title += " and stability (Kuncheva"
+            if nogueira:
+                phi = table["nogueira"].to_numpy(dtype=np.float64)
+                step[2] = {"y": phi.astype(np.float32),
+                           "error_y.array": np.nan_to_num(table["nogueira_high"].to_numpy(dtype=np.float64)
+                                                          - phi).astype(np.float32),
+                           "error_y.arrayminus": np.nan_to_num(phi - table["nogueira_low"].to_numpy(dtype=np.float64)
+                                                               ).astype(np.float32)}
+                title += " bars, Nogueira diamonds"
+            title += ")"
         steps.append(Step(str(int(kk)), str(int(kk)), step, {"title.text": title}))
     return explorable({"data": data, "layout": layout}, steps, active=start, prefix="top-k size k = ", name="k")

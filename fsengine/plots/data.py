@@ -9,6 +9,9 @@ from plotly.subplots import make_subplots
 
 from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, apply_style
 
+__all__ = ["image_grid", "class_mean_images", "class_balance", "target_histogram", "top_features", "feature_map",
+           "word_frequencies"]
+
 #: ink = 1 is drawn black on white, as on paper
 INK_SCALE = "Greys"
 

@@ -12,6 +12,9 @@ from plotly.subplots import make_subplots
 from fsengine import stats
 from fsengine.plots.style import FEATURE_COLORS, HIGHLIGHT, METHOD_COLORS, apply_style, bar_value_axis
 
+__all__ = ["roc_figure", "auc_figure", "convergence_figure", "relevant_tags_figure", "accuracy_figure",
+           "theta_image_figure", "threshold_explorable"]
+
 _EXTRA_COLORS = {"BernoulliNB": "#393b79", "MultinomialNB": "#637939", "L2 logistic": "#8c6d31",
                  "Slides": "#bbbbbb"}
 

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from fsengine.methods.rtm.fit import METHOD_LABELS
 from fsengine.plots.bayes_factor import beta_rounds_figure
 from fsengine.plots.bia import path_figure
 from fsengine.plots.classic import boosting_rounds, feature_image, l1_selector_path, mdl_curve, mi_bars
@@ -130,8 +129,7 @@ def rtm_figures(selector, names, image_shape) -> dict[str, go.Figure]:
     """The RTM's convergence per sweep and its most relevant tags with their posterior theta
     (``plots.rtm``); for image data also theta per pixel."""
     est = selector.model_
-    label = f"RTM {METHOD_LABELS[est.method]}"
-    figures = {"rtm_convergence": convergence_figure({label: est.trace_}, tol=est.tol),
+    figures = {"rtm_convergence": convergence_figure({est.run_label_: est.trace_}, tol=est.tol),
                "rtm_tags": relevant_tags_figure(est.top_tags(list(names), k=25),
                                                 class_names=tuple(map(str, est.classes_)))}
     if image_shape is not None:

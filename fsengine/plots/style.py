@@ -36,6 +36,9 @@ METHOD_COLORS = {
     "Count cutoff": "#c49c94", "Variance": "#c7c7c7",
     "ANOVA F": "#393b79", "Chi²": "#637939", "Forest": "#2d6a2d", "Permutation": "#8c6d31",
     "RFE": "#843c39", "Stability": "#7b4173", "mRMR": "#3182bd",
+    "JMI": "#08519c", "CMIM": "#e6550d", "DISR": "#31a354", "CIFE": "#756bb1", "ICAP": "#fd8d3c",
+    "FCBF": "#a50f15", "Unified criterion": "#636363",
+    "Boruta": "#8c6d31", "SFS": "#17becf",
     "ReliefF": "#b15928", "MultiSURF": "#e7ba52",
 }
 #: lecture mode makes figures this much taller: 18 px axis titles need the room

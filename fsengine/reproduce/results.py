@@ -1,6 +1,7 @@
 """Machine-readable results of a reproduction: ``docs/results/TARGET/results.json``.
 
-One schema for every target, written by the same command as its report::
+One schema for every target (:mod:`fsengine.records`: the schema, reading and validation),
+written by the same command as its report::
 
     {"target": "sgc-vs-ifs", "command": "python -m fsengine reproduce sgc-vs-ifs", "quick": false,
      "inputs": {...},                       # data (public source, relative layout) and settings
@@ -30,19 +31,17 @@ row by row (``tests/reproduce/test_results_schema.py``).
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from fsengine.stats import Estimate, ordering_verdict, versus_value
+from fsengine.formatting import percent
+from fsengine.jsonio import json_text
 
-FILENAME = "results.json"
-#: the outcome words a verdict starts with
-OUTCOMES = ("consistent", "above", "below", "resolved", "not resolved", "holds", "fails", "recorded")
-#: outcomes judged from an interval (their rows must carry one)
-INTERVAL_OUTCOMES = ("consistent", "above", "below", "resolved", "not resolved")
-ROW_KEYS = ("quantity", "paper", "ours", "interval", "level", "method", "verdict")
+# the file's schema, reading and validation sit below the reproductions (pages read records too);
+# the reproductions use them from here
+from fsengine.records import FILENAME, INTERVAL_OUTCOMES, OUTCOMES, ROW_KEYS, outcome, read, validate  # noqa: F401
+from fsengine.stats import Estimate, ordering_verdict, versus_value
 
 
 @dataclass(frozen=True)
@@ -88,7 +87,7 @@ def versus(quantity: str, estimate: Estimate, value: float, *, paper: float | No
     "consistent: the paper's value 92.9993 against our 95% interval"
     """
     verdict = versus_value(estimate, value)
-    rule_text = f"{what} {value:g} against our {estimate.level:.0%} interval"
+    rule_text = f"{what} {value:g} against our {percent(estimate.level)} interval"
     return _row(quantity, value if paper is None else paper, estimate, f"{verdict}: {rule_text}")
 
 
@@ -97,7 +96,7 @@ def ordering(quantity: str, difference: Estimate, first: str, second: str, *, pa
     (first - second): ``resolved`` when it excludes 0 (the rule says which way), ``not resolved``
     otherwise."""
     words = ordering_verdict(difference, first, second)
-    level = f"{difference.level:.0%} interval of the paired difference"
+    level = f"{percent(difference.level)} interval of the paired difference"
     if words.startswith("resolved"):
         verdict = f"resolved: {words.split(': ', 1)[1]} ({level} excludes 0)"
     else:
@@ -123,11 +122,6 @@ def recorded(quantity: str, ours: float | Estimate, paper: float | None = None, 
     """A measured number (with its interval when it is an Estimate) without a rule; the report
     explains it."""
     return _row(quantity, paper, ours, f"recorded: {note}")
-
-
-def outcome(verdict: str) -> str:
-    """The outcome word of a verdict (``holds``, ``fails`` or ``recorded``)."""
-    return verdict.split(":", 1)[0]
 
 
 def rule(verdict: str) -> str:
@@ -166,71 +160,13 @@ def write(out_dir: Path, target: str, quick: bool, inputs: dict, rows: list[Row]
             "quick": bool(quick), "inputs": inputs, "rows": [r.as_json() for r in rows]}
     validate(data)
     path = Path(out_dir) / FILENAME
-    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(json_text(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
-
-
-def read(path: Path) -> dict:
-    """Load and validate a ``results.json``."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    validate(data)
-    return data
-
-
-def validate(data: dict) -> None:
-    """Raise ValueError naming the first row or key that breaks the schema."""
-    missing = {"target", "command", "quick", "inputs", "rows"} - set(data)
-    if missing:
-        raise ValueError(f"results.json lacks {sorted(missing)}")
-    seen = set()
-    for i, row in enumerate(data["rows"]):
-        if tuple(row) != ROW_KEYS:
-            raise ValueError(f"row {i}: keys {list(row)}, expected {list(ROW_KEYS)}")
-        if row["quantity"] in seen:
-            raise ValueError(f"row {i}: quantity {row['quantity']!r} appears twice")
-        seen.add(row["quantity"])
-        ours, paper = row["ours"], row["paper"]
-        if not isinstance(ours, int | float) or isinstance(ours, bool) or not math.isfinite(ours):
-            raise ValueError(f"row {i} ({row['quantity']}): ours must be a finite number, got {ours!r}")
-        if paper is not None and not isinstance(paper, int | float):
-            raise ValueError(f"row {i} ({row['quantity']}): paper must be a number or null, got {paper!r}")
-        if outcome(row["verdict"]) not in OUTCOMES or ":" not in row["verdict"]:
-            raise ValueError(f"row {i} ({row['quantity']}): verdict {row['verdict']!r} must read "
-                             f"'<{'|'.join(OUTCOMES)}>: <rule>'")
-        interval, level, method = row["interval"], row["level"], row["method"]
-        if interval is None:
-            if level is not None or method is not None:
-                raise ValueError(f"row {i} ({row['quantity']}): level and method go with an interval")
-            if outcome(row["verdict"]) in INTERVAL_OUTCOMES:
-                raise ValueError(f"row {i} ({row['quantity']}): a '{outcome(row['verdict'])}' verdict is judged "
-                                 "from an interval; the row has none")
-        else:
-            if (not isinstance(interval, list) or len(interval) != 2
-                    or not all(isinstance(v, int | float) and math.isfinite(v) for v in interval)
-                    or interval[0] > interval[1]):
-                raise ValueError(f"row {i} ({row['quantity']}): interval must be [low, high] with low <= high, "
-                                 f"got {interval!r}")
-            if not isinstance(level, int | float) or not 0 < level < 1:
-                raise ValueError(f"row {i} ({row['quantity']}): level must lie in (0, 1), got {level!r}")
-            if not isinstance(method, str) or not method.strip():
-                raise ValueError(f"row {i} ({row['quantity']}): an interval names its method")
 
 
 _NUMBER = r"(-?[\d.]+(?:e[-+]?\d+)?)"
 #: the rule of :func:`exact`: ``|ours - REFERENCE| <= TOLERANCE``
 _EXACT_RULE = re.compile(rf"^\|ours - {_NUMBER}\| <= {_NUMBER}")
-
-
-def interval_digits(*bounds: float, digits: int = 3, most: int = 6) -> int:
-    """Decimals for an estimate and its interval: ``digits``, or more (up to ``most``) until no
-    nonzero bound prints as zero, so an interval that excludes 0 never reads ``[+0.000, +0.005]``.
-
-    >>> interval_digits(0.0003, 0.0046), interval_digits(0.012, 0.03), interval_digits(0.0, 0.02)
-    (4, 3, 3)
-    """
-    while digits < most and any(b != 0 and math.isfinite(b) and round(b, digits) == 0 for b in bounds):
-        digits += 1
-    return digits
 
 
 def shown(value: float, verdict: str = "", precision: int = 4, style: str = "g") -> str:
@@ -273,7 +209,7 @@ def markdown(rows: list[Row]) -> list[str]:
         return "-" if v is None else f"{v:,.6g}"
 
     def how(r):
-        return "exact" if r.interval is None else f"{r.level:.0%}: {r.method}"
+        return "exact" if r.interval is None else f"{percent(r.level)}: {r.method}"
 
     return ["| quantity | paper | ours [interval] | interval | verdict (computed) |", "|---|---|---|---|---|",
             *[f"| {cell(r.quantity)} | {paper(r.paper)} | {with_interval(r)} | {cell(how(r))} | {cell(r.verdict)} |"
@@ -285,3 +221,18 @@ def write_figure(fig, path: Path) -> None:
     id, the file's stem (plotly draws a random one): a run that gives the same numbers writes the
     same bytes, so a record's diff shows only what changed."""
     fig.write_html(path, include_plotlyjs="cdn", full_html=True, div_id=Path(path).stem)
+
+
+#: what a run measured that is not a table (durations, sizes, notes): beside ``results.json``, read
+#: by the reproductions that render their record from its raw files
+RUN_FILE = "run.json"
+
+
+def write_run_facts(out_dir: Path, facts: dict) -> None:
+    """Write ``run.json`` (:data:`RUN_FILE`): the run's facts a record is rendered from."""
+    (Path(out_dir) / RUN_FILE).write_text(json_text(facts, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def read_run_facts(out_dir: Path) -> dict:
+    """The facts :func:`write_run_facts` wrote."""
+    return json.loads((Path(out_dir) / RUN_FILE).read_text(encoding="utf-8"))

@@ -13,6 +13,7 @@ from fsengine.data import registry
 from fsengine.data.bundled import load_bundled
 from fsengine.data.catalogue import DatasetSpec
 from fsengine.data.dataset import Dataset, Provenance
+from fsengine.methods.registry import method_defaults
 from fsengine.plots.explorable import image_pixels, slider_values, step_layout
 from tests.conftest import app_test
 from tests.methods.classic.test_boosting import brute_force_errors
@@ -130,6 +131,9 @@ def test_l1_path_and_boosting_on_a_table():
     at.sidebar.selectbox(key="picker_key").set_value("breast_cancer").run()
     at.radio(key="classic_view").set_value("L1 path").run()
     check_clean(at)
+    l1 = method_defaults("l1")  # the sliders start at the registry's defaults, as the CLI and the API
+    assert (at.slider(key="classic_l1_nCs").value, 10.0 ** at.select_slider(key="classic_l1_span").value) == (
+        l1["n_Cs"], l1["C_span"])
     at.slider(key="classic_l1_nCs").set_value(10).run()
     check_clean(at)
     fig = spec(at)
@@ -148,6 +152,7 @@ def test_l1_path_and_boosting_on_a_table():
     assert marked == {cv["x"][int(np.argmax(cv["y"]))]}  # the CV-chosen C: first best CV accuracy
 
     at.radio(key="classic_view").set_value("Boosting").run()
+    assert at.slider(key="classic_boost_rounds").value == method_defaults("boosting")["n_estimators"]
     at.slider(key="classic_boost_rounds").set_value(10).run()
     check_clean(at)
     loss = by_name(at, 0, "training loss")["y"]

@@ -73,6 +73,30 @@ def test_synthetic_run_shows_accuracy_overlap_stability_roc_and_reacts_to_k():
     roc = charts["Recovering the truly relevant features (ROC)"]["data"]
     auc = expected.auc()
     assert [t["name"] for t in roc[1:]] == [f"{m} (AUC {auc[m]:.3f})" for m in ("BIA", "MI", "Variance")]
+    # Nogueira's stability and its paired test against the reference: the estimator's numbers on the page's fits
+    from fsengine.selection_metrics import nogueira_difference, nogueira_stability
+
+    stability_table = at.dataframe[3].value.set_index("Method")
+    boot = {r.label: [row[:10] for row in r.boot_top] for r in expected.runs}
+    for label in ("BIA", "MI", "Variance"):
+        phi = nogueira_stability(boot[label], expected.n_features)
+        np.testing.assert_allclose(stability_table.loc[label, ["Nogueira Φ", "Nogueira: low"]].astype(float),
+                                   [phi.value, phi.low], rtol=1e-10)
+        np.testing.assert_allclose(float(stability_table.loc[label, "Nogueira: high"]), min(1.0, phi.high), rtol=1e-10)
+    level = expected.comparison_level()
+    tests = {m: nogueira_difference(boot["BIA"], boot[m], expected.n_features, paired=True, level=level)
+             for m in ("MI", "Variance")}
+    np.testing.assert_allclose(stability_table.loc[["MI", "Variance"], "p (paired test)"].astype(float),
+                               [tests[m].pvalue for m in ("MI", "Variance")], rtol=1e-10)
+    holm = np.minimum(1, np.maximum.accumulate(np.sort([t.pvalue for t in tests.values()]) * np.array([2, 1])))
+    np.testing.assert_allclose(np.sort(stability_table.loc[["MI", "Variance"], "p, Holm-adjusted"].astype(float)),
+                               holm, rtol=1e-10)
+    assert stability_table.loc["BIA", "Stability test"] == "reference"
+    stability_figure = charts["Stability of the top-10 set against BIA (Nogueira et al., paired)"]
+    np.testing.assert_allclose(_array(stability_figure["data"][0]["y"]).astype(float),
+                               [tests[m].difference.value for m in ("MI", "Variance")], rtol=1e-10)
+    np.testing.assert_allclose(_array(explorable["data"][2]["y"]).astype(float), expected.stability(10)["nogueira"],
+                               rtol=1e-6)
     runtime, summary, table = (at.dataframe[0].value, at.dataframe[1].value, at.dataframe[2].value)
     assert summary["Method"].tolist() == ["BIA", "MI", "Variance"]
     assert summary["Verdict"].iloc[0] == "reference" and (summary["Reference"] == "BIA").all()

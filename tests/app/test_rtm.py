@@ -8,10 +8,12 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
+from fsengine import records
+from fsengine.app.views import rtm as rtm_view
 from fsengine.data import load_dataset
 from fsengine.data.transforms import binarize_features, split
+from fsengine.methods.rtm import RTMSettings
 from fsengine.plots.explorable import slider_values, step_layout
-from fsengine.reproduce import results
 from fsengine.selectors import RTMClassifier
 from tests.conftest import PROJECT_ROOT, app_test
 
@@ -69,6 +71,16 @@ def test_rtm_page_on_synthetic_tags():
         tpr = _values(trace["y"])
         assert tpr[0] == 0 and tpr[-1] == 1 and np.all(np.diff(tpr) >= 0)
 
+    # the controls start at the fit's defaults, except the named lighter first run, which the page shows
+    start = rtm_view.START.widgets
+    assert (at.select_slider(key="rtm_tol").value, at.number_input(key="rtm_max_iter").value) == (
+        start["rtm_tol"], start["rtm_max_iter"]) != (RTMSettings.tol, RTMSettings.max_iter)
+    assert (at.slider(key="rtm_damping").value, at.checkbox(key="rtm_ard").value,
+            at.checkbox(key="rtm_sequential").value) == (RTMSettings.damping, RTMSettings.ard, RTMSettings.sequential)
+    assert any(c.value.startswith("The page starts from the preset **Lighter first run**: tolerance 0.001 (method "
+                                  f"default {RTMSettings.tol:g}), max sweeps 200 (method default "
+                                  f"{RTMSettings.max_iter})") for c in at.caption)
+
     conv = _by_title(at, "Convergence")
     assert {t["name"] for t in conv["data"]} == {"RTM Power EP", "RTM EM"}
     change = _values(conv["data"][0]["y"])
@@ -92,8 +104,8 @@ def test_rtm_page_on_synthetic_tags():
                   value + float(_values(trace["error_y"]["array"])[0]))
         assert bounds == pytest.approx((ci.low, ci.high), rel=1e-9), trace["name"]
     recorded = next(df.value for df in at.dataframe if "Sentence polarity" in df.value.columns)
-    record = PROJECT_ROOT / "docs" / "results" / "rtm-roc" / results.FILENAME
-    committed = {r["quantity"]: r for r in results.read(record)["rows"]}
+    record = PROJECT_ROOT / "docs" / "results" / "rtm-roc" / records.FILENAME
+    committed = {r["quantity"]: r for r in records.read(record)["rows"]}
     r = committed["accuracy, RTM EM, Movie reviews"]  # the recorded run's own numbers, with its interval
     shown = f"{r['ours']:.4f} [{r['interval'][0]:.4f}, {r['interval'][1]:.4f}]"
     assert recorded.loc["RTM EM", "Movie reviews"] == shown

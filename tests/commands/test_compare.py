@@ -63,6 +63,26 @@ def test_compare_writes_tables_and_report(tmp_path, capsys):
     differences = pd.read_csv(tmp_path / "differences.csv")
     assert list(differences.columns[:7]) == ["method", "reference", "k", "difference", "low", "high", "verdict"]
     assert set(differences["reference"]) == {"MI"} and set(differences["method"]) == {"Variance"}
+    # stability.csv: Nogueira's estimate and its paired test against the reference beside Kuncheva's index, the
+    # numbers the estimator gives on the same fits (the run is deterministic: the same comparison in this process)
+    from fsengine.compare.engine import CompareSettings, run_comparison
+    from fsengine.data import load_dataset
+    from fsengine.selection_metrics import nogueira_difference, nogueira_stability
+
+    stability = pd.read_csv(tmp_path / "stability.csv").set_index("method")
+    same = run_comparison(load_dataset("synthetic_glm", p=20, n=200), [("mi", {"alpha": 0.05}), "variance"],
+                          CompareSettings(n_bootstrap=2, max_k=8))
+    boot = {r.label: [row[:3] for row in r.boot_top] for r in same.runs}
+    for label in ("MI", "Variance"):
+        phi = nogueira_stability(boot[label], 20)
+        assert stability.loc[label, ["nogueira", "nogueira_low"]].tolist() == pytest.approx([phi.value, phi.low])
+        assert stability.loc[label, "nogueira"] == pytest.approx(stability.loc[label, "kuncheva"])
+    test = nogueira_difference(boot["MI"], boot["Variance"], 20, paired=True, level=same.comparison_level())
+    row = stability.loc["Variance"]
+    assert [row["stability_difference"], row["stability_difference_low"], row["stability_p"]] == pytest.approx(
+        [test.difference.value, test.difference.low, test.pvalue])
+    assert row["stability_p_holm"] == pytest.approx(test.pvalue)  # one test: Holm changes nothing
+    assert stability.loc["MI", "stability_verdict"] == "reference" and row["reference"] == "MI"
     assert (tmp_path / "report.html").stat().st_size > 3_000_000
     out = capsys.readouterr().out
     assert "resolved from MI" in out and "Bands: 95% Wilson intervals" in out
@@ -82,7 +102,7 @@ def test_compare_reference_and_repeated_splits(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["select", "--method", "lasso", "--data", "digits"], "Unknown method 'lasso'. Known methods: bia, mi"),
-    (["select", "--method", "bia", "--data", "digits", "--param", "n_steps=5"], "n_steps=5: must be at least 20"),
+    (["select", "--method", "bia", "--data", "digits", "--param", "n_steps=0"], "n_steps=0: must be at least 1"),
     (["select", "--method", "mi", "--data", "nope"], "Unknown dataset 'nope'"),
     (["select", "--method", "bia", "--data", "digits", "--classes", "3"], "--classes '3': give exactly two"),
     (["compare", "--methods", "mi", "--data", "digits", "--param", "l1.n_Cs=4"], "method 'l1' is not among"),
@@ -95,13 +115,13 @@ def test_compare_reference_and_repeated_splits(tmp_path, capsys):
      "--reference bia: name one of --methods (mi, l1)"),
     (["compare", "--methods", "mi", "--data", "digits", "--repeats", "0"], "n_repeats=0: choose 1"),
     (["reproduce", "mdl-curve", "--n-jobs", "2"],
-     "mdl-curve does not take --n-jobs; it applies to: rtm-roc, sgc-vs-ifs, toolbox"),
+     "mdl-curve does not take --n-jobs; it applies to: benchmark, rtm-roc, sgc-vs-ifs, toolbox"),
     (["reproduce", "sgc-vs-ifs", "--keep-tasks", "kept"],
-     "sgc-vs-ifs does not take --keep-tasks; it applies to: rtm-roc, toolbox"),
+     "sgc-vs-ifs does not take --keep-tasks; it applies to: benchmark, rtm-roc, toolbox"),
     (["reproduce", "bia-notmnist", "--scheduler", "tcp://127.0.0.1:9"],
-     "bia-notmnist does not take --scheduler; it applies to: rtm-roc, toolbox"),
+     "bia-notmnist does not take --scheduler; it applies to: benchmark, rtm-roc, toolbox"),
     (["reproduce", "mdl-curve", "--keep-tasks", "kept"], "mdl-curve does not take --keep-tasks; it applies to: "
-                                                         "rtm-roc, toolbox"),
+                                                         "benchmark, rtm-roc, toolbox"),
 ])
 def test_user_mistakes_are_one_line_and_exit_2(argv, message, tmp_path, capsys):
     assert main(argv + ["--out", str(tmp_path / "out")]) == 2
@@ -123,4 +143,4 @@ def test_help_lists_every_method_with_its_parameters(command, capsys):
         main([command, "--help"])
     assert stop.value.code == 0
     text = capsys.readouterr().out
-    assert "bia: BIA" in text and "n_steps=200 (int [20..1000])" in text and "variance: Variance" in text
+    assert "bia: BIA" in text and "n_steps=200 (int [1..1000])" in text and "variance: Variance" in text

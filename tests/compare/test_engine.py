@@ -10,6 +10,7 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as stats_
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
@@ -171,17 +172,22 @@ def test_exports_parse(result, tmp_path):
     differences = pd.read_csv(tmp_path / "differences.csv")
     assert list(differences.columns)[:7] == ["method", "reference", "k", "difference", "low", "high", "verdict"]
     assert set(differences["verdict"]) <= {"better", "worse", "not resolved"}
-    assert {"kuncheva", "low", "high", "interval"} <= set(pd.read_csv(tmp_path / "stability.csv").columns)
+    stability = pd.read_csv(tmp_path / "stability.csv")
+    assert {"kuncheva", "low", "high", "interval", "nogueira", "nogueira_low", "nogueira_high", "reference",
+            "stability_difference", "stability_p", "stability_p_holm", "stability_verdict"} <= set(stability.columns)
+    pd.testing.assert_frame_equal(stability, pd.read_csv(io.StringIO(result.stability(4).to_csv(index=False))))
     assert {"bootstrap_median_seconds", "bootstrap_q1_seconds", "bootstrap_q3_seconds"} <= set(
         pd.read_csv(tmp_path / "runtime.csv").columns)
     assert {"accuracy_low", "accuracy_high", "difference", "verdict", "kuncheva_low"} <= set(summary.columns)
     write_tables(result, 4, tmp_path / "l1", reference="l1")
     assert set(pd.read_csv(tmp_path / "l1" / "differences.csv")["reference"]) == {"L1"}
     page = html_report(result, 4)
-    # plotly.js embedded once (offline), five figures: accuracy, differences, Jaccard, stability, ROC (a
-    # figure's call names its div; plotly.js 2.x also carries the text "Plotly.newPlot(gd, ..." in a help message)
+    # plotly.js embedded once (offline), six figures: accuracy, differences, Jaccard, stability, the stability test,
+    # ROC (a figure's call names its div; plotly.js 2.x also carries the text "Plotly.newPlot(gd, ..." in a help
+    # message)
     figures = re.findall(r"Plotly\.newPlot\(\s*\"", page)
-    assert "src=\"https://cdn.plot.ly" not in page and len(figures) == 5 and len(page) > 3_000_000
+    assert "src=\"https://cdn.plot.ly" not in page and len(figures) == 6 and len(page) > 3_000_000
+    assert "Stability against MI (Nogueira et al.&#x27;s paired test)" in page and "2 tests, Holm-adjusted" in page
     assert page.count("window.PlotlyConfig") == 1
     assert html.escape(result.resolved_sentence(4)) in page and "Verdicts at every k" in page
     assert "Paired differences from MI" in page and "Paired differences from L1" in html_report(result, 4, "L1")
@@ -214,11 +220,18 @@ def test_differences_are_paired_bootstrap_intervals_of_the_same_rows_with_bonfer
     held = result.held_out
     l1, mi = held.rows[1], held.rows[0]
     for g, row in enumerate(diff[diff["method"] == "L1"].itertuples()):
-        e = stats.paired_bootstrap_interval(l1[g][:, None], mi[g][:, None], lambda t: t[..., 0] / result.n_test,
-                                            level=0.975, seed=0)
-        assert (row.difference, row.low, row.high) == pytest.approx((e.value, e.low, e.high), abs=1e-12)
-        assert row.verdict == stats.difference_verdict(e)
-    assert "paired percentile bootstrap over 75 held-out rows" in diff["interval_method"].iloc[0]
+        # the exact conditional interval: Clopper-Pearson (scipy) on the discordant rows
+        b10, b01 = int(np.sum((l1[g] == 1) & (mi[g] == 0))), int(np.sum((l1[g] == 0) & (mi[g] == 1)))
+        m = b10 + b01
+        if m:
+            ci = stats_.binomtest(b10, m, 0.5).proportion_ci(confidence_level=0.975, method="exact")
+            bounds = ((b10 - b01) / result.n_test, (2 * ci.low - 1) * m / result.n_test,
+                      (2 * ci.high - 1) * m / result.n_test)
+        else:
+            bounds = (0.0, 0.0, 0.0)
+        assert (row.difference, row.low, row.high) == pytest.approx(bounds, abs=1e-12)
+        assert row.verdict == stats.difference_verdict(stats.Estimate(row.difference, row.low, row.high, 0.975, ""))
+    assert "exact conditional interval over 75 paired held-out rows" in diff["interval_method"].iloc[0]
     assert diff["interval_method"].iloc[0].endswith("Bonferroni over 2 comparisons")
     by_key = result.differences("l1")
     assert by_key["reference"].unique().tolist() == ["L1"] and set(by_key["method"]) == {"MI", "Variance"}
@@ -275,6 +288,55 @@ def test_stability_interval_is_the_jackknife_over_resamples_and_runtimes_are_med
                                      "bootstrap_q3_cpu_seconds"]].tolist() == pytest.approx([q1, med, q3])
 
 
+def _phi_by_definition(sets, n):
+    """Nogueira et al. (2018) Definition 4 written out: 1 - mean_f s_f^2 / (kbar/n (1 - kbar/n)) with
+    s_f^2 the unbiased variance of feature f's selection indicator over the M runs."""
+    Z = np.zeros((len(sets), n))
+    for i, s in enumerate(sets):
+        Z[i, s] = 1
+    kbar = Z.sum(axis=1).mean()
+    return 1 - np.mean(Z.var(axis=0, ddof=1)) / (kbar / n * (1 - kbar / n))
+
+
+@pytest.mark.parametrize("reference", [None, "Variance"])
+def test_nogueira_stability_and_its_paired_holm_adjusted_test_against_the_reference(result, reference):
+    from fsengine.selection_metrics import nogueira_difference, nogueira_stability
+
+    k, n = 4, result.n_features
+    stab = result.stability(k, reference).set_index("method")
+    ref = result.reference(reference)
+    sets = {r.label: [row[:k] for row in r.boot_top] for r in result.runs}
+    for label, boot in sets.items():
+        phi = nogueira_stability(boot, n)
+        assert stab.loc[label, "nogueira"] == pytest.approx(_phi_by_definition(boot, n), abs=1e-12)
+        assert stab.loc[label, "nogueira"] == pytest.approx(stab.loc[label, "kuncheva"], abs=1e-12)  # equal sizes
+        assert [stab.loc[label, "nogueira_low"], stab.loc[label, "nogueira_high"]] == pytest.approx(
+            [phi.low, min(1.0, phi.high)])
+        assert stab.loc[label, "reference"] == ref
+    others = [label for label in result.labels if label != ref]
+    level = result.comparison_level()
+    tests = {m: nogueira_difference(sets[ref], sets[m], n, paired=True, level=level) for m in others}
+    p = np.array([tests[m].pvalue for m in others])
+    order = np.argsort(p)  # Holm written out: the i-th smallest times (m - i), running maximum, capped at 1
+    holm = np.empty_like(p)
+    holm[order] = np.minimum(1, np.maximum.accumulate(p[order] * (len(p) - np.arange(len(p)))))
+    for m, p_holm in zip(others, holm):
+        row, t = stab.loc[m], tests[m]
+        assert [row["stability_difference"], row["stability_difference_low"], row["stability_difference_high"]] == \
+            pytest.approx([t.difference.value, t.difference.low, t.difference.high])
+        assert row["stability_p"] == pytest.approx(t.pvalue) and row["stability_p_holm"] == pytest.approx(p_holm)
+        expected = "not resolved" if p_holm > 0.05 else ("more stable" if t.difference.value > 0 else "less stable")
+        assert row["stability_verdict"] == expected
+        assert f"Holm-adjusted over the {len(others)} tests" in row["stability_test"]
+        # paired: run i of both methods is resample i; the same runs unpaired give another test
+        assert row["stability_z"] != pytest.approx(nogueira_difference(sets[ref], sets[m], n, level=level).statistic)
+    assert stab.loc[ref, "stability_verdict"] == "reference" and np.isnan(stab.loc[ref, "stability_p"])
+    assert (stab["stability_verdict"] != "not resolved").any()  # Variance is resolved from MI and L1
+    summary = result.summary(k, reference).set_index("method")
+    assert summary["nogueira_at_k"].tolist() == stab["nogueira"].tolist()
+    assert summary["stability_verdict"].tolist() == stab["stability_verdict"].tolist()
+
+
 def test_stability_of_few_resamples_has_no_interval(glm):
     res = run_comparison(glm, ["variance"], CompareSettings(n_bootstrap=3, max_k=5))
     stab = res.stability(3).iloc[0]
@@ -315,7 +377,8 @@ def test_verdicts_resolve_a_planted_advantage_and_not_identical_twins(twin, repe
     assert (res.differences("mi").query("method != 'MI'")["verdict"] == "worse").all()
     sentence = res.resolved_sentence(5)
     assert "1 of 2 methods is resolved from Variance (MI better); not resolved: Variance twin." in sentence
-    how = "paired percentile bootstrap" if repeats == 1 else f"paired corrected resampled t over {repeats}"
+    how = "exact conditional interval of the paired difference" if repeats == 1 else \
+        f"paired corrected resampled t over {repeats}"
     assert how in sentence
 
 

@@ -250,9 +250,11 @@ def test_svmlight_is_sparse_with_its_own_labels():
     ds = load_svmlight(_svm_bytes(X, y), "t.libsvm")
     assert ds.is_sparse and ds.task == "classification" and ds.target_names == ("-1", "1", "3")
     np.testing.assert_allclose(ds.X.toarray(), np.delete(X.toarray(), 4, axis=1), rtol=1e-15)  # %.16g text
-    assert ds.feature_names == ("f1", "f2", "f3", "f4", "f6") and ds.extras["excluded_columns"] == {
-        "f5": "constant (every value is 0)"}
+    # index 5 never occurs: an all-zero column, counted in a note (only the indices that occur are features)
+    assert ds.feature_names == ("f1", "f2", "f3", "f4", "f6") and ds.extras["excluded_columns"] == {}
     assert "feature indices counted from 1" in ds.provenance.notes
+    assert "1 feature index between 1 and 6 never occurs (all-zero, left out); 5 occur" \
+        in ds.provenance.notes and ds.provenance.counts["absent_indices"] == 1
     zero = load_svmlight(_svm_bytes(X, y, zero_based=True), "t.svm")
     assert zero.feature_names == ("f0", "f1", "f2", "f3", "f5")
     target = rng.normal(size=30)

@@ -32,6 +32,13 @@ def test_every_exported_selector_is_registered():
     assert not missing, f"add a MethodSpec to fsengine/methods/registry.py for: {', '.join(missing)}"
 
 
+def test_labels_are_unique_and_safe_inside_record_quantities():
+    """Records name a quantity as "what, method, dataset"; a label with ", " would split wrongly."""
+    labels = [spec.label for spec in METHODS.values()]
+    assert len(set(labels)) == len(labels)
+    assert not [label for label in labels if "," in label]
+
+
 @pytest.mark.parametrize("key", list(METHODS))
 def test_entry_defaults_build_the_selector_with_them(key):
     spec = METHODS[key]
@@ -50,13 +57,29 @@ def test_entry_defaults_build_the_selector_with_them(key):
         assert init[p.name].default == p.default, (key, p.name, init[p.name].default, p.default)
 
 
+@pytest.mark.parametrize("key", list(METHODS))
+def test_a_two_class_method_is_declared_once_in_its_class(key):
+    """``Needs(two_classes=True)`` in the registry (the data is reduced to a class pair) and the
+    class's ``_two_classes`` (fit refuses other targets; scikit-learn's checks hand it binary
+    targets through ``classifier_tags.multi_class = False``) say the same."""
+    spec = METHODS[key]
+    selector = spec.build()
+    tags = selector.__sklearn_tags__()
+    two_classes = tags.classifier_tags is not None and not tags.classifier_tags.multi_class
+    assert two_classes == spec.needs.two_classes == bool(selector._two_classes), key
+    if two_classes:
+        with pytest.raises(ValueError, match="exactly two classes, got 3"):
+            selector.fit(np.random.default_rng(0).random((9, 3)), np.arange(9) % 3)
+
+
 def test_params_parse_check_and_build():
     bia = get_method("bia")
     values = bia.parse(["n_steps=50", "family=linear", "lambda_ratio=2.5"])
     assert values == {"family": "linear", "lambda_ratio": 2.5, "n_steps": 50}
     assert bia.build(values).get_params()["n_steps"] == 50
-    for bad, message in ((["n_steps=5"], "at least 20"), (["family=gamma"], "choose one of"),
-                         (["lambda_ratio=x"], "expected float"), (["nope=1"], "has no parameter 'nope'"),
+    for bad, message in ((["n_steps=0"], "at least 1"), (["n_steps=2000"], "at most 1000"),
+                         (["family=gamma"], "choose one of"),
+                         (["lambda_ratio=x"], "expected a float"), (["nope=1"], "has no parameter 'nope'"),
                          (["n_steps"], "name=value")):
         with pytest.raises(ValueError, match=message):
             bia.parse(bad)

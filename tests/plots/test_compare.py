@@ -11,6 +11,7 @@ from fsengine.plots.compare import (
     accuracy_curves,
     difference_curves,
     stability_bars,
+    stability_differences,
 )
 from fsengine.plots.style import DARK_FOREGROUND, Style, restyle
 from fsengine.stats import Estimate
@@ -78,3 +79,35 @@ def test_stability_whiskers_are_the_interval_and_turn_light_in_the_dark():
     assert restyle(fig, Style(dark=True)).data[0].error_y.color == DARK_FOREGROUND
     no_interval = stability_bars(table.assign(low=np.nan, high=np.nan), 10)
     assert not no_interval.data[0].error_y.visible and not no_interval.layout.title.subtitle.text
+
+
+def test_nogueira_diamonds_sit_beside_the_bars_with_their_own_whiskers():
+    table = pd.DataFrame({"method": ["BIA", "MI"], "kuncheva": [0.8, 0.5], "low": [0.7, 0.2], "high": [0.9, 0.6],
+                          "pairs": [10, 10], "ties_at_cut": [0, 1], "resamples": [5, 5], "nogueira": [0.8, 0.5],
+                          "nogueira_low": [0.75, 0.4], "nogueira_high": [0.85, 0.65]})
+    fig = stability_bars(table, 10)
+    bars, diamonds = fig.data
+    assert diamonds.marker.symbol == "diamond" and bars.offsetgroup != diamonds.offsetgroup
+    assert fig.layout.scattermode == "group" and fig.layout.barmode == "group"
+    np.testing.assert_allclose(diamonds.y, [0.8, 0.5])
+    np.testing.assert_allclose(diamonds.error_y.array, [0.05, 0.15])
+    np.testing.assert_allclose(diamonds.error_y.arrayminus, [0.05, 0.1])
+    assert "Nogueira" in fig.layout.title.subtitle.text and "jackknife" in fig.layout.title.subtitle.text
+    assert restyle(fig, Style(dark=True)).data[1].error_y.color == DARK_FOREGROUND
+
+
+def test_stability_difference_markers_are_filled_where_holm_resolves():
+    table = pd.DataFrame({"method": ["BIA", "MI", "L1"], "reference": "BIA",
+                          "stability_difference": [np.nan, -0.3, 0.05],
+                          "stability_difference_low": [np.nan, -0.5, -0.1],
+                          "stability_difference_high": [np.nan, -0.1, 0.2], "stability_p": [np.nan, 0.001, 0.5],
+                          "stability_p_holm": [np.nan, 0.002, 0.5],
+                          "stability_verdict": ["reference", "less stable", "not resolved"]})
+    fig = stability_differences(table, 10, note="whiskers: 97.5%")
+    (points,) = fig.data
+    assert list(points.x) == ["MI", "L1"] and list(points.marker.symbol) == [RESOLVED_MARKER, UNRESOLVED_MARKER]
+    np.testing.assert_allclose(points.error_y.arrayminus, [0.2, 0.15])
+    np.testing.assert_allclose(points.error_y.array, [0.2, 0.15])
+    assert list(points.customdata[:, 4]) == ["less stable", "not resolved"]
+    assert fig.layout.title.text == "Stability of the top-10 set against BIA (Nogueira et al., paired)"
+    assert [s.y0 for s in fig.layout.shapes if s.y0 == s.y1] == [0.0]

@@ -31,4 +31,8 @@ def test_every_k_carries_the_jaccard_matrix_and_the_stability_of_its_top_k(resul
         if {"low", "high"} <= set(table.columns):  # the jackknife whiskers move with k
             np.testing.assert_allclose(data[1]["error_y.array"], np.nan_to_num(table["high"] - table["kuncheva"]),
                                        rtol=1e-5, atol=1e-7)
+        # Nogueira's estimate beside each bar, its asymptotic whiskers moving with k
+        np.testing.assert_allclose(data[2]["y"], table["nogueira"].to_numpy(), rtol=1e-6)
+        np.testing.assert_allclose(data[2]["error_y.arrayminus"], table["nogueira"] - table["nogueira_low"],
+                                   rtol=1e-5, atol=1e-7)
         assert step_layout(fig, i)["title.text"].startswith(f"top {k}:")

@@ -29,14 +29,23 @@ def _by_quantity(data: dict) -> dict:
 
 
 _ORDERING_RULE = re.compile(r"^(.+?) (?:>|vs) (.+?) \((.+) (?:excludes|holds) 0\)$")
+#: a pair judged by a Holm-corrected test (``reproduce benchmark``): "A > B (Holm-adjusted ... p < 0.05)"
+_HOLM_RULE = re.compile(r"^(.+?) (?:>|vs) (.+?) \((Holm-adjusted .+) p (?:<|>=) ([\d.]+)\)$")
 
 
 def _rule_key(verdict: str):
     """What must agree between a quick and a full run: the rule, except that an ordering's rule
     names the sign its interval resolved (or the pair it did not), which a smaller run may
-    change; for those the pair and the interval's description must agree."""
-    rule = results.rule(verdict)
-    match = _ORDERING_RULE.match(rule) if results.outcome(verdict) in ("resolved", "not resolved") else None
+    change; for those the pair and the interval's description must agree. An interval's level is
+    masked: within a family judged by Holm's step-down procedure it is the step's, which depends on
+    the run's p-values."""
+    rule = re.sub(r"\d[\d.]*% interval", "#% interval", results.rule(verdict))
+    if results.outcome(verdict) not in ("resolved", "not resolved"):
+        return rule
+    holm = _HOLM_RULE.match(rule)
+    if holm:
+        return ("holm", frozenset(holm.group(1, 2)), holm.group(3), holm.group(4))
+    match = _ORDERING_RULE.match(rule)
     return ("ordering", frozenset(match.group(1, 2)), match.group(3)) if match else rule
 
 
@@ -96,6 +105,9 @@ def test_an_ordering_compares_by_its_pair_whichever_way_it_resolved():
     assert _rule_key(resolved) == _rule_key(reversed_) == _rule_key(open_)
     assert _rule_key(open_) != _rule_key(results.ordering("q", d, "EM", "Power EP").verdict)
     assert _rule_key("recorded: no rule") == "no rule"
+    holm = "resolved: A > B (Holm-adjusted Wilcoxon signed-rank p < 0.05)"
+    assert _rule_key(holm) == _rule_key("not resolved: B vs A (Holm-adjusted Wilcoxon signed-rank p >= 0.05)")
+    assert _rule_key(holm) != _rule_key("not resolved: A vs C (Holm-adjusted Wilcoxon signed-rank p >= 0.05)")
 
 
 def test_interval_verdicts_come_from_the_interval():

@@ -13,9 +13,10 @@ from fsengine.app.compute import dataset_token, progress_bar
 from fsengine.app.display import show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
-from fsengine.app.presets import Preset, preset_buttons
+from fsengine.app.presets import Preset, defaults_preset, preset_buttons, show_start, start_value
 from fsengine.app.safe_text import md_escape
 from fsengine.csv_export import csv_bytes
+from fsengine.formatting import points
 from fsengine.methods.bayes_factor.study import (
     accuracy_curves,
     approximation_check,
@@ -26,13 +27,14 @@ from fsengine.methods.bayes_factor.study import (
     heldout_task,
     largest_difference,
     page_default,
-    run_bayes_factor,
+    run_scored,
     selected_pixels,
     selected_table,
     sign_comparison,
     starts_on_subset,
     stop_summary,
 )
+from fsengine.methods.registry import get_method
 from fsengine.plots.bayes_factor import approximation_figure, beta_rounds_figure, pairs_explorable, sign_figure
 
 #: the URL parameter holding the pairs explorable's k
@@ -148,10 +150,10 @@ def task_of(_ds, token, n_train, n_heldout):
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def bayes_run(_task, task_key, per_round, variance, sign, model_prior, budget, past):
+    """The run with every round's model scored per held-out unit (:func:`run_scored`)."""
     with progress_bar(f"Bayes-factor selection ({sign} sign) ...") as report:
-        return run_bayes_factor(_task, per_round=per_round, prior_variance=variance, sign=sign,
-                                model_prior=model_prior, max_pairs=budget, rounds_past_stop=past,
-                                progress=report)
+        return run_scored(_task, per_round=per_round, prior_variance=variance, sign=sign,
+                          model_prior=model_prior, max_pairs=budget, rounds_past_stop=past, progress=report)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -182,25 +184,53 @@ def render() -> None:
     s = _settings(key, starts_on_subset(ds), token)
     with user_errors():
         task = task_of(ds, token, s.n_train, s.n_heldout)
-        run = bayes_run(task, s.task_key, *s.run_key())
+        scored = bayes_run(task, s.task_key, *s.run_key())
+        run = scored.run
     st.caption(f"{md_escape(ds.name)}: {task.description}. {task.n_classes} classes, "
                f"{len(task.predicate_names):,} predicates (input columns).")
-    _stop_section(run)
+    _stop_section(run, stop_summary(run, scored, task))
     _accuracy_section(task, run, s)
     _table_section(task, run)
     _sign_section(task, run, s)
     _check_section(task, run, s)
 
 
+_BAYES = get_method("bayes")
+#: the prior variance slider's stops (the registry's default among them)
+VARIANCES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+
+
+def large_start(key: str) -> Preset:
+    """Where the page starts on a large sparse dataset (:func:`starts_on_subset`): a subset of the
+    rows and more pairs per round keep the first run to seconds."""
+    return Preset("Subset first run", "Large data start on the first training and held-out rows with more pairs per "
+                  "round (fewer MAP fits); set the rows to 0 for all of them.", None,
+                  widgets={f"bf_S_{key}": 20, f"bf_ntrain_{key}": 10000, f"bf_nheld_{key}": 5000})
+
+
+def method_defaults_of(key: str) -> dict:
+    """The controls at the method's defaults: the registry's S and σ², every row."""
+    return {f"bf_S_{key}": _BAYES.param("features_per_round").default, "bf_var": _BAYES.param("prior_variance").default,
+            f"bf_ntrain_{key}": 0, f"bf_nheld_{key}": 0}
+
+
 def _settings(key: str, large: bool, token: tuple) -> Settings:
     """The two rows of widgets (CoNLL-2000 / treebank start on a subset: ``large``)."""
+    start, defaults = (large_start(key) if large else None), method_defaults_of(key)
+    if start is not None:
+        preset_buttons([start, defaults_preset(defaults)])
+        show_start(start, defaults, {f"bf_S_{key}": "S", f"bf_ntrain_{key}": "training rows",
+                                     f"bf_nheld_{key}": "held-out rows"})
     c1, c2, c3, c4 = st.columns(4)
-    per_round = int(c1.number_input("S: features per round", min_value=1, max_value=200,
-                                    value=20 if large else 10, key=f"bf_S_{key}", bind="query-params",
+    per_round_p = _BAYES.param("features_per_round")
+    per_round = int(c1.number_input("S: features per round", min_value=int(per_round_p.min),
+                                    max_value=int(per_round_p.max),
+                                    value=start_value(f"bf_S_{key}", defaults[f"bf_S_{key}"], start),
+                                    key=f"bf_S_{key}", bind="query-params",
                                     help="Section 3.5: at most S pairs per round, one MAP fit per round; "
                                          "larger S = fewer, cheaper rounds."))
-    variance = c2.select_slider("Prior variance σ²", options=[0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0],
-                                value=1.0, key="bf_var", bind="query-params",
+    variance = c2.select_slider("Prior variance σ²", options=VARIANCES,
+                                value=defaults["bf_var"], key="bf_var", bind="query-params",
                                 help="Gaussian prior N(0, σ²) on every candidate weight (the bias is "
                                      "unpenalised).")
     default_sign, default_prior, recommended = page_default()
@@ -212,11 +242,13 @@ def _settings(key: str, large: bool, token: tuple) -> Settings:
     st.caption((DEFAULT_NOTE if recommended else PAPER_DEFAULT_NOTE).format(
         sign=SIGN_OPTIONS[SIGN_VALUES.index(default_sign)], prior=PRIOR_OPTIONS[PRIOR_VALUES.index(default_prior)]))
     d1, d2, d3, d4, d5 = st.columns(5)
-    n_train = int(d1.number_input("Training rows (0 = all)", min_value=0, value=10000 if large else 0,
+    n_train = int(d1.number_input("Training rows (0 = all)", min_value=0,
+                                  value=start_value(f"bf_ntrain_{key}", defaults[f"bf_ntrain_{key}"], start),
                                   step=1000, key=f"bf_ntrain_{key}", bind="query-params",
                                   help="The first rows of the training data; a subset keeps the page "
                                        "interactive on CoNLL-2000 (212k tokens)."))
-    n_heldout = int(d2.number_input("Held-out rows (0 = all)", min_value=0, value=5000 if large else 0,
+    n_heldout = int(d2.number_input("Held-out rows (0 = all)", min_value=0,
+                                    value=start_value(f"bf_nheld_{key}", defaults[f"bf_nheld_{key}"], start),
                                     step=1000, key=f"bf_nheld_{key}", bind="query-params"))
     budget = int(d3.number_input("Most pairs selected", min_value=5, max_value=5000, value=200 if large else 300,
                                  step=50, key=f"bf_budget_{key}", bind="query-params",
@@ -233,13 +265,15 @@ def _settings(key: str, large: bool, token: tuple) -> Settings:
                     budget, past, compare)
 
 
-def _stop_section(run) -> None:
+def _stop_section(run, stop) -> None:
     """Metrics at the stop, why the run ended, and the Bayes factors per round."""
-    stop = stop_summary(run)
-    m1, m2, m3, m4 = st.columns(4)
+    m1, m2, m3, m4 = st.columns([1, 1, 2, 1])
     m1.metric("Pairs selected", f"{stop.pairs:,}")
     m2.metric("Rounds (MAP fits) to the stop", f"{stop.rounds:,}")
-    m3.metric("Held-out accuracy at the stop", f"{stop.heldout_accuracy:.2%}")
+    m3.metric("Held-out accuracy at the stop, %", points(stop.heldout.value, stop.heldout.low, stop.heldout.high, 1,
+                                                        unit=""),
+              help=f"95% {stop.heldout.method}" + (": a sentence's tokens are not independent, its sentences are"
+                                                    if "bootstrap" in stop.heldout.method else ""))
     m4.metric("Seconds to the stop", f"{stop.seconds:.1f}")
     st.caption(f"Why it ended: **{run.stop_reason}**"
                + (" (β₀ never beat every candidate before that)" if run.stop_round is None else
@@ -295,7 +329,7 @@ def _sign_section(task, run, s: Settings) -> None:
     st.subheader("What the sign of the Occam term changes")
     st.markdown(SIGN_INTRO)
     with user_errors():
-        other = bayes_run(task, s.task_key, *s.run_key("printed" if s.sign == "laplace" else "laplace"))
+        other = bayes_run(task, s.task_key, *s.run_key("printed" if s.sign == "laplace" else "laplace")).run
     laplace, printed = (run, other) if s.sign == "laplace" else (other, run)
     cmp = sign_comparison(task, laplace, printed)
     st.dataframe(cmp.summary, hide_index=True, key="bf_sign_table",

@@ -7,10 +7,12 @@ cached at module level, keyed by :func:`fsengine.app.compute.dataset_token` and 
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from fsengine.app.compute import dataset_token, progress_bar
-from fsengine.app.display import figure_columns, show_explorable, show_figure, url_value
+from fsengine.app.display import NO_NUMBER, figure_columns, show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
 from fsengine.app.links import link_choice
 from fsengine.app.picker import current_dataset, current_selection
@@ -29,6 +31,11 @@ VIEWS = ("Mutual information", "MDL", "L1 path", "Boosting")
 VIEW_ALIASES = {"mi": "Mutual information", "l1": "L1 path", "boost": "Boosting"}
 #: the URL parameter holding the L1 explorable's C
 C_PARAM = "classic_l1_C"
+#: the sliders' ranges: page suggestions inside the registry's ranges (the API and the command line
+#: take the whole range); each slider starts at the registry's default
+MDL_RANGE, N_CS_RANGE, ROUNDS_RANGE = (5, 80), (8, 40), (5, 200)
+#: the C range as a power of ten (the registry's C_span of 1,000 is 10^3)
+SPAN_EXPONENTS = (1, 2, 3, 4)
 
 INTRO = (
     "Four classic ways to choose features from Jaakkola's MIT 6.867 lecture 12: rank binary "
@@ -170,7 +177,7 @@ def mi_view(ds, token, names) -> None:
     shown = count_slider("Features shown", 5, min(60, ds.n_features), 25, key="classic_mi_top")
     summary = study.mi_summary(selector, names)
     c = st.columns(3)
-    c[0].metric("Largest I(X; Y)", f"{summary.largest:.4f} nats")
+    c[0].metric("Largest I(X; Y)", f"{summary.largest:.4f} nats", help=study.LARGEST_MI_NOTE)
     c[1].metric("Significant features", f"{summary.significant:,} of {ds.n_features:,}")
     c[2].metric("Best feature", summary.best)
     image = None if ds.image_shape is None else (
@@ -183,7 +190,7 @@ def mdl_view(ds, token, names) -> None:
     st.latex(MDL_EQUATION)
     st.markdown(MDL_TEXT)
     binary, rule = binary_version(ds)
-    max_features = count_slider("Largest subset explored", 5, min(80, ds.n_features),
+    max_features = count_slider("Largest subset explored", MDL_RANGE[0], min(MDL_RANGE[1], ds.n_features),
                                 method_defaults("mdl")["max_features"], key="classic_mdl_max")
     with user_errors():
         selector = fit_mdl(token, rule, max_features, binary)
@@ -203,8 +210,10 @@ def mdl_view(ds, token, names) -> None:
 def l1_settings():
     """The L1 view's four settings: values of C, C range, held-out share, CV on or off."""
     c = st.columns(4)
-    n_Cs = c[0].slider("Values of C", 8, 40, method_defaults("l1")["n_Cs"], key="classic_l1_nCs", bind="query-params")
-    span_exp = c[1].select_slider("C range (max / min)", options=[1, 2, 3, 4], value=3,
+    defaults = method_defaults("l1")
+    n_Cs = c[0].slider("Values of C", *N_CS_RANGE, defaults["n_Cs"], key="classic_l1_nCs", bind="query-params")
+    span_exp = c[1].select_slider("C range (max / min)", options=SPAN_EXPONENTS,
+                                  value=round(math.log10(defaults["C_span"])),
                                   format_func=lambda e: f"10^{e}", key="classic_l1_span")
     test_size = c[2].select_slider("Held-out share", options=[0.2, 0.25, 0.3, 0.4], value=0.25, key="classic_l1_test")
     use_cv = c[3].checkbox("Choose C by 3-fold CV", value=False, key="classic_l1_cv",
@@ -220,13 +229,18 @@ def l1_view(ds, token, names) -> None:
         fit = fit_l1(token, n_Cs, C_span, use_cv, test_size, ds)
     selector, summary = fit.selector, study.l1_summary(fit)
     m = st.columns(3)
-    m[0].metric("Best held-out accuracy", f"{summary.best_accuracy:.3f}",
-                help=f"{fit.n_test} held-out samples, fitted on {fit.n_train}")
-    m[1].metric("...with non-zero features", summary.active_at_best)
-    if use_cv:
+    if summary.accuracy is not None:
+        e = summary.accuracy
+        m[0].metric("Held-out accuracy at the CV-chosen C", e.format(3),
+                    help=f"95% {e.method}; C chosen by 3-fold CV on the {fit.n_train} training samples, not on "
+                         "the held-out rows")
+        m[1].metric("...with non-zero features", summary.active_at_chosen)
         m[2].metric("CV-chosen C", f"{selector.C_:.3g}", help=f"{summary.n_selected} features active")
     else:
-        m[2].metric("First feature to enter", names[selector.order_[0]])
+        m[0].metric("Held-out accuracy", NO_NUMBER,
+                    help="Shown only at a C chosen without the held-out rows: tick “Choose C by 3-fold CV”. The best "
+                         "accuracy along the path would pick C on the rows that report it.")
+        m[1].metric("First feature to enter", names[selector.order_[0]])
     if not summary.converged:
         st.warning("The solver hit its iteration limit at some C; those coefficients are approximate.")
     Cs = selector.Cs_
@@ -250,7 +264,8 @@ def l1_figure(_selector, _fit, fit_key, start, names, image_shape, _background, 
 def boosting_view(ds, token, names) -> None:
     st.latex(BOOSTING_EQUATION)
     st.markdown(BOOSTING_TEXT)
-    rounds = st.slider("Boosting rounds", 5, 200, 40, step=5, key="classic_boost_rounds", bind="query-params")
+    rounds = st.slider("Boosting rounds", *ROUNDS_RANGE, method_defaults("boosting")["n_estimators"], step=5,
+                       key="classic_boost_rounds", bind="query-params")
     with user_errors():
         selector = fit_boosting(token, rounds, ds)
     summary = study.boosting_summary(selector, rounds)

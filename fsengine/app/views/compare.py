@@ -10,7 +10,15 @@ from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair, param_widget
 from fsengine.compare.engine import CompareSettings, ComparisonResult, run_comparison
-from fsengine.compare.report import EXPLANATIONS, comparison_figures, differences_at, html_report, tables_zip
+from fsengine.compare.report import (
+    EXPLANATIONS,
+    comparison_figures,
+    differences_at,
+    html_report,
+    stability_at,
+    tables_zip,
+)
+from fsengine.compare.settings import MAX_SEED
 from fsengine.csv_export import csv_bytes
 from fsengine.data.transforms import class_names
 from fsengine.methods.registry import METHODS
@@ -60,10 +68,11 @@ def _explain() -> None:
         "method ranks the features on the **same training rows**; the rankings are then judged by how well "
         "a plain logistic regression does with the first *k* features of each (held-out accuracy), by "
         "how much the methods agree (**Jaccard** overlap), by how reproducible each method's choice is "
-        "when the training rows are resampled (**Kuncheva** stability), by their cost (runtime) and, on "
+        "when the training rows are resampled (**Kuncheva**'s index and **Nogueira** et al.'s estimator, with "
+        "their test of equal stability), by their cost (runtime) and, on "
         "synthetic data where the relevant features are known, by how well the scores find them (**ROC**)."
     )
-    with st.expander("The three agreement measures", expanded=False):
+    with st.expander("The agreement and stability measures", expanded=False):
         st.markdown("Overlap of two selected sets $A$, $B$ (1 = identical, 0 = disjoint):")
         st.latex(r"J(A, B) = \frac{|A\cap B|}{|A\cup B|}")
         st.markdown("Kuncheva's consistency index of two $k$-subsets of $n$ features sharing $r$ features. Two "
@@ -71,6 +80,12 @@ def _explain() -> None:
                     "identical sets; the stability of a method is its mean over all pairs of bootstrap fits:")
         st.latex(r"I_C(A, B) = \frac{r\,n - k^2}{k\,(n - k)},\qquad "
                  r"\mathrm{stability} = \frac{2}{K(K-1)}\sum_{i<j} I_C(S_i, S_j)")
+        st.markdown("Nogueira, Sechidis & Brown (JMLR 2018) measure stability from how often each feature $f$ is "
+                    "selected over the $M$ fits ($\\hat p_f$; $\\bar k$ the mean set size). It takes sets of any "
+                    "size, is 0 in expectation for random sets, and comes with an interval and a test of equal "
+                    "stability of two methods. On top-$k$ sets, all of size $k$, it equals Kuncheva's mean over pairs:")
+        st.latex(r"\hat\Phi = 1 - \frac{\frac1n\sum_f \frac{M}{M-1}\hat p_f(1-\hat p_f)}"
+                 r"{\frac{\bar k}{n}\left(1-\frac{\bar k}{n}\right)}")
         st.markdown("Area under the ROC curve of scores $s$ against the known relevant set (ties count half):")
         st.latex(r"\mathrm{AUC} = P(s_{\text{relevant}} > s_{\text{irrelevant}}) + \tfrac12\,"
                  r"P(s_{\text{relevant}} = s_{\text{irrelevant}})")
@@ -79,8 +94,8 @@ def _explain() -> None:
             "An accuracy measured on $n$ held-out rows is a proportion with a standard error of about "
             r"$\sqrt{a(1-a)/n}$: 0.017 for $a = 0.92$ on 250 rows, so differences of a point or two are mostly "
             "noise. The bands are 95% **Wilson** intervals of each accuracy. Two methods are scored on the "
-            "**same rows**, so their difference is judged by a **paired bootstrap**: the held-out rows are "
-            "resampled 2,000 times (the same resamples for every method) and the difference recomputed on each. "
+            "**same rows**, so their difference is judged on the rows where only one of them is right: the "
+            "**exact McNemar** test and its Clopper-Pearson interval (no resampling, exact at any level). "
             "With $m$ methods, each of the $m-1$ differences from the reference gets a **Bonferroni** interval "
             "at level $1 - 0.05/(m-1)$, so that all of them hold together at 95%; a verdict is *better* or "
             "*worse* only when its interval excludes 0. **Repeated splits** also refit every method on other "
@@ -89,8 +104,11 @@ def _explain() -> None:
         st.latex(r"\hat\sigma^2_{\text{corrected}} = \Big(\frac1J + \frac{n_{\text{test}}}{n_{\text{train}}}\Big)"
                  r"\, s^2 \quad\text{over } J \text{ splits}")
         st.markdown("The stability's whiskers are jackknife intervals: the stability is recomputed leaving out "
-                    "each bootstrap resample in turn. The page never picks the *k* with the highest held-out "
-                    "accuracy: picked on the rows that report it, that number would be optimistic.")
+                    "each bootstrap resample in turn; Nogueira's are asymptotic normal intervals (Theorem 9 of "
+                    "the paper). Every method is refitted on the **same** bootstrap resamples, so the test of "
+                    "equal stability against the reference is **paired**; with $m$ methods it is $m-1$ tests at "
+                    "each $k$, and their p-values are **Holm**-adjusted. The page never picks the *k* with the "
+                    "highest held-out accuracy: picked on the rows that report it, that number would be optimistic.")
     with st.expander("How the work is spread over the cores", expanded=False):
         st.markdown("A comparison of $M$ methods with $B$ bootstrap resamples is $M(1+B)$ independent fits, then "
                     "one accuracy curve per method and per random-baseline size. They run as separate tasks on "
@@ -147,7 +165,7 @@ def _settings(ds) -> tuple[CompareSettings, int]:
     max_k = int(c3.number_input("Largest k", min_value=2, max_value=max(2, min(200, ds.n_features)),
                                 value=min(50, ds.n_features), key="compare_max_k",
                                 help="Largest number of features in the accuracy curve and the top-k views."))
-    seed = int(c4.number_input("Seed", min_value=0, value=0, step=1, key="compare_seed",
+    seed = int(c4.number_input("Seed", min_value=0, max_value=MAX_SEED, value=0, step=1, key="compare_seed",
                                help="Train/test split, bootstrap resamples and the random baseline."))
     repeats = c5.select_slider("Train/test splits", options=[1, 3, 5, 10], value=1, key="compare_repeats",
                                bind="query-params",
@@ -241,13 +259,18 @@ COLUMN_NAMES = {
     "accuracy_at_grid_k": "Held-out accuracy there", "accuracy_low": "Accuracy: low", "accuracy_high": "Accuracy: high",
     "reference": "Reference", "difference": "Difference from the reference", "difference_low": "Difference: low",
     "difference_high": "Difference: high", "verdict": "Verdict", "kuncheva_at_k": "Stability at k (Kuncheva)",
-    "kuncheva_low": "Stability: low", "kuncheva_high": "Stability: high", "auc": "AUC (truth known)",
+    "kuncheva_low": "Kuncheva: low", "kuncheva_high": "Kuncheva: high", "auc": "AUC (truth known)",
+    "nogueira_at_k": "Stability at k (Nogueira)", "nogueira_low": "Nogueira: low", "nogueira_high": "Nogueira: high",
+    "stability_verdict": "Stability test", "kuncheva": "Kuncheva", "nogueira": "Nogueira Φ",
+    "stability_difference": "Φ − Φ of the reference", "stability_difference_low": "Φ difference: low",
+    "stability_difference_high": "Φ difference: high", "stability_p": "p (paired test)",
+    "stability_p_holm": "p, Holm-adjusted", "ties_at_cut": "Fits tied at the cut",
     "low": "Low", "high": "High", "level": "Interval level",
 }
 
 
 #: the summary's columns that fit a 1280 px screen beside the sidebar, shown first
-FIRST = ("method", "k", "accuracy_at_grid_k", "difference", "verdict", "kuncheva_at_k", "grid_k")
+FIRST = ("method", "k", "accuracy_at_grid_k", "difference", "verdict", "kuncheva_at_k", "stability_verdict", "grid_k")
 
 
 def first_columns(table):
@@ -315,6 +338,7 @@ def at_k(result, last_config) -> None:
     show_figure(st, figures["accuracy"], key="compare_accuracy")
     st.caption(EXPLANATIONS["accuracy"])
     _differences(result, k, reference, figures)
+    _stability(result, k, reference, figures)
 
     if "relevance" in figures:
         st.subheader("Relevance heatmaps")
@@ -346,3 +370,16 @@ def _differences(result, k: int, reference: str, figures) -> None:
     show_figure(st, figures["differences"], key="compare_differences")
     st.caption(EXPLANATIONS["differences"])
     st.dataframe(readable(differences_at(result, k, reference)), hide_index=True, key="compare_differences_table")
+
+
+def _stability(result, k: int, reference: str, figures) -> None:
+    """Nogueira's paired test of equal stability against the reference at k: its figure and the
+    stability table (both estimates with their intervals, the test)."""
+    if "stability" not in figures:
+        return
+    st.subheader(f"Stability against {md_escape(reference)} at k = {k}")
+    if "stability_difference" in figures:
+        show_figure(st, figures["stability_difference"], key="compare_stability_difference")
+        st.caption(EXPLANATIONS["stability_difference"])
+    st.dataframe(readable(stability_at(result, k, reference)), hide_index=True, key="compare_stability_table",
+                 placeholder=NO_NUMBER)

@@ -18,16 +18,20 @@ from fsengine.app.display import NO_NUMBER, show_explorable, show_figure, url_va
 from fsengine.app.errors import user_errors
 from fsengine.app.links import link_choice
 from fsengine.app.picker import current_dataset, current_selection
-from fsengine.app.presets import Preset, preset_buttons
+from fsengine.app.presets import Preset, defaults_preset, preset_buttons, show_start, start_value
 from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair
 from fsengine.data.transforms import binarize_features
+from fsengine.formatting import percent
+from fsengine.methods.registry import get_method
 from fsengine.methods.rtm import METHOD_LABELS, METHODS, RTMSettings, suggested_settings
 from fsengine.methods.rtm import study as rtm_study
 from fsengine.plots import rtm as rtm_plots
 
 #: the URL parameter holding the threshold explorable's threshold
 THRESHOLD_PARAM = "rtm_threshold"
+#: the tolerance slider's stops (the fit's default, RTMSettings.tol, among them)
+TOLERANCES = [1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5]
 
 SLIDES_PRESET = Preset(
     "As in the slides: synthetic tags (ROC)",
@@ -36,12 +40,25 @@ SLIDES_PRESET = Preset(
     "synthetic_rtm", {"n_samples": 800, "n_tags": 400, "n_relevant": 30},
     {"rtm_methods": ["power_ep", "ep", "em"]})
 
+_RTM = get_method("rtm")
+#: the fit's defaults (RTMSettings: the registry's ARD and sweeps, the class's dampings and tolerance);
+#: the prior strength and inner damping follow the data (suggested_settings)
+DEFAULTS = {"rtm_damping": RTMSettings.damping, "rtm_ard": RTMSettings.ard, "rtm_sequential": RTMSettings.sequential,
+            "rtm_tol": RTMSettings.tol, "rtm_max_iter": RTMSettings.max_iter}
+#: where the page starts: two or three methods side by side in seconds
+START = Preset("Lighter first run",
+               "A looser tolerance and fewer sweeps let the methods side by side finish in seconds; fits that "
+               "reach the cap say so in the convergence panel.",
+               None, widgets={"rtm_tol": 1e-3, "rtm_max_iter": 200})
+LABELS = {"rtm_tol": "tolerance", "rtm_max_iter": "max sweeps", "rtm_damping": "damping",
+          "rtm_ard": "ARD", "rtm_sequential": "sequential updates"}
+
 
 def render() -> None:
     """Draw the page (called by the navigation on every rerun)."""
     st.title("Relevance Tagging Machine")
     _introduction()
-    preset_buttons([SLIDES_PRESET])
+    preset_buttons([SLIDES_PRESET, START, defaults_preset(DEFAULTS)])
     ds = current_dataset()
     if ds.task != "classification":
         st.error(f"{md_escape(ds.name)} is a regression dataset; the RTM needs two classes. Pick a classification "
@@ -131,18 +148,25 @@ def _controls(tags_per_object: float, data_id: tuple) -> tuple[list[str], RTMSet
         methods = c1.multiselect("Methods", list(METHODS), default=["power_ep", "em"], format_func=METHOD_LABELS.get,
                                  key="rtm_methods",
                                  bind="query-params", help="EP integrates each tag numerically: about 10x slower")
-        alpha0 = c1.slider("Prior strength alpha0 (fixed prior factor)", 1.0, 100.0, step=0.5, key="rtm_alpha0",
-                           bind="query-params",
-                           help="Beta(alpha0, alpha0) prior on every theta_j")
-        damping = c2.slider("Damping gamma (after each sweep)", 0.0, 0.95, 0.5, 0.05, key="rtm_damping",
-                            bind="query-params")
+        alpha0_p, sweeps_p = _RTM.param("alpha0"), _RTM.param("max_iter")
+        alpha0 = c1.number_input("Prior strength alpha0 (fixed prior factor)", float(alpha0_p.min),
+                                 float(alpha0_p.max), step=0.5, key="rtm_alpha0", bind="query-params",
+                                 help="Beta(alpha0, alpha0) prior on every theta_j")
+        damping = c2.slider("Damping gamma (after each sweep)", 0.0, 0.95, start_value("rtm_damping",
+                            DEFAULTS["rtm_damping"], START), 0.05, key="rtm_damping", bind="query-params")
         inner = c2.slider("Inner damping rho (within a sweep)", 0.0, 0.95, step=0.05, key="rtm_inner",
                           bind="query-params")
-        ard = c3.checkbox("ARD (evidence-tuned alpha_j)", value=False, key="rtm_ard", bind="query-params")
-        sequential = c3.checkbox("Sequential factor updates", value=True, key="rtm_sequential", bind="query-params")
-        tol = c3.select_slider("Tolerance (max change of a posterior mean)", [1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5],
-                               value=1e-3, key="rtm_tol", bind="query-params")
-        max_iter = int(c3.number_input("Max sweeps", 10, 2000, 200, 10, key="rtm_max_iter", bind="query-params"))
+        ard = c3.checkbox("ARD (evidence-tuned alpha_j)", value=start_value("rtm_ard", DEFAULTS["rtm_ard"], START),
+                          key="rtm_ard", bind="query-params")
+        sequential = c3.checkbox("Sequential factor updates", value=start_value(
+            "rtm_sequential", DEFAULTS["rtm_sequential"], START), key="rtm_sequential", bind="query-params")
+        tol = c3.select_slider("Tolerance (max change of a posterior mean)", TOLERANCES,
+                               value=start_value("rtm_tol", DEFAULTS["rtm_tol"], START), key="rtm_tol",
+                               bind="query-params")
+        max_iter = int(c3.number_input("Max sweeps", int(sweeps_p.min), int(sweeps_p.max),
+                                       start_value("rtm_max_iter", DEFAULTS["rtm_max_iter"], START), 10,
+                                       key="rtm_max_iter", bind="query-params"))
+        show_start(START, DEFAULTS, LABELS)
     return methods, RTMSettings(alpha0=alpha0, damping=damping, inner_damping=inner, ard=ard, sequential=sequential,
                                 max_iter=max_iter, tol=float(tol))
 
@@ -225,7 +249,7 @@ def _accuracy_tab(results: dict, base_acc: dict) -> None:
         first = next(e for e in recorded.stack().dropna())
         st.dataframe(recorded.map(lambda e: e.format(4) if isinstance(e, stats.Estimate) else None),
                      width="stretch", placeholder=NO_NUMBER)
-        st.caption(f"Mean test accuracy over the folds with its {first.level:.0%} interval ({first.method}), "
+        st.caption(f"Mean test accuracy over the folds with its {percent(first.level)} interval ({first.method}), "
                    "from the run's `results.json`; the fold-paired differences between methods are in its report.")
     st.markdown("**The slides' table** (their two datasets are not named)")
     st.dataframe(rtm_study.SLIDES_ACCURACY.style.format("{:.4f}"))

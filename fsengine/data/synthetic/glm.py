@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from fsengine.data.dataset import Dataset, Provenance
+from fsengine.data.limits import check_declared
 
 GLM_FAMILIES = ("linear", "logistic", "poisson")
 
@@ -45,6 +46,8 @@ def make_sparse_glm(family: str = "logistic", n: int = 500, p: int = 50, k: int 
         raise ValueError(f"k (relevant features) must be between 0 and p={p}, got {k}")
     if not rate > 0:
         raise ValueError(f"rate must be positive, got {rate}")
+    check_declared(16 * n * p, f"A sparse GLM with n={n:,} rows and p={p:,} features (and its noise)",
+                   remedy="choose fewer rows or features")
     rng = np.random.default_rng(seed)
     X = ar1_design(n, p, rho, rng)
     relevant = np.sort(rng.choice(p, size=k, replace=False))

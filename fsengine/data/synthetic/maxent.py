@@ -13,6 +13,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from fsengine.data.dataset import Dataset, Provenance
+from fsengine.data.limits import check_declared
 
 
 def _sample(rng, n, rates):
@@ -36,6 +37,9 @@ def make_planted_maxent(n_samples: int = 5000, n_predicates: int = 300, n_classe
         raise ValueError(f"n_true={n_true} exceeds n_predicates={n_predicates}")
     if n_classes < 2:
         raise ValueError("n_classes must be at least 2")
+    check_declared(17 * max(n_samples, n_test) * n_predicates,
+                   f"A planted maxent task of {n_samples:,} rows x {n_predicates:,} predicates (and its draws)",
+                   remedy="choose fewer rows or predicates")
     rng = np.random.default_rng(seed)
     rates = np.exp(rng.uniform(np.log(min_rate), np.log(max_rate), n_predicates))
     true_pred = rng.choice(n_predicates, n_true, replace=False)

@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fsengine.data.dataset import Dataset, Provenance
+from fsengine.data.limits import check_declared
 
 
 def make_rtm(n_samples: int = 800, n_tags: int = 400, n_relevant: int = 30, *,
@@ -31,6 +32,8 @@ def make_rtm(n_samples: int = 800, n_tags: int = 400, n_relevant: int = 30, *,
         raise ValueError(f"tag_rate={tag_rate} times spread={spread} must lie in (0, 1] (spread >= 1)")
     if not 0.0 <= min_effect <= max_effect < 0.5:
         raise ValueError("need 0 <= min_effect <= max_effect < 0.5")
+    check_declared(17 * n_samples * n_tags, f"An RTM sample of {n_samples:,} objects x {n_tags:,} tags (and its draws)",
+                   remedy="choose fewer objects or tags")
     rng = np.random.default_rng(seed)
     rates = np.exp(rng.uniform(np.log(tag_rate / spread), np.log(tag_rate * spread), n_tags))
     relevant = np.zeros(n_tags, dtype=bool)

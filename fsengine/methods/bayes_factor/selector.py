@@ -7,11 +7,11 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 
-from fsengine.base import BaseFeatureSelector, deprecated_alias
-from fsengine.methods.bayes_factor.model import SIGNS, approx_bayes_factor_selection
-from fsengine.methods.registry import method_defaults
+from fsengine.base import BaseFeatureSelector
+from fsengine.methods.bayes_factor.model import approx_bayes_factor_selection
+from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.ranking import order_from
 
 #: the registry's defaults (what the app and ``fsengine select --method bayes`` use)
@@ -41,19 +41,6 @@ def pairs_from_trace(trace: pd.DataFrame) -> pd.DataFrame:
             for values in zip(*cols)]
     pairs = pd.DataFrame(rows, columns=["round", *_PAIR_COLUMNS.values()])
     return pairs.astype({"round": np.int64, "predicate": np.int64, "mu": float, "margin": float, "beta": float})
-
-
-def _selected_pairs(selector, trace: pd.DataFrame) -> pd.DataFrame:
-    """The table ``selected_pairs_`` held in fsengine 0.2: :func:`pairs_from_trace` with the
-    predicate's name and the pair's weight in the final MAP model ``model_``."""
-    pairs = pairs_from_trace(trace)
-    names = selector._feature_names(selector.n_features_in_)
-    label_index = {label: c for c, label in enumerate(selector.classes_.tolist())}
-    model = selector.model_
-    final = dict(zip(zip(model.predicates.tolist(), model.classes.tolist()), model.weights.tolist()))
-    pairs["predicate_name"] = [names[j] for j in pairs["predicate"]]
-    pairs["weight"] = [final[(int(j), label_index[c])] for j, c in zip(pairs["predicate"], pairs["class"])]
-    return pairs[["round", "predicate", "predicate_name", "class", "mu", "margin", "beta", "weight"]]
 
 
 class BayesFactorSelector(BaseFeatureSelector):
@@ -154,9 +141,6 @@ class BayesFactorSelector(BaseFeatureSelector):
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when X has string column names.
-    selected_pairs_ : pandas.DataFrame
-        Deprecated (removed in 0.4): :func:`pairs_from_trace` of ``trace_`` with
-        ``predicate_name`` and the final MAP ``weight``.
 
     See Also
     --------
@@ -193,19 +177,13 @@ class BayesFactorSelector(BaseFeatureSelector):
     (6, 6, (300, 6))
     """
 
-    _parameter_constraints = {
-        "features_per_round": [Interval(Integral, 1, None, closed="left")],
-        "prior_variance": [Interval(Real, 0, None, closed="neither"), "array-like"],
-        "sign": [StrOptions(set(SIGNS))],
-        "log_prior_odds": [Real, "array-like", StrOptions({"multiplicity"})],
+    _parameter_constraints = method_constraints("bayes", {
         "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
         "max_pairs": [Interval(Integral, 1, None, closed="left"), None],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "random_state": ["random_state"],
         "map_tol": [Interval(Real, 0, None, closed="neither")],
-    }
-
-    selected_pairs_ = deprecated_alias("trace_", convert=_selected_pairs)
+    }, arrays=("prior_variance", "log_prior_odds"))
 
     def __init__(self, *, features_per_round=_DEFAULTS["features_per_round"],
                  prior_variance=_DEFAULTS["prior_variance"], sign=_DEFAULTS["sign"],

@@ -7,11 +7,11 @@ from numbers import Integral, Real
 
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 
 from fsengine.base import BaseFeatureSelector
 from fsengine.chunked import classes_of, moments
-from fsengine.glm import FAMILY_NAMES, expansion_from_moments
+from fsengine.glm import expansion_from_moments
 from fsengine.methods.bia.model import (
     DEFAULT_MAX_MEMORY_MB,
     DEFAULT_STEP,
@@ -19,7 +19,7 @@ from fsengine.methods.bia.model import (
     check_memory,
     model_from_expansion,
 )
-from fsengine.methods.registry import method_defaults
+from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.position import Position
 from fsengine.progress import scaled
 from fsengine.validation import as_binary_labels
@@ -128,12 +128,11 @@ class BIASelector(BaseFeatureSelector):
     selection: a :class:`~fsengine.progress.StopRequested` raised by the callback propagates and
     the estimator stays unfitted.
 
-    scikit-learn compatibility: passes ``check_estimator`` for ``family="linear"`` and
-    ``family="poisson"``. Exemptions, all by design of the method: constant columns raise (they
-    cannot be standardised and are never dropped silently); for ``family="logistic"`` targets
-    with more than two classes raise, so the checks that feed sklearn's 3-4 class data are
-    expected failures (``tests/methods/bia/test_selector.py`` lists them); for
-    ``family="poisson"`` non-count targets raise.
+    scikit-learn compatibility: passes ``check_estimator`` for every family, without exemptions.
+    ``family="logistic"`` is a two-class method (``_two_classes``,
+    :class:`fsengine.base.BaseFeatureSelector`): other targets raise, and the checks hand it binary
+    targets. By design of the method, constant columns raise (they cannot be standardised and are
+    never dropped silently) and ``family="poisson"`` refuses non-count targets.
 
     Examples
     --------
@@ -147,10 +146,7 @@ class BIASelector(BaseFeatureSelector):
     ((40, 12), True)
     """
 
-    _parameter_constraints = {
-        "family": [StrOptions(set(FAMILY_NAMES))],
-        "lambda_ratio": [Interval(Real, 0, None, closed="neither")],
-        "n_steps": [Interval(Integral, 1, None, closed="left")],
+    _parameter_constraints = method_constraints("bia", {
         "step": [Interval(Real, 0, None, closed="neither")],
         "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
         "dispersion": [Interval(Real, 0, None, closed="neither"), None],
@@ -158,7 +154,7 @@ class BIASelector(BaseFeatureSelector):
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "max_memory_mb": [Interval(Real, 0, None, closed="neither")],
-    }
+    })
 
     def __init__(self, *, family=_DEFAULTS["family"], lambda_ratio=_DEFAULTS["lambda_ratio"],
                  n_steps=_DEFAULTS["n_steps"], step=DEFAULT_STEP, n_features_to_select=None, dispersion=None,
@@ -176,6 +172,10 @@ class BIASelector(BaseFeatureSelector):
 
     @property
     def _classification(self):
+        return self.family == "logistic"
+
+    @property
+    def _two_classes(self):
         return self.family == "logistic"
 
     def _feature_names(self, p):

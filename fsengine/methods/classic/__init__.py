@@ -2,6 +2,7 @@
 (Eq. 2), MDL subset selection (Eq. 10-15), L1-logistic paths (Eq. 18-19) and AdaBoost with
 decision stumps (Eq. 21-34)."""
 
-from fsengine.methods.classic.selector import BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector
-
-__all__ = ["BoostingSelector", "L1PathSelector", "MDLSelector", "MutualInfoSelector"]
+from fsengine.methods.classic.selector import BoostingSelector as BoostingSelector
+from fsengine.methods.classic.selector import L1PathSelector as L1PathSelector
+from fsengine.methods.classic.selector import MDLSelector as MDLSelector
+from fsengine.methods.classic.selector import MutualInfoSelector as MutualInfoSelector

@@ -30,7 +30,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from fsengine.base import BaseFeatureSelector, deprecated_alias
+from fsengine.base import BaseFeatureSelector
 from fsengine.chunked import class_counts, classes_of
 from fsengine.data.transforms import PLUS_MINUS_NOTE, Binarization, binarize_input
 from fsengine.methods.classic.binary import csc01
@@ -38,13 +38,12 @@ from fsengine.methods.classic.boosting import adaboost_stumps
 from fsengine.methods.classic.l1_path import SOLVERS, l1_logistic_path, path_grid
 from fsengine.methods.classic.mdl import mdl_forward_selection
 from fsengine.methods.classic.mutual_info import mutual_information, mutual_information_from_counts
-from fsengine.methods.registry import method_defaults
+from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.progress import scaled
 from fsengine.ranking import order_from
-from fsengine.validation import validate_X
+from fsengine.validation import FEATURE_BUDGET, validate_X
 
 _BINARIZE = [None, StrOptions({"auto"}), Real]
-_BUDGET = [Interval(Integral, 1, None, closed="left"), None]
 
 _MI = method_defaults("mi")
 _MDL = method_defaults("mdl")
@@ -133,11 +132,7 @@ class MutualInfoSelector(_BinaryInputSelector):
     features already binary (0/1), used as they are
     """
 
-    _parameter_constraints = {
-        "n_features_to_select": _BUDGET,
-        "alpha": [Interval(Real, 0, 1, closed="neither")],
-        "binarize": _BINARIZE,
-    }
+    _parameter_constraints = method_constraints("mi", {"n_features_to_select": FEATURE_BUDGET, "binarize": _BINARIZE})
 
     def __init__(self, *, n_features_to_select=None, alpha=_MI["alpha"], binarize="auto"):
         self.n_features_to_select = n_features_to_select
@@ -183,11 +178,6 @@ class MutualInfoSelector(_BinaryInputSelector):
             "p_value": result.p_value[r], "p_bonferroni": p_bonferroni[r],
             "selected": self.support_[r],
         })
-
-
-def _explored(selector, order):
-    """The forward sequence: the first len(trace_) - 1 entries of ``order_`` (sizes 1..m)."""
-    return order[: len(selector.trace_) - 1]
 
 
 class MDLSelector(_BinaryInputSelector):
@@ -242,8 +232,6 @@ class MDLSelector(_BinaryInputSelector):
     binarization_ : :class:`~fsengine.data.transforms.Binarization`
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features,)
-    forward_sequence_ : ndarray
-        Deprecated alias of ``order_[:m]`` (removed in 0.4).
 
     See Also
     --------
@@ -272,13 +260,7 @@ class MDLSelector(_BinaryInputSelector):
     'explored every subset size up to the largest, 3 features'
     """
 
-    _parameter_constraints = {
-        "n_features_to_select": _BUDGET,
-        "max_features": [Interval(Integral, 1, None, closed="left")],
-        "binarize": _BINARIZE,
-    }
-
-    forward_sequence_ = deprecated_alias("order_", convert=_explored)
+    _parameter_constraints = method_constraints("mdl", {"n_features_to_select": FEATURE_BUDGET, "binarize": _BINARIZE})
 
     def __init__(self, *, n_features_to_select=None, max_features=_MDL["max_features"], binarize="auto"):
         self.n_features_to_select = n_features_to_select
@@ -403,17 +385,14 @@ class L1PathSelector(BaseFeatureSelector):
     ([3, 1], (8, 5))
     """
 
-    _parameter_constraints = {
-        "n_features_to_select": _BUDGET,
-        "n_Cs": [Interval(Integral, 2, None, closed="left")],
-        "C_span": [Interval(Real, 1, None, closed="neither")],
+    _parameter_constraints = method_constraints("l1", {
+        "n_features_to_select": FEATURE_BUDGET,
         "solver": [StrOptions(set(SOLVERS))],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "standardize": ["boolean"],
-        "cv": [Interval(Integral, 2, None, closed="left"), None],
         "random_state": ["random_state"],
-    }
+    })
 
     def __init__(self, *, n_features_to_select=None, n_Cs=_L1["n_Cs"], C_span=_L1["C_span"], solver="liblinear",
                  tol=1e-6, max_iter=1000, standardize=True, cv=_L1["cv"], random_state=0):
@@ -545,10 +524,7 @@ class BoostingSelector(BaseFeatureSelector):
     ([2, 5], 10, 'ran all 10 rounds')
     """
 
-    _parameter_constraints = {
-        "n_features_to_select": _BUDGET,
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
-    }
+    _parameter_constraints = method_constraints("boosting", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, n_estimators=_BOOSTING["n_estimators"]):
         self.n_features_to_select = n_features_to_select

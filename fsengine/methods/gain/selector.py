@@ -19,11 +19,11 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from fsengine.base import BaseFeatureSelector, deprecated_alias
+from fsengine.base import BaseFeatureSelector
 from fsengine.maxent import MaxentData
 from fsengine.maxent.kernels import ALPHA_CAP
 from fsengine.methods.gain.model import select_features
-from fsengine.methods.registry import method_defaults
+from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.progress import scaled
 from fsengine.ranking import order_from
 
@@ -31,27 +31,12 @@ _IFS = method_defaults("ifs")
 _SGC = method_defaults("sgc")
 _COUNT = method_defaults("count")
 
-#: the columns of the deprecated ``selected_pairs_`` (``gain`` is the trace's ``gain_total``)
-_PAIR_COLUMNS = ["stage", "predicate", "predicate_name", "class", "gain_total", "alpha"]
-
-
-def _pairs_from_trace(selector, trace):
-    """The old ``selected_pairs_`` table, read from ``trace_``."""
-    return trace[_PAIR_COLUMNS].rename(columns={"gain_total": "gain"}).reset_index(drop=True)
-
 
 class _GainSelector(BaseFeatureSelector):
     """Shared fit of the three pair selectors (see the module docstring)."""
 
     _method = "sgc"
     _label = "SGC"
-    _parameter_constraints = {
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
-        "cutoff": [Interval(Integral, 1, None, closed="left")],
-    }
-
-    #: deprecated in 0.3 (read-only): the selected pairs are the rows of ``trace_``
-    selected_pairs_ = deprecated_alias("trace_", convert=_pairs_from_trace)
 
     def fit(self, X, y, *, progress=None, predicate_names=None):
         """Select (predicate, class) pairs on ``(X, y)``; returns self.
@@ -148,9 +133,6 @@ _ATTRIBUTES = """
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Defined when X has string column names.
-    selected_pairs_ : pandas.DataFrame
-        Deprecated (warns; removed in 0.4): ``trace_[["stage", "predicate", "predicate_name",
-        "class", "gain_total", "alpha"]]`` with ``gain_total`` named ``gain``.
 """
 
 
@@ -206,11 +188,10 @@ class IFSSelector(_GainSelector):
 
     _method = "ifs"
     _label = "IFS"
-    _parameter_constraints = {
-        **_GainSelector._parameter_constraints,
+    _parameter_constraints = method_constraints("ifs", {
         "min_gain": [Interval(Real, 0, None, closed="left")],
         "refit_every": [Interval(Integral, 1, None, closed="left"), None],
-    }
+    })
 
     def __init__(self, *, n_features_to_select=_IFS["n_features_to_select"], min_gain=0.0,
                  cutoff=_IFS["cutoff"], refit_every=None):
@@ -272,12 +253,10 @@ class SGCSelector(_GainSelector):
 
     _method = "sgc"
     _label = "SGC"
-    _parameter_constraints = {
-        **_GainSelector._parameter_constraints,
+    _parameter_constraints = method_constraints("sgc", {
         "min_gain": [Interval(Real, 0, None, closed="left")],
-        "lookahead": [Interval(Integral, 0, None, closed="left")],
         "refit_every": [Interval(Integral, 1, None, closed="left"), None],
-    }
+    })
 
     def __init__(self, *, n_features_to_select=_SGC["n_features_to_select"], min_gain=0.0,
                  cutoff=_SGC["cutoff"], lookahead=_SGC["lookahead"], refit_every=None):
@@ -329,6 +308,7 @@ class CountCutoffSelector(_GainSelector):
 
     _method = "count"
     _label = "Count cutoff"
+    _parameter_constraints = method_constraints("count")
 
     def __init__(self, *, n_features_to_select=_COUNT["n_features_to_select"], cutoff=_COUNT["cutoff"]):
         self.n_features_to_select = n_features_to_select

@@ -5,25 +5,17 @@
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
-from fsengine.methods.registry import method_defaults
+from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.methods.relief.model import relief_scores
 from fsengine.methods.toolbox.selector import _TaskSelector
+from fsengine.validation import FEATURE_BUDGET
 
 _RELIEFF = method_defaults("relieff")
 _MULTISURF = method_defaults("multisurf")
-
-_CONSTRAINTS = {
-    "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
-    "discrete_threshold": [Interval(Integral, 0, None, closed="left")],
-    "n_instances": [Interval(Integral, 1, None, closed="left"), None],
-    "random_state": [Interval(Integral, 0, None, closed="left")],
-    "task": [StrOptions({"auto", "classification", "regression"})],
-}
+#: the one parameter the registry does not offer (every other range is the registry's)
+_OWN = {"n_features_to_select": FEATURE_BUDGET}
 
 
 class _ReliefSelector(_TaskSelector):
@@ -55,15 +47,15 @@ class _ReliefSelector(_TaskSelector):
 _SHARED_PARAMETERS = """    n_features_to_select : int or None, default None
         Keep the k largest weights. None: every feature with a positive weight (its nearest misses
         differ from the instance more than its nearest hits do).
-    discrete_threshold : int >= 0, default from the registry (10)
+    discrete_threshold : int in [0, 1000], default from the registry (10)
         A feature with at most this many distinct values is discrete (diff: equal / different);
         the others are continuous (diff: |a - b| / range). 0: every feature continuous. skrebate's
         and fast-select's rule and default.
-    n_instances : int or None, default from the registry (None)
+    n_instances : int in [1, 10,000,000] or None, default from the registry (None)
         None: every instance is scored (Kononenko's m = n, skrebate's only choice). An int m < n:
         a random sample of m instances, each still compared with all n (time m n p instead of
         n^2 p; the weights are the same estimate with more noise).
-    random_state : int, default from the registry (0)
+    random_state : int in [0, 2**32 - 1], default from the registry (0)
         Seeds the sample of instances (unused when every instance is scored).
     task : {"auto", "classification", "regression"}, default "auto"
         Class labels, or a real target (a neighbour within one standard deviation of the target is
@@ -98,7 +90,7 @@ class ReliefFSelector(_ReliefSelector):
 
     Parameters
     ----------
-    n_neighbors : int, default from the registry (10)
+    n_neighbors : int in [1, 1000], default from the registry (10)
         k, the hits and the misses of every other class taken per instance (Kononenko's
         recommended 10; skrebate's default is 100, fast-select's 3). A class with k or fewer other
         instances gives all of them.
@@ -167,7 +159,7 @@ class ReliefFSelector(_ReliefSelector):
     """
 
     _method = "relieff"
-    _parameter_constraints = {**_CONSTRAINTS, "n_neighbors": [Interval(Integral, 1, None, closed="left")]}
+    _parameter_constraints = method_constraints("relieff", _OWN)
 
     def __init__(self, *, n_features_to_select=None, n_neighbors=_RELIEFF["n_neighbors"],
                  discrete_threshold=_RELIEFF["discrete_threshold"], n_instances=_RELIEFF["n_instances"],
@@ -249,7 +241,7 @@ class MultiSURFSelector(_ReliefSelector):
     """
 
     _method = "multisurf"
-    _parameter_constraints = dict(_CONSTRAINTS)
+    _parameter_constraints = method_constraints("multisurf", _OWN)
 
     def __init__(self, *, n_features_to_select=None, discrete_threshold=_MULTISURF["discrete_threshold"],
                  n_instances=_MULTISURF["n_instances"], random_state=_MULTISURF["random_state"],

@@ -9,8 +9,11 @@ experiments: what the page and the reproduction run), ``quadrature`` and ``refer
 (independent references for tests and the benchmark).
 """
 
-from fsengine.methods.rtm.fit import METHOD_LABELS, METHODS, RTMFit, RTMSettings, fit_rtm, suggested_settings
-from fsengine.methods.rtm.model import TagMatrix, tags_from
-
-__all__ = ["METHODS", "METHOD_LABELS", "RTMFit", "RTMSettings", "fit_rtm", "suggested_settings", "TagMatrix",
-           "tags_from"]
+from fsengine.methods.rtm.fit import METHOD_LABELS as METHOD_LABELS
+from fsengine.methods.rtm.fit import METHODS as METHODS
+from fsengine.methods.rtm.fit import RTMFit as RTMFit
+from fsengine.methods.rtm.fit import RTMSettings as RTMSettings
+from fsengine.methods.rtm.fit import fit_rtm as fit_rtm
+from fsengine.methods.rtm.fit import suggested_settings as suggested_settings
+from fsengine.methods.rtm.model import TagMatrix as TagMatrix
+from fsengine.methods.rtm.model import tags_from as tags_from

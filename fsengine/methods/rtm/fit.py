@@ -24,12 +24,18 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
+from fsengine.methods.registry import method_defaults
 from fsengine.methods.rtm import ard, em, ep, sites
 from fsengine.methods.rtm.evidence import log_bayes_factor
 from fsengine.methods.rtm.model import TagMatrix, class_counts
 from fsengine.progress import Progress, report_to
 
 METHODS = ("power_ep", "ep", "em")
+#: the registry's defaults (method, ard, max_iter; alpha0 "auto" is resolved by suggested_settings)
+_REGISTRY = method_defaults("rtm")
+#: the slides' prior Beta(5, 5) and the inner damping objects with up to SHORT_OBJECT_TAGS tags
+#: converge with; longer objects need LONG_INNER_DAMPING (see suggested_settings)
+SHORT_ALPHA0, SHORT_INNER_DAMPING, LONG_INNER_DAMPING = 5.0, 0.5, 0.8
 METHOD_LABELS = {"power_ep": "Power EP", "ep": "EP", "em": "EM"}
 TRACE_COLUMNS = ("iteration", "max_change", "alpha_change", "log_evidence", "n_active",
                  "n_skipped", "n_improper", "seconds")
@@ -37,18 +43,21 @@ TRACE_COLUMNS = ("iteration", "max_change", "alpha_change", "log_evidence", "n_a
 
 @dataclass(frozen=True)
 class RTMSettings:
-    """Everything that shapes a fit (see :class:`~fsengine.methods.rtm.RTMClassifier`)."""
+    """Everything that shapes a fit (see :class:`~fsengine.selectors.RTMClassifier`). The one
+    place of the defaults: the method registry's for ``method``, ``ard`` and ``max_iter``, the
+    others here; the estimators' parameters take theirs from these fields (their "auto" prior
+    strength and inner damping resolve to :func:`suggested_settings`)."""
 
-    method: str = "power_ep"
-    alpha0: float = 5.0
-    ard: bool = False
+    method: str = _REGISTRY["method"]
+    alpha0: float = SHORT_ALPHA0
+    ard: bool = _REGISTRY["ard"]
     alpha_floor: float = 2.0
     alpha_max: float = 1e5
     damping: float = 0.5
-    inner_damping: float = 0.5
+    inner_damping: float = SHORT_INNER_DAMPING
     sequential: bool = True
     site_init: float = 0.5
-    max_iter: int = 300
+    max_iter: int = _REGISTRY["max_iter"]
     tol: float = 1e-4
     max_skipped_frac: float = 0.01
 
@@ -73,8 +82,8 @@ def suggested_settings(tags_per_object: float) -> RTMSettings:
     damping 0.8: with Beta(5, 5) Power EP skipped 714 of 1,000 notMNIST B/D factors (undefined
     eta = -1 cavities) and left 2 marginals improper."""
     if tags_per_object <= SHORT_OBJECT_TAGS:
-        return RTMSettings(alpha0=5.0, inner_damping=0.5)
-    return RTMSettings(alpha0=float(round(tags_per_object / 6.0)), inner_damping=0.8)
+        return RTMSettings(alpha0=SHORT_ALPHA0, inner_damping=SHORT_INNER_DAMPING)
+    return RTMSettings(alpha0=float(round(tags_per_object / 6.0)), inner_damping=LONG_INNER_DAMPING)
 
 
 @dataclass

@@ -7,46 +7,67 @@ the rule the app applies), a threshold t (tag present where X > t) or None (X mu
 
 from __future__ import annotations
 
+import inspect
+from dataclasses import fields
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import ClassifierTags
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from fsengine.base import BaseFeatureSelector, deprecated_alias, forget_fit
+from fsengine.base import BaseFeatureSelector, forget_fit
 from fsengine.data.transforms import binarize_input
-from fsengine.methods.registry import method_defaults
+from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.methods.rtm.ep import QUADRATURE
 from fsengine.methods.rtm.evidence import posterior_summary, top_tags
-from fsengine.methods.rtm.fit import METHODS, RTMSettings, fit_rtm, suggested_settings
+from fsengine.methods.rtm.fit import RTMSettings, fit_rtm, run_label, suggested_settings
 from fsengine.methods.rtm.model import TagMatrix, predict_positive, tags_from
 from fsengine.progress import StopRequested
 from fsengine.validation import as_binary_labels, validate_X, validate_X_y
 
-#: the registry's defaults (method, alpha0, ard, max_iter): the app, the command line and the classes share them
-_DEFAULTS = method_defaults("rtm")
-
-_RTM_PARAMS = {
-    "method": [StrOptions(set(METHODS))],
-    "alpha0": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
-    "ard": ["boolean"],
+#: the parameters shared by RTMClassifier and RTMSelector: the registry's (method, alpha0, ard,
+#: max_iter) and the classes' own, whose constraints are written here
+_RTM_PARAMS = method_constraints("rtm", {
     "alpha_floor": [Interval(Real, 0, None, closed="neither")],
     "alpha_max": [Interval(Real, 0, None, closed="neither")],
     "damping": [Interval(Real, 0, 1, closed="left")],
     "inner_damping": [Interval(Real, 0, 1, closed="left"), StrOptions({"auto"})],
     "sequential": ["boolean"],
     "site_init": [Interval(Real, 0, None, closed="left")],
-    "max_iter": [Interval(Integral, 1, None, closed="left")],
     "tol": [Interval(Real, 0, None, closed="neither")],
     "max_skipped_frac": [Interval(Real, 0, 1, closed="both")],
     "binarize": [Real, None, StrOptions({"auto"})],
-}
+})
+#: their defaults, each written once: the registry's, else RTMSettings's (the fit's settings);
+#: "auto" where the value follows the data (prior strength, inner damping, binarisation)
+_DEFAULTS = {**{f.name: f.default for f in fields(RTMSettings) if f.name in _RTM_PARAMS},
+             **method_defaults("rtm"), "inner_damping": "auto", "binarize": "auto"}
+
+
+def _keyword_init(defaults: dict):
+    """One ``__init__`` for the two RTM estimators: keyword-only parameters ``defaults`` (name ->
+    default), stored untouched as scikit-learn requires. Its ``__signature__`` is what
+    ``get_params``, ``clone``, ``repr`` and ``help()`` read, as for a written-out ``__init__``."""
+    def __init__(self, *args, **params):
+        if args:
+            raise TypeError(f"{type(self).__name__} takes keyword arguments only, e.g. "
+                            f"{type(self).__name__}(ard=True); got {len(args)} positional")
+        unknown = sorted(set(params) - set(defaults))
+        if unknown:
+            raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {unknown[0]!r}")
+        for name, default in defaults.items():
+            setattr(self, name, params.get(name, default))
+
+    parameters = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+                  for name, default in defaults.items()]
+    __init__.__signature__ = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY), *parameters])
+    return __init__
 
 _PARAM_DOC = """
-    method : {"power_ep", "ep", "em"}, default "power_ep"
+    method : {{"power_ep", "ep", "em"}}, default "{method}"
         Power EP with eta = -1 (the slides' method), standard EP with the approximate tilted
         moments of :mod:`.ep`, or coordinate ascent on the variational bound of :mod:`.em`.
     alpha0 : float > 0 or "auto", default "auto"
@@ -55,14 +76,14 @@ _PARAM_DOC = """
         defined for short objects; alpha0 = 2 left most of them undefined in the reference run.
         "auto": from the average number of tags per training object
         (:func:`~fsengine.methods.rtm.fit.suggested_settings`: 5 up to 50 tags, else tags / 6).
-    ard : bool, default False
+    ard : bool, default {ard}
         Maximise the evidence over each alpha_j (:mod:`.ard`), within [alpha_floor, alpha_max]
         (about 10x slower). The default is the method registry's, so ``fsengine select --method
         rtm``, the app and the class fit the same model (``RTMSelector`` defaulted to True in
         fsengine 0.2; pass ``ard=True`` for that model).
-    alpha_floor, alpha_max : float, default 2.0 and 1e5
+    alpha_floor, alpha_max : float, default {alpha_floor:g} and {alpha_max:g}
         ARD bounds; a tag whose alpha ends above sqrt(alpha_floor * alpha_max) is removed.
-    damping : float in [0, 1), default 0.5
+    damping : float in [0, 1), default {damping}
         Outer damping gamma (trick 1): sites become gamma * old + (1 - gamma) * new after a sweep.
     inner_damping : float in [0, 1) or "auto", default "auto"
         Inner damping rho (trick 3) of each factor's update within a sweep. Without it Power EP
@@ -70,14 +91,14 @@ _PARAM_DOC = """
         "auto": 0.5 for objects with up to 50 tags on average, 0.8 for longer ones.
     sequential : bool, default True
         Refresh q after every factor (trick 2); False updates all factors from the same q.
-    site_init : float, default 0.5
+    site_init : float, default {site_init}
         Initial sites theta^s (positive objects) or (1 - theta)^s (negative ones); for EM, the
         starting q_j = Beta(alpha + s P_j, alpha + s N_j).
-    max_iter : int, default 300
+    max_iter : int, default {max_iter}
         Maximum number of sweeps.
-    tol : float, default 1e-4
+    tol : float, default {tol:g}
         Convergence threshold on the largest change of a posterior mean (and of 1/alpha).
-    max_skipped_frac : float, default 0.01
+    max_skipped_frac : float, default {max_skipped_frac}
         Convergence is refused while more than this fraction of factors is skipped.
     binarize : "auto", float or None, default "auto"
         How X becomes tags (:func:`fsengine.data.transforms.binarize_input`, the rule the app and the
@@ -86,7 +107,7 @@ _PARAM_DOC = """
         present where X > t (scikit-learn's ``BernoulliNB`` convention); None: X must be binary.
         The rule learnt in ``fit`` (``binarization_``) is applied to the X of ``predict_proba``.
         The default was 0.0 in fsengine 0.2 (the same tags for binary and non-negative sparse X).
-"""
+""".format(**_DEFAULTS)
 
 
 def binary_target(y) -> tuple[np.ndarray, np.ndarray]:
@@ -107,16 +128,13 @@ class _RTMParams:
     def _settings(self, tags: TagMatrix) -> RTMSettings:
         """The fit's settings; "auto" prior strength and inner damping from the tags per object."""
         suggested = suggested_settings(tags.nnz / max(tags.n_objects, 1))
-        alpha0 = suggested.alpha0 if self.alpha0 == "auto" else float(self.alpha0)
-        inner = suggested.inner_damping if self.inner_damping == "auto" else float(self.inner_damping)
-        return RTMSettings(
-            method=self.method, alpha0=alpha0, ard=bool(self.ard),
-            alpha_floor=float(self.alpha_floor), alpha_max=float(self.alpha_max),
-            damping=float(self.damping), inner_damping=inner,
-            sequential=bool(self.sequential), site_init=float(self.site_init),
-            max_iter=int(self.max_iter), tol=float(self.tol),
-            max_skipped_frac=float(self.max_skipped_frac),
-        )
+        values = {f.name: getattr(self, f.name) for f in fields(RTMSettings) if f.name in _RTM_PARAMS}
+        if self.alpha0 == "auto":
+            values["alpha0"] = suggested.alpha0
+        if self.inner_damping == "auto":
+            values["inner_damping"] = suggested.inner_damping
+        values["ard"], values["sequential"] = bool(self.ard), bool(self.sequential)  # numpy bools too
+        return RTMSettings(**values)
 
     def _rtm_params(self) -> dict:
         return {name: getattr(self, name) for name in _RTM_PARAMS}
@@ -160,6 +178,8 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
         bound), n_active, n_skipped, n_improper, seconds.
     converged_ : bool
         Whether the stopping rule was met (else a ``ConvergenceWarning`` said why).
+    run_label_ : str
+        How progress messages and figures name this fit: ``"RTM Power EP"``, ``"RTM EM + ARD"``.
     n_iter_ : int
         Sweeps run.
     n_features_in_ : int
@@ -193,24 +213,7 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = dict(_RTM_PARAMS)
-
-    def __init__(self, *, method=_DEFAULTS["method"], alpha0=_DEFAULTS["alpha0"], ard=_DEFAULTS["ard"],
-                 alpha_floor=2.0, alpha_max=1e5, damping=0.5, inner_damping="auto", sequential=True,
-                 site_init=0.5, max_iter=_DEFAULTS["max_iter"], tol=1e-4, max_skipped_frac=0.01,
-                 binarize="auto"):
-        self.method = method
-        self.alpha0 = alpha0
-        self.ard = ard
-        self.alpha_floor = alpha_floor
-        self.alpha_max = alpha_max
-        self.damping = damping
-        self.inner_damping = inner_damping
-        self.sequential = sequential
-        self.site_init = site_init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.max_skipped_frac = max_skipped_frac
-        self.binarize = binarize
+    __init__ = _keyword_init(_DEFAULTS)
 
     def fit(self, X, y, *, progress=None):
         """Train on X of shape (n_samples, n_features) and a two-class y; returns self.
@@ -239,6 +242,7 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
         self.trace_ = fit.trace
         self.converged_ = fit.converged
         self.n_iter_ = fit.n_iter
+        self.run_label_ = run_label(settings)
         return self
 
     def posterior_summary(self, level: float = 0.9) -> dict:
@@ -305,8 +309,7 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
     n_iter_ : int
         Sweeps run.
     model_ : RTMClassifier
-        The fitted classifier (posterior, prior strengths, predictions). ``estimator_`` is its
-        deprecated old name.
+        The fitted classifier (posterior, prior strengths, predictions).
     n_features_in_ : int
         Number of features (tags) seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -319,8 +322,9 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
 
     Notes
     -----
-    Passes scikit-learn's ``check_estimator`` without exemptions; as a two-class model it
-    carries ``classifier_tags.multi_class = False`` so that the checks hand it binary targets.
+    Passes scikit-learn's ``check_estimator`` without exemptions; a two-class method
+    (``_two_classes``, :class:`fsengine.base.BaseFeatureSelector`), so the checks hand it binary
+    targets.
     The defaults are the method registry's (:func:`fsengine.methods.registry.method_defaults`),
     so ``RTMSelector()`` selects what ``fsengine select --method rtm`` selects.
 
@@ -337,30 +341,10 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
     (True, 'RTMClassifier')
     """
 
+    _two_classes = True
     _parameter_constraints = {**_RTM_PARAMS,
                               "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None]}
-
-    estimator_ = deprecated_alias("model_")
-
-    def __init__(self, *, method=_DEFAULTS["method"], alpha0=_DEFAULTS["alpha0"], ard=_DEFAULTS["ard"],
-                 alpha_floor=2.0, alpha_max=1e5, damping=0.5, inner_damping="auto", sequential=True,
-                 site_init=0.5, max_iter=_DEFAULTS["max_iter"], tol=1e-4, max_skipped_frac=0.01,
-                 binarize="auto",
-                 n_features_to_select=None):
-        self.method = method
-        self.alpha0 = alpha0
-        self.ard = ard
-        self.alpha_floor = alpha_floor
-        self.alpha_max = alpha_max
-        self.damping = damping
-        self.inner_damping = inner_damping
-        self.sequential = sequential
-        self.site_init = site_init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.max_skipped_frac = max_skipped_frac
-        self.binarize = binarize
-        self.n_features_to_select = n_features_to_select
+    __init__ = _keyword_init({**_DEFAULTS, "n_features_to_select": None})
 
     def _fit(self, X, y):
         # one report per sweep; a StopRequested propagates and BaseFeatureSelector.fit forgets the fit
@@ -372,8 +356,3 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
         self.n_iter_ = model.n_iter_
         return self
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # a two-class model: the estimator checks must hand it binary targets, as a classifier's
-        tags.classifier_tags = ClassifierTags(multi_class=False)
-        return tags

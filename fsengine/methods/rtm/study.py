@@ -38,7 +38,7 @@ from sklearn.linear_model import LogisticRegressionCV
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 
-from fsengine import config, stats
+from fsengine import config, records, stats
 from fsengine.data import corpora
 from fsengine.data.dataset import Dataset
 from fsengine.data.features import word_presence_tags
@@ -521,12 +521,10 @@ def recorded_accuracy(path: Path | None = None) -> pd.DataFrame | None:
 def recorded_rows(path: Path | None = None) -> dict[str, dict] | None:
     """The rows of the recorded ``rtm-roc`` run's ``results.json`` by quantity (None if absent):
     what the page cites from the committed run, read from the file, never typed."""
-    from fsengine.reproduce import results as results_file
-
-    path = path or config.results_dir() / "rtm-roc" / results_file.FILENAME
+    path = path or config.results_dir() / "rtm-roc" / records.FILENAME
     if not Path(path).is_file():
         return None
-    return {r["quantity"]: r for r in results_file.read(path)["rows"]}
+    return {r["quantity"]: r for r in records.read(path)["rows"]}
 
 
 def recorded_synthetic_auc(path: Path | None = None) -> pd.DataFrame | None:

@@ -2,9 +2,10 @@
 
 ``VarianceRankSelector`` (an unsupervised baseline) and the toolbox practitioners already use:
 ``ANOVASelector`` (F test), ``Chi2Selector``, ``ForestSelector`` (impurity importance),
-``PermutationSelector``, ``RFESelector``, ``StabilitySelector`` (Meinshausen & Bühlmann 2010) and
-``MRMRSelector`` (Peng, Long & Ding 2005). Their mathematics lives in ``filters.py``,
-``stability.py`` and ``mrmr.py``; tree, permutation and elimination steps are scikit-learn's own.
+``PermutationSelector``, ``RFESelector`` and ``StabilitySelector`` (Meinshausen & Bühlmann 2010).
+Their mathematics lives in ``filters.py`` and ``stability.py``; tree, permutation and elimination
+steps are scikit-learn's own. mRMR, once here, is a member of the information-theoretic family
+(:mod:`fsengine.methods.information`).
 """
 
 from __future__ import annotations
@@ -18,18 +19,21 @@ import scipy.sparse as sp
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import RFE
-from sklearn.inspection import permutation_importance
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import type_of_target
 
 from fsengine.base import BaseFeatureSelector
-from fsengine.methods.registry import method_defaults
+from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.methods.toolbox.filters import anova_f, chi_squared, regression_f
-from fsengine.methods.toolbox.mrmr import discretise, mrmr_mid
+from fsengine.methods.toolbox.permutation import (
+    forest_permutation_scores,
+    linear_permutation_scores,
+    sklearn_shuffles,
+)
 from fsengine.methods.toolbox.stability import (
     error_bound,
     half_samples,
@@ -39,7 +43,7 @@ from fsengine.methods.toolbox.stability import (
 )
 from fsengine.progress import report_to
 from fsengine.ranking import order_from
-from fsengine.validation import validate_X
+from fsengine.validation import FEATURE_BUDGET, validate_X
 
 
 class VarianceRankSelector(BaseFeatureSelector):
@@ -96,10 +100,10 @@ class VarianceRankSelector(BaseFeatureSelector):
     """
 
     _classification = False
-    _parameter_constraints = {
+    _parameter_constraints = method_constraints("variance", {
         "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
         "threshold": [Interval(Real, 0, None, closed="left")],
-    }
+    })
 
     def __init__(self, *, n_features_to_select=None, threshold=0.0):
         self.n_features_to_select = n_features_to_select
@@ -145,11 +149,7 @@ _FOREST = method_defaults("forest")
 _PERMUTATION = method_defaults("permutation")
 _RFE = method_defaults("rfe")
 _STABILITY = method_defaults("stability")
-_MRMR = method_defaults("mrmr")
 
-_BUDGET = [Interval(Integral, 1, None, closed="left"), None]
-_TASKS = [StrOptions({"auto", "classification", "regression"})]
-_SEEDS = [Interval(Integral, 0, None, closed="left")]
 
 
 class _TaskSelector(BaseFeatureSelector):
@@ -250,11 +250,7 @@ class ANOVASelector(_TaskSelector):
     (3, [3], 'classification')
     """
 
-    _parameter_constraints = {
-        "n_features_to_select": _BUDGET,
-        "alpha": [Interval(Real, 0, 1, closed="neither")],
-        "task": _TASKS,
-    }
+    _parameter_constraints = method_constraints("anova", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, alpha=_ANOVA["alpha"], task=_ANOVA["task"]):
         self.n_features_to_select = n_features_to_select
@@ -334,7 +330,7 @@ class Chi2Selector(BaseFeatureSelector):
     (1, [1])
     """
 
-    _parameter_constraints = {"n_features_to_select": _BUDGET, "alpha": [Interval(Real, 0, 1, closed="neither")]}
+    _parameter_constraints = method_constraints("chi2", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, alpha=_CHI2["alpha"]):
         self.n_features_to_select = n_features_to_select
@@ -417,12 +413,7 @@ class ForestSelector(_TaskSelector):
     (2, True)
     """
 
-    _parameter_constraints = {
-        "n_features_to_select": _BUDGET,
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "random_state": _SEEDS,
-        "task": _TASKS,
-    }
+    _parameter_constraints = method_constraints("forest", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, n_estimators=_FOREST["n_estimators"],
                  random_state=_FOREST["random_state"], task=_FOREST["task"]):
@@ -446,8 +437,11 @@ class ForestSelector(_TaskSelector):
 
 
 class PermutationSelector(_TaskSelector):
-    """Rank features by permutation importance on held-out rows (scikit-learn's
-    ``sklearn.inspection.permutation_importance``), with a seeded split, model and shuffles.
+    """Rank features by permutation importance on held-out rows, with a seeded split, model and
+    shuffles: scikit-learn's ``sklearn.inspection.permutation_importance``, computed from arrays
+    (:mod:`fsengine.methods.toolbox.permutation`: the linear model's decision shifts by
+    ``w'_j (x' - x)``, and a forest re-traverses only its trees that split on the shuffled column),
+    equal to scikit-learn's numbers and thousands of times faster on wide tables.
 
     A model is fitted on a part of the rows; on the held-out part, with s its score (accuracy for
     class labels, R² for a real target) and s_{k,j} the score after shuffling column j (shuffle k of
@@ -464,8 +458,7 @@ class PermutationSelector(_TaskSelector):
         scikit-learn's permutation-importance example).
     model : {"linear", "forest"}, default from the registry ("linear")
         L2 logistic / ridge regression on standardised features, or a random forest
-        (``n_estimators`` trees; every one of the n_repeats x p shuffled copies is scored by every
-        tree, minutes on hundreds of features).
+        (``n_estimators`` trees).
     n_repeats : int, default from the registry (5)
         Shuffles per feature (R).
     test_size : float in (0, 1), default from the registry (0.25)
@@ -515,15 +508,7 @@ class PermutationSelector(_TaskSelector):
     """
 
     _accept_sparse = ()
-    _parameter_constraints = {
-        "n_features_to_select": _BUDGET,
-        "model": [StrOptions({"linear", "forest"})],
-        "n_repeats": [Interval(Integral, 1, None, closed="left")],
-        "test_size": [Interval(Real, 0, 1, closed="neither")],
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "random_state": _SEEDS,
-        "task": _TASKS,
-    }
+    _parameter_constraints = method_constraints("permutation", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, model=_PERMUTATION["model"],
                  n_repeats=_PERMUTATION["n_repeats"], test_size=_PERMUTATION["test_size"],
@@ -554,16 +539,19 @@ class PermutationSelector(_TaskSelector):
     def _fit(self, X, y):
         self.task_ = self._resolve_task(y)
         train, test = self.held_out_split(y)
+        self._progress(0.0, f"fitting the {self.model} model on {train.size:,} rows")
         self.model_ = self._make_model().fit(X[train], y[train])
-        self._progress(0.5, "model fitted")
-        result = permutation_importance(self.model_, X[test], y[test], n_repeats=self.n_repeats,
-                                        random_state=self.random_state)
+        self._progress(0.5, f"{self.n_repeats} shuffles of each of {X.shape[1]:,} features, "
+                            f"scored on {test.size:,} held-out rows")
+        orders = sklearn_shuffles(test.size, self.n_repeats, self.random_state)
+        shuffled = (forest_permutation_scores if self.model == "forest" else linear_permutation_scores)
+        scores = shuffled(self.model_, X[test], y[test], orders, classification=self.task_ == "classification")
         self.baseline_score_ = float(self.model_.score(X[test], y[test]))
-        self.importances_ = result.importances
-        self.scores_ = result.importances_mean
-        self._rank_and_support(result.importances_mean - 2 * result.importances_std > 0)
-        self.trace_ = _trace(self.order_, self.support_, importance_mean=result.importances_mean,
-                             importance_std=result.importances_std)
+        self.importances_ = self.baseline_score_ - scores.T
+        self.scores_ = self.importances_.mean(axis=1)
+        spread = self.importances_.std(axis=1)
+        self._rank_and_support(self.scores_ - 2 * spread > 0)
+        self.trace_ = _trace(self.order_, self.support_, importance_mean=self.scores_, importance_std=spread)
         self._progress(1.0, "importances computed")
 
 
@@ -636,12 +624,7 @@ class RFESelector(_TaskSelector):
     ([0, 4], [0, 4])
     """
 
-    _parameter_constraints = {
-        "n_features_to_select": _BUDGET,
-        "C": [Interval(Real, 0, None, closed="neither")],
-        "step": [Interval(Real, 0, None, closed="neither")],
-        "task": _TASKS,
-    }
+    _parameter_constraints = method_constraints("rfe", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, C=_RFE["C"], step=_RFE["step"], task=_RFE["task"]):
         self.n_features_to_select = n_features_to_select
@@ -771,15 +754,7 @@ class StabilitySelector(_TaskSelector):
     (10, 8)
     """
 
-    _parameter_constraints = {
-        "n_features_to_select": _BUDGET,
-        "n_resamples": [Interval(Integral, 1, None, closed="left")],
-        "n_Cs": [Interval(Integral, 1, None, closed="left")],
-        "C_span": [Interval(Real, 1, None, closed="left")],
-        "pi_threshold": [Interval(Real, 0.5, 1, closed="right")],
-        "random_state": _SEEDS,
-        "task": _TASKS,
-    }
+    _parameter_constraints = method_constraints("stability", {"n_features_to_select": FEATURE_BUDGET})
 
     def __init__(self, *, n_features_to_select=None, n_resamples=_STABILITY["n_resamples"],
                  n_Cs=_STABILITY["n_Cs"], C_span=_STABILITY["C_span"], pi_threshold=_STABILITY["pi_threshold"],
@@ -814,96 +789,3 @@ class StabilitySelector(_TaskSelector):
         self.path_ = pd.DataFrame(path.probabilities, index=pd.Index(path.Cs, name="C"))
         self.trace_ = pd.DataFrame({"C": path.Cs, "mean_selected": path.mean_selected,
                                     "n_stable": (path.probabilities >= self.pi_threshold).sum(axis=1)})
-
-
-class MRMRSelector(BaseFeatureSelector):
-    """Minimum-redundancy maximum-relevance selection, MID form (H. Peng, F. Long, C. Ding, IEEE
-    TPAMI 27 (2005) 1226-1238, Eq. 6 and its incremental form).
-
-    Features are discretised into three states at their mean ± one standard deviation; with mutual
-    information I from the state counts (nats), the first feature is the most relevant, max I(x_j; c),
-    and each next one, given the selected set S,
-
-        max_{j ∉ S}  I(x_j; c) - (1 / |S|) sum_{i ∈ S} I(x_j; x_i).
-
-    A feature that repeats a selected one gains nothing: its redundancy equals its own entropy, so
-    its criterion is -H(x_j | c) <= 0 (an exact duplicate of the first feature is never second
-    unless every other candidate is worse). The mathematics is in
-    :mod:`fsengine.methods.toolbox.mrmr` (numba kernels).
-
-    Parameters
-    ----------
-    n_features_to_select : int or None, default None
-        Keep the first k of the greedy sequence (grown to k when k > ``max_features``). None: the
-        whole sequence.
-    max_features : int, default from the registry (30)
-        Length of the greedy sequence (the meaning ``max_features`` has for ``MDLSelector``).
-
-    Attributes
-    ----------
-    scores_ : ndarray of shape (n_features,)
-        The MID criterion when the feature was selected (its relevance for the first); for the
-        others, their criterion after the last step.
-    relevance_ : ndarray of shape (n_features,)
-        I(x_j; c) in nats.
-    order_ : ndarray of shape (n_features,)
-        The greedy sequence, then the rest by score.
-    ranking_, support_ : ndarray of shape (n_features,)
-    stop_reason_ : str
-        The largest sequence asked for, every feature selected, or "stop requested" (a progress
-        callback raised :class:`~fsengine.progress.StopRequested`; the sequence so far is kept).
-    classes_ : ndarray of shape (n_classes,)
-    trace_ : DataFrame, one row per step
-        step, feature, relevance, redundancy (mean I with the features before it), criterion.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features,)
-
-    See Also
-    --------
-    MutualInfoSelector : relevance alone, each feature judged by itself.
-
-    Notes
-    -----
-    Class labels only. Builds a (features x rows) one-byte state matrix (sparse X is not densified
-    otherwise). Passes ``check_estimator`` without exemptions.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fsengine.selectors import MRMRSelector
-    >>> rng = np.random.default_rng(0)
-    >>> y = rng.integers(0, 2, 300)
-    >>> X = rng.normal(size=(300, 5))
-    >>> X[:, 1] += 2 * y
-    >>> X[:, 3] = X[:, 1]                       # an exact copy of the most relevant feature
-    >>> X[:, 4] += y
-    >>> sel = MRMRSelector(max_features=3).fit(X, y)
-    >>> sel.order_[:2].tolist()
-    [1, 4]
-    """
-
-    _parameter_constraints = {"n_features_to_select": _BUDGET,
-                              "max_features": [Interval(Integral, 1, None, closed="left")]}
-
-    def __init__(self, *, n_features_to_select=None, max_features=_MRMR["max_features"]):
-        self.n_features_to_select = n_features_to_select
-        self.max_features = max_features
-
-    def _fit(self, X, y):
-        p = X.shape[1]
-        budget = max(self.max_features, self.n_features_to_select or 0)
-        path = mrmr_mid(discretise(X), y, budget, progress=self._progress)
-        self.classes_ = np.unique(y)
-        self.relevance_ = path.relevance
-        self.stop_reason_ = path.stop_reason
-        scores = path.last_criterion.copy()
-        scores[path.order] = path.criterion
-        self.scores_ = scores
-        self._set_order(order_from(scores, selected_order=path.order))
-        size = path.order.size if self.n_features_to_select is None else min(self.n_features_to_select,
-                                                                             path.order.size)
-        self.support_ = np.zeros(p, dtype=bool)
-        self.support_[self.order_[:size]] = True
-        self.trace_ = pd.DataFrame({"step": np.arange(1, path.order.size + 1), "feature": path.order,
-                                    "relevance": path.relevance[path.order], "redundancy": path.redundancy,
-                                    "criterion": path.criterion})

@@ -128,20 +128,16 @@ def test_stop_requested_keeps_a_valid_partial_selection(planted):
         np.mean(part.model_.predict(add_bias_column(X)) == data.y))
 
 
-def test_selected_pairs_is_a_deprecated_alias_of_the_pairs_in_trace(planted):
+def test_the_pairs_in_trace_are_the_selected_pairs_of_the_final_model(planted):
     X, labels, _ = planted
     sel = BayesFactorSelector(features_per_round=2).fit(X, labels, predicate_names=[f"p{j}" for j in range(60)])
-    with pytest.warns(DeprecationWarning, match="selected_pairs_ is deprecated"):
-        old = sel.selected_pairs_
     pairs = pairs_from_trace(sel.trace_)
-    assert list(old.columns) == ["round", "predicate", "predicate_name", "class", "mu", "margin", "beta", "weight"]
-    pd.testing.assert_frame_equal(old[["round", "predicate", "class", "mu", "margin", "beta"]],
-                                  pairs[["round", "predicate", "class", "mu", "margin", "beta"]])
-    assert old["predicate_name"].tolist() == [f"p{j}" for j in pairs["predicate"]]
+    assert list(pairs.columns) == ["round", "predicate", "class", "pair", "mu", "margin", "beta"]
     assert pairs["pair"].tolist() == [f"p{j} => {c}" for j, c in zip(pairs["predicate"], pairs["class"])]
-    weights = dict(zip(zip(sel.model_.predicates.tolist(), sel.model_.classes.tolist()), sel.model_.weights))
-    np.testing.assert_allclose(old["weight"], [weights[(j, list(sel.classes_).index(c))]
-                                               for j, c in zip(old["predicate"], old["class"])])
+    final = {(j, c) for j, c in zip(sel.model_.predicates.tolist(), sel.classes_[sel.model_.classes].tolist())
+             if j < X.shape[1]}  # the model's bias column is no selected pair
+    assert set(zip(pairs["predicate"], pairs["class"])) == final
+    assert not hasattr(sel, "selected_pairs_")  # the alias of fsengine 0.2 is removed (CHANGELOG)
 
 
 # --------------------------------------------------------------------------- what it selects

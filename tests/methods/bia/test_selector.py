@@ -19,26 +19,10 @@ from fsengine.progress import StopRequested
 from fsengine.references.ising_exact import exact_magnetizations
 from fsengine.selectors import BIASelector
 
-_MULTICLASS = "sklearn's data for these checks has 3-4 classes; logistic BIA needs exactly two"
-#: checks that feed a logistic BIA multi-class targets (they pass for family="linear"/"poisson")
-LOGISTIC_EXEMPT = {name: _MULTICLASS for name in (
-    "check_fit_score_takes_y", "check_estimators_overwrite_params", "check_dont_overwrite_parameters",
-    "check_estimators_fit_returns_self", "check_readonly_memmap_input",
-    "check_n_features_in_after_fitting", "check_positive_only_tag_during_fit", "check_dtype_object",
-    "check_estimator_sparse_tag", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
-    "check_f_contiguous_array_estimator", "check_methods_sample_order_invariance",
-    "check_methods_subset_invariance", "check_dict_unchanged", "check_fit2d_predict1d",
-)}
-
-
-def _expected_failures(estimator):
-    return LOGISTIC_EXEMPT if estimator.family == "logistic" else {}
-
 
 @parametrize_with_checks(
     [BIASelector(family="linear", n_steps=20), BIASelector(family="poisson", n_steps=20),
      BIASelector(family="logistic", n_steps=20)],
-    expected_failed_checks=_expected_failures,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -58,7 +58,7 @@ def test_registry_wins_where_it_disagreed_with_the_class():
     assert l1.build({"cv": None}).cv is None
     with pytest.raises(ValueError, match="cv=1: must be at least 2"):
         l1.parse(["cv=1"])
-    with pytest.raises(ValueError, match="expected int or none"):
+    with pytest.raises(ValueError, match="expected an int or none"):
         l1.parse(["cv=three"])
 
 
@@ -152,15 +152,14 @@ def test_stop_request_ends_the_l1_path_without_a_result(cancer):
     assert not hasattr(sel, "model_") and not hasattr(sel, "_progress")
 
 
-def test_renamed_attributes_and_the_deprecated_forward_sequence(digits01):
+def test_renamed_attributes_and_no_removed_alias(digits01):
     X, y = digits01.X[:300], digits01.y[:300]
     mi = MutualInfoSelector().fit(X, y)
     assert mi.pvalues_.shape == (64,) and not hasattr(mi, "p_values_")
     np.testing.assert_array_equal(mi.trace_["p_value"], mi.pvalues_[mi.order_])
     mdl = MDLSelector(max_features=5).fit(X, y)
-    with pytest.warns(DeprecationWarning, match="forward_sequence_ is deprecated.*use order_"):
-        sequence = mdl.forward_sequence_
-    assert sequence.tolist() == mdl.order_[:5].tolist() == mdl.trace_["feature"][1:].tolist()
+    assert mdl.order_[:5].tolist() == mdl.trace_["feature"][1:].tolist()
+    assert not hasattr(mdl, "forward_sequence_")  # the alias of fsengine 0.2 is removed (CHANGELOG)
     l1 = L1PathSelector(n_Cs=4).fit(X, y)
     assert l1.model_.coefs.shape == l1.coefs_.shape and not hasattr(l1, "l1_path_")
     boosting = BoostingSelector(n_estimators=3).fit(X, y)

@@ -3,7 +3,6 @@
 predicate columns, and the same selections as before the redesign."""
 
 import inspect
-import warnings
 
 import numpy as np
 import pytest
@@ -128,17 +127,11 @@ def test_progress_and_stop_request_in_fit(small, name):
         assert part.model_.n_features == 4
 
 
-def test_selected_pairs_is_a_deprecated_view_of_the_trace(small):
+def test_the_selected_pairs_are_the_rows_of_the_trace(small):
     sel = SGCSelector(n_features_to_select=6).fit(small.X, np.array(["a", "b", "c"])[small.y])
-    with pytest.warns(DeprecationWarning, match="selected_pairs_ is deprecated.*use trace_"):
-        pairs = sel.selected_pairs_
-    assert list(pairs.columns) == ["stage", "predicate", "predicate_name", "class", "gain", "alpha"]
-    assert pairs["gain"].tolist() == sel.trace_["gain_total"].tolist()
-    assert pairs[["predicate", "class"]].equals(sel.trace_[["predicate", "class"]].reset_index(drop=True))
-    assert "selected_pairs_" not in vars(sel)  # read-only, computed from trace_
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert sel.trace_ is sel.trace_  # the new name does not warn
+    assert len(sel.trace_) == 6 and set(sel.trace_["class"]) <= {"a", "b", "c"}
+    assert sel.trace_["stage"].tolist() == list(range(6))
+    assert not hasattr(sel, "selected_pairs_")  # the alias of fsengine 0.2 is removed (CHANGELOG)
 
 
 def test_selector_maps_pairs_onto_predicate_columns(planted):

@@ -84,13 +84,15 @@ def test_stop_request_propagates_and_leaves_the_estimator_unfitted(cls):
     assert cls().fit(ds.X, ds.y).n_features_in_ == 20  # a later fit works as usual
 
 
-def test_model_is_the_fitted_classifier_and_estimator_is_its_deprecated_name():
+def test_model_is_the_fitted_classifier():
     ds = _small()
     sel = RTMSelector().fit(ds.X, ds.y)
     assert isinstance(sel.model_, RTMClassifier)
     np.testing.assert_array_equal(sel.scores_, sel.model_.relevance_)
-    with pytest.warns(DeprecationWarning, match=r"RTMSelector.estimator_ is deprecated.*use model_"):
-        assert sel.estimator_ is sel.model_
+    assert not hasattr(sel, "estimator_")  # the alias of fsengine 0.2 is removed (CHANGELOG)
+    assert sel.model_.run_label_ == "RTM Power EP"  # how figures name the fit (fsengine.plots.select)
+    with pytest.warns(ConvergenceWarning, match="RTM EM did not converge in 5 sweeps"):
+        assert RTMClassifier(method="em", ard=True, max_iter=5).fit(ds.X, ds.y).run_label_ == "RTM EM + ARD"
 
 
 def test_default_selector_is_the_fixed_prior_and_its_support_is_positive_evidence():

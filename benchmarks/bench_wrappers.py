@@ -1,0 +1,97 @@
+"""The wrappers against their reference implementations, in one run (results: ``## Wrappers`` in
+benchmarks/RESULTS.md).
+
+On the training part a comparison gives a method (75% of notMNIST B vs D, 750 x 784 pixels; 75% of
+the movie reviews, 1,500 x 4,752 sparse word-presence tags), one BLAS thread, CPU seconds of the
+process (``time.process_time``; the machine is shared, so wall-clock seconds also measure the
+others) and wall seconds, median of ``--repeats``:
+
+* Boruta: ``BorutaSelector`` at its registry defaults against ``boruta.BorutaPy`` with the same
+  forest (``RandomForestClassifier(n_estimators, max_depth, n_jobs=1)``) and the same number of
+  iterations (BorutaPy's ``max_iter`` is one more than the iterations it runs). Their shadows and
+  forests draw different random numbers, so the confirmed sets are printed, not required equal.
+* SFS: ``SequentialForwardSelector`` at its registry defaults against scikit-learn's
+  ``SequentialFeatureSelector`` with the same model (``make_pipeline(StandardScaler(), model)``),
+  folds and scoring on the same ANOVA F pre-screened candidates; the selected sets must be equal.
+
+    PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_wrappers.py [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.feature_selection import SequentialFeatureSelector
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
+
+from fsengine.data import load_dataset
+from fsengine.selectors import BorutaSelector, SequentialForwardSelector
+
+
+def clocked(fn, repeats: int):
+    """(median CPU seconds, median wall seconds, last result) of ``repeats`` calls."""
+    cpu, wall, out = [], [], None
+    for _ in range(repeats):
+        c0, w0 = time.process_time(), time.perf_counter()
+        out = fn()
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - w0)
+    return statistics.median(cpu), statistics.median(wall), out
+
+
+def training_part(key: str, **params):
+    ds = load_dataset(key, **params)
+    rows = np.sort(np.random.default_rng(0).permutation(ds.n_samples)[: int(0.75 * ds.n_samples)])
+    return ds.X[rows], ds.y[rows]
+
+
+def main() -> None:
+    from boruta import BorutaPy
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    print(f"load average before: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+    print("| data | n x p | method | ours CPU [s] | reference CPU [s] | reference / ours (CPU) | ours wall [s] "
+          "| reference wall [s] | selections |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    cases = (("notMNIST B vs D", "notmnist", {"letters": "BD"}), ("movie reviews", "movie_reviews", {}))
+    for title, key, params in cases:
+        X, y = training_part(key, **params)
+        size = f"{X.shape[0]:,} x {X.shape[1]:,}"
+        with threadpool_limits(1):
+            ours = BorutaSelector()
+            cpu, wall, fitted = clocked(lambda: BorutaSelector().fit(X, y), args.repeats)
+            reference = BorutaPy(RandomForestClassifier(max_depth=ours.max_depth, n_jobs=1),
+                                 n_estimators=ours.n_estimators, max_iter=ours.max_iter + 1, random_state=0)
+            dense = X.toarray() if hasattr(X, "toarray") else X  # BorutaPy takes dense arrays only
+            ref_cpu, ref_wall, ref = clocked(lambda: reference.set_params(random_state=0).fit(dense, y), args.repeats)
+            agree = (f"ours {int(fitted.support_.sum())} confirmed ({int((fitted.decision_ == 'tentative').sum())} "
+                     f"tentative), BorutaPy {int(ref.support_.sum())} ({int(ref.support_weak_.sum())} weak); "
+                     f"{int((fitted.support_ & ref.support_).sum())} in both")
+            print(f"| {title} | {size} | Boruta | {cpu:.2f} | {ref_cpu:.2f} | {ref_cpu / cpu:.2f}x | {wall:.2f} "
+                  f"| {ref_wall:.2f} | {agree} |", flush=True)
+
+            sfs = SequentialForwardSelector()
+            cpu, wall, fitted = clocked(lambda: SequentialForwardSelector().fit(X, y), args.repeats)
+            cand = fitted.candidates_
+            Xc = X[:, cand].toarray() if hasattr(X, "toarray") else X[:, cand]
+            reference = SequentialFeatureSelector(make_pipeline(StandardScaler(), sfs.model()),
+                                                  n_features_to_select=sfs.n_features_to_select, scoring=sfs.scoring,
+                                                  cv=sfs.folds())
+            ref_cpu, ref_wall, ref = clocked(lambda: reference.fit(Xc, y), args.repeats)
+            same = set(cand[ref.get_support()].tolist()) == set(fitted.order_[: sfs.n_features_to_select].tolist())
+            print(f"| {title} | {size} | SFS ({len(cand)} candidates) | {cpu:.2f} | {ref_cpu:.2f} | "
+                  f"{ref_cpu / cpu:.2f}x | {wall:.2f} | {ref_wall:.2f} | same selected set: {same} |", flush=True)
+    print(f"load average after: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
