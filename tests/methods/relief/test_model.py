@@ -225,6 +225,28 @@ def test_kernel_distances_are_the_manhattan_distance_of_the_diffs():
         np.testing.assert_allclose(out, brute, atol=1e-12)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_upper_distances_are_the_full_distances_right_of_each_row(sparse):
+    """The pairwise passes ask only for j > i (``upper``): every such entry equals the full
+    distance, whatever the alignment of the block (groups of four rows, a remainder, a first column
+    inside the block); the entries written must be computed, not left from the buffer (NaN here)."""
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(45, 5)) * (rng.random((45, 5)) < 0.7)
+    X[:, 4] = rng.integers(0, 4, size=45)  # discrete with 4 values: the Xd block of dense data
+    counts = distinct_counts(X)
+    discrete = counts <= 10
+    features = model.prepare_features(sp.csr_matrix(X) if sparse else X, discrete, counts)
+    full = np.empty((45, 45))
+    features.distances(np.arange(45, dtype=np.int64), full)
+    for first, size in ((0, 45), (3, 7), (10, 13), (40, 5)):
+        rows = np.arange(first, first + size, dtype=np.int64)
+        out = np.full((size, 45 - first), np.nan)
+        features.distances(rows, out, first=first, upper=True)
+        for r, i in enumerate(rows):
+            # round-off: a pair falls in the 4 x 2 register block or the single loop by its alignment
+            np.testing.assert_allclose(out[r, i + 1 - first:], full[i, i + 1:], rtol=1e-14, atol=0)
+
+
 @pytest.mark.parametrize("method", ["relieff", "multisurf"])
 def test_memory_stays_within_a_block_of_rows(method):
     """n = 6,000 instances: an n x n float64 matrix would take 288 MB (more than PAIRWISE_BYTES); a
