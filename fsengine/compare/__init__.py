@@ -1,9 +1,11 @@
 """The side-by-side comparison of feature-selection methods.
 
+============  ======================================================================================
 ``settings``  what a comparison is asked to do (:class:`CompareSettings`), importable without the engine
 ``engine``    :func:`run_comparison`: fits, held-out accuracy with intervals, paired differences, overlap,
               stability, ROC
 ``report``    its figures, CSV tables and the self-contained HTML report
+============  ======================================================================================
 
 The public names are importable from here (``from fsengine.compare import run_comparison``); they
 are loaded on first use, so that ``fsengine.compare.settings`` stays light for the command line.

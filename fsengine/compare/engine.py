@@ -33,7 +33,9 @@ Protocol of :func:`run_comparison`:
    them together hold at 95% at one k. No k is picked on the held-out rows: the curves are
    reported, never their best point.
 4. Stability: every method is refitted on ``n_bootstrap`` stratified bootstrap resamples of the
-   training part (the same resamples for every method); Kuncheva's index of the top-k sets is
+   training part (the same resamples for every method; with ``warm_start``, the default, a method
+   that can warm start, such as the RTM without ARD, starts them from its fit on the training
+   part, :mod:`fsengine.warm_start`, and the report's notes say so); Kuncheva's index of the top-k sets is
    averaged over all pairs of resamples (:mod:`fsengine.selection_metrics`), with a 95% jackknife
    interval over the resamples (leave one resample out; needs 5 or more); beside it Nogueira,
    Sechidis & Brown's (2018) estimator with its asymptotic normal interval and their test of equal
@@ -58,7 +60,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -77,7 +79,7 @@ from fsengine.methods.adapt import restrict_classes
 from fsengine.methods.custom import resolve_methods
 from fsengine.methods.failures import failure_message
 from fsengine.methods.registry import MethodSpec
-from fsengine.methods.run import check_values, fit_method
+from fsengine.methods.run import check_values, fit_method, warm_startable
 from fsengine.methods.run import subset_rows as _subset
 from fsengine.methods.run import warm_up as _untimed_first_call
 from fsengine.parallel import TasksCancelled, backend_for, map_tasks
@@ -106,6 +108,7 @@ from fsengine.stats import (
     wilson_interval,
 )
 from fsengine.validation import check_magnitude
+from fsengine.warm_start import WarmStart
 
 Progress = Callable[[float, str], None]
 #: random k-subsets averaged for the "random features" baseline
@@ -120,7 +123,18 @@ MIN_JACKKNIFE = 5
 
 
 class ComparisonCancelled(Exception):
-    """Raised when ``cancel()`` returned True; nothing of the run is kept."""
+    """Raised when ``cancel()`` returned True; nothing of the run is kept.
+
+    Examples
+    --------
+    >>> from fsengine.compare import ComparisonCancelled, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> try:
+    ...     run_comparison(load_dataset("synthetic_glm:n=100,p=8,k=2"), ["anova"], cancel=lambda: True)
+    ... except ComparisonCancelled:
+    ...     print("cancelled, nothing kept")
+    cancelled, nothing kept
+    """
 
 
 @dataclass
@@ -132,6 +146,16 @@ class MethodRun:
     their scores (for ties at the cut); boot_seconds (B,) their wall-clock and boot_cpu_seconds (B,)
     their CPU seconds (``time.process_time`` of the process that fitted, see
     :class:`fsengine.methods.run.MethodFit`).
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> run = result.run("ANOVA F")
+    >>> run.label, run.scores.shape, run.boot_top.shape      # 3 bootstrap fits, their first max_k + 1 features
+    ('ANOVA F', (12,), (3, 7))
     """
 
     key: str
@@ -160,15 +184,29 @@ class MethodRun:
 class HeldOut:
     """The held-out evidence every accuracy interval and paired difference is computed from.
 
-    grid     (G,) the k of the accuracy curves
-    curves   the methods' labels, then :data:`RANDOM`
-    rows     (C, G, n_test) float32, per held-out row of the first split: 1 when the classifier on
-             the curve's first k features classified it right, else 0 (for :data:`RANDOM` the
-             share of the draws that did)
-    repeats  (R, C, G) the held-out accuracy on each of the R splits (R = ``n_repeats``)
-    all_rows (n_test,), all_repeats (R,): the same for the classifier on all features
+    ================  ================================================================================
+    grid              (G,) the k of the accuracy curves
+    curves            the methods' labels, then :data:`RANDOM`
+    rows              (C, G, n_test) float32, per held-out row of the first split: 1 when the classifier on
+                      the curve's first k features classified it right, else 0 (for :data:`RANDOM` the
+                      share of the draws that did)
+    repeats           (R, C, G) the held-out accuracy on each of the R splits (R = ``n_repeats``)
+    all_rows          (n_test,), all_repeats (R,): the same for the classifier on all features
     test_train_ratio  n_test / n_train (the corrected resampled t's inflation term)
-    seed     the bootstrap's seed (the comparison's)
+    seed              the bootstrap's seed (the comparison's)
+    ================  ================================================================================
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> held = result.held_out
+    >>> held.grid.tolist(), held.curves
+    ([1, 2, 3, 4, 5, 6], ('ANOVA F', 'MI', 'random features'))
+    >>> held.rows.shape == (3, 6, result.n_test)
+    True
     """
 
     grid: np.ndarray
@@ -232,6 +270,26 @@ DIFFERENCE_COLUMNS = ("method", "reference", "k", "difference", "low", "high", "
 
 @dataclass
 class ComparisonResult:
+    """What :func:`run_comparison` returns: the methods' fits (:class:`MethodRun`), the held-out
+    evidence (:class:`HeldOut`) and the tables computed from them with their intervals and
+    verdicts (accuracy, paired differences from a reference, overlap, stability, ROC, runtimes),
+    as the module docstring describes.
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> result.labels, result.k_range(), result.n_train, result.n_test
+    (['ANOVA F', 'MI'], (1, 6), 150, 50)
+    >>> summary = result.summary(3, "ANOVA F")
+    >>> summary[["method", "k", "accuracy_at_grid_k", "verdict"]].columns.tolist()
+    ['method', 'k', 'accuracy_at_grid_k', 'verdict']
+    >>> sorted(result.tables(3, "ANOVA F"))
+    ['accuracy', 'differences', 'jaccard', 'roc', 'runtime', 'scores', 'stability', 'summary']
+    """
+
     dataset: str
     feature_names: tuple[str, ...]
     image_shape: tuple[int, int] | None
@@ -618,14 +676,16 @@ class _Fitted:
     notes: tuple[str, ...]
     warmup_seconds: float = 0.0
     cpu_seconds: float = 0.0
+    #: the fit on the first split's training part: where its bootstrap fits may start (None when
+    #: the method cannot warm start)
+    warm: WarmStart | None = None
 
 
-def _fit_task(job: _FitJob, item: tuple[int, int, np.ndarray | None],
-              progress: Progress | None = None) -> _Fitted | str:
+def _fit_task(job: _FitJob, item: tuple, progress: Progress | None = None) -> _Fitted | str:
     """Fit method ``item[0]`` on the training part of split ``item[1]`` (``item[2]`` None) or on
-    the bootstrap rows ``item[2]`` of the first split's; an error of the method comes back as one
-    line (a failure, not a crash)."""
-    m, s, rows = item
+    the bootstrap rows ``item[2]`` of the first split's, from the warm start ``item[3]`` when the
+    item has one; an error of the method comes back as one line (a failure, not a crash)."""
+    m, s, rows, *warm = item
     spec, values = job.methods[m]
     train = job.trains[s]
     # always a fresh copy: arrays that arrive from another process can be aligned differently, and
@@ -634,11 +694,45 @@ def _fit_task(job: _FitJob, item: tuple[int, int, np.ndarray | None],
     try:
         # the first full fit compiles (or loads) the method's kernels untimed, in the process that fits
         warmup = _untimed_first_call(spec, values, ds) if rows is None and s == 0 else 0.0
-        fit = fit_method(spec, values, ds, progress)
+        fit = fit_method(spec, values, ds, progress, warm_start=warm[0] if warm else None)
     except Exception as exc:  # the method's failure; cancellation (BaseException here) passes through
         return failure_message(exc)
     return _Fitted(scores=fit.scores, order=fit.order, support=fit.support, seconds=fit.seconds, notes=fit.notes,
-                   warmup_seconds=warmup, cpu_seconds=fit.cpu_seconds)
+                   warmup_seconds=warmup, cpu_seconds=fit.cpu_seconds,
+                   warm=fit.warm_start() if rows is None and s == 0 else None)
+
+
+def _fit_waves(job: _FitJob, items: list, names: list[str], progress: Progress | None, where: dict,
+               warm_start: bool) -> list:
+    """The fit tasks' results in the order of ``items``. With ``warm_start``, the bootstrap fits of a
+    method that can warm start (:mod:`fsengine.warm_start`) run in a second wave, each started from
+    the method's fit on the training part (the same stopping rule, fewer iterations); every other
+    fit runs in the first."""
+    warm = {m for m, (spec, values) in enumerate(job.methods) if warm_start and warm_startable(spec, values)}
+    later = [i for i, (m, s, rows) in enumerate(items) if m in warm and rows is not None]
+    first = sorted(set(range(len(items))) - set(later))
+    share = 0.9 * len(first) / max(len(items), 1)
+    results: list = [None] * len(items)
+    done = map_tasks(_fit_task, [items[i] for i in first], shared=job, names=[names[i] for i in first],
+                     progress=_phase(progress, 0.0, share, "fits"), task_progress=True, **where)
+    for i, fit in zip(first, done):
+        results[i] = fit
+    if later:
+        start = {items[i][0]: results[i].warm for i in first
+                 if items[i][1] == 0 and items[i][2] is None and isinstance(results[i], _Fitted)}
+        second = [(*items[i], None if start.get(items[i][0]) is None else start[items[i][0]].for_rows(items[i][2]))
+                  for i in later]
+        done = map_tasks(_fit_task, second, shared=job, names=[names[i] + " (warm start)" for i in later],
+                         progress=_phase(progress, share, 0.9, "fits"), task_progress=True, **where)
+        for i, fit in zip(later, done):
+            results[i] = fit
+        for i in first:  # say so beside the method's fit on the training part
+            m = items[i][0]
+            if m in start and items[i][2] is None and items[i][1] == 0 and start[m] is not None:
+                results[i] = replace(results[i], notes=results[i].notes + (
+                    f"{job.methods[m][0].label}: the bootstrap fits started from the fit on the training part "
+                    "(warm start, same stopping rule).",))
+    return results
 
 
 def _accuracy_task(parts: tuple[tuple[Dataset, Dataset], ...], item: tuple[int, list[np.ndarray]]) -> np.ndarray:
@@ -767,6 +861,24 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     workers of the Dask scheduler at ``scheduler``. Results are identical to the serial run:
     every task is deterministic (splits, resamples and random baselines are drawn here from
     ``seed``) and results are assembled in submission order. ``progress`` advances per finished task.
+
+    Examples
+    --------
+    Two registered methods and a scikit-learn selector on a planted GLM (the truth is known, so each
+    method's ROC against it is part of the result):
+
+    >>> from sklearn.feature_selection import SelectKBest
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")
+    >>> result = run_comparison(ds, ["anova", "mi", SelectKBest(k=3)], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> result.labels
+    ['ANOVA F', 'MI', 'SelectKBest']
+    >>> differences = result.differences("ANOVA F")
+    >>> differences.columns[:7].tolist()
+    ['method', 'reference', 'k', 'difference', 'low', 'high', 'verdict']
+    >>> sorted(result.auc().index)
+    ['ANOVA F', 'MI', 'SelectKBest']
     """
     started = time.perf_counter()
     choices = resolve_methods(methods)
@@ -798,8 +910,7 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     names += [f"{specs[m].label} split {s + 1} of {len(splits)}"
               for s in range(1, len(splits)) for m in range(len(specs))]
     try:
-        fits = map_tasks(_fit_task, items, shared=job, names=names, progress=_phase(progress, 0.0, 0.9, "fits"),
-                         task_progress=True, **where)
+        fits = _fit_waves(job, items, names, progress, where, settings.warm_start)
         first = len(specs) * (1 + len(resamples))
         runs, failures = _method_runs(specs, params, fits[:first], len(resamples), keep)
         runs = _split_orders(runs, specs, fits[first:], failures)

@@ -590,7 +590,7 @@ class RFESelector(_TaskSelector):
     rfe_ranking_ : ndarray of shape (n_features,)
         ``RFE.ranking_`` as scikit-learn returns it.
     scores_ : ndarray of shape (n_features,)
-        max(rfe_ranking_) + 1 - rfe_ranking_: how many rounds the feature survived, plus one.
+        ``max(rfe_ranking_) + 1 - rfe_ranking_``: how many rounds the feature survived, plus one.
     order_ : ndarray of shape (n_features,)
         Features by ``ranking_`` (the last one removed first).
     support_ : ndarray of shape (n_features,), dtype bool
