@@ -36,7 +36,7 @@ DATA = "notmnist:letters=BD"
 
 CHILD = """
 import json, sys, time
-from fsengine.compare.engine import CompareSettings, run_comparison
+from fsengine.compare.runner import CompareSettings, run_comparison
 from fsengine.compare.report import comparison_figures, html_report
 from fsengine.data import load_dataset
 import fsengine

@@ -91,7 +91,7 @@ def _import(modules: tuple[str, ...]) -> int:
     return os.getpid()
 
 
-def start_workers(n_jobs: int = -1, modules: tuple[str, ...] = ("fsengine.compare.engine",)) -> threading.Thread | None:
+def start_workers(n_jobs: int = -1, modules: tuple[str, ...] = ("fsengine.compare.runner",)) -> threading.Thread | None:
     """Start joblib's local worker processes in the background and import ``modules`` in them, so
     the first parallel run does not wait for them (the app's Compare page calls this when it is
     drawn). Returns the thread, or None when the settings are serial or a warm-up is under way."""

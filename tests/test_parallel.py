@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fsengine.compare.engine import CompareSettings, ComparisonCancelled, run_comparison
+from fsengine.compare.runner import CompareSettings, ComparisonCancelled, run_comparison
 from fsengine.data import load_dataset
 from fsengine.data.corpora import read_sentence_polarity
 from fsengine.methods.rtm import study as rtm_exp

@@ -42,7 +42,8 @@ from plotly.subplots import make_subplots
 from threadpoolctl import threadpool_limits
 
 from fsengine.compare import CompareSettings, run_comparison
-from fsengine.compare.engine import ComparisonResult, k_grid, percent
+from fsengine.compare.analyses import ComparisonResult, percent
+from fsengine.compare.runner import k_grid
 from fsengine.csv_export import to_csv
 from fsengine.data import Dataset, load_dataset
 from fsengine.data.synthetic.glm import make_sparse_glm
@@ -894,7 +895,7 @@ def report(quick, plan, runs, summaries, auc, runtimes, all_features, failures, 
         f"- **k.** Every number is reported at k = {plan.ks[0]} and at k = {plan.ks[1]}, the largest k of the "
         f"engine's accuracy grid (max_k); the full curves are in the figures and "
         "`*_accuracy.csv`. No k and no method is picked on held-out rows.",
-        f"- **Split and classifier** (the comparison engine, `fsengine/compare/engine.py`): a stratified "
+        f"- **Split and classifier** (the comparison runner, `fsengine/compare/runner.py`): a stratified "
         f"{1 - plan.test_size:.0%}/{plan.test_size:.0%} train/held-out split (seed {plan.split_seed}); every "
         "method is fitted on the training part only; a standardised logistic regression is trained on each "
         "method's top k and scored on the held-out rows.",

@@ -15,17 +15,9 @@ from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
 
 from fsengine import stats
-from fsengine.compare.engine import (
-    DIFFERENCE_COLUMNS,
-    RANDOM,
-    CompareSettings,
-    ComparisonCancelled,
-    finite_scores,
-    k_grid,
-    run_comparison,
-    stratified_bootstrap,
-)
+from fsengine.compare.analyses import DIFFERENCE_COLUMNS, RANDOM, finite_scores
 from fsengine.compare.report import html_report, tables_zip, write_tables
+from fsengine.compare.runner import CompareSettings, ComparisonCancelled, k_grid, run_comparison, stratified_bootstrap
 from fsengine.data import Dataset, load_dataset
 from fsengine.data.dataset import Provenance
 from fsengine.data.transforms import split

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fsengine.compare.engine import k_grid, percent
+from fsengine.compare.analyses import percent
+from fsengine.compare.runner import k_grid
 from fsengine.methods.registry import BUILT_IN, METHODS
 from fsengine.reproduce import TARGETS, get_target, results
 from fsengine.reproduce import toolbox as tb

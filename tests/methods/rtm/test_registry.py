@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from sklearn.metrics import roc_auc_score
 
 from fsengine.cli import main
-from fsengine.compare.engine import CompareSettings, run_comparison
+from fsengine.compare.runner import CompareSettings, run_comparison
 from fsengine.data import load_dataset
 from fsengine.methods.registry import get_method, method_defaults
 from fsengine.methods.run import fit_method
