@@ -15,7 +15,7 @@ PACKAGE = Path(fsengine.__file__).parent
 LAYERS = (
     {"__version__", "params", "config", "progress", "ranking", "position", "stats", "records", "validation", "jsonio",
      "chunked", "glm", "files", "csv_export", "sparse_kernels", "selection_metrics", "task_store", "parallel",
-     "base"},
+     "task_progress", "base"},
     {"data", "maxent", "references"},
     {"methods", "selectors"},
     {"plots"},

@@ -416,9 +416,10 @@ class ComparisonResult:
 
     def runtime(self) -> pd.DataFrame:
         """Per method: fit time on the training part; median and interquartile range (q1, q3) of
-        the bootstrap fits' times; the same in CPU seconds of the process that fitted (``_cpu_``
-        columns: on a busy machine wall-clock times also measure the other processes); how many
-        features the method itself selected, its parameters and notes."""
+        the bootstrap fits' times; the total of the fit and every bootstrap fit (``total_``, what
+        the method cost the comparison); the same in CPU seconds of the process that fitted
+        (``_cpu_`` columns: on a busy machine wall-clock times also measure the other processes);
+        how many features the method itself selected, its parameters and notes."""
         rows = []
         for r in self.runs:
             spread = median_iqr(r.boot_seconds) if r.boot_seconds.size else None
@@ -433,6 +434,8 @@ class ComparisonResult:
                 "bootstrap_median_cpu_seconds": cpu.value if cpu else np.nan,
                 "bootstrap_q1_cpu_seconds": cpu.low if cpu else np.nan,
                 "bootstrap_q3_cpu_seconds": cpu.high if cpu else np.nan,
+                "total_seconds": r.seconds + float(r.boot_seconds.sum()),
+                "total_cpu_seconds": r.cpu_seconds + float(r.boot_cpu_seconds.sum()),
                 "selected_by_method": int(r.support.sum()),
                 "parameters": ", ".join(f"{k}={v}" for k, v in r.params.items()),
                 "notes": " ".join(r.notes),

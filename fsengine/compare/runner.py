@@ -23,8 +23,9 @@ Protocol:
 Scale-out: the fits of steps 2 and 4 (methods x (n_repeats + resamples)) and the accuracy curves
 of step 3 are independent tasks (:func:`fsengine.parallel.map_tasks`), run in this process, on local
 worker processes (``n_jobs``) or on a Dask cluster (``scheduler``) with identical results.
+Progress names the method and the fit that runs (:func:`fit_names`, :mod:`fsengine.task_progress`).
 Cancellation: ``cancel()`` is polled after every finished task; any exception raised by
-``progress`` (called per finished task) also stops the remaining tasks (Streamlit uses this when
+``progress`` also stops the remaining tasks (Streamlit uses this when
 the user stops the script).
 """
 
@@ -55,9 +56,9 @@ from fsengine.methods.run import check_values, fit_method
 from fsengine.methods.run import subset_rows as _subset
 from fsengine.methods.run import warm_up as _untimed_first_call
 from fsengine.parallel import TasksCancelled, backend_for, map_tasks
+from fsengine.progress import Progress, report_to, scaled
 from fsengine.validation import check_magnitude
 
-Progress = Callable[[float, str], None]
 #: random k-subsets averaged for the "random features" baseline
 N_RANDOM_DRAWS = 5
 #: points of the accuracy-vs-k grid
@@ -129,7 +130,8 @@ def _fit_task(job: _FitJob, item: tuple[int, int, np.ndarray | None],
               progress: Progress | None = None) -> _Fitted | str:
     """Fit method ``item[0]`` on the training part of split ``item[1]`` (``item[2]`` None) or on
     the bootstrap rows ``item[2]`` of the first split's; an error of the method comes back as one
-    line (a failure, not a crash)."""
+    line (a failure, not a crash). ``progress`` hears the warm-up and the selector's own reports
+    (:func:`fsengine.parallel.map_tasks` puts the task's name, method and fit, before them)."""
     m, s, rows = item
     spec, values = job.methods[m]
     train = job.trains[s]
@@ -137,13 +139,25 @@ def _fit_task(job: _FitJob, item: tuple[int, int, np.ndarray | None],
     # numpy's vectorised sums then round differently (1e-16 in BIA's scores on a Dask worker)
     ds = _subset(train, np.arange(train.n_samples) if rows is None else rows)
     try:
-        # the first full fit compiles (or loads) the method's kernels untimed, in the process that fits
-        warmup = _untimed_first_call(spec, values, ds) if rows is None and s == 0 else 0.0
+        warmup = 0.0
+        if rows is None and s == 0:  # the first full fit compiles (or loads) the kernels untimed, where it fits
+            report_to(progress)(0.0, "warm-up (an untimed first fit on a few rows compiles its kernels)")
+            warmup = _untimed_first_call(spec, values, ds)
         fit = fit_method(spec, values, ds, progress)
     except Exception as exc:  # the method's failure; cancellation (BaseException here) passes through
         return failure_message(exc)
     return _Fitted(scores=fit.scores, order=fit.order, support=fit.support, seconds=fit.seconds, notes=fit.notes,
                    warmup_seconds=warmup, cpu_seconds=fit.cpu_seconds)
+
+
+def fit_names(labels: list[str], n_resamples: int, n_splits: int) -> list[str]:
+    """The names of the fit tasks, in :func:`run_comparison`'s order (per method its fit on the
+    training part, then its bootstrap fits; then the fits on the further splits, split-major). A
+    name starts with the method's label and says which fit it is: the progress messages read
+    ``"RTM: bootstrap fit 3 of 5, sweep 120 ..."``."""
+    names = [f"{label}: " + ("fit on the training part" if b == 0 else f"bootstrap fit {b} of {n_resamples}")
+             for label in labels for b in range(1 + n_resamples)]
+    return names + [f"{label}: fit on split {s + 1} of {n_splits}" for s in range(1, n_splits) for label in labels]
 
 
 def _accuracy_task(parts: tuple[tuple[Dataset, Dataset], ...], item: tuple[int, list[np.ndarray]]) -> np.ndarray:
@@ -157,10 +171,8 @@ def _accuracy_task(parts: tuple[tuple[Dataset, Dataset], ...], item: tuple[int, 
         return np.stack([held_out_correct(train, test, cols) for cols in columns])
 
 
-def _phase(progress: Progress | None, lo: float, hi: float, what: str) -> Progress | None:
-    if progress is None:
-        return None
-    return lambda fraction, message: progress(lo + (hi - lo) * fraction, f"{what}: {message}")
+def _stage(progress: Progress | None, start: float, end: float) -> Progress | None:
+    return None if progress is None else scaled(progress, start, end)
 
 
 def _method_runs(specs, params, fits: list, n_resamples: int, keep: int) -> tuple[list[MethodRun], dict[str, str]]:
@@ -219,10 +231,10 @@ def _accuracy_items(runs: list[MethodRun], grid: np.ndarray, draws: list, n_feat
     for s in range(n_splits):
         where = "" if n_splits == 1 else f", split {s + 1} of {n_splits}"
         items += [(s, [r.split_orders[s][:k] for k in grid]) for r in runs]
-        names += [f"held-out accuracy: {r.label}{where}" for r in runs]
+        names += [f"{r.label}: held-out accuracy{where}" for r in runs]
         items += [(s, ks) for ks in draws] + [(s, [np.arange(n_features)])]
-        names += [f"held-out accuracy: {RANDOM}, k={k}{where}" for k in grid]
-        names.append(f"held-out accuracy: all features{where}")
+        names += [f"{RANDOM}: held-out accuracy, k={k}{where}" for k in grid]
+        names.append(f"all features: held-out accuracy{where}")
     return items, names
 
 
@@ -271,7 +283,10 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     by :func:`fsengine.parallel.map_tasks`: ``n_jobs`` local processes (-1: every core) or the
     workers of the Dask scheduler at ``scheduler``. Results are identical to the serial run:
     every task is deterministic (splits, resamples and random baselines are drawn here from
-    ``seed``) and results are assembled in submission order. ``progress`` advances per finished task.
+    ``seed``) and results are assembled in submission order. ``progress`` hears of every task as it
+    starts (``"RTM: bootstrap fit 3 of 5"``: :func:`fit_names`), what the selector reports from
+    inside the fit (``"RTM: bootstrap fit 3 of 5, sweep 120 ..."``, also from worker processes)
+    and every finished task (:mod:`fsengine.task_progress`).
     """
     started = time.perf_counter()
     choices = resolve_methods(methods)
@@ -297,13 +312,10 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
 
     job = _FitJob(trains=tuple(t for t, _ in splits), methods=tuple(zip(specs, params)), keep=keep)
     items = [(m, 0, rows) for m in range(len(specs)) for rows in [None, *resamples]]
-    names = [specs[m].label + ("" if rows is None else f" bootstrap {b} of {len(resamples)}")
-             for m in range(len(specs)) for b, rows in enumerate([None, *resamples])]
     items += [(m, s, None) for s in range(1, len(splits)) for m in range(len(specs))]
-    names += [f"{specs[m].label} split {s + 1} of {len(splits)}"
-              for s in range(1, len(splits)) for m in range(len(specs))]
+    names = fit_names([spec.label for spec in specs], len(resamples), len(splits))
     try:
-        fits = map_tasks(_fit_task, items, shared=job, names=names, progress=_phase(progress, 0.0, 0.9, "fits"),
+        fits = map_tasks(_fit_task, items, shared=job, names=names, progress=_stage(progress, 0.0, 0.9),
                          task_progress=True, **where)
         first = len(specs) * (1 + len(resamples))
         runs, failures = _method_runs(specs, params, fits[:first], len(resamples), keep)
@@ -317,7 +329,7 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
         draws = [[rng.choice(ds.n_features, size=k, replace=False) for _ in range(N_RANDOM_DRAWS)] for k in grid]
         tasks, task_names = _accuracy_items(runs, grid, draws, ds.n_features, len(splits))
         outcomes = map_tasks(_accuracy_task, tasks, shared=tuple(splits), names=task_names,
-                             progress=_phase(progress, 0.9, 1.0, "accuracy"), **where)
+                             progress=_stage(progress, 0.9, 1.0), **where)
     except TasksCancelled as exc:
         raise ComparisonCancelled("The comparison was cancelled.") from exc
     held = _held_out(outcomes, runs, grid, len(splits), test.n_samples / train.n_samples, settings.seed)

@@ -45,8 +45,8 @@ def result(glm):
 def test_progress_is_monotone_and_finishes(result):
     fractions = [f for f, _ in result.messages]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and 0 <= fractions[0] < 0.1
-    assert any("L1: L1 path: C" in m for _, m in result.messages)  # the selector's own progress
-    assert any("bootstrap 5 of 5" in m for _, m in result.messages)
+    assert any(m.startswith("L1: bootstrap fit 2 of 5, path: C ") for _, m in result.messages)  # its own progress
+    assert any(m.startswith("Variance: bootstrap fit 5 of 5") for _, m in result.messages)
 
 
 def test_held_out_accuracy_is_logistic_regression_on_the_top_k(glm, result):
@@ -270,6 +270,9 @@ def test_stability_interval_is_the_jackknife_over_resamples_and_runtimes_are_med
         q1, med, q3 = np.quantile(r.boot_cpu_seconds, [0.25, 0.5, 0.75])
         assert runtime.loc[r.label, ["bootstrap_q1_cpu_seconds", "bootstrap_median_cpu_seconds",
                                      "bootstrap_q3_cpu_seconds"]].tolist() == pytest.approx([q1, med, q3])
+        # what the method cost the comparison: its fit and every bootstrap fit
+        assert runtime.loc[r.label, "total_seconds"] == pytest.approx(r.seconds + r.boot_seconds.sum())
+        assert runtime.loc[r.label, "total_cpu_seconds"] == pytest.approx(r.cpu_seconds + r.boot_cpu_seconds.sum())
 
 
 def _phi_by_definition(sets, n):

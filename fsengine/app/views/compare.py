@@ -255,6 +255,7 @@ COLUMN_NAMES = {
     "bootstrap_median_cpu_seconds": "Bootstrap fit CPU time, median (s)",
     "bootstrap_q1_cpu_seconds": "Bootstrap fit CPU time, 25% (s)",
     "bootstrap_q3_cpu_seconds": "Bootstrap fit CPU time, 75% (s)",
+    "total_seconds": "All its fits: time (s)", "total_cpu_seconds": "All its fits: CPU time (s)",
     "selected_by_method": "Selected by the method itself",
     "parameters": "Parameters", "notes": "Notes", "grid_k": "k of the accuracy grid point",
     "accuracy_at_grid_k": "Held-out accuracy there", "accuracy_low": "Accuracy: low", "accuracy_high": "Accuracy: high",

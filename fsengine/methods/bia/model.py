@@ -228,7 +228,7 @@ class BIAModel:
             M[start:end], max_dm[start:end] = bia_kernels.mean_field_path(
                 self.alpha, self.beta, self.couplings, self.epsilon_ref, eps[start:end], m)
             m = M[end - 1]
-            report(end / n_steps, f"BIA path: step {end} of {n_steps} (Λ/Λ* = {ratio[end - 1]:.3g})")
+            report(end / n_steps, f"path step {end} of {n_steps} (Λ/Λ* = {ratio[end - 1]:.3g})")
         return MeanFieldPath(lambda_ratio=ratio, epsilon=eps, m=M, max_dm=max_dm)
 
     def fixed_point_residual(self, lambda_ratio, M) -> np.ndarray:
