@@ -158,6 +158,7 @@ class _Listener:
     thread of its own, routing each event to the queue of its run."""
 
     def __init__(self):
+        self.pid = os.getpid()  # a forked child starts its own (the thread below is not copied)
         self.key = os.urandom(32)
         self.listener = Listener(authkey=self.key)
         self.address = self.listener.address
@@ -168,7 +169,10 @@ class _Listener:
         while True:
             try:
                 conn = self.listener.accept()
-            except Exception:  # a failed handshake (a stranger) or a closed listener
+            except OSError:  # out of file descriptors, say: try again a little later
+                time.sleep(0.1)
+                continue
+            except Exception:  # a failed handshake (a stranger)
                 continue
             threading.Thread(target=self._read, args=(conn,), name="fsengine-task-report", daemon=True).start()
 
@@ -195,7 +199,7 @@ class LocalChannel(TaskChannel):
         global _LISTENER
         super().__init__()
         with _LISTENER_LOCK:
-            if _LISTENER is None:
+            if _LISTENER is None or _LISTENER.pid != os.getpid():
                 _LISTENER = _Listener()
         self._listener = _LISTENER
         self.run = uuid.uuid4().hex
