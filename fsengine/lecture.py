@@ -242,8 +242,9 @@ def _l1_page(ds: Dataset, progress: Progress) -> Page:
         ("J(\\theta) = \\sum_t \\log P(y_t \\mid x_t, \\theta) - \\lambda \\sum_i \\lvert\\theta_i\\rvert",),
         (Figure(fig, f"Move the slider over C: the line marks C on the path and on the accuracies, and the text "
                      f"names the largest coefficients there. Fitted on {fit.n_train:,} rows, scored on {fit.n_test:,} "
-                     f"held-out rows; the best held-out accuracy along the path is {summary.best_accuracy:.3f} "
-                     f"({summary.active_at_best} non-zero coefficients), picked on the rows that report it."),))
+                     "held-out rows. No C is chosen here, so no accuracy is reported: the best one along the path "
+                     f"would be picked on the rows that report it. The largest C keeps {summary.n_selected} "
+                     "coefficients non-zero."),))
 
 
 def _rtm_page(ds: Dataset, progress: Progress) -> Page:

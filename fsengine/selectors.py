@@ -10,12 +10,21 @@ from fsengine.methods.bayes_factor.selector import BayesFactorSelector
 from fsengine.methods.bia.selector import BIASelector
 from fsengine.methods.classic import BoostingSelector, L1PathSelector, MDLSelector, MutualInfoSelector
 from fsengine.methods.gain.selector import CountCutoffSelector, IFSSelector, SGCSelector
+from fsengine.methods.information.selector import (
+    CIFESelector,
+    CMIMSelector,
+    DISRSelector,
+    FCBFSelector,
+    ICAPSelector,
+    JMISelector,
+    MRMRSelector,
+    UnifiedInformationSelector,
+)
 from fsengine.methods.rtm.selector import RTMClassifier, RTMSelector
 from fsengine.methods.toolbox.selector import (
     ANOVASelector,
     Chi2Selector,
     ForestSelector,
-    MRMRSelector,
     PermutationSelector,
     RFESelector,
     StabilitySelector,
@@ -32,7 +41,8 @@ __all__ = [
     "MutualInfoSelector", "MDLSelector", "L1PathSelector", "BoostingSelector",
     "RTMClassifier", "RTMSelector",
     "ANOVASelector", "Chi2Selector", "ForestSelector", "PermutationSelector", "RFESelector", "StabilitySelector",
-    "MRMRSelector",
+    "MRMRSelector", "JMISelector", "CMIMSelector", "DISRSelector", "CIFESelector", "ICAPSelector", "FCBFSelector",
+    "UnifiedInformationSelector",
     "StopRequested", "TqdmProgress",
     "BorutaSelector", "SequentialForwardSelector",
 ]

@@ -97,9 +97,10 @@ def launch_chromium(playwright):
 
 def app_env(tmp_path_factory) -> dict:
     """The environment of a test's app server: this one, with the caches in the session's temp folder
-    unless FSENGINE_CACHE is set."""
+    unless FSENGINE_CACHE is set, and no server-start preparation unless FSENGINE_PREPARE is set."""
     env = dict(os.environ)
     env.setdefault("FSENGINE_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
+    env.setdefault("FSENGINE_PREPARE", "0")  # pages compute on demand (the first-visit tests turn it on)
     return env
 
 
@@ -248,3 +249,32 @@ def wait_for_explorable(page, key: str, timeout_ms: int = 60_000) -> None:
     page.wait_for_function("(key) => { const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);"
                            " return gd && gd.layout && gd.layout.sliders && gd.querySelector('.slider-rail-rect'); }",
                            arg=key, timeout=timeout_ms)
+
+
+# --- first visits: when the page shows what (tests/app/test_first_visit_browser.py, benchmarks) ------
+
+#: an init script (``page.add_init_script``, after ``window.__explorableKey = KEY``): ``window.__marks``
+#: holds the milliseconds since navigation of the first main-area element, the first title, the first
+#: figure, the explorable's element (``chart``) and its drawn slider, and the first exception box
+MARKS_JS = """
+(() => {
+  const marks = (window.__marks = {});
+  const note = (name, found) => { if (marks[name] === undefined && found) marks[name] = performance.now(); };
+  const tick = () => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    if (main) {
+      note("main", main.querySelector('[data-testid="stElementContainer"]'));
+      note("title", main.querySelector('h1'));
+      note("figure", main.querySelector('[data-testid="stPlotlyChart"] .main-svg'));
+      const key = window.__explorableKey;
+      if (key) {
+        note("chart", document.querySelector(`.st-key-${key}`));
+        note("explorable", document.querySelector(`.st-key-${key} .slider-rail-rect`));
+      }
+      note("exception", main.querySelector('[data-testid="stException"]'));
+    }
+    if (marks.explorable === undefined || marks.figure === undefined) setTimeout(tick, 20);
+  };
+  tick();
+})();
+"""

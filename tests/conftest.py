@@ -123,6 +123,8 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
     """Keep generated caches of tests out of the working tree unless a test opts in."""
     if "FSENGINE_CACHE" not in os.environ:
         monkeypatch.setenv("FSENGINE_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
+    # no server-start preparation in the background of AppTests (a test of it runs it itself)
+    monkeypatch.setenv("FSENGINE_PREPARE", os.environ.get("FSENGINE_PREPARE", "0"))
 
 
 class _V2PagesManager:

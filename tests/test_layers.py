@@ -13,9 +13,9 @@ PACKAGE = Path(fsengine.__file__).parent
 
 #: the layers, lowest first; a module may import its own layer and the ones below
 LAYERS = (
-    {"__version__", "params", "config", "progress", "ranking", "position", "stats", "records", "validation", "jsonio",
-     "chunked", "glm", "files", "csv_export", "sparse_kernels", "selection_metrics", "task_store", "parallel",
-     "task_progress", "base"},
+    {"__version__", "params", "config", "progress", "ranking", "position", "stats", "records", "validation",
+     "jsonio", "formatting", "chunked", "glm", "files", "csv_export", "sparse_kernels", "selection_metrics",
+     "task_store", "parallel", "task_progress", "base"},
     {"data", "maxent", "references"},
     {"methods", "selectors"},
     {"plots"},

@@ -18,9 +18,11 @@ import fsengine
 SURFACE = {
     "fsengine.selectors": [
         "ANOVASelector", "BIASelector", "BaseFeatureSelector", "BayesFactorSelector", "BoostingSelector",
-        "BorutaSelector", "Chi2Selector", "CountCutoffSelector", "ForestSelector", "IFSSelector", "L1PathSelector", "MDLSelector",
-        "MRMRSelector", "MutualInfoSelector", "PermutationSelector", "RFESelector", "RTMClassifier", "RTMSelector",
-        "SGCSelector", "SequentialForwardSelector", "StabilitySelector", "StopRequested", "TqdmProgress", "VarianceRankSelector",
+        "BorutaSelector", "CIFESelector", "CMIMSelector", "Chi2Selector", "CountCutoffSelector", "DISRSelector",
+        "FCBFSelector", "ForestSelector", "ICAPSelector", "IFSSelector", "JMISelector", "L1PathSelector",
+        "MDLSelector", "MRMRSelector", "MutualInfoSelector", "PermutationSelector", "RFESelector", "RTMClassifier",
+        "RTMSelector", "SGCSelector", "SequentialForwardSelector", "StabilitySelector", "StopRequested",
+        "TqdmProgress", "UnifiedInformationSelector", "VarianceRankSelector",
     ],
     "fsengine.plots": ["FEATURE_COLORS", "HIGHLIGHT", "METHOD_COLORS", "Position", "apply_style"],
     "fsengine.plots.bia": [

@@ -13,14 +13,22 @@ Every view uses these three instead of writing its own:
 Use ``st.cache_data``/``st.cache_resource`` at module level for results whose arguments hash
 cheaply; use :func:`computed_once` when a bar must show while the result is computed the first
 time (Streamlit's spinner cannot show a fraction).
+
+The stores are plain process-wide tables, usable without a page: :func:`prepare` fills one from
+any thread (the server-start preparation, :mod:`fsengine.app.prepare`). A result being computed
+is computed once: a page that asks for it meanwhile (a second visitor, a visitor arriving while the
+server prepares it) shows the running computation's progress and gets its result; if that
+computation fails, the page computes the result itself.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
@@ -46,37 +54,183 @@ def dataset_token(key: str, params: dict, ds) -> tuple:
     return (key, frozen, ds.name, ds.n_samples, ds.n_features)
 
 
+@dataclass
+class _Job:
+    """A result being computed: its latest progress, and whether it ended and how."""
+
+    fraction: float = 0.0
+    message: str = ""
+    done: threading.Event = field(default_factory=threading.Event)
+    failed: bool = False
+
+    def report(self, fraction, message: str = "") -> None:
+        self.fraction = min(max(float(fraction), 0.0), 1.0)
+        if message:
+            self.message = message
+
+
 class _Store:
-    """An insertion-ordered dict with a lock (pages of several sessions run in threads)."""
+    """An insertion-ordered dict with a lock (pages of several sessions run in threads) and the
+    computations in progress by key."""
 
     def __init__(self) -> None:
         self.items: OrderedDict[Hashable, Any] = OrderedDict()
+        self.running: dict[Hashable, _Job] = {}
         self.lock = threading.Lock()
 
 
-@st.cache_resource(show_spinner=False)
+_STORES: dict[str, _Store] = {}
+_STORES_LOCK = threading.Lock()
+#: how often a page waiting for another's computation redraws its bar (seconds)
+WAIT_POLL_S = 0.25
+_MISSING = object()
+
+
+#: script runs drawing a page now, not counting those waiting for another's computation
+_serving = 0
+_serving_lock = threading.Lock()
+#: how long background work sleeps while a page is being drawn, before it looks again (seconds)
+YIELD_POLL_S = 0.02
+
+
+def _count(step: int) -> None:
+    global _serving
+    with _serving_lock:
+        _serving += step
+
+
+@contextlib.contextmanager
+def serving() -> Iterator[None]:
+    """Around a page's script run: background work (:func:`yield_to_pages`) steps aside meanwhile."""
+    _count(1)
+    try:
+        yield
+    finally:
+        _count(-1)
+
+
+@contextlib.contextmanager
+def _waiting() -> Iterator[None]:
+    """A page waiting for another's computation does not hold background work up."""
+    _count(-1)
+    try:
+        yield
+    finally:
+        _count(1)
+
+
+def yield_to_pages() -> None:
+    """Called by background work between its steps: sleep (releasing the interpreter) while any
+    page is being drawn, so that a visitor never waits for the server's preparation; pages waiting
+    for that very work do not count."""
+    while _serving > 0:
+        time.sleep(YIELD_POLL_S)
+
+
 def _store(name: str) -> _Store:
-    return _Store()
+    """The process-wide table ``name`` (made on first use)."""
+    with _STORES_LOCK:
+        return _STORES.setdefault(name, _Store())
 
 
-def computed_once(store: str, key: Hashable, compute: Callable[[Progress], Any], *, text: str,
-                  max_entries: int = 8) -> Any:
-    """``compute(progress)``'s result for ``key``, computed once for the whole server.
-
-    ``store`` names the table (one per kind of result, e.g. ``"bia_exact_check"``); the first
-    caller for a key sees a progress bar labelled ``text`` while ``compute`` runs; later callers
-    get the stored result at once. Beyond ``max_entries`` results the oldest is dropped. An error
-    in ``compute`` stores nothing.
-    """
+def stored(store: str, key: Hashable, default=None) -> Any:
+    """The result kept under ``key`` in ``store``, or ``default`` (nothing is computed)."""
     table = _store(store)
     with table.lock:
         if key in table.items:
             table.items.move_to_end(key)
             return table.items[key]
-    with progress_bar(text) as report:
-        result = compute(report)
+        return default
+
+
+def _serving_thread() -> bool:
+    """True in a page's script run (which :func:`serving` counts)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return get_script_run_ctx(suppress_warning=True) is not None
+
+
+def _claim(table: _Store, key: Hashable) -> tuple[Any, _Job | None, bool]:
+    """(stored result or _MISSING, the job computing it, whether the caller must compute it)."""
     with table.lock:
-        table.items[key] = result
-        while len(table.items) > max_entries:
-            table.items.popitem(last=False)
-    return result
+        if key in table.items:
+            table.items.move_to_end(key)
+            return table.items[key], None, False
+        job = table.running.get(key)
+        if job is not None:
+            return _MISSING, job, False
+        job = table.running[key] = _Job()
+        return _MISSING, job, True
+
+
+def _run(table: _Store, key: Hashable, job: _Job, compute: Callable[[Progress], Any], report: Progress | None,
+         max_entries: int) -> Any:
+    """Run ``compute`` for ``key`` (claimed as ``job``), store the result and end the job; an error
+    stores nothing, marks the job failed and propagates."""
+
+    def both(fraction, message: str = "") -> None:
+        job.report(fraction, message)
+        if report is not None:
+            report(fraction, message)
+
+    try:
+        result = compute(both)
+    except BaseException:
+        job.failed = True
+        raise
+    else:
+        with table.lock:
+            table.items[key] = result
+            while len(table.items) > max_entries:
+                table.items.popitem(last=False)
+        return result
+    finally:
+        with table.lock:
+            table.running.pop(key, None)
+        job.done.set()
+
+
+def prepare(store: str, key: Hashable, compute: Callable[[Progress], Any], *, max_entries: int = 8,
+            report: Progress | None = None) -> Any:
+    """:func:`computed_once` without a page (any thread, no Streamlit element): ``compute``'s result
+    for ``key``, stored, or the stored one; while another computes it, wait for that one."""
+    table = _store(store)
+    while True:
+        value, job, mine = _claim(table, key)
+        if value is not _MISSING:
+            return value
+        if mine:
+            return _run(table, key, job, compute, report, max_entries)
+        with _waiting() if _serving_thread() else contextlib.nullcontext():
+            job.done.wait()
+
+
+def computed_once(store: str, key: Hashable, compute: Callable[[Progress], Any], *, text: str,
+                  max_entries: int = 8, background: Progress | None = None) -> Any:
+    """``compute(progress)``'s result for ``key``, computed once for the whole server.
+
+    ``store`` names the table (one per kind of result, e.g. ``"bia_exact_check"``); the first
+    caller for a key sees a progress bar labelled ``text`` while ``compute`` runs; later callers
+    get the stored result at once, and callers while it runs see its progress (a bar following
+    the running computation, in another session or the server's preparation) and then its result.
+    Beyond ``max_entries`` results the oldest is dropped. An error in ``compute`` stores nothing
+    (a caller waiting for it then computes the result itself). ``background``: no page is
+    drawing (the server-start preparation): no bar, progress goes to ``background``.
+    """
+    if background is not None:
+        return prepare(store, key, compute, max_entries=max_entries, report=background)
+    table = _store(store)
+    while True:
+        value = stored(store, key, _MISSING)
+        if value is not _MISSING:
+            return value
+        with progress_bar(text) as report:  # drawn before claiming: a stopped run leaves no job behind
+            value, job, mine = _claim(table, key)
+            if value is not _MISSING:
+                return value
+            if mine:
+                return _run(table, key, job, compute, report, max_entries)
+            report(job.fraction, job.message or text)
+            with _waiting():
+                while not job.done.wait(WAIT_POLL_S):
+                    report(job.fraction, job.message or text)

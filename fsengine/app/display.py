@@ -72,8 +72,17 @@ def figure_columns(spec, **kwargs) -> list:
 
 
 def show_figure(where, fig, **kwargs) -> None:
-    """Draw a plotly figure (``go.Figure`` or plain dict) in ``where`` (``st`` or a container)
-    in the sidebar's style; keyword arguments go to ``st.plotly_chart``."""
+    """Draw a plotly figure (``go.Figure``, plain dict or :class:`~fsengine.app.figures.PreparedFigure`)
+    in ``where`` (``st`` or a container) in the sidebar's style; keyword arguments go to
+    ``st.plotly_chart``. A prepared figure with no argument but ``key`` is sent as its prepared
+    JSON (:func:`~fsengine.app.figures.draw_prepared`: no plotly work on the server)."""
+    from fsengine.app.figures import PreparedFigure, draw_prepared
+
+    if isinstance(fig, PreparedFigure):
+        if set(kwargs) <= {"key"}:
+            draw_prepared(where, fig, current_style(), key=kwargs.get("key"))
+            return
+        fig = fig.figure
     kwargs.setdefault("width", "stretch")
     where.plotly_chart(restyle(fig, current_style()), theme=None, **kwargs)
 

@@ -30,17 +30,23 @@ _UPLOAD_MEMO = "_upload_memo"
 MAX_LISTED = 30
 
 
-@st.cache_resource(show_spinner="Loading dataset ...", max_entries=8)
-def _load_cached(key: str, frozen_params: tuple) -> Dataset:
-    return load_dataset(key, **dict(frozen_params))
-
-
-def load_cached(key: str, params: dict) -> Dataset:
+def load_cached(key: str, params: dict, *, background=None) -> Dataset:
     """Load a catalogue dataset once per (key, params) for the whole server (treat the result as
-    read-only). The uploaded dataset is per session: use :func:`current_dataset` for it."""
+    read-only), with a bar while it loads (``background``: no bar, for the server-start
+    preparation). The uploaded dataset is per session: use :func:`current_dataset` for it."""
+    from fsengine.app.compute import computed_once
+
     if key == UPLOAD_KEY:
         raise ValueError("The uploaded dataset is not in the catalogue; use current_dataset().")
-    return _load_cached(key, tuple(sorted(params.items())))
+    frozen = tuple(sorted(params.items()))
+    return computed_once("dataset", (key, frozen), lambda report: load_dataset(key, **dict(frozen)),
+                         text="Loading the dataset ...", max_entries=8, background=background)
+
+
+def default_selection() -> tuple[str, dict]:
+    """The dataset a first visitor sees: :func:`default_key` with its catalogue defaults."""
+    key = default_key()
+    return key, get_spec(key).defaults()
 
 
 def available_specs() -> list[DatasetSpec]:

@@ -21,6 +21,13 @@ class PageSpec:
     icon: str
     summary: str
     default: bool = False
+    #: the title the page itself shows, when it differs from the navigation's ``title`` (the shell's
+    #: stand-in shows it while the page loads; a test keeps it equal to the page's own)
+    heading: str | None = None
+
+    @property
+    def shown_title(self) -> str:
+        return self.heading or self.title
 
     @property
     def url_path(self) -> str:
@@ -38,12 +45,13 @@ class PageSpec:
 
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("home", "Home", ":material/home:",
-             "What the explorer is for, its pages and methods, and the chosen dataset.", default=True),
+             "What the explorer is for, its pages and methods, and the chosen dataset.", default=True,
+             heading="Feature Selection Explorer"),
     PageSpec("data", "Data", ":material/table_chart:",
              "Samples, class balance, feature statistics and provenance of the chosen dataset, and the downloads."),
     PageSpec("bia", "BIA: Lambda paths", ":material/timeline:",
              "Posterior relevance of every feature along the prior strength (Fisher & Mehta's Bayesian "
-             "Ising Approximation)."),
+             "Ising Approximation).", heading="BIA: Λ paths"),
     PageSpec("gain", "SGC vs IFS", ":material/speed:",
              "Greedy likelihood-gain feature selection for conditional maxent (Zhou et al. 2003)."),
     PageSpec("bayes_factor", "Bayes-factor selection", ":material/balance:",
@@ -55,7 +63,8 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("compare", "Compare methods", ":material/compare_arrows:",
              "Run several selectors on the picked dataset; accuracy, overlap, stability, ROC."),
     PageSpec("benchmark", "Benchmark", ":material/emoji_events:",
-             "Every method on many datasets: average ranks, critical-difference diagram, Holm-Wilcoxon pairs."),
+             "Every method on many datasets: average ranks, critical-difference diagram, Holm-Wilcoxon pairs.",
+             heading="Benchmark across datasets"),
 )
 
 

@@ -27,6 +27,7 @@ import pandas as pd
 from fsengine.benchmark import aggregate
 from fsengine.benchmark.protocol import Settings, description
 from fsengine.csv_export import to_csv
+from fsengine.jsonio import json_text
 
 RUN_FILE = "run.json"
 
@@ -199,7 +200,7 @@ def write_tables(record: Record, out_dir: Path) -> list[Path]:
     meta = {"settings": record.settings.as_dict(), "protocol": record.protocol, "fingerprint": record.fingerprint,
             "k_labels": record.k_labels, "seconds": record.seconds, "where": record.where, "quick": record.quick,
             "command": record.command}
-    (out_dir / RUN_FILE).write_text(json.dumps(meta, indent=1, default=str) + "\n", encoding="utf-8")
+    (out_dir / RUN_FILE).write_text(json_text(meta, indent=1, default=str) + "\n", encoding="utf-8")
     paths.append(out_dir / RUN_FILE)
     return paths
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from fsengine.benchmark import protocol
 from fsengine.benchmark.record import Record, write_tables
+from fsengine.formatting import interval_digits
 from fsengine.reproduce import results as results_file
 from fsengine.stats import Estimate, bonferroni_level, signed_rank_interval
 
@@ -65,7 +66,7 @@ EQUATIONS = {
 
 
 def _fmt(e: Estimate, digits: int = 3) -> str:
-    d = results_file.interval_digits(e.low, e.high, digits=digits)
+    d = interval_digits(e.low, e.high, digits=digits)
     return f"{e.value:.{d}f} [{e.low:.{d}f}, {e.high:.{d}f}]"
 
 

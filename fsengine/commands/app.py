@@ -66,7 +66,8 @@ def run(args) -> int:
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
     print(f"Feature Selection Explorer: http://{shown}:{args.port}  (Ctrl-C stops it)", flush=True)
     try:
-        return serve([sys.executable, "-m", "streamlit", "run", str(entry), *flags])
+        # streamlit run, with the pages' first visits prepared in the background (fsengine.app.prepare)
+        return serve([sys.executable, "-m", "fsengine.app.serve", str(entry), *flags])
     finally:
         if warm is not None and warm.poll() is None:
             warm.terminate()

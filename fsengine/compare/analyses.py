@@ -7,8 +7,10 @@ run_comparison` (:class:`ComparisonResult`) and every number computed from it (n
   - one split (the default): an accuracy is a proportion of the n held-out rows, with Wilson's
     score interval (95%); the random baseline, a mean over draws per row, by a percentile
     bootstrap over the rows. The paired difference of a method from the reference at each k is
-    the difference of their accuracies on the SAME rows, with a paired percentile bootstrap over
-    the rows (2,000 resamples seeded with ``seed``, the same resamples for every method). These
+    the difference of their accuracies on the SAME rows, with the exact conditional interval of a
+    paired difference (:func:`fsengine.stats.paired_proportion_difference`: Clopper-Pearson on the
+    rows where only one of the two is right, dual to the exact McNemar test; no resampling, so a
+    Bonferroni level of 99.7% rests on no handful of resamples in a tail). These
     intervals hold the training rows fixed: they say what the held-out rows can tell apart for
     these fits, not how much the fits would move with other training rows.
   - ``n_repeats >= 2``: the accuracy is the mean over the splits, with the corrected resampled t
@@ -43,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from fsengine.compare.settings import CompareSettings
+from fsengine.formatting import percent
 from fsengine.ranking import ranks_from_order
 from fsengine.selection_metrics import (
     jaccard_matrix,
@@ -55,7 +58,6 @@ from fsengine.selection_metrics import (
 )
 from fsengine.stats import (
     LEVEL,
-    N_BOOTSTRAP,
     Estimate,
     bonferroni_level,
     bootstrap_means,
@@ -63,7 +65,7 @@ from fsengine.stats import (
     holm_adjust,
     jackknife_interval,
     median_iqr,
-    paired_bootstrap_means,
+    paired_proportion_difference,
     paired_t_interval,
     t_interval,
     wilson_interval,
@@ -169,8 +171,8 @@ class HeldOut:
             return [paired_t_interval(self.repeats[:, a, g], self.repeats[:, b, g], level,
                                       test_train_ratio=self.test_train_ratio, what="repeated splits")
                     for g in range(self.grid.size)]
-        return paired_bootstrap_means(self.rows[a].T, self.rows[b].T, n_resamples=N_BOOTSTRAP, level=level,
-                                      seed=self.seed, unit="held-out rows")
+        return [paired_proportion_difference(self.rows[a, g], self.rows[b, g], level, unit="held-out rows")
+                for g in range(self.grid.size)]
 
 
 def _proportion(row: np.ndarray) -> Estimate:
@@ -316,7 +318,8 @@ class ComparisonResult:
         m = len(self.runs) - 1
         if m < 1:
             return ""
-        how = ("a paired percentile bootstrap over the held-out rows" if self.held_out.n_repeats == 1 else
+        how = ("the exact conditional interval of the paired difference over the held-out rows (dual to the exact "
+               "McNemar test)" if self.held_out.n_repeats == 1 else
                f"a paired corrected resampled t over {self.held_out.n_repeats} repeated splits")
         return (f"Each difference's interval is {how} at {percent(self.comparison_level())}: Bonferroni over "
                 f"the {m} comparison{'s' if m != 1 else ''}, so that all of them hold together at 95%.")
@@ -505,11 +508,6 @@ class ComparisonResult:
         if self.failures:
             out["failures"] = pd.DataFrame({"method": list(self.failures), "error": list(self.failures.values())})
         return out
-
-
-def percent(level: float) -> str:
-    """A level as a short percentage: 0.975 -> '97.5%', 0.95 -> '95%', 0.99444 -> '99.44%'."""
-    return f"{100 * level:.2f}".rstrip("0").rstrip(".") + "%"
 
 
 def finite_scores(scores: np.ndarray) -> np.ndarray:

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
-from fsengine.compare.analyses import RANDOM, ComparisonResult, percent
+from fsengine.compare.analyses import RANDOM, ComparisonResult
 from fsengine.csv_export import to_csv
+from fsengine.formatting import percent
 from fsengine.plots.compare import (
     accuracy_curves,
     difference_curves,
@@ -102,7 +103,7 @@ def comparison_figures(result: ComparisonResult, k: int, reference: str | None =
 def difference_note(result: ComparisonResult) -> str:
     """What the difference figure's bands are, in one line."""
     m = len(result.runs) - 1
-    how = "paired bootstrap" if result.held_out.n_repeats == 1 else "paired corrected resampled t"
+    how = "exact paired (McNemar)" if result.held_out.n_repeats == 1 else "paired corrected resampled t"
     return (f"bands: {percent(result.comparison_level())} {how} (Bonferroni, {m} method{'s' if m != 1 else ''}); "
             "filled = resolved")
 

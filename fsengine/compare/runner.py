@@ -48,6 +48,7 @@ from fsengine.compare.analyses import RANDOM, ComparisonResult, HeldOut, MethodR
 from fsengine.compare.settings import CompareSettings
 from fsengine.data import Dataset
 from fsengine.data.transforms import class_names, split
+from fsengine.formatting import percent
 from fsengine.methods.adapt import restrict_classes
 from fsengine.methods.custom import resolve_methods
 from fsengine.methods.failures import failure_message
@@ -258,7 +259,7 @@ def _held_out(outcomes: list[np.ndarray], runs, grid: np.ndarray, n_splits: int,
 def _accuracy_table(held: HeldOut) -> pd.DataFrame:
     """Columns curve, k, accuracy, low, high, method: every curve's accuracy with its interval."""
     return pd.DataFrame([{"curve": curve, "k": int(k), "accuracy": e.value, "low": e.low, "high": e.high,
-                          "method": f"{e.level:.0%} {e.method}"}
+                          "method": f"{percent(e.level)} {e.method}"}
                          for curve, estimates in held.curve_estimates().items()
                          for k, e in zip(held.grid, estimates)])
 

@@ -136,6 +136,12 @@ _TASK = Param("task", "Task", "auto", kind="choice", choices=("auto", "classific
 _TREES = Param("n_estimators", "Trees", 100, min=1, max=2000)
 _SEED = Param("random_state", "Seed", 0, min=0, max=2**32 - 1,
               help="every random choice of the method (resamples, trees, shuffles) follows it")
+#: parameters shared by the information-theoretic family (fsengine.methods.information)
+_GREEDY = Param("max_features", "Features selected greedily", 30, min=1,
+                help="the greedy selection stops earlier when every feature is in")
+_BINS = Param("bins", "Bins", "mean_sd", min=2, max=20, special=("mean_sd",),
+              help="mean_sd: three states at the mean ± one standard deviation (the family's default, Peng et al.'s); "
+                   "k: k equal-frequency bins")
 
 
 
@@ -286,9 +292,47 @@ _ENTRIES = (
     MethodSpec(
         "mrmr", "mRMR", "relevance minus mean redundancy (mutual information of features discretised at the mean "
         "± one standard deviation) when the feature joined the greedy selection (Peng, Long & Ding 2005, MID)",
-        "fsengine.selectors:MRMRSelector",
-        params=(Param("max_features", "Features selected greedily", 30, min=1,
-                      help="the greedy selection stops earlier when every feature is in"),)),
+        "fsengine.selectors:MRMRSelector", params=(_GREEDY, _BINS)),
+    # the information-theoretic family beyond mRMR (fsengine.methods.information; Brown et al. 2012)
+    MethodSpec(
+        "jmi", "JMI", "joint mutual information with the features already selected, (1/|S|) sum_j I(X_k X_j; Y), "
+        "when the feature joined the greedy selection (Yang & Moody 1999; Brown et al. 2012)",
+        "fsengine.selectors:JMISelector", params=(_GREEDY, _BINS)),
+    MethodSpec(
+        "cmim", "CMIM", "the smallest information about the class the feature adds to any one selected feature, "
+        "min_j I(X_k; Y | X_j), when it joined the greedy selection (Fleuret 2004)",
+        "fsengine.selectors:CMIMSelector", params=(_GREEDY, _BINS)),
+    MethodSpec(
+        "disr", "DISR", "sum over the selected features of the symmetric relevance I(X_k X_j; Y) / H(X_k X_j Y), "
+        "when the feature joined the greedy selection (Meyer & Bontempi 2006)",
+        "fsengine.selectors:DISRSelector", params=(_GREEDY, _BINS)),
+    MethodSpec(
+        "cife", "CIFE", "relevance minus summed redundancy plus summed class-conditional redundancy with the "
+        "selected features, when the feature joined the greedy selection (Lin & Tang 2006)",
+        "fsengine.selectors:CIFESelector", params=(_GREEDY, _BINS)),
+    MethodSpec(
+        "icap", "ICAP", "relevance minus the summed positive interaction max(0, I(X_j; X_k) - I(X_j; X_k | Y)) "
+        "with the selected features, when the feature joined the greedy selection (Jakulin 2005)",
+        "fsengine.selectors:ICAPSelector", params=(_GREEDY, _BINS)),
+    MethodSpec(
+        "fcbf", "FCBF", "symmetrical uncertainty of the feature with the class; selected: the predominant "
+        "features, none redundant with a stronger one (Yu & Liu 2003)",
+        "fsengine.selectors:FCBFSelector",
+        params=(Param("delta", "SU threshold delta", 0.0, kind="float", min=0.0, max=0.99,
+                      help="features with SU(X, Y) at or below delta are left out before the redundancy analysis"),
+                _BINS)),
+    MethodSpec(
+        "unified", "Unified (β, γ)", "I(X_k; Y) - beta sum_j I(X_j; X_k) + gamma sum_j I(X_j; X_k | Y) over the "
+        "selected features (divided by |S| with mean), when the feature joined the greedy selection: MIM (0, 0), "
+        "MIFS (beta, 0, sum), mRMR (1, 0, mean), JMI (1, 1, mean), CIFE (1, 1, sum) (Brown et al. 2012)",
+        "fsengine.selectors:UnifiedInformationSelector",
+        # at its defaults the criterion is MIM, relevance alone: the family's first member, and no
+        # duplicate of a named member in a comparison or the benchmark (JMI is jmi, mRMR is mrmr)
+        params=(Param("beta", "Redundancy weight β", 0.0, kind="float", min=0.0, max=10.0),
+                Param("gamma", "Conditional redundancy weight γ", 0.0, kind="float", min=0.0, max=10.0),
+                Param("normalise", "Normalisation", "mean", kind="choice", choices=("mean", "sum"),
+                      help="mean: beta and gamma divided by |S| (mRMR, JMI); sum: as they are (MIFS, CIFE)"),
+                _GREEDY, _BINS)),
     # the wrappers (fsengine.methods.wrappers)
     MethodSpec(
         "boruta", "Boruta", "median importance of the feature relative to the best of the permuted shadow features "

@@ -11,6 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from fsengine.formatting import percent
 from fsengine.plots.style import METHOD_COLORS, apply_style
 
 __all__ = ["gain_per_stage", "gain_computations", "cumulative_time", "scores_vs_features", "overlap_heatmap",
@@ -83,7 +84,7 @@ def scores_vs_features(curves: pd.DataFrame, all_features: dict | None = None,
             fig.add_trace(go.Scatter(
                 x=x + x[::-1], y=part["high"].tolist() + part["low"].tolist()[::-1], fill="toself",
                 mode="lines", line=dict(width=0), fillcolor=METHOD_COLORS.get(m, "#888"), opacity=0.3,
-                name=f"{m} F1, {f1_intervals.attrs.get('level', 0.95):.0%} interval", legendgroup=m,
+                name=f"{m} F1, {percent(f1_intervals.attrs.get('level', 0.95))} interval", legendgroup=m,
                 showlegend=False, hoverinfo="skip"))
     for metric in metrics:
         label = METRIC_LABEL.get(metric, metric)

@@ -4,6 +4,11 @@ Each target is a function ``run(out_dir: Path, quick: bool, progress: Callable[[
 -> Path`` that writes its figures (HTML), a short markdown report with our numbers next to the
 paper's and ``results.json`` (:mod:`fsengine.reproduce.results`), and returns the report's path. Targets are
 imported lazily.
+
+Every target's module also has ``rerender(out_dir)``: the record's report and ``results.json`` written
+again from the raw files the run kept (CSVs and ``run.json``), with the current code's statistics and
+words and without computing again; a run's own outputs come back byte for byte (tested per target).
+``sgc-vs-ifs`` keeps too little for that and re-renders only the parts its raw counts determine.
 """
 
 from __future__ import annotations

@@ -23,12 +23,21 @@ templates, predicate cutoff 1:
 Every configuration runs to its cap; after its automatic stop the rounds go on adding the S best
 candidates (traced only), so the path past the stop can show whether stopping lost accuracy: the
 section-20 accuracy at the stop is compared with the round that is best on the development split
-along the whole path (a check that fails when the stop comes too early or too late).
+along the whole path (a check that fails when the stop comes too early or too late). Those four
+differences are what the report's first paragraph reads as one, so they are one family, judged by
+Holm's step-down procedure (each interval at the level Holm tests it at, from 20,000 paired
+resamples so that even a 98.75% bound rests on 125 resamples per tail); the Bayes factor against
+IFS and SGC at the stop sizes is recorded at 95% each and said to be uncorrected.
+
+The record is rendered from its raw files alone (:func:`render`): ``rounds.csv``, the per-sentence
+counts, ``gain_selectors.csv`` and ``run.json`` (the stops, the predicate count, the run's
+duration), so :func:`rerender` gives back a run's own ``results.json`` and ``report.md``.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -37,11 +46,13 @@ import pandas as pd
 from fsengine import stats
 from fsengine.csv_export import to_csv
 from fsengine.data.maxent_tasks import load_conll2000_maxent
+from fsengine.formatting import percent, points
 from fsengine.methods.bayes_factor.study import (
     CHOSEN_ON_DEVELOPMENT,
     CONFIGS,
     RECOMMENDED,
     TIE,
+    ScoredRun,
     config_label,
     gain_selector_curves,
     heldout_task,
@@ -64,6 +75,10 @@ FULL = dict(n_sentences=300, n_dev=900, n_heldout=0, per_round=20, caps={"unifor
             ifs_cap=600)
 #: the bootstrap of every interval (one seed: every model shares the resamples, so differences are paired)
 BOOTSTRAP = dict(n_resamples=stats.N_BOOTSTRAP, seed=0)
+#: the bootstrap of the judged family (Holm's levels reach 1 - 0.05/4 = 98.75%: 125 resamples per tail)
+FAMILY_BOOTSTRAP = dict(n_resamples=20_000, seed=0)
+#: the family the report's first paragraph reads as one
+STOP_FAMILY = "stop - development-best differences"
 
 
 def accuracy(counts: np.ndarray) -> stats.Estimate:
@@ -91,6 +106,19 @@ def read_counts(frame: pd.DataFrame, key: str) -> np.ndarray:
     return frame[[key, "tokens"]].to_numpy()
 
 
+def stop_family(summaries: dict, test_counts: dict) -> dict[tuple[str, str], stats.Estimate]:
+    """Per configuration, section-20 accuracy at the stop minus that of the development-best round,
+    the four judged as one family by Holm's step-down procedure (paired sentence bootstrap,
+    :data:`FAMILY_BOOTSTRAP`; each interval at the level Holm tests it at)."""
+    tests = []
+    for (sign, prior), s in summaries.items():
+        reps = stats.paired_bootstrap_replicates(test_counts[bf_key(sign, prior, s["pairs_at_stop"])],
+                                                 test_counts[bf_key(sign, prior, s["pairs_at_dev_best"])],
+                                                 stats.ratio_from_counts, unit="sentences", **FAMILY_BOOTSTRAP)
+        tests.append((reps.pvalue(), reps.interval))
+    return dict(zip(summaries, stats.holm_family(tests, family=STOP_FAMILY)))
+
+
 def result_rows(summaries: dict, test_counts: dict, dev_counts: dict, choice: tuple[str, str] | None
                 ) -> list[results_file.Row]:
     """Per configuration: the stop (recorded), the section-20 and development accuracies there
@@ -99,6 +127,7 @@ def result_rows(summaries: dict, test_counts: dict, dev_counts: dict, choice: tu
     and SGC at the stop size (their accuracy recorded; the paired difference judged), and whether
     it is the recommendation (chosen on the development split)."""
     rows = []
+    family = stop_family(summaries, test_counts)
     for (sign, prior), s in summaries.items():
         name = config_label(sign, prior)
         stop = test_counts[bf_key(sign, prior, s["pairs_at_stop"])]
@@ -113,8 +142,7 @@ def result_rows(summaries: dict, test_counts: dict, dev_counts: dict, choice: tu
             results_file.recorded(f"pairs at the best development accuracy along the path, {name}",
                                   s["pairs_at_dev_best"], note="the path runs on past the stop to the cap"),
             results_file.ordering(f"section-20 accuracy, the stop - the development-best round, {name}",
-                                  accuracy_difference(stop, test_counts[bf_key(sign, prior, s["pairs_at_dev_best"])]),
-                                  "the stop", "the development-best round"),
+                                  family[(sign, prior)], "the stop", "the development-best round"),
         ]
         for method in ("SGC", "IFS"):
             key = f"{method}|{s['pairs_at_stop']}"
@@ -133,9 +161,10 @@ def result_rows(summaries: dict, test_counts: dict, dev_counts: dict, choice: tu
 
 
 def run(out_dir: Path, quick: bool, progress) -> Path:
-    """Write ``rounds.csv``, ``gain_selectors.csv``, the per-sentence counts, ``accuracy.html``,
-    ``results.json`` and ``report.md`` (rewritten after every configuration; ``fsengine reproduce``
-    writes into a staging folder and replaces the record only when the run completes)."""
+    """Write ``rounds.csv``, ``gain_selectors.csv``, the per-sentence counts, ``run.json`` and
+    ``accuracy.html``, then render ``results.json`` and ``report.md`` from those files (after every
+    configuration; ``fsengine reproduce`` writes into a staging folder and replaces the record only
+    when the run completes)."""
     started = (time.perf_counter(), time.process_time())
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -145,15 +174,15 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
     ds = load_conll2000_maxent(task="np", cutoff=1, n_sentences=n_total, dev_fraction=cfg["n_dev"] / n_total,
                                keep_test=True)
     task = heldout_task(ds, n_heldout=cfg["n_heldout"])
-    scored, summaries = {}, {}
+    scored = {}
     n = len(CONFIGS) + 1
     for i, (sign, prior) in enumerate(CONFIGS):
         scored[(sign, prior)] = run_scored(
             task, per_round=cfg["per_round"], sign=sign, model_prior=prior, max_pairs=cfg["caps"][prior],
             rounds_past_stop=None, progress=scaled(progress, i / n, (i + 1) / n, f"{config_label(sign, prior)}: "))
-        summaries[(sign, prior)] = summarise(scored[(sign, prior)])
-        _write(out_dir, quick, cfg, task, scored, summaries, pd.DataFrame(columns=["method", "n_features"]), {},
-               started)
+        _write_raw(out_dir, quick, cfg, task, scored, pd.DataFrame(columns=["method", "n_features"]), {}, started)
+        render(out_dir)
+    summaries = {k: summarise(sc) for k, sc in scored.items()}
     sizes = sorted({s[k] for s in summaries.values() for k in ("pairs_at_stop", "pairs_at_dev_best")})
     progress(len(CONFIGS) / n, "SGC and IFS at the same sizes")
     gain_counts: dict = {}
@@ -162,10 +191,10 @@ def run(out_dir: Path, quick: bool, progress) -> Path:
     ifs_budget = min(max(sizes), cfg["ifs_cap"])
     ifs = gain_selector_curves(task, ifs_budget, methods=("IFS",), extra_sizes=[s for s in sizes if s <= ifs_budget],
                                n_points=6, counts_out=gain_counts)
-    _write(out_dir, quick, cfg, task, scored, summaries, pd.concat([sgc, ifs], ignore_index=True), gain_counts,
-           started)
+    _write_raw(out_dir, quick, cfg, task, scored, pd.concat([sgc, ifs], ignore_index=True), gain_counts, started)
+    path = render(out_dir)
     progress(1.0, "done")
-    return out_dir / "report.md"
+    return path
 
 
 def _model_counts(scored: dict, gain_counts: dict) -> tuple[np.ndarray, dict, np.ndarray, dict]:
@@ -184,8 +213,10 @@ def _model_counts(scored: dict, gain_counts: dict) -> tuple[np.ndarray, dict, np
     return test_tokens, test, dev_tokens, dev
 
 
-def _write(out_dir: Path, quick: bool, cfg: dict, task, scored: dict, summaries: dict, gain: pd.DataFrame,
-           gain_counts: dict, started: tuple) -> None:
+def _write_raw(out_dir: Path, quick: bool, cfg: dict, task, scored: dict, gain: pd.DataFrame, gain_counts: dict,
+               started: tuple) -> None:
+    """The raw files of what has run so far (``rounds.csv``, ``gain_selectors.csv``, the per-sentence
+    counts, ``run.json``) and the accuracy figure."""
     rounds = pd.concat([sc.run.trace[["round", "n_selected", "train_accuracy", "heldout_accuracy", "seconds"]]
                         .rename(columns={"heldout_accuracy": "test_accuracy"})
                         .assign(dev_accuracy=sc.dev[:, :, 0].sum(axis=1) / sc.dev[:, :, 1].sum(axis=1),
@@ -198,40 +229,107 @@ def _write(out_dir: Path, quick: bool, cfg: dict, task, scored: dict, summaries:
            index=False)
     to_csv(counts_frame(dev_tokens, {k: c[:, 0] for k, c in dev.items()}), out_dir / "dev_sentence_counts.csv",
            index=False)
-    done = len(scored) == len(CONFIGS)
-    choice = recommend(summaries) if done else None
-    rows = result_rows(summaries, test, dev, choice)
-    results_file.write(out_dir, "bayes-factor", quick, {
-        "data": "CoNLL-2000 Base-NP (conll2000 corpus of NLTK): WSJ 15-18 train (first sentences: training; "
-                "the next ones: development split), section 20 test (gold previous tags, token accuracy)",
-        "training_sentences": cfg["n_sentences"], "development_sentences": cfg["n_dev"],
-        "templates": "all 24, predicate cutoff 1", "per_round": cfg["per_round"], "prior_variance": 1.0,
-        "caps": cfg["caps"], "ifs_cap": cfg["ifs_cap"], "rounds_past_stop": "to the cap",
-        "training_tokens": int(task.X.shape[0]), "development_tokens": int(task.X_dev.shape[0]),
-        "heldout_tokens": int(task.X_val.shape[0]), "bootstrap": dict(BOOTSTRAP, unit="sentences"),
-        "raw_counts": ["rounds.csv", "gain_selectors.csv", "test_sentence_counts.csv", "dev_sentence_counts.csv"],
-        "configurations_finished": len(scored)}, rows)
+    facts = {"quick": bool(quick), "predicates": len(task.predicate_names),
+             "stops": [{"sign": s, "model_prior": p, "stopped": sc.run.stop_round is not None,
+                        "stop_reason": sc.run.stop_reason} for (s, p), sc in scored.items()],
+             "seconds": {"wall": time.perf_counter() - started[0], "cpu": time.process_time() - started[1]},
+             "inputs": {
+                 "data": "CoNLL-2000 Base-NP (conll2000 corpus of NLTK): WSJ 15-18 train (first sentences: training; "
+                         "the next ones: development split), section 20 test (gold previous tags, token accuracy)",
+                 "training_sentences": cfg["n_sentences"], "development_sentences": cfg["n_dev"],
+                 "templates": "all 24, predicate cutoff 1", "per_round": cfg["per_round"], "prior_variance": 1.0,
+                 "caps": cfg["caps"], "ifs_cap": cfg["ifs_cap"], "rounds_past_stop": "to the cap",
+                 "training_tokens": int(task.X.shape[0]), "development_tokens": int(task.X_dev.shape[0]),
+                 "heldout_tokens": int(task.X_val.shape[0]), "bootstrap": dict(BOOTSTRAP, unit="sentences"),
+                 "raw_counts": ["rounds.csv", "gain_selectors.csv", "test_sentence_counts.csv",
+                                "dev_sentence_counts.csv"],
+                 "configurations_finished": len(scored)}}
+    results_file.write_run_facts(out_dir, facts)
     curves = [rounds[(rounds.sign == s) & (rounds.model_prior == p)]
               .assign(method=f"Bayes factor ({config_label(s, p)})")[["method", "n_selected", "train_accuracy",
                                                                       "test_accuracy"]]
               .rename(columns={"n_selected": "n_features", "test_accuracy": "heldout_accuracy"}) for s, p in scored]
     if len(gain):
         curves.append(gain[["method", "n_features", "train_accuracy", "heldout_accuracy"]])
+    summaries = {k: summarise(sc) for k, sc in scored.items()}
+    choice = recommend(summaries) if len(scored) == len(CONFIGS) else None
     stop = summaries[choice]["pairs_at_stop"] if choice else next(iter(summaries.values()))["pairs_at_stop"]
     results_file.write_figure(accuracy_figure(pd.concat(curves, ignore_index=True), stop, show_train=False,
                                               title="Section-20 accuracy vs selected pairs (CoNLL-2000 Base-NP)"),
                               out_dir / "accuracy.html")
-    (out_dir / "report.md").write_text(_report(quick, cfg, task, scored, summaries, gain, test, choice, rows,
-                                               started))
+
+
+@dataclass(frozen=True)
+class _StoredRun:
+    """What :func:`~fsengine.methods.bayes_factor.study.summarise` reads of a run, back from its files."""
+
+    trace: pd.DataFrame
+    n_at_stop: int
+    stop_round: int | None
+    stop_reason: str
+
+
+def read_scored(out_dir: Path, facts: dict) -> tuple[dict, dict, dict]:
+    """Every configuration's rounds as :class:`~fsengine.methods.bayes_factor.study.ScoredRun` (the
+    trace and each round's per-sentence counts), and the section-20 and development counts by model
+    key, back from a run's files."""
+    rounds = pd.read_csv(out_dir / "rounds.csv")
+    test_frame = pd.read_csv(out_dir / "test_sentence_counts.csv")
+    dev_frame = pd.read_csv(out_dir / "dev_sentence_counts.csv")
+    test = {k: read_counts(test_frame, k) for k in test_frame.columns if k not in ("sentence", "tokens")}
+    dev = {k: read_counts(dev_frame, k) for k in dev_frame.columns if k not in ("sentence", "tokens")}
+    scored = {}
+    for stop in facts["stops"]:
+        sign, prior = stop["sign"], stop["model_prior"]
+        tr = (rounds[(rounds.sign == sign) & (rounds.model_prior == prior)].reset_index(drop=True)
+              .rename(columns={"test_accuracy": "heldout_accuracy"}))
+        keys = [bf_key(sign, prior, n) for n in tr["n_selected"]]
+        run = _StoredRun(tr, int(tr.loc[~tr["past_stop"], "n_selected"].iloc[-1]),
+                         0 if stop["stopped"] else None, stop["stop_reason"])
+        scored[(sign, prior)] = ScoredRun(run, np.stack([test[k] for k in keys]), np.stack([dev[k] for k in keys]))
+    return scored, test, dev
+
+
+def render(out_dir: Path) -> Path:
+    """``results.json`` and ``report.md`` from the run's files in ``out_dir`` (module docstring)."""
+    out_dir = Path(out_dir)
+    facts = results_file.read_run_facts(out_dir)
+    cfg = QUICK if facts["quick"] else FULL
+    scored, test, dev = read_scored(out_dir, facts)
+    summaries = {k: summarise(sc) for k, sc in scored.items()}
+    gain = pd.read_csv(out_dir / "gain_selectors.csv")
+    choice = recommend(summaries) if len(scored) == len(CONFIGS) else None
+    rows = result_rows(summaries, test, dev, choice)
+    results_file.write(out_dir, "bayes-factor", facts["quick"], facts["inputs"], rows)
+    path = out_dir / "report.md"
+    path.write_text(_report(facts, cfg, scored, summaries, gain, test, choice, rows))
+    return path
+
+
+def _multiplicity_lines(rows: list[results_file.Row], judged: dict) -> list[str]:
+    """Which comparisons the record holds, which are judged as one family and how, the rest stated."""
+    others = [r for r in rows if results_file.outcome(r.verdict) in ("resolved", "not resolved")
+              and r not in judged.values()]
+    return [f"**Multiplicity.** One family is judged: the {len(judged)} {STOP_FAMILY} above, by Holm's step-down "
+            f"procedure at 95% family-wise (the paragraph above reads them as one). The {len(others)} differences "
+            "of the Bayes factor from SGC and IFS at the stop sizes are each at 95% on their own, not corrected "
+            f"(were none real, about {len(others) * (1 - stats.LEVEL):.1f} would resolve by chance); the accuracies "
+            "are recorded with their 95% intervals and no verdict.", ""]
+
+
+#: a finished run's record with this code's statistics and words, from its raw files (a run renders its own
+#: record the same way, so a run's outputs come back byte for byte)
+rerender = render
 
 
 def _pct(e: stats.Estimate | float) -> str:
     if isinstance(e, stats.Estimate):
-        return f"{100 * e.value:.2f} [{100 * e.low:.2f}, {100 * e.high:.2f}] %"
-    return f"{100 * e:.2f} %"
+        return points(e.value, e.low, e.high)
+    return points(e)
 
 
-def _report(quick, cfg, task, scored, summaries, gain, test, choice, rows, started) -> str:
+def _report(facts, cfg, scored, summaries, gain, test, choice, rows) -> str:
+    quick, inputs = facts["quick"], facts["inputs"]
     lines = ["# Bayes-factor feature selection (Daume III 2004) on CoNLL-2000 Base-NP", "",
              f"Command: `python -m fsengine reproduce bayes-factor{' --quick' if quick else ''}`", "",
              "Accuracies are token accuracies with gold previous tags; the brackets hold 95% percentile "
@@ -254,18 +352,20 @@ def _report(quick, cfg, task, scored, summaries, gain, test, choice, rows, start
         judged = {r.quantity[len(prefix):]: r for r in rows if r.quantity.startswith(prefix)}
         lost = [name for name, r in judged.items() if r.verdict.startswith("resolved: the development-best round")]
         early = "; ".join(f"{name}: {100 * r.ours:+.2f} points [{100 * r.interval[0]:+.2f}, "
-                          f"{100 * r.interval[1]:+.2f}]" for name, r in judged.items())
+                          f"{100 * r.interval[1]:+.2f}] at {percent(r.level)}" for name, r in judged.items())
         lines += [f"Stopping against the path: the section-20 accuracy at the stop minus that of the round with the "
-                  f"best development accuracy along the whole path (which runs on past the stop to the cap): "
+                  f"best development accuracy along the whole path (which runs on past the stop to the cap), the "
+                  f"{len(judged)} judged as one family by Holm's step-down procedure (each interval at the level Holm "
+                  f"tests it at; paired sentence bootstrap, {FAMILY_BOOTSTRAP['n_resamples']:,} resamples): "
                   f"{early}. " + (f"Stopping lost accuracy (the interval excludes 0) for: {'; '.join(lost)}."
                                   if lost else "No configuration lost accuracy by stopping where it did "
                                                "(no interval excludes 0 on the losing side).")
                   + " A run that ended at its cap has no path beyond it, so there the check can only catch an end "
-                    "that came too late.", ""]
-    lines += [f"Data: {task.X.shape[0]:,} training tokens (the first {cfg['n_sentences']:,} training sentences), "
-              f"{len(task.predicate_names):,} predicates (24 templates, cutoff 1), 3 classes; development: "
-              f"{task.X_dev.shape[0]:,} tokens (the next {cfg['n_dev']:,} training sentences); test: "
-              f"{task.X_val.shape[0]:,} section-20 tokens" + (" (the first ones)" if cfg["n_heldout"] else "")
+                    "that came too late.", "", *_multiplicity_lines(rows, judged)]
+    lines += [f"Data: {inputs['training_tokens']:,} training tokens (the first {cfg['n_sentences']:,} training "
+              f"sentences), {facts['predicates']:,} predicates (24 templates, cutoff 1), 3 classes; development: "
+              f"{inputs['development_tokens']:,} tokens (the next {cfg['n_dev']:,} training sentences); test: "
+              f"{inputs['heldout_tokens']:,} section-20 tokens" + (" (the first ones)" if cfg["n_heldout"] else "")
               + f". S = {cfg['per_round']} pairs per round, sigma^2 = 1, unpenalised bias; caps: "
               + ", ".join(f"{p} prior {c:,} pairs" for p, c in cfg["caps"].items())
               + "; after the automatic stop the rounds go on to the cap (traced only, marked in `rounds.csv`).", "",
@@ -307,7 +407,7 @@ def _report(quick, cfg, task, scored, summaries, gain, test, choice, rows, start
                          f"{_pct(accuracy(sc.test[i]))} | "
                          + ", ".join(w for w, c in marks if c) + " |")
         lines.append("")
-    minutes, cpu_minutes = (time.perf_counter() - started[0]) / 60, (time.process_time() - started[1]) / 60
+    minutes, cpu_minutes = facts["seconds"]["wall"] / 60, facts["seconds"]["cpu"] / 60
     lines += ["Figure: [accuracy.html](accuracy.html) (section-20 accuracy per round of each configuration, "
               "IFS and SGC).", "", "## Headline numbers (`results.json`)", "", *results_file.markdown(rows), "",
               "Raw counts behind the intervals: `test_sentence_counts.csv` and `dev_sentence_counts.csv` (correct "

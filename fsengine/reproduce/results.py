@@ -30,11 +30,12 @@ row by row (``tests/reproduce/test_results_schema.py``).
 
 from __future__ import annotations
 
-import math
+import json
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from fsengine.formatting import percent
 from fsengine.jsonio import json_text
 
 # the file's schema, reading and validation sit below the reproductions (pages read records too);
@@ -86,7 +87,7 @@ def versus(quantity: str, estimate: Estimate, value: float, *, paper: float | No
     "consistent: the paper's value 92.9993 against our 95% interval"
     """
     verdict = versus_value(estimate, value)
-    rule_text = f"{what} {value:g} against our {estimate.level:.0%} interval"
+    rule_text = f"{what} {value:g} against our {percent(estimate.level)} interval"
     return _row(quantity, value if paper is None else paper, estimate, f"{verdict}: {rule_text}")
 
 
@@ -95,7 +96,7 @@ def ordering(quantity: str, difference: Estimate, first: str, second: str, *, pa
     (first - second): ``resolved`` when it excludes 0 (the rule says which way), ``not resolved``
     otherwise."""
     words = ordering_verdict(difference, first, second)
-    level = f"{difference.level:.0%} interval of the paired difference"
+    level = f"{percent(difference.level)} interval of the paired difference"
     if words.startswith("resolved"):
         verdict = f"resolved: {words.split(': ', 1)[1]} ({level} excludes 0)"
     else:
@@ -168,18 +169,6 @@ _NUMBER = r"(-?[\d.]+(?:e[-+]?\d+)?)"
 _EXACT_RULE = re.compile(rf"^\|ours - {_NUMBER}\| <= {_NUMBER}")
 
 
-def interval_digits(*bounds: float, digits: int = 3, most: int = 6) -> int:
-    """Decimals for an estimate and its interval: ``digits``, or more (up to ``most``) until no
-    nonzero bound prints as zero, so an interval that excludes 0 never reads ``[+0.000, +0.005]``.
-
-    >>> interval_digits(0.0003, 0.0046), interval_digits(0.012, 0.03), interval_digits(0.0, 0.02)
-    (4, 3, 3)
-    """
-    while digits < most and any(b != 0 and math.isfinite(b) and round(b, digits) == 0 for b in bounds):
-        digits += 1
-    return digits
-
-
 def shown(value: float, verdict: str = "", precision: int = 4, style: str = "g") -> str:
     """``value`` formatted with ``precision`` (``style`` ``g``: significant digits, ``f``: decimals),
     with more digits where fewer would contradict an exact check's verdict: 1.70004e-4 under
@@ -220,7 +209,7 @@ def markdown(rows: list[Row]) -> list[str]:
         return "-" if v is None else f"{v:,.6g}"
 
     def how(r):
-        return "exact" if r.interval is None else f"{r.level:.0%}: {r.method}"
+        return "exact" if r.interval is None else f"{percent(r.level)}: {r.method}"
 
     return ["| quantity | paper | ours [interval] | interval | verdict (computed) |", "|---|---|---|---|---|",
             *[f"| {cell(r.quantity)} | {paper(r.paper)} | {with_interval(r)} | {cell(how(r))} | {cell(r.verdict)} |"
@@ -232,3 +221,18 @@ def write_figure(fig, path: Path) -> None:
     id, the file's stem (plotly draws a random one): a run that gives the same numbers writes the
     same bytes, so a record's diff shows only what changed."""
     fig.write_html(path, include_plotlyjs="cdn", full_html=True, div_id=Path(path).stem)
+
+
+#: what a run measured that is not a table (durations, sizes, notes): beside ``results.json``, read
+#: by the reproductions that render their record from its raw files
+RUN_FILE = "run.json"
+
+
+def write_run_facts(out_dir: Path, facts: dict) -> None:
+    """Write ``run.json`` (:data:`RUN_FILE`): the run's facts a record is rendered from."""
+    (Path(out_dir) / RUN_FILE).write_text(json_text(facts, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def read_run_facts(out_dir: Path) -> dict:
+    """The facts :func:`write_run_facts` wrote."""
+    return json.loads((Path(out_dir) / RUN_FILE).read_text(encoding="utf-8"))

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from scipy import stats as st
 
 from fsengine import config
 from fsengine.app.views import bayes_factor as view
@@ -107,8 +108,13 @@ def test_page_figures_carry_the_engine_run(page):
     at = page
     task, ref = _reference()
     stop = stop_summary(ref)
-    assert [m.value for m in at.metric] == [str(ref.n_at_stop), str(stop.rounds), f"{stop.heldout_accuracy:.2%}",
-                                            at.metric[3].value]
+    # issue 31: the held-out accuracy at the stop carries its interval (independent held-out rows: Wilson's, as
+    # scipy computes it from the trace's accuracy and the held-out size)
+    n = task.y_val.size
+    ci = st.binomtest(round(stop.heldout_accuracy * n), n).proportion_ci(method="wilson")
+    shown = f"{100 * stop.heldout_accuracy:.1f} [{100 * ci.low:.1f}, {100 * ci.high:.1f}]"
+    assert [m.value for m in at.metric] == [str(ref.n_at_stop), str(stop.rounds), shown, at.metric[3].value]
+    assert "Wilson score interval" in at.metric[2].help
     assert at.select_slider(key="bf_check_round").options == [str(r) for r in checkable_rounds(ref)]
     beta = _traces(_chart(at, "bf_beta_chart"))
     np.testing.assert_allclose(_values(beta["β₀"]["y"]), ref.trace["beta_0"], rtol=1e-6)

@@ -101,7 +101,7 @@ def test_compare_toolbox_and_your_own_class(tmp_path, capsys):
     runtime = pd.read_csv(tmp_path / "runtime.csv").set_index("method")
     assert summary["method"].tolist() == ["ANOVA F", "mRMR", "SelectKBest"]
     assert runtime.loc["SelectKBest", "parameters"] == "k=4" and runtime.loc["SelectKBest", "selected_by_method"] == 4
-    assert runtime.loc["mRMR", "parameters"] == "max_features=6"
+    assert runtime.loc["mRMR", "parameters"] == "max_features=6, bins=mean_sd"
     code, _, err = _run(capsys, ["compare", "--methods", "anova,sklearn.feature_selection:SelectKBest", "--param",
                                  "sklearn.feature_selection:SelectKBest.k=2", "--data", "synthetic_glm:n=200,p=15",
                                  "--bootstrap", "0", "--max-k", "4", "--k", "2", "--out", tmp_path, "--force"])

@@ -10,6 +10,7 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as stats_
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
@@ -211,11 +212,18 @@ def test_differences_are_paired_bootstrap_intervals_of_the_same_rows_with_bonfer
     held = result.held_out
     l1, mi = held.rows[1], held.rows[0]
     for g, row in enumerate(diff[diff["method"] == "L1"].itertuples()):
-        e = stats.paired_bootstrap_interval(l1[g][:, None], mi[g][:, None], lambda t: t[..., 0] / result.n_test,
-                                            level=0.975, seed=0)
-        assert (row.difference, row.low, row.high) == pytest.approx((e.value, e.low, e.high), abs=1e-12)
-        assert row.verdict == stats.difference_verdict(e)
-    assert "paired percentile bootstrap over 75 held-out rows" in diff["interval_method"].iloc[0]
+        # the exact conditional interval: Clopper-Pearson (scipy) on the discordant rows
+        b10, b01 = int(np.sum((l1[g] == 1) & (mi[g] == 0))), int(np.sum((l1[g] == 0) & (mi[g] == 1)))
+        m = b10 + b01
+        if m:
+            ci = stats_.binomtest(b10, m, 0.5).proportion_ci(confidence_level=0.975, method="exact")
+            bounds = ((b10 - b01) / result.n_test, (2 * ci.low - 1) * m / result.n_test,
+                      (2 * ci.high - 1) * m / result.n_test)
+        else:
+            bounds = (0.0, 0.0, 0.0)
+        assert (row.difference, row.low, row.high) == pytest.approx(bounds, abs=1e-12)
+        assert row.verdict == stats.difference_verdict(stats.Estimate(row.difference, row.low, row.high, 0.975, ""))
+    assert "exact conditional interval over 75 paired held-out rows" in diff["interval_method"].iloc[0]
     assert diff["interval_method"].iloc[0].endswith("Bonferroni over 2 comparisons")
     by_key = result.differences("l1")
     assert by_key["reference"].unique().tolist() == ["L1"] and set(by_key["method"]) == {"MI", "Variance"}
@@ -364,7 +372,8 @@ def test_verdicts_resolve_a_planted_advantage_and_not_identical_twins(twin, repe
     assert (res.differences("mi").query("method != 'MI'")["verdict"] == "worse").all()
     sentence = res.resolved_sentence(5)
     assert "1 of 2 methods is resolved from Variance (MI better); not resolved: Variance twin." in sentence
-    how = "paired percentile bootstrap" if repeats == 1 else f"paired corrected resampled t over {repeats}"
+    how = "exact conditional interval of the paired difference" if repeats == 1 else \
+        f"paired corrected resampled t over {repeats}"
     assert how in sentence
 
 

@@ -36,8 +36,10 @@ _HOLM_RULE = re.compile(r"^(.+?) (?:>|vs) (.+?) \((Holm-adjusted .+) p (?:<|>=) 
 def _rule_key(verdict: str):
     """What must agree between a quick and a full run: the rule, except that an ordering's rule
     names the sign its interval resolved (or the pair it did not), which a smaller run may
-    change; for those the pair and the interval's description must agree."""
-    rule = results.rule(verdict)
+    change; for those the pair and the interval's description must agree. An interval's level is
+    masked: within a family judged by Holm's step-down procedure it is the step's, which depends on
+    the run's p-values."""
+    rule = re.sub(r"\d[\d.]*% interval", "#% interval", results.rule(verdict))
     if results.outcome(verdict) not in ("resolved", "not resolved"):
         return rule
     holm = _HOLM_RULE.match(rule)

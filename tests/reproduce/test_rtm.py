@@ -20,6 +20,7 @@ from fsengine.reproduce import TARGETS, get_target, results
 from fsengine.reproduce import rtm as rtm_target
 from fsengine.stats import Estimate
 from tests.conftest import PROJECT_ROOT, require_real
+from tests.reproduce.quick_expected import holm_by_definition
 
 EXPECTED = PROJECT_ROOT / "tests" / "reproduce" / "expected" / "rtm-roc.json"
 RECORDED = PROJECT_ROOT / "docs" / "results" / "rtm-roc"
@@ -73,22 +74,29 @@ def test_rtm_roc_quick_report_and_figures(quick_reproduction):
 
 # --- one interval of each kind, recomputed from the stored raw numbers -----------------------------
 
-def _t(values, ratio=None) -> tuple[float, float, float]:
-    """mean and the 95% t interval (corrected by n_test/n_train when ``ratio`` is given), by hand."""
+def _t(values, ratio=None, level=0.95) -> tuple[float, float, float]:
+    """mean and the t interval at ``level`` (corrected by n_test/n_train when ``ratio`` is given), by hand."""
     x = np.asarray(values, dtype=float)
     J = x.size
     factor = 1 / J + (ratio or 0.0)
-    half = st.t.ppf(0.975, J - 1) * x.std(ddof=1) * np.sqrt(factor)
+    half = st.t.ppf(0.5 + level / 2, J - 1) * x.std(ddof=1) * np.sqrt(factor)
     return x.mean(), x.mean() - half, x.mean() + half
 
 
-def _matches(row: dict, mean_low_high, method_words: str) -> None:
+def _t_pvalue(values, ratio, null=0.0) -> float:
+    """The two-sided p-value of the corrected resampled t test of mean = ``null``, by hand."""
+    x = np.asarray(values, dtype=float)
+    se = x.std(ddof=1) * np.sqrt(1 / x.size + ratio)
+    return float(2 * st.t.sf(abs(x.mean() - null) / se, x.size - 1))
+
+
+def _matches(row: dict, mean_low_high, method_words: str, level: float = 0.95) -> None:
     # round-off only: the file's numbers and these may come from different scipy versions, whose t
     # quantiles differ in the last digits (4e-11 relative, seen between the lowest and the newest
     # allowed); a wrong interval (e.g. no n_test/n_train correction) is off by percent
     assert [row["ours"], *row["interval"]] == pytest.approx(list(mean_low_high), rel=REL, abs=1e-12), \
         row["quantity"]
-    assert row["level"] == 0.95 and method_words in row["method"], row["method"]
+    assert row["level"] == pytest.approx(level, rel=1e-12) and method_words in row["method"], row["method"]
 
 
 def _per_fold(frame: pd.DataFrame, method: str) -> np.ndarray:
@@ -120,8 +128,10 @@ def _check_raw_numbers(out) -> None:
     word = "consistent" if low <= 0.7523 <= high else "above" if low > 0.7523 else "below"
     assert row["paper"] == 0.7523 and row["verdict"].startswith(word + ": the slides' Dataset 2 value 0.7523")
     ep_em = rows["ordering, accuracy, fixed prior, EP vs EM, Sentence polarity"]
-    _matches(ep_em, _t(_per_fold(sp, "RTM EP") - _per_fold(sp, "RTM EM"), ratio), "corrected resampled t")
+    _matches(ep_em, _t(_per_fold(sp, "RTM EP") - _per_fold(sp, "RTM EM"), ratio, ep_em["level"]),
+             "corrected resampled t", ep_em["level"])
     assert ep_em["paper"] == pytest.approx(0.7398 - 0.7294)
+    _check_holm_families(rows, folds)
     lo, hi = ep_em["interval"]
     assert ep_em["verdict"].startswith("resolved: RTM EP > RTM EM" if lo > 0 else "resolved: RTM EM > RTM EP"
                                        if hi < 0 else "not resolved")
@@ -172,6 +182,37 @@ def test_quick_run_intervals_recompute_from_its_raw_numbers(quick_reproduction):
     require_real(read_sentence_polarity)
     report, _ = quick_reproduction("rtm-roc")
     _check_raw_numbers(report.parent)
+
+
+def _check_holm_families(rows: dict, folds: pd.DataFrame) -> None:
+    """Issue 31: the slides' ordering on accuracy (every corpus and prior) is one family and the
+    slides' gaps on their Dataset 2 another, each judged by Holm; recomputed by hand from the
+    correct answers per fold: every row's level is the one Holm tests it at, its verdict Holm's."""
+    slides = {"RTM Power EP": 0.7523, "RTM EP": 0.7398, "RTM EM": 0.7294}
+    order = [q for q in rows if q.startswith("ordering, accuracy, ") and "refit" not in q]
+    tests, gap_tests = [], []
+    for q in order:
+        _, _, prior, pair, corpus = q.split(", ")
+        key = next(k for k, c in rtm_study.CORPORA.items() if c.label == corpus)
+        part = folds[folds.corpus == key]
+        tail = " + ARD" if prior == "ARD" else ""
+        a, b = (f"RTM {m}{tail}" for m in pair.split(" vs "))
+        d = _per_fold(part, a) - _per_fold(part, b)
+        tests.append((q, d, _ratio(part)))
+        if corpus == "Sentence polarity" and not tail:
+            gap_tests.append((q, d, _ratio(part), slides[a] - slides[b]))
+    assert len(tests) == 3 * 2 * folds.corpus.nunique() and len(gap_tests) == 3
+    for (q, d, ratio), (level, rejected) in zip(tests, holm_by_definition([_t_pvalue(d, r) for _, d, r in tests])):
+        _matches(rows[q], _t(d, ratio, level), f"Holm's step-down over the {len(tests)} pairs", level)
+        assert (results.outcome(rows[q]["verdict"]) == "resolved") == rejected, q
+    holm = holm_by_definition([_t_pvalue(d, r, g) for _, d, r, g in gap_tests])
+    for (q, d, ratio, gap), (level, rejected) in zip(gap_tests, holm):
+        row = rows[q.replace("ordering, ", "gap against the slides, ")]
+        _matches(row, _t(d, ratio, level), "Holm's step-down over the 3 slides' gaps", level)
+        assert row["paper"] == pytest.approx(gap)
+        low, high = row["interval"]
+        word = "consistent" if low <= gap <= high else "above" if low > gap else "below"
+        assert row["verdict"].startswith(f"{word}: the slides' gap ") and (word != "consistent") == rejected
 
 
 def test_recorded_full_run_intervals_recompute_from_its_raw_numbers():
@@ -280,3 +321,23 @@ def test_convergence_section_names_every_failed_fit():
 def test_readme_shows_the_recorded_run_as_formatted_from_it():
     readme = (PROJECT_ROOT / "README.md").read_text()
     assert rtm_target.readme_summary(RECORDED) in readme
+
+
+def test_the_report_judges_the_slides_gaps_and_says_the_dataset_2_verdicts_are_circular():
+    """Issue 31: every slide gap lies above our interval; the report and the README say that the
+    slides' ordering is contradicted in size, and that reading Dataset 2 as sentence polarity
+    because the accuracy levels match makes the "consistent" verdicts there circular."""
+    data = results.read(RECORDED / results.FILENAME)
+    gaps = [r for r in data["rows"] if r["quantity"].startswith("gap against the slides, ")]
+    below = [r for r in gaps if results.outcome(r["verdict"]) == "below"]
+    text = (RECORDED / "report.md").read_text().split("**Choices made after")[0]
+    assert f"The slides' ordering is contradicted in size on {len(below)} of the {len(gaps)} pairs" in text
+    assert rtm_target.CIRCULAR in text
+    cells = [r for r in data["rows"] if r["quantity"].startswith("sensitivity, gap against the slides, ")]
+    assert len(cells) == 12
+    highest = max(r["interval"][1] for r in cells)
+    assert f"in {sum(results.outcome(r['verdict']) == 'below' for r in cells)} of the 12 cells (the highest upper " \
+           f"bound is {highest:.4f}" in text
+    assert "**Multiplicity.** Two families are judged as one each, by Holm's step-down" in text
+    readme = (PROJECT_ROOT / "README.md").read_text()
+    assert "These verdicts are circular" in readme and "contradicted in size" in readme

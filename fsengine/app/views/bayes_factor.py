@@ -16,6 +16,7 @@ from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.presets import Preset, defaults_preset, preset_buttons, show_start, start_value
 from fsengine.app.safe_text import md_escape
 from fsengine.csv_export import csv_bytes
+from fsengine.formatting import points
 from fsengine.methods.bayes_factor.study import (
     accuracy_curves,
     approximation_check,
@@ -26,7 +27,7 @@ from fsengine.methods.bayes_factor.study import (
     heldout_task,
     largest_difference,
     page_default,
-    run_bayes_factor,
+    run_scored,
     selected_pixels,
     selected_table,
     sign_comparison,
@@ -149,10 +150,10 @@ def task_of(_ds, token, n_train, n_heldout):
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def bayes_run(_task, task_key, per_round, variance, sign, model_prior, budget, past):
+    """The run with every round's model scored per held-out unit (:func:`run_scored`)."""
     with progress_bar(f"Bayes-factor selection ({sign} sign) ...") as report:
-        return run_bayes_factor(_task, per_round=per_round, prior_variance=variance, sign=sign,
-                                model_prior=model_prior, max_pairs=budget, rounds_past_stop=past,
-                                progress=report)
+        return run_scored(_task, per_round=per_round, prior_variance=variance, sign=sign,
+                          model_prior=model_prior, max_pairs=budget, rounds_past_stop=past, progress=report)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -183,10 +184,11 @@ def render() -> None:
     s = _settings(key, starts_on_subset(ds), token)
     with user_errors():
         task = task_of(ds, token, s.n_train, s.n_heldout)
-        run = bayes_run(task, s.task_key, *s.run_key())
+        scored = bayes_run(task, s.task_key, *s.run_key())
+        run = scored.run
     st.caption(f"{md_escape(ds.name)}: {task.description}. {task.n_classes} classes, "
                f"{len(task.predicate_names):,} predicates (input columns).")
-    _stop_section(run)
+    _stop_section(run, stop_summary(run, scored, task))
     _accuracy_section(task, run, s)
     _table_section(task, run)
     _sign_section(task, run, s)
@@ -263,13 +265,15 @@ def _settings(key: str, large: bool, token: tuple) -> Settings:
                     budget, past, compare)
 
 
-def _stop_section(run) -> None:
+def _stop_section(run, stop) -> None:
     """Metrics at the stop, why the run ended, and the Bayes factors per round."""
-    stop = stop_summary(run)
-    m1, m2, m3, m4 = st.columns(4)
+    m1, m2, m3, m4 = st.columns([1, 1, 2, 1])
     m1.metric("Pairs selected", f"{stop.pairs:,}")
     m2.metric("Rounds (MAP fits) to the stop", f"{stop.rounds:,}")
-    m3.metric("Held-out accuracy at the stop", f"{stop.heldout_accuracy:.2%}")
+    m3.metric("Held-out accuracy at the stop, %", points(stop.heldout.value, stop.heldout.low, stop.heldout.high, 1,
+                                                        unit=""),
+              help=f"95% {stop.heldout.method}" + (": a sentence's tokens are not independent, its sentences are"
+                                                    if "bootstrap" in stop.heldout.method else ""))
     m4.metric("Seconds to the stop", f"{stop.seconds:.1f}")
     st.caption(f"Why it ended: **{run.stop_reason}**"
                + (" (β₀ never beat every candidate before that)" if run.stop_round is None else
@@ -325,7 +329,7 @@ def _sign_section(task, run, s: Settings) -> None:
     st.subheader("What the sign of the Occam term changes")
     st.markdown(SIGN_INTRO)
     with user_errors():
-        other = bayes_run(task, s.task_key, *s.run_key("printed" if s.sign == "laplace" else "laplace"))
+        other = bayes_run(task, s.task_key, *s.run_key("printed" if s.sign == "laplace" else "laplace")).run
     laplace, printed = (run, other) if s.sign == "laplace" else (other, run)
     cmp = sign_comparison(task, laplace, printed)
     st.dataframe(cmp.summary, hide_index=True, key="bf_sign_table",

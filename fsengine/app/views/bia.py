@@ -12,9 +12,10 @@ nearest it and has its own slider.
 
 import streamlit as st
 
-from fsengine.app.compute import computed_once, dataset_token
+from fsengine.app.compute import computed_once, dataset_token, prepare
 from fsengine.app.display import show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
+from fsengine.app.figures import prepared_figure
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.presets import Preset, preset_buttons
 from fsengine.app.safe_text import md_escape
@@ -29,6 +30,8 @@ from fsengine.plots.bia import agreement_figure, bia_explorable, validation_expl
 MAX_PATH_LINES = 200
 #: the URL parameter holding the explorable's Λ/Λ*
 RATIO_PARAM = "bia_ratio"
+#: where the explorable starts without one in the URL: Λ = Λ*
+DEFAULT_RATIO = 1.0
 #: the registry's GLM families and path steps (default and range: as the CLI and the API)
 FAMILIES = list(get_method("bia").param("family").choices)
 STEPS = get_method("bia").param("n_steps")
@@ -49,62 +52,69 @@ def default_top_k(n_features: int) -> int:
 
 # --- cached computations (module level, keyed by the dataset token and the parameters) ----------
 
-def fitted_path(ds, token, family: str, n_steps: int, exclude: bool) -> study.BIAPathResult:
+def fitted_path(ds, token, family: str, n_steps: int, exclude: bool, *, background=None) -> study.BIAPathResult:
     """The path of one (dataset, class pair, family, steps) combination, computed once for the
     server with a progress bar along the path; ``token`` names the dataset in the key."""
     return computed_once("bia_path", (token, family, n_steps, exclude),
                          lambda report: study.run_bia_path(ds, family, n_steps=n_steps, exclude_constant=exclude,
                                                            progress=report),
-                         text="Computing the BIA path ...", max_entries=16)
+                         text="Computing the BIA path ...", max_entries=16, background=background)
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
-def path_csv(_result, token, family, n_steps, exclude) -> bytes:
-    return csv_bytes(_result.path)
+def path_csv(result, token, family, n_steps, exclude) -> bytes:
+    return prepare("bia_path_csv", (token, family, n_steps, exclude), lambda report: csv_bytes(result.path),
+                   max_entries=4)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def screening(_ds, _result, token, family, n_steps, exclude, top_k) -> study.ScreeningComparison:
+def screening(ds, result, token, family, n_steps, exclude, top_k) -> study.ScreeningComparison:
     """The BIA's top k against correlation screening along the path, once per path and k."""
-    return study.screening_comparison(_ds, _result, top_k)
+    return prepare("bia_screening", (token, family, n_steps, exclude, top_k),
+                   lambda report: study.screening_comparison(ds, result, top_k))
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def explorable(_ds, _result, token, family, n_steps, exclude, top_k, quantity, start) -> dict:
+@prepared_figure(max_entries=8)
+def explorable(_ds, _result, token, family, n_steps, exclude, top_k, quantity, start):
     """The page's explorable (path, heatmap, pixels or bars) starting at Λ/Λ* = ``start``, once per
-    path, settings and start."""
+    path, settings and start, served as prepared JSON."""
     image = _ds.image_shape is not None
     classes = study.two_class_names(_ds)
     return bia_explorable(_result, _result.position(start), top_k=top_k, quantity=quantity,
                           image_shape=_ds.image_shape, feature_names=_ds.feature_names, truth=_ds.truth,
                           samples=study.sample_images(_ds, per_class=3, seed=0) if image else None,
                           discriminative=study.discriminative_features(_ds) if image and classes else None,
-                          class_names=classes, max_lines=MAX_PATH_LINES).to_plotly_json()
+                          class_names=classes, max_lines=MAX_PATH_LINES)
 
 
-def exact_check(ds, token, family: str, features: tuple[int, ...]):
+def exact_check(ds, token, family: str, features: tuple[int, ...], *, background=None):
     """BIA vs exact posteriors of the subproblem, computed once per server (last 16 kept) with a
     progress bar: the second visitor gets it at once."""
     return computed_once("bia_exact_check", (token, family, features),
                          lambda report: check_subproblem(ds.X, ds.y, family, list(features), ds.feature_names,
                                                          progress=report),
-                         text="Exact posterior over all subsets ...", max_entries=16)
+                         text="Exact posterior over all subsets ...", max_entries=16, background=background)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def check_explorable(_check, check_key, position) -> dict:
+@prepared_figure(max_entries=64)
+def check_explorable(_check, check_key, position):
     """The exact-check figure with its own slider, starting at ``position`` of the checked ratios."""
     return validation_explorable(_check.ratios, _check.bia, _check.exact, _check.feature_names, ising=_check.ising,
-                                 position=position, exact_label=_check.exact_label).to_plotly_json()
+                                 position=position, exact_label=_check.exact_label)
+
+
+@prepared_figure(max_entries=8)
+def screening_figure(_comparison, token, family, n_steps, exclude, top_k):
+    """The BIA's top k against the baselines' along the path, once per path and k."""
+    return agreement_figure(_comparison.agreement, top_k, _comparison.departure,
+                            title=f"BIA top {top_k} vs correlation screening along the path")
 
 
 def start_ratio() -> float:
     """Λ/Λ* where the explorable starts: the URL's, else 1 (Λ = Λ*)."""
     try:
-        value = float(url_value(RATIO_PARAM) or 1.0)
+        value = float(url_value(RATIO_PARAM) or DEFAULT_RATIO)
     except ValueError:
-        return 1.0
-    return value if value > 0 else 1.0
+        return DEFAULT_RATIO
+    return value if value > 0 else DEFAULT_RATIO
 
 
 # --- the page ------------------------------------------------------------------------------------
@@ -156,6 +166,35 @@ def _metrics(result) -> None:
     m4.metric("Λ* = n(1 + p r)", f"{result.lambda_star:,.0f}")
 
 
+def first_visit(report) -> None:
+    """Compute what a first visitor of the page sees (the default dataset and settings, as
+    :func:`render` draws them) into the server's stores, without drawing: the server-start
+    preparation (:mod:`fsengine.app.prepare`) calls it, ``report(fraction, message)`` follows it."""
+    from fsengine.app.picker import default_selection, load_cached
+    from fsengine.plots.style import Style
+
+    key, params = default_selection()
+    ds = load_cached(key, params, background=report)
+    if ds.task == "classification" and study.two_class_names(ds) is None:
+        return  # the page first asks for a class pair
+    token = dataset_token(key, params, ds)
+    family = FAMILIES[0 if ds.task == "classification" else 1]
+    exclude = study.constant_features(ds)[0] > 0
+    path_key = (token, family, DEFAULT_STEPS, exclude)
+    result = fitted_path(ds, *path_key, background=lambda f, m="": report(0.8 * f, m))
+    position = result.position(DEFAULT_RATIO)
+    top_k = default_top_k(ds.n_features)
+    report(0.8, "BIA figures")
+    explorable(ds, result, *path_key, top_k, "posterior", position.value).spec(Style())
+    if study.screening_skipped(result) is None:
+        screening_figure(screening(ds, result, *path_key, top_k), *path_key, top_k).spec(Style())
+    if result.features.size >= 2:
+        features = study.check_features(ds, result, min(6, check_size_limit(family, int(result.features.size))), 0,
+                                        from_top=False)
+        check = exact_check(ds, token, family, features, background=lambda f, m="": report(0.85 + 0.15 * f, m))
+        check_explorable(check, (token, family, features), check.position(position.value)).spec(Style())
+
+
 def render() -> None:
     """Draw the page (called by the navigation on every rerun)."""
     _intro()
@@ -188,7 +227,8 @@ def render() -> None:
     with user_errors():
         result = fitted_path(ds, token, family, n_steps, exclude)
     _metrics(result)
-    st.download_button("Download the path (CSV)", path_csv(result, token, family, n_steps, exclude),
+    # made when clicked: a view sends no megabyte of CSV (a callable's data is deferred)
+    st.download_button("Download the path (CSV)", lambda: path_csv(result, token, family, n_steps, exclude),
                        file_name=f"bia_path_{family}.csv", mime="text/csv", key="bia_csv",
                        help="Every feature's posterior at every step of the path.")
     position = result.position(start_ratio())
@@ -250,7 +290,5 @@ def _screening_section(ds, result, path_key: tuple, top_k: int) -> None:
         st.info(skipped)
         return
     comparison = screening(ds, result, *path_key, top_k)
-    show_figure(st, agreement_figure(comparison.agreement, top_k, comparison.departure,
-                                     title=f"BIA top {top_k} vs correlation screening along the path"),
-                key="bia_screening_chart")
+    show_figure(st, screening_figure(comparison, *path_key, top_k), key="bia_screening_chart")
     st.markdown(comparison.caption())

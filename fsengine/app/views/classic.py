@@ -12,7 +12,7 @@ import math
 import streamlit as st
 
 from fsengine.app.compute import dataset_token, progress_bar
-from fsengine.app.display import figure_columns, show_explorable, show_figure, url_value
+from fsengine.app.display import NO_NUMBER, figure_columns, show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
 from fsengine.app.links import link_choice
 from fsengine.app.picker import current_dataset, current_selection
@@ -177,7 +177,7 @@ def mi_view(ds, token, names) -> None:
     shown = count_slider("Features shown", 5, min(60, ds.n_features), 25, key="classic_mi_top")
     summary = study.mi_summary(selector, names)
     c = st.columns(3)
-    c[0].metric("Largest I(X; Y)", f"{summary.largest:.4f} nats")
+    c[0].metric("Largest I(X; Y)", f"{summary.largest:.4f} nats", help=study.LARGEST_MI_NOTE)
     c[1].metric("Significant features", f"{summary.significant:,} of {ds.n_features:,}")
     c[2].metric("Best feature", summary.best)
     image = None if ds.image_shape is None else (
@@ -229,13 +229,18 @@ def l1_view(ds, token, names) -> None:
         fit = fit_l1(token, n_Cs, C_span, use_cv, test_size, ds)
     selector, summary = fit.selector, study.l1_summary(fit)
     m = st.columns(3)
-    m[0].metric("Best held-out accuracy", f"{summary.best_accuracy:.3f}",
-                help=f"{fit.n_test} held-out samples, fitted on {fit.n_train}")
-    m[1].metric("...with non-zero features", summary.active_at_best)
-    if use_cv:
+    if summary.accuracy is not None:
+        e = summary.accuracy
+        m[0].metric("Held-out accuracy at the CV-chosen C", e.format(3),
+                    help=f"95% {e.method}; C chosen by 3-fold CV on the {fit.n_train} training samples, not on "
+                         "the held-out rows")
+        m[1].metric("...with non-zero features", summary.active_at_chosen)
         m[2].metric("CV-chosen C", f"{selector.C_:.3g}", help=f"{summary.n_selected} features active")
     else:
-        m[2].metric("First feature to enter", names[selector.order_[0]])
+        m[0].metric("Held-out accuracy", NO_NUMBER,
+                    help="Shown only at a C chosen without the held-out rows: tick “Choose C by 3-fold CV”. The best "
+                         "accuracy along the path would pick C on the rows that report it.")
+        m[1].metric("First feature to enter", names[selector.order_[0]])
     if not summary.converged:
         st.warning("The solver hit its iteration limit at some C; those coefficients are approximate.")
     Cs = selector.Cs_

@@ -22,6 +22,7 @@ from fsengine.app.presets import Preset, defaults_preset, preset_buttons, show_s
 from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair
 from fsengine.data.transforms import binarize_features
+from fsengine.formatting import percent
 from fsengine.methods.registry import get_method
 from fsengine.methods.rtm import METHOD_LABELS, METHODS, RTMSettings, suggested_settings
 from fsengine.methods.rtm import study as rtm_study
@@ -248,7 +249,7 @@ def _accuracy_tab(results: dict, base_acc: dict) -> None:
         first = next(e for e in recorded.stack().dropna())
         st.dataframe(recorded.map(lambda e: e.format(4) if isinstance(e, stats.Estimate) else None),
                      width="stretch", placeholder=NO_NUMBER)
-        st.caption(f"Mean test accuracy over the folds with its {first.level:.0%} interval ({first.method}), "
+        st.caption(f"Mean test accuracy over the folds with its {percent(first.level)} interval ({first.method}), "
                    "from the run's `results.json`; the fold-paired differences between methods are in its report.")
     st.markdown("**The slides' table** (their two datasets are not named)")
     st.dataframe(rtm_study.SLIDES_ACCURACY.style.format("{:.4f}"))

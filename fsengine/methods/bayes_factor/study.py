@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fsengine import config
+from fsengine import config, stats
 from fsengine.data.dataset import Dataset
 from fsengine.data.transforms import split
 from fsengine.maxent import MaxentData, MaxentState, fit_map
@@ -212,11 +212,11 @@ class ScoredRun:
 
 
 def run_scored(task: HeldOutTask, **kwargs) -> ScoredRun:
-    """:func:`run_bayes_factor` (same keywords) on a sequence task, every round's model scored per
-    sentence on the held-out and the development rows."""
-    if task.val_units is None:
-        raise ValueError("per-sentence scores need a sequence task (held-out rows with their sentences)")
-    sets = {"test": (add_bias_column(task.X_val), task.y_val, task.val_units)}
+    """:func:`run_bayes_factor` (same keywords), every round's model scored per unit on the
+    held-out and the development rows: per sentence on a sequence task (``val_units``), per row
+    otherwise (independent rows are their own units)."""
+    units = task.val_units if task.val_units is not None else np.arange(task.y_val.size)
+    sets = {"test": (add_bias_column(task.X_val), task.y_val, units)}
     if task.X_dev is not None:
         sets["dev"] = (add_bias_column(task.X_dev), task.y_dev, task.dev_units)
     per: dict[str, list] = {k: [] for k in sets}
@@ -280,6 +280,29 @@ def recorded_recommendation(results_json: Path | None = None) -> tuple[str, str]
     chosen = [c for c in CONFIGS if (r := rows.get(RECOMMENDED.format(config_label(*c)))) is not None
               and r.get("ours") == 1 and CHOSEN_ON_DEVELOPMENT in str(r.get("verdict", ""))]
     return chosen[0] if len(chosen) == 1 else None
+
+
+def recorded_stops(results_json: Path | None = None) -> list[dict] | None:
+    """What the recorded ``reproduce bayes-factor`` run says about stopping (``results.json`` in
+    :func:`fsengine.config.results_dir` unless given), per configuration: ``configuration`` (its
+    name), ``stopped`` (by itself), ``pairs`` at the stop (the cap when it never stopped) and
+    ``difference``, the section-20 accuracy at the stop minus that of the development-best round
+    with its interval (an :class:`~fsengine.stats.Estimate`) and ``verdict``. None without a record."""
+    import json
+
+    path = results_json or config.results_dir() / "bayes-factor" / "results.json"
+    try:
+        rows = {r["quantity"]: r for r in json.loads(path.read_text(encoding="utf-8"))["rows"]}
+        out = []
+        for c in CONFIGS:
+            name = config_label(*c)
+            d = rows[f"section-20 accuracy, the stop - the development-best round, {name}"]
+            out.append({"configuration": name, "stopped": rows[f"stopped by itself, {name}"]["ours"] == 1,
+                        "pairs": int(rows[f"pairs at the stop, {name}"]["ours"]), "verdict": d["verdict"],
+                        "difference": stats.Estimate(d["ours"], *d["interval"], d["level"], d["method"])})
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return out
 
 
 def page_default(results_json: Path | None = None) -> tuple[str, str, bool]:
@@ -373,21 +396,38 @@ def accuracy_curves(run: BayesFactorRun, others: pd.DataFrame | None = None) -> 
 @dataclass(frozen=True)
 class StopSummary:
     """Where a run stopped by itself (or ended): pairs, rounds (MAP fits), held-out accuracy and
-    seconds at that point; ``traced_past`` when rounds after the automatic stop were traced."""
+    seconds at that point; ``traced_past`` when rounds after the automatic stop were traced;
+    ``heldout``: the held-out accuracy there with its 95% interval (:func:`heldout_at_stop`), when
+    the run's rounds were scored per unit (:func:`run_scored`)."""
 
     pairs: int
     rounds: int
     heldout_accuracy: float
     seconds: float
     traced_past: bool
+    heldout: stats.Estimate | None = None
 
 
-def stop_summary(run: BayesFactorRun) -> StopSummary:
-    """The page's headline numbers of ``run`` at its automatic stop (:func:`at_stop_row`)."""
+def stop_summary(run: BayesFactorRun, scored: ScoredRun | None = None, task: HeldOutTask | None = None
+                 ) -> StopSummary:
+    """The page's headline numbers of ``run`` at its automatic stop (:func:`at_stop_row`); with
+    ``scored`` (and its ``task``) the held-out accuracy there gets its interval."""
     row = at_stop_row(run)
     return StopSummary(int(run.n_at_stop), int(row["round"]) + 1, float(row["heldout_accuracy"]),
                        float(row["seconds"]),
-                       run.stop_round is not None and len(run.trace) - 1 > run.stop_round)
+                       run.stop_round is not None and len(run.trace) - 1 > run.stop_round,
+                       None if scored is None else heldout_at_stop(task, scored))
+
+
+def heldout_at_stop(task: HeldOutTask, scored: ScoredRun) -> stats.Estimate:
+    """The held-out accuracy of the model at the automatic stop with its 95% interval: on a
+    sequence task the sentence-level bootstrap (the tokens of a sentence are not independent, the
+    sentences are), otherwise Wilson's interval over the independent held-out rows."""
+    tr = scored.run.trace
+    counts = scored.test[int(tr.index[tr["n_selected"] == scored.run.n_at_stop][0])]
+    if task.val_units is None:
+        return stats.wilson_interval(int(counts[:, 0].sum()), int(counts[:, 1].sum()))
+    return stats.bootstrap_interval(counts, stats.ratio_from_counts, unit="sentences")
 
 
 def checkable_rounds(run: BayesFactorRun) -> list[int]:

@@ -30,6 +30,7 @@ from fsengine.methods.classic.boosting import BoostingRun, log_loss_factor
 from fsengine.methods.classic.selector import L1PathSelector
 from fsengine.methods.classic.stumps import Stump
 from fsengine.progress import Progress
+from fsengine.stats import Estimate, wilson_interval
 
 
 def mean_image(X) -> np.ndarray:
@@ -39,12 +40,20 @@ def mean_image(X) -> np.ndarray:
 
 @dataclass(frozen=True)
 class MISummary:
-    """The mutual-information view's numbers: the largest I(X; Y) (nats), how many features pass
+    """The mutual-information view's numbers: the largest I(X; Y) (nats; the maximum of plug-in
+    estimates, so biased upward: each plug-in I is biased up by about (|X| - 1)(|Y| - 1) / 2n nats, and
+    the largest of many is further up by selection, :data:`LARGEST_MI_NOTE`), how many features pass
     the Bonferroni-corrected test, and the best feature's name."""
 
     largest: float
     significant: int
     best: str
+
+
+#: what the page says about "Largest I(X; Y)" (Miller 1955 for the plug-in bias; the maximum adds selection)
+LARGEST_MI_NOTE = ("The largest of many plug-in estimates, so biased upward: each plug-in I(X; Y) overestimates by "
+                   "about (|X| − 1)(|Y| − 1) / 2n nats (Miller 1955), and picking the largest adds the luck of the "
+                   "winner. It ranks features; it is no estimate of the best feature's true information.")
 
 
 def mi_summary(selector, names) -> MISummary:
@@ -91,20 +100,27 @@ def l1_held_out(ds, *, n_Cs: int, C_span: float, cv: int | None, test_size: floa
 
 @dataclass(frozen=True)
 class L1Summary:
-    """The L1 view's numbers: the best held-out accuracy, the non-zero features there, the
-    number of features the chosen C keeps, and whether the solver converged at every C."""
+    """The L1 view's numbers: the held-out accuracy at the C chosen by cross-validation on the
+    training part, with its 95% Wilson interval over the held-out rows, and the non-zero features
+    there (both None when C was not chosen by cross-validation: the best accuracy along the path
+    would choose C on the rows that report it); the number of features the chosen C keeps; whether
+    the solver converged at every C."""
 
-    best_accuracy: float
-    active_at_best: int
+    accuracy: Estimate | None
+    active_at_chosen: int | None
     n_selected: int
     converged: bool
 
 
 def l1_summary(fit: L1HeldOut) -> L1Summary:
-    best = int(np.argmax(fit.held_out.to_numpy()))
-    trace = fit.selector.trace_
-    return L1Summary(float(fit.held_out.iloc[best]), int(trace["n_active"].iloc[best]),
-                     int(fit.selector.support_.sum()), bool(trace["converged"].all()))
+    selector = fit.selector
+    trace = selector.trace_
+    accuracy = active = None
+    if selector.cv:
+        chosen = int(np.flatnonzero(selector.Cs_ == selector.C_)[0])
+        correct = int(round(float(fit.held_out.iloc[chosen]) * fit.n_test))
+        accuracy, active = wilson_interval(correct, fit.n_test), int(trace["n_active"].iloc[chosen])
+    return L1Summary(accuracy, active, int(selector.support_.sum()), bool(trace["converged"].all()))
 
 
 @dataclass(frozen=True)

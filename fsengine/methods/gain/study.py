@@ -341,6 +341,50 @@ def stage_work(trace: pd.DataFrame, stages: int) -> dict:
             "gain_computations": int(trace["gain_computations"].iloc[1:k].sum())}
 
 
+def timing_table(comp: Comparison, extra: pd.DataFrame, stages: int) -> pd.DataFrame:
+    """The comparison's own selections as repeat 0 and the extra timings after them: rows repeat,
+    method, stages, cpu_seconds, gain_computations (after stage 0, up to ``stages``)."""
+    rows = [{"repeat": 0, "method": m, **stage_work(t, stages)} for m, t in comp.traces().items()
+            if m != "Count cutoff"]
+    extra = extra.assign(repeat=extra["repeat"] + 1)
+    return pd.concat([pd.DataFrame(rows), extra], ignore_index=True)[list(extra.columns)]
+
+
+def cpu_ratios(timings: pd.DataFrame, method: str) -> np.ndarray:
+    """IFS / ``method`` CPU seconds, per repeat (the two timed in the same repeat)."""
+    t = timings.pivot(index="repeat", columns="method", values="cpu_seconds")
+    return (t["IFS"] / t[method]).to_numpy()
+
+
+#: what Zhou et al. timed (Section 4, Fig. 4): not the chunking task of the page and the lessons
+PAPER_TIMED = ("a grammatical-relation task from WSJ sections 02-22 (a little over 600,000 instances, 86 tags) "
+               "with 191,098 candidate features after a count cutoff of 5")
+#: the speed-up they report there
+PAPER_SPEEDUP = "SGC from more than 100 times to thousands of times faster than IFS in time (Fig. 4)"
+
+#: repeats of the IFS and SGC selections behind a CPU-time ratio (the comparison's own the first)
+TIMING_REPEATS = 5
+
+
+def repeated_time_ratio(ds: Dataset, comp: Comparison, *, repeats: int = TIMING_REPEATS, lookahead: int = 500,
+                        cutoff: int = 2, progress: Progress | None = None) -> stats.Estimate | None:
+    """IFS / SGC selection CPU time over the stages both ran in ``comp``, as the median and
+    interquartile range of ``repeats`` timings (the comparison's own selections, then
+    ``repeats - 1`` more of each, :func:`selection_cpu_seconds`): one timing moves with the
+    machine's load, the ratio of gain computations does not. None unless IFS and SGC both ran two
+    stages or more."""
+    traces = comp.traces()
+    if "IFS" not in traces or "SGC" not in traces:
+        return None
+    stages = min(len(traces["IFS"]), len(traces["SGC"]))
+    if stages < 2:
+        return None
+    extra = selection_cpu_seconds(ds, stages=stages, methods=("IFS", "SGC"), repeats=repeats - 1, lookahead=lookahead,
+                                  cutoff=cutoff, progress=progress)
+    timings = timing_table(comp, extra, stages)
+    return stats.median_iqr(cpu_ratios(timings, "SGC"), what="repeats of both selections (CPU time)")
+
+
 @dataclass
 class ModelChoice:
     """The decoded model chosen on a development split and the scores behind the choice."""

@@ -2,9 +2,10 @@
 
 ``VarianceRankSelector`` (an unsupervised baseline) and the toolbox practitioners already use:
 ``ANOVASelector`` (F test), ``Chi2Selector``, ``ForestSelector`` (impurity importance),
-``PermutationSelector``, ``RFESelector``, ``StabilitySelector`` (Meinshausen & Bühlmann 2010) and
-``MRMRSelector`` (Peng, Long & Ding 2005). Their mathematics lives in ``filters.py``,
-``stability.py`` and ``mrmr.py``; tree, permutation and elimination steps are scikit-learn's own.
+``PermutationSelector``, ``RFESelector`` and ``StabilitySelector`` (Meinshausen & Bühlmann 2010).
+Their mathematics lives in ``filters.py`` and ``stability.py``; tree, permutation and elimination
+steps are scikit-learn's own. mRMR, once here, is a member of the information-theoretic family
+(:mod:`fsengine.methods.information`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from sklearn.utils.multiclass import type_of_target
 from fsengine.base import BaseFeatureSelector
 from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.methods.toolbox.filters import anova_f, chi_squared, regression_f
-from fsengine.methods.toolbox.mrmr import discretise, mrmr_mid
 from fsengine.methods.toolbox.permutation import (
     forest_permutation_scores,
     linear_permutation_scores,
@@ -42,7 +42,6 @@ from fsengine.methods.toolbox.stability import (
     standardise,
 )
 from fsengine.progress import report_to
-from fsengine.ranking import order_from
 from fsengine.validation import FEATURE_BUDGET, validate_X
 
 
@@ -149,7 +148,6 @@ _FOREST = method_defaults("forest")
 _PERMUTATION = method_defaults("permutation")
 _RFE = method_defaults("rfe")
 _STABILITY = method_defaults("stability")
-_MRMR = method_defaults("mrmr")
 
 
 
@@ -816,95 +814,3 @@ class StabilitySelector(_TaskSelector):
         self.path_ = pd.DataFrame(path.probabilities, index=pd.Index(path.Cs, name="C"))
         self.trace_ = pd.DataFrame({"C": path.Cs, "mean_selected": path.mean_selected,
                                     "n_stable": (path.probabilities >= self.pi_threshold).sum(axis=1)})
-
-
-class MRMRSelector(BaseFeatureSelector):
-    """Minimum-redundancy maximum-relevance selection, MID form (H. Peng, F. Long, C. Ding, IEEE
-    TPAMI 27 (2005) 1226-1238, Eq. 6 and its incremental form).
-
-    Features are discretised into three states at their mean ± one standard deviation; with mutual
-    information I from the state counts (nats), the first feature is the most relevant, max I(x_j; c),
-    and each next one, given the selected set S,
-
-        max_{j ∉ S}  I(x_j; c) - (1 / |S|) sum_{i ∈ S} I(x_j; x_i).
-
-    A feature that repeats a selected one gains nothing: its redundancy equals its own entropy, so
-    its criterion is -H(x_j | c) <= 0 (an exact duplicate of the first feature is never second
-    unless every other candidate is worse). The mathematics is in
-    :mod:`fsengine.methods.toolbox.mrmr` (numba kernels).
-
-    Parameters
-    ----------
-    n_features_to_select : int or None, default None
-        Keep the first k of the greedy sequence (grown to k when k > ``max_features``). None: the
-        whole sequence.
-    max_features : int, default from the registry (30)
-        Length of the greedy sequence (the meaning ``max_features`` has for ``MDLSelector``).
-
-    Attributes
-    ----------
-    scores_ : ndarray of shape (n_features,)
-        The MID criterion when the feature was selected (its relevance for the first); for the
-        others, their criterion after the last step.
-    relevance_ : ndarray of shape (n_features,)
-        I(x_j; c) in nats.
-    order_ : ndarray of shape (n_features,)
-        The greedy sequence, then the rest by score.
-    ranking_, support_ : ndarray of shape (n_features,)
-    stop_reason_ : str
-        The largest sequence asked for, every feature selected, or "stop requested" (a progress
-        callback raised :class:`~fsengine.progress.StopRequested`; the sequence so far is kept).
-    classes_ : ndarray of shape (n_classes,)
-    trace_ : DataFrame, one row per step
-        step, feature, relevance, redundancy (mean I with the features before it), criterion.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features,)
-
-    See Also
-    --------
-    MutualInfoSelector : relevance alone, each feature judged by itself.
-
-    Notes
-    -----
-    Class labels only. Builds a (features x rows) one-byte state matrix (sparse X is not densified
-    otherwise). Passes ``check_estimator`` without exemptions.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fsengine.selectors import MRMRSelector
-    >>> rng = np.random.default_rng(0)
-    >>> y = rng.integers(0, 2, 300)
-    >>> X = rng.normal(size=(300, 5))
-    >>> X[:, 1] += 2 * y
-    >>> X[:, 3] = X[:, 1]                       # an exact copy of the most relevant feature
-    >>> X[:, 4] += y
-    >>> sel = MRMRSelector(max_features=3).fit(X, y)
-    >>> sel.order_[:2].tolist()
-    [1, 4]
-    """
-
-    _parameter_constraints = method_constraints("mrmr", {"n_features_to_select": FEATURE_BUDGET})
-
-    def __init__(self, *, n_features_to_select=None, max_features=_MRMR["max_features"]):
-        self.n_features_to_select = n_features_to_select
-        self.max_features = max_features
-
-    def _fit(self, X, y):
-        p = X.shape[1]
-        budget = max(self.max_features, self.n_features_to_select or 0)
-        path = mrmr_mid(discretise(X), y, budget, progress=self._progress)
-        self.classes_ = np.unique(y)
-        self.relevance_ = path.relevance
-        self.stop_reason_ = path.stop_reason
-        scores = path.last_criterion.copy()
-        scores[path.order] = path.criterion
-        self.scores_ = scores
-        self._set_order(order_from(scores, selected_order=path.order))
-        size = path.order.size if self.n_features_to_select is None else min(self.n_features_to_select,
-                                                                             path.order.size)
-        self.support_ = np.zeros(p, dtype=bool)
-        self.support_[self.order_[:size]] = True
-        self.trace_ = pd.DataFrame({"step": np.arange(1, path.order.size + 1), "feature": path.order,
-                                    "relevance": path.relevance[path.order], "redundancy": path.redundancy,
-                                    "criterion": path.criterion})

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as st
 
 from fsengine.data import load_dataset
 from fsengine.data.maxent_tasks import load_conll2000_maxent
@@ -15,6 +16,7 @@ from fsengine.methods.bayes_factor.study import (
     checkable_rounds,
     comparison_budget,
     gain_selector_curves,
+    heldout_at_stop,
     heldout_task,
     recommend,
     run_bayes_factor,
@@ -53,6 +55,35 @@ def test_numbers_around_a_run_come_from_its_trace(task):
     assert curves["method"].tolist() == ["Bayes factor"] * len(tr) + ["IFS"]
     np.testing.assert_array_equal(curves["heldout_accuracy"].iloc[:-1], tr["heldout_accuracy"])
     assert accuracy_curves(run)["n_features"].tolist() == tr["n_selected"].tolist()
+
+
+def test_the_heldout_accuracy_at_the_stop_carries_its_interval(task):
+    """Issue 31: the page's "held-out accuracy at the stop" had no interval. Independent rows get
+    Wilson's (scipy's here); the point is the trace's accuracy at the stop."""
+    scored = run_scored(task, per_round=2, model_prior="multiplicity", max_pairs=40, rounds_past_stop=2)
+    summary = stop_summary(scored.run, scored, task)
+    n = task.y_val.size
+    assert summary.heldout.value == pytest.approx(summary.heldout_accuracy)
+    ci = st.binomtest(round(summary.heldout_accuracy * n), n).proportion_ci(method="wilson")
+    assert [summary.heldout.low, summary.heldout.high] == pytest.approx([ci.low, ci.high], rel=1e-9)
+    assert stop_summary(scored.run).heldout is None
+
+
+@pytest.mark.realdata
+def test_on_sentences_the_heldout_accuracy_at_the_stop_is_a_sentence_bootstrap():
+    """Tokens of a sentence are not independent: the interval resamples whole sentences."""
+    from tests.conftest import require_real
+
+    ds = require_real(load_conll2000_maxent, task="np", n_sentences=120)
+    task = heldout_task(ds, n_heldout=3000)
+    scored = run_scored(task, per_round=10, model_prior="multiplicity", max_pairs=30)
+    e = heldout_at_stop(task, scored)
+    assert "bootstrap over" in e.method and "sentences" in e.method
+    assert e.value == pytest.approx(stop_summary(scored.run).heldout_accuracy)
+    # the units: per sentence of the held-out rows, (correct tokens, tokens), as numpy counts them
+    stop = int(np.flatnonzero(scored.run.trace["n_selected"] == scored.run.n_at_stop)[0])
+    assert scored.test[stop][:, 1].tolist() == np.bincount(np.unique(task.val_units, return_inverse=True)[1]).tolist()
+    assert e.low < e.value < e.high
 
 
 def test_a_run_that_never_stops_by_itself(task):
@@ -109,10 +140,13 @@ def test_unit_counts_per_sentence():
     np.testing.assert_array_equal(unit_counts(correct, units), [[1, 2], [2, 2], [0, 1]])
 
 
-def test_scores_per_sentence_need_a_sequence_task(task):
+def test_without_sentences_each_held_out_row_is_its_own_unit(task):
+    """A task of independent rows (no sentences) is scored per row: every unit counts one row, and each
+    round's total is the trace's held-out accuracy."""
     assert task.val_units is None and task.X_dev is None
-    with pytest.raises(ValueError, match="sequence task"):
-        run_scored(task, max_pairs=5)
+    scored = run_scored(task, max_pairs=5)
+    assert scored.dev is None and (scored.test[:, :, 1] == 1).all() and scored.test.shape[1] == task.y_val.size
+    np.testing.assert_allclose(scored.test[:, :, 0].mean(axis=1), scored.run.trace["heldout_accuracy"])
 
 
 def test_recommendation_is_chosen_on_the_development_split():

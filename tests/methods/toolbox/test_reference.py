@@ -1,6 +1,6 @@
 """The toolbox methods against independent computations: scikit-learn's statistics and estimators,
-the trees' own impurity decreases, hand-made selection probabilities, planted truth, and a
-brute-force mRMR."""
+the trees' own impurity decreases, hand-made selection probabilities and planted truth (mRMR's
+tests moved with it to ``tests/methods/information``)."""
 
 import numpy as np
 import pytest
@@ -9,7 +9,6 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.feature_selection import RFE, chi2, f_classif, f_regression
 from sklearn.inspection import permutation_importance
 from sklearn.linear_model import LogisticRegression, Ridge
-from sklearn.metrics import mutual_info_score
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -19,14 +18,11 @@ from fsengine.data.synthetic.glm import make_sparse_glm
 from fsengine.methods.adapt import adapt
 from fsengine.methods.registry import get_method
 from fsengine.methods.run import fit_method
-from fsengine.methods.toolbox.mrmr import discretise, mi_with_feature, mi_with_labels
 from fsengine.methods.toolbox.stability import error_bound, half_samples, penalty_grid, standardise
 from fsengine.selectors import (
     ANOVASelector,
     Chi2Selector,
     ForestSelector,
-    MRMRSelector,
-    MutualInfoSelector,
     PermutationSelector,
     RFESelector,
     StabilitySelector,
@@ -235,50 +231,3 @@ def test_stability_finds_the_planted_five_on_more_seeds(seed):
         ds = make_sparse_glm(family, n=300, p=50, k=5, signal=2.0, seed=seed)
         sel = StabilitySelector().fit(ds.X, ds.y)
         assert set(sel.order_[:5].tolist()) == set(np.flatnonzero(ds.truth).tolist()), family
-
-
-# ------------------------------------------------------------------------------------------ mRMR
-def test_mrmr_mutual_information_kernels_equal_sklearn_on_the_states():
-    X, y = _data(n=150, p=5, classes=3)
-    states = discretise(X)
-    mean, std = X.mean(axis=0), X.std(axis=0)
-    np.testing.assert_array_equal(states.T, (X > mean - std).astype(int) + (X > mean + std))
-    np.testing.assert_array_equal(discretise(sp.csr_matrix(np.where(X > 12, X, 0.0))),
-                                  discretise(np.where(X > 12, X, 0.0)))
-    np.testing.assert_allclose(mi_with_labels(states, y, 3), [mutual_info_score(s, y) for s in states], atol=1e-12)
-    np.testing.assert_allclose(mi_with_feature(states, 2), [mutual_info_score(s, states[2]) for s in states],
-                               atol=1e-12)
-
-
-def test_mrmr_follows_the_mid_criterion_step_by_step():
-    X, y = _data(n=200, p=7, classes=2)
-    X[:, 5] = X[:, 2] + 0.3 * np.random.default_rng(9).normal(size=200)   # redundant with the best
-    sel = MRMRSelector(max_features=5).fit(X, y)
-    states = discretise(X)
-    rel = np.array([mutual_info_score(s, y) for s in states])
-    chosen = []
-    for _ in range(5):                                                      # brute-force MID
-        crit = [rel[j] - (np.mean([mutual_info_score(states[j], states[i]) for i in chosen]) if chosen else 0.0)
-                if j not in chosen else -np.inf for j in range(7)]
-        chosen.append(int(np.argmax(crit)))
-    assert sel.order_[:5].tolist() == chosen
-    np.testing.assert_allclose(sel.relevance_, rel, atol=1e-12)
-    assert sel.trace_["feature"].tolist() == chosen and sel.support_.sum() == 5
-
-
-def test_mrmr_never_keeps_both_copies_of_a_duplicate_while_mi_does():
-    rng = np.random.default_rng(5)
-    n = 400
-    y = rng.integers(0, 2, n)
-    X = (rng.random((n, 8)) < 0.3).astype(float)
-    X[:, 3] = np.where(rng.random(n) < 0.85, y, 1 - y)       # the most relevant feature
-    X[:, 6] = X[:, 3]                                         # its exact duplicate
-    X[:, 1] = np.where(rng.random(n) < 0.65, y, 1 - y)       # weaker, independent evidence
-    mi = MutualInfoSelector().fit(X, y)
-    assert set(mi.order_[:2].tolist()) == {3, 6}              # MI ranks both copies on top
-    mrmr = MRMRSelector(max_features=4).fit(X, y)
-    assert mrmr.order_[0] == 3 and 6 not in mrmr.order_[:2].tolist() and mrmr.order_[1] == 1
-    # through the registry, on the same data (binary: neither method changes it)
-    ds = Dataset(X=X, y=y, feature_names=tuple(f"w{j}" for j in range(8)), provenance=Provenance("t"), name="dup")
-    assert set(fit_method("mi", None, ds).order[:2].tolist()) == {3, 6}
-    assert 6 not in fit_method("mrmr", None, ds).order[:2].tolist()

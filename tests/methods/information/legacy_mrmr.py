@@ -1,18 +1,10 @@
-"""Minimum-redundancy maximum-relevance selection, MID form (H. Peng, F. Long and C. Ding, "Feature
-selection based on mutual information: criteria of max-dependency, max-relevance, and
-min-redundancy", IEEE TPAMI 27 (2005) 1226-1238).
+"""The mRMR of fsengine before it moved onto the information-theoretic family's kernel: the module
+``fsengine/methods/toolbox/mrmr.py`` of commit 8296401, kept verbatim below this docstring (its own
+docstring dropped) as the reference ``test_mrmr_move.py`` holds the moved ``MRMRSelector`` to,
+bit for bit: the same selections, orders, scores and trace on every data set tried, ties included.
+The benchmark ``benchmarks/bench_filters.py`` times it beside the moved one.
 
-Every feature is discretised into three states at its mean ± one standard deviation (the
-discretisation of the paper's experiments on continuous data: x <= μ - σ, μ - σ < x <= μ + σ,
-x > μ + σ; a 0/1 feature keeps its two values as two states). With mutual information I estimated
-from the counts of the states (nats), the first feature maximises the relevance I(x_j; c), and each
-next one the MID criterion over the features S selected so far (paper, Eq. 6 and the incremental
-form that follows it)
-
-    max_{j ∉ S}  I(x_j; c) - (1 / |S|) sum_{i ∈ S} I(x_j; x_i).
-
-Each step needs the mutual information of the newly selected feature with every candidate: one
-pass over the (features x rows) state matrix in a numba kernel, O(n p) per step.
+It is no code of the package: nothing in ``fsengine`` imports it.
 """
 
 from __future__ import annotations
@@ -170,3 +162,28 @@ def mrmr_mid(states: np.ndarray, labels: np.ndarray, max_features: int, *,
     return MRMRPath(order=np.asarray(order, dtype=np.intp), criterion=np.asarray(criterion),
                     redundancy=np.asarray(redundancy), relevance=relevance, last_criterion=last,
                     stop_reason=stop_reason)
+
+
+# ------------------------------------------------------------------------------------------------
+# MRMRSelector._fit of the same commit (fsengine/methods/toolbox/selector.py), as a function of the
+# validated X and y returning the fitted attributes the selector set.
+
+def legacy_fit(X, y, *, max_features=30, n_features_to_select=None) -> dict:
+    import pandas as pd
+
+    from fsengine.ranking import order_from
+
+    p = X.shape[1]
+    budget = max(max_features, n_features_to_select or 0)
+    path = mrmr_mid(discretise(X), y, budget)
+    scores = path.last_criterion.copy()
+    scores[path.order] = path.criterion
+    order = order_from(scores, selected_order=path.order)
+    size = path.order.size if n_features_to_select is None else min(n_features_to_select, path.order.size)
+    support = np.zeros(p, dtype=bool)
+    support[order[:size]] = True
+    trace = pd.DataFrame({"step": np.arange(1, path.order.size + 1), "feature": path.order,
+                          "relevance": path.relevance[path.order], "redundancy": path.redundancy,
+                          "criterion": path.criterion})
+    return {"scores_": scores, "order_": order, "support_": support, "relevance_": path.relevance,
+            "stop_reason_": path.stop_reason, "trace_": trace}

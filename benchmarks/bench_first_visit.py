@@ -1,0 +1,302 @@
+"""What a first visitor and a lecture hall cost, before and after, in one run (issue 32, item 6).
+
+Each side (A = the engine before, by default ``main`` exported with ``git archive`` to a temporary
+folder; B = this checkout) is served the way ``make app`` serves it (``python -m fsengine app
+--entry app.py --no-warmup``, after a ``fsengine warmup`` of that tree so that no side compiles
+numba kernels while measured), and measured in headless Chromium at 1280 x 800:
+
+- per page, on a freshly started server (the browser navigates the moment the server answers its
+  health check): seconds from navigation to the first element of the main area, to the page's
+  title (``h1``), to its explorable (its slider drawn) or, for a page without one, to its first
+  figure, and to the end of the script run with every figure drawn;
+- with the BIA page's fit cached (after that first visit, on the same server): the server's CPU
+  seconds per view for 1 and for N sessions opened at once (user + system time of the server
+  process, from the first navigation until every session's run has ended), and the seconds from
+  navigation to the drawn explorable in the browser, with the part after its data arrived (the
+  chart element appeared) as "draw".
+
+The order of the sides alternates per page (A B, B A, ...), so that a load change falls on both.
+Times on a shared machine are inflated: every line carries ``uptime``'s load; compare the ratios.
+
+    python benchmarks/bench_first_visit.py                       # BIA, A = main vs B = this checkout
+    python benchmarks/bench_first_visit.py --pages all           # every page
+    python benchmarks/bench_first_visit.py --base HEAD~3 --sessions 1,10,30
+    python benchmarks/bench_first_visit.py --only B              # this checkout alone
+    python benchmarks/bench_first_visit.py --pages bia --sessions "" --draw 6 --base 3730084
+                                                                 # the browser's drawing, A/B alternating
+
+Needs ``/usr/bin/chromium`` (never downloads a browser) and the real data (``FSENGINE_DATA``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.browser_tools import MARKS_JS, free_port, launch_chromium, wait_healthy  # noqa: E402
+
+#: URL path -> the explorable's chart key (None: the page's first figure marks it ready)
+EXPLORABLES = {"": None, "data": None, "bia": "bia_explorable", "gain": "sgc_stage_figure",
+               "bayes_factor": "bf_pairs_explorable", "classic": None, "rtm": "rtm_threshold_figure",
+               "compare": None, "benchmark": None}
+VIEWPORT = {"width": 1280, "height": 800}
+TIMEOUT_S = 300
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load {one:.1f}/{five:.1f}"
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def export(rev: str, into: Path) -> Path:
+    """The tree of ``rev`` in ``into`` (git archive; the working tree is not touched)."""
+    archive = subprocess.run(["git", "archive", "--format=tar", rev], cwd=ROOT, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
+
+
+def tree_env(tree: Path) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(tree)
+    return env
+
+
+def warm(tree: Path) -> None:
+    """Compile that tree's numba kernels (its cache lives beside its sources)."""
+    subprocess.run([sys.executable, "-m", "fsengine", "warmup", "--quiet"], cwd=tree, env=tree_env(tree), check=True)
+
+
+@contextlib.contextmanager
+def server(tree: Path, log: Path):
+    """``python -m fsengine app --entry app.py`` of ``tree`` on a free port: yields (url, psutil
+    processes of the server); stopped after."""
+    import psutil
+
+    port = free_port()
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "fsengine", "app", "--entry", "app.py", "--port", str(port),
+                                 "--no-warmup"], cwd=tree, env=tree_env(tree), stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc, log, timeout_s=120, poll_s=0.05)
+        yield url, psutil.Process(proc.pid)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def cpu_seconds(launcher) -> float:
+    """User + system CPU seconds of the server (the launcher and its children)."""
+    total = 0.0
+    for p in [launcher, *launcher.children(recursive=True)]:
+        with contextlib.suppress(Exception):
+            t = p.cpu_times()
+            total += t.user + t.system
+    return total
+
+
+def wait_idle(proc, quiet_cpu_s: float = 0.05, limit_s: float = 300) -> None:
+    """Until the server uses less than ``quiet_cpu_s`` of CPU in a second (at most ``limit_s``)."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        before = cpu_seconds(proc)
+        time.sleep(1.0)
+        if cpu_seconds(proc) - before < quiet_cpu_s:
+            return
+
+
+def open_page(browser, url: str, path: str):
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.add_init_script(f"window.__explorableKey = {EXPLORABLES.get(path)!r};".replace("None", "null") + MARKS_JS)
+    page.goto(f"{url}/{path}", wait_until="commit")
+    return context, page
+
+
+#: every plotly chart of the page drawn (true when there is none)
+DRAWN_JS = ("() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
+            ".every(e => e.querySelector('.main-svg'))")
+
+
+def finished(page, path: str) -> bool:
+    marks = page.evaluate("() => window.__marks || {}")
+    key = EXPLORABLES.get(path)
+    state = page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state")
+    ready = marks.get("explorable" if key else "title") is not None or marks.get("exception") is not None
+    return ready and state == "notRunning" and page.evaluate(DRAWN_JS)
+
+
+def wait_all(pages, path: str, timeout_s: float = TIMEOUT_S, strict: bool = True) -> list[dict]:
+    """Until every page's run has ended with its explorable drawn; returns each page's marks [s]
+    and the end of its run [s since navigation]. After ``timeout_s`` an error, or with
+    ``strict=False`` the marks so far (no "done")."""
+    out = [None] * len(pages)
+    deadline = time.monotonic() + timeout_s
+    while any(o is None for o in out):
+        if time.monotonic() > deadline:
+            if strict:
+                raise RuntimeError(f"/{path}: not finished after {timeout_s} s")
+            return [o or {k: v / 1000 for k, v in p.evaluate("() => window.__marks").items()}
+                    for o, (_, p) in zip(out, pages, strict=True)]
+        for i, (_, page) in enumerate(pages):
+            if out[i] is None and finished(page, path):
+                marks = {k: v / 1000 for k, v in page.evaluate("() => window.__marks").items()}
+                marks["done"] = page.evaluate("() => performance.now()") / 1000
+                out[i] = marks
+        time.sleep(0.05)
+    return out
+
+
+def first_visit(browser, tree: Path, path: str, log: Path, timeout_s: float) -> dict:
+    """A fresh server, one visitor navigating to ``path`` the moment it answers (marks so far
+    after ``timeout_s``)."""
+    with server(tree, log) as (url, proc):
+        context, page = open_page(browser, url, path)
+        marks = wait_all([(context, page)], path, timeout_s, strict=False)[0]
+        context.close()
+        return marks
+
+
+def lecture_hall(browser, tree: Path, n_sessions: list[int], log: Path, path: str = "bia") -> dict:
+    """A page with its results cached (after one visit): server CPU per view and browser times
+    for ``n`` sessions opened at once, each in a fresh browser context (as students' browsers,
+    which also fetch Streamlit's scripts), and for ``n`` reloads of one browser (scripts cached)."""
+    out = {}
+    with server(tree, log) as (url, proc):
+        context, page = open_page(browser, url, path)  # computes and caches the page's results
+        wait_all([(context, page)], path)
+        wait_idle(proc)  # the server-start preparation of the other pages, where there is one, has ended
+        for n in n_sessions:
+            before = cpu_seconds(proc)
+            pages = [open_page(browser, url, path) for _ in range(n)]
+            marks = wait_all(pages, path)
+            out[n] = {"cpu": (cpu_seconds(proc) - before) / n, "marks": marks, "load": load()}
+            for other, _ in pages:
+                other.close()
+        before = cpu_seconds(proc)
+        for _ in range(max(n_sessions)):
+            page.reload(wait_until="commit")
+            wait_all([(context, page)], path)
+        out["reload"] = {"cpu": (cpu_seconds(proc) - before) / max(n_sessions), "load": load()}
+        context.close()
+    return out
+
+
+def draw_alternating(browser, sides: dict, n: int, tmp: Path) -> dict:
+    """Both sides served at once, the BIA page cached on each: ``n`` fresh-browser visits per side,
+    alternating A B / B A; seconds to the drawn explorable and the part after its element appeared."""
+    out = {side: [] for side in sides}
+    with contextlib.ExitStack() as stack:
+        urls = {}
+        for side, tree in sides.items():
+            url, proc = stack.enter_context(server(tree, tmp / f"{side}-draw.log"))
+            context, page = open_page(browser, url, "bia")
+            wait_all([(context, page)], "bia")
+            context.close()
+            wait_idle(proc)
+            urls[side] = url
+        for i in range(n):
+            for side in (list(sides) if i % 2 == 0 else list(sides)[::-1]):
+                context, page = open_page(browser, urls[side], "bia")
+                m = wait_all([(context, page)], "bia")[0]
+                context.close()
+                out[side].append((m["explorable"], m["explorable"] - m["chart"]))
+    return out
+
+
+def fmt(marks: dict, name: str) -> str:
+    value = marks.get(name)
+    return "-" if value is None else f"{value:.1f}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", default="main", help="revision of the 'before' side A (default: main)")
+    parser.add_argument("--pages", default="bia", help="comma-separated URL paths ('' = home), or 'all'")
+    parser.add_argument("--sessions", default="1,10", help="sessions opened at once on the cached BIA page")
+    parser.add_argument("--only", choices=("A", "B"), help="measure one side only")
+    parser.add_argument("--no-warm", action="store_true", help="skip the numba warm-up of each tree")
+    parser.add_argument("--draw", type=int, default=0, metavar="N",
+                        help="also N alternating visits per side to the cached BIA page, both servers up at once")
+    parser.add_argument("--page-timeout", type=float, default=120,
+                        help="seconds a first visit is followed at most (a longer run shows '-' as its end)")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    paths = list(EXPLORABLES) if args.pages == "all" else args.pages.split(",")
+    sessions = [int(n) for n in args.sessions.split(",") if n]
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
+        tmp = Path(tmp)
+        sides = {}
+        if args.only != "B":
+            base = _git("rev-parse", args.base)
+            (tmp / "A").mkdir()
+            sides["A"] = export(base, tmp / "A")
+            print(f"A = {args.base} ({base[:10]}), exported; B = this checkout ({_git('rev-parse', 'HEAD')[:10]}"
+                  f"{', with changes' if _git('status', '--porcelain') else ''})")
+        if args.only != "A":
+            sides["B"] = ROOT
+        if not args.no_warm:
+            for tree in sides.values():
+                warm(tree)
+        browser = launch_chromium(pw)
+        print(f"\n{os.cpu_count()} cores; seconds from navigation on a freshly started server, 1280 x 800\n")
+        print("| page | side | main area | title | explorable / figure | run ended | exception | load |")
+        print("|---|---|---|---|---|---|---|---|")
+        for i, path in enumerate(paths):
+            order = list(sides) if i % 2 == 0 else list(sides)[::-1]
+            for side in order:
+                m = first_visit(browser, sides[side], path, tmp / f"{side}-{path or 'home'}.log", args.page_timeout)
+                ready = "explorable" if EXPLORABLES.get(path) else "figure"
+                print(f"| /{path} | {side} | {fmt(m, 'main')} | {fmt(m, 'title')} | {fmt(m, ready)} | "
+                      f"{fmt(m, 'done')} | {'yes' if 'exception' in m else 'no'} | {load()} |", flush=True)
+        if sessions:
+            print("\nWith the results cached: server CPU per view (fresh browsers fetch Streamlit's scripts too; "
+                  "'reload': one browser reloading); BIA browser times: navigation to the drawn explorable "
+                  "(median over the sessions), of which after the chart's element appeared ('draw'). "
+                  "Home: the app's floor (a page without figures)\n")
+            print("| page | side | sessions at once | server CPU per view [s] | explorable drawn [s] | draw [s] "
+                  "| load |")
+            print("|---|---|---|---|---|---|---|")
+            for path in ("bia", ""):
+                for side, tree in sides.items():
+                    hall = lecture_hall(browser, tree, sessions, tmp / f"{side}-hall-{path}.log", path)
+                    for n, r in hall.items():
+                        times = "| - | - "
+                        if path and n != "reload":
+                            drawn = sorted(m["explorable"] for m in r["marks"])
+                            draw = sorted(m["explorable"] - m["chart"] for m in r["marks"])
+                            times = f"| {drawn[len(drawn) // 2]:.1f} | {draw[len(draw) // 2]:.1f} "
+                        print(f"| /{path} | {side} | {n} | {r['cpu']:.2f} {times}| {r['load']} |", flush=True)
+        if args.draw:
+            print("\nThe cached BIA page, both sides served at once, visits alternating: seconds to the drawn "
+                  "explorable, of which after its element appeared ('draw')\n")
+            print("| side | visits | drawn: median (min-max) [s] | draw: median [s] | load |")
+            print("|---|---|---|---|---|")
+            for side, visits in draw_alternating(browser, sides, args.draw, tmp).items():
+                drawn = sorted(v[0] for v in visits)
+                draw = sorted(v[1] for v in visits)
+                print(f"| {side} | {len(visits)} | {statistics.median(drawn):.1f} ({drawn[0]:.1f}-{drawn[-1]:.1f}) | "
+                      f"{statistics.median(draw):.1f} | {load()} |", flush=True)
+        browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""The server-start preparation: what any visitor will need, computed before the first one asks.
+
+``fsengine app`` (and ``make app``) serve through :mod:`fsengine.app.serve`, which starts
+:func:`start` in the server process before the server listens; a server started otherwise
+(``streamlit run app.py``) starts it at its first script run (:func:`fsengine.app.shell.run_app`).
+One background thread (at the normal CPU priority: a visitor may be waiting for its result, and an
+unprivileged process cannot raise a priority it lowered; it steps aside for pages instead, below):
+
+1. loads the default dataset (every page reads it), imports the page with the heaviest first visit
+   (BIA) and runs its ``first_visit(report)``: the default fit and the figures a first visitor
+   sees, as prepared JSON (:mod:`fsengine.app.figures`);
+2. imports every other page (so a first visit to it does not wait for the engine to load) and runs
+   the ``first_visit`` of those that have one.
+
+Everything goes into the same server-wide stores the pages read (:mod:`fsengine.app.compute`), so
+it never blocks a visitor: one who asks for a result while it is being prepared sees that
+computation's progress and gets its result; one who asks for something else computes it at once,
+while the preparation steps aside between its steps (:func:`fsengine.app.compute.yield_to_pages`:
+it sleeps while any page is being drawn, except pages waiting for it).
+A failure is logged (logger ``fsengine.app.prepare``) and leaves the page to compute on demand.
+``FSENGINE_PREPARE=0`` turns the preparation off (the test suite's servers do).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import sys
+import threading
+import time
+
+from fsengine.app.compute import yield_to_pages
+
+LOG = logging.getLogger(__name__)
+ENV = "FSENGINE_PREPARE"
+#: pages whose first visit is prepared first, in this order; the other pages follow in navigation order
+FIRST = ("bia",)
+
+_lock = threading.Lock()
+_thread: threading.Thread | None = None
+#: page key -> "prepared" | "imported" | "failed: <error>"; ``"running"`` while the thread works
+status: dict[str, str] = {}
+progress: dict[str, object] = {"fraction": 0.0, "message": "", "started": None, "finished": None}
+
+
+def enabled() -> bool:
+    """False when ``FSENGINE_PREPARE`` is 0, false, no or off."""
+    return os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def start() -> threading.Thread | None:
+    """Start the preparation in a background thread, once per process (later calls return the
+    same thread); None when it is turned off."""
+    global _thread
+    if not enabled():
+        return None
+    with _lock:
+        if _thread is None:
+            _thread = threading.Thread(target=run, name="fsengine-prepare", daemon=True)
+            _thread.start()
+        return _thread
+
+
+def _order() -> list:
+    from fsengine.app.registry import PAGES
+
+    first = [p for key in FIRST for p in PAGES if p.key == key]
+    return first + [p for p in PAGES if p not in first]
+
+
+def _import(name: str) -> None:
+    """Import ``name`` after the engine libraries, one at a time, stepping aside for pages between."""
+    from fsengine.app.shell import ENGINE_MODULES
+
+    for module in (*ENGINE_MODULES, name):
+        yield_to_pages()
+        importlib.import_module(module)
+
+
+def run() -> dict[str, str]:
+    """Prepare every page's first visit (see the module docstring), in this thread; returns
+    :data:`status`. The default dataset comes first: every page reads it."""
+    progress["started"] = time.monotonic()
+    status["running"] = "yes"
+    try:
+        from fsengine.app.picker import default_selection, load_cached
+
+        load_cached(*default_selection(), background=lambda fraction, message="": yield_to_pages())
+        status["dataset"] = "prepared"
+    except Exception as exc:  # a page loads it on demand
+        status["dataset"] = f"failed: {exc}"
+        LOG.exception("loading the default dataset failed; pages load it on demand")
+    pages = _order()
+    for i, spec in enumerate(pages):
+        def report(fraction, message: str = "", i=i, spec=spec) -> None:
+            progress["fraction"] = (i + min(max(float(fraction), 0.0), 1.0)) / len(pages)
+            progress["message"] = f"{spec.title}: {message}" if message else spec.title
+            yield_to_pages()  # a page being drawn goes first
+
+        report(0.0)
+        try:
+            _import(spec.module)
+            module = sys.modules[spec.module]
+            visit = getattr(module, "first_visit", None)
+            if visit is None:
+                status[spec.key] = "imported"
+                continue
+            t0 = time.perf_counter()
+            visit(report)
+            status[spec.key] = "prepared"
+            LOG.info("prepared the first visit of %s in %.1f s", spec.key, time.perf_counter() - t0)
+        except Exception as exc:  # a failed preparation leaves the page to compute on demand
+            status[spec.key] = f"failed: {exc}"
+            LOG.exception("preparing the page %s failed; it computes on demand", spec.key)
+    status.pop("running", None)
+    progress["finished"] = time.monotonic()
+    progress["fraction"] = 1.0
+    return status
