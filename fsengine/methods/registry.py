@@ -322,7 +322,7 @@ _ENTRIES = (
                       help="features with SU(X, Y) at or below delta are left out before the redundancy analysis"),
                 _BINS)),
     MethodSpec(
-        "unified", "Unified (β, γ)", "I(X_k; Y) - beta sum_j I(X_j; X_k) + gamma sum_j I(X_j; X_k | Y) over the "
+        "unified", "Unified criterion", "I(X_k; Y) - beta sum_j I(X_j; X_k) + gamma sum_j I(X_j; X_k | Y) over the "
         "selected features (divided by |S| with mean), when the feature joined the greedy selection: MIM (0, 0), "
         "MIFS (beta, 0, sum), mRMR (1, 0, mean), JMI (1, 1, mean), CIFE (1, 1, sum) (Brown et al. 2012)",
         "fsengine.selectors:UnifiedInformationSelector",

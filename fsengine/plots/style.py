@@ -37,7 +37,7 @@ METHOD_COLORS = {
     "ANOVA F": "#393b79", "Chi²": "#637939", "Forest": "#2d6a2d", "Permutation": "#8c6d31",
     "RFE": "#843c39", "Stability": "#7b4173", "mRMR": "#3182bd",
     "JMI": "#08519c", "CMIM": "#e6550d", "DISR": "#31a354", "CIFE": "#756bb1", "ICAP": "#fd8d3c",
-    "FCBF": "#a50f15", "Unified (β, γ)": "#636363",
+    "FCBF": "#a50f15", "Unified criterion": "#636363",
     "Boruta": "#8c6d31", "SFS": "#17becf",
 }
 #: lecture mode makes figures this much taller: 18 px axis titles need the room

@@ -32,6 +32,13 @@ def test_every_exported_selector_is_registered():
     assert not missing, f"add a MethodSpec to fsengine/methods/registry.py for: {', '.join(missing)}"
 
 
+def test_labels_are_unique_and_safe_inside_record_quantities():
+    """Records name a quantity as "what, method, dataset"; a label with ", " would split wrongly."""
+    labels = [spec.label for spec in METHODS.values()]
+    assert len(set(labels)) == len(labels)
+    assert not [label for label in labels if "," in label]
+
+
 @pytest.mark.parametrize("key", list(METHODS))
 def test_entry_defaults_build_the_selector_with_them(key):
     spec = METHODS[key]
