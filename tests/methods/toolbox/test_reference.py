@@ -166,23 +166,28 @@ def test_rfe_ranking_is_sklearns_and_the_order_follows_it(task):
 
 
 @pytest.mark.parametrize("classes", [2, 3])
-def test_rfe_fractional_step_orders_a_round_by_the_criterion_it_removed_them_by(classes):
-    """step 0.3 on 10 features removes 3 per round; scikit-learn ties them in ``ranking_``. The
-    order within a round is the squared coefficient (summed over the classes) of that round's
-    fit, refitted here by hand on the features left at each round: larger first, as a smaller
-    step would have removed them later."""
-    X, y = _data(p=10, classes=classes)
-    sel = RFESelector(step=0.3).fit(X, y)
+@pytest.mark.parametrize("step, p", [(0.3, 10), ("registry", 60)])
+def test_rfe_fractional_step_is_sklearns_and_orders_a_round_by_the_criterion_it_removed_them_by(step, p, classes):
+    """A fraction removes int(step * p) features per round (0.3 on 10: 3; the registry's default
+    0.05 on 60: 3), and scikit-learn's RFE with the same step ties them in ``ranking_``. The order
+    within a round is the squared coefficient (summed over the classes) of that round's fit,
+    refitted here by hand on the features left at each round: larger first, as a smaller step
+    would have removed them later."""
+    X, y = _data(p=p, classes=classes)
+    sel = RFESelector(step=step).fit(X, y) if step != "registry" else RFESelector().fit(X, y)
+    step = get_method("rfe").resolve({})["step"] if step == "registry" else step
+    assert sel.step == step and step < 1
     theirs = RFE(make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)), n_features_to_select=1,
-                 step=0.3, importance_getter="named_steps.logisticregression.coef_").fit(X, y)
+                 step=step, importance_getter="named_steps.logisticregression.coef_").fit(X, y)
     np.testing.assert_array_equal(sel.rfe_ranking_, theirs.ranking_)
-    assert len(set(theirs.ranking_)) < 10 and sorted(sel.ranking_) == list(range(1, 11))
+    assert len(set(theirs.ranking_)) < p and sorted(sel.ranking_) == list(range(1, p + 1))
     assert np.all(np.diff(sel.rfe_ranking_[sel.order_]) >= 0)  # the order never contradicts sklearn's ranking
-    alive, expected = np.arange(10), []
-    while alive.size > 1:  # the elimination by hand: fit, remove the 3 smallest w^2 (or all but one)
+    per_round = max(1, int(step * p))
+    alive, expected = np.arange(p), []
+    while alive.size > 1:  # the elimination by hand: fit, remove the per_round smallest w^2 (or all but one)
         coef = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)).fit(X[:, alive], y)[-1].coef_
         criterion = (coef ** 2).sum(axis=0)
-        out = np.argsort(criterion, kind="stable")[:min(3, alive.size - 1)]
+        out = np.argsort(criterion, kind="stable")[:min(per_round, alive.size - 1)]
         expected = [alive[j] for j in out[np.argsort(-criterion[out], kind="stable")]] + expected
         np.testing.assert_allclose(sel.removal_criterion_[alive[out]], criterion[out], rtol=1e-6)
         alive = np.delete(alive, out)
