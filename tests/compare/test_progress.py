@@ -1,6 +1,7 @@
-"""Progress that tells the truth (issue 32, item 4): every fit of a comparison announces itself,
-by method and fit, before it runs; the message names the method that is running; a command-line
-comparison's log names every method in turn; every registered method reports from inside its fit."""
+"""Progress that tells the truth (issue 32, item 4): every fit of a comparison and of a benchmark
+announces itself, by method and fit, before it runs; the message names the method that is running;
+a command-line comparison's log names every method in turn, ``fsengine select`` names its method;
+every registered method reports from inside its fit, in its own words."""
 
 
 import re
@@ -28,24 +29,17 @@ def _messages(log):
     return [entry[1] for entry in log if entry[0] == "message"]
 
 
-def test_every_fit_announces_itself_before_it_runs_and_the_bar_names_the_running_method(glm):
-    spy_method.LOG.clear()
-    result = run_comparison(glm, [spy(label) for label in LABELS], CompareSettings(n_bootstrap=3, max_k=6, n_repeats=2),
-                            progress=lambda f, m: spy_method.LOG.append(("message", m)))
-    assert result.labels == LABELS
-    log = list(spy_method.LOG)
+def _announced_before_each_fit_and_named_while_it_runs(log, expected, warm_rows):
+    """The spies' fits in ``log`` (serial): each timed fit (more than ``warm_rows`` rows) is preceded
+    by its name from ``expected`` (in order) and the fit's announcement; every message while a spy
+    fits names it. Returns the timed fits' log positions."""
     starts = [i for i, entry in enumerate(log) if entry[0] == "fit"]
-    warm = [i for i in starts if log[i][2] <= 2 * WARMUP_ROWS_PER_CLASS]  # the untimed warm-up fits
-    timed = [i for i in starts if i not in warm]
-    expected = fit_names(LABELS, 3, 2)
+    timed = [i for i in starts if log[i][2] > warm_rows]
     assert len(timed) == len(expected)
     for name, i in zip(expected, timed):  # serial: the fits run in the order of their names
         last = _messages(log[:i])[-1]
         assert last.startswith(name + ", fitting on "), (name, last)  # announced: method, fit, rows
         assert log[i][1] == name.split(": ")[0]
-    for i in warm:  # the warm-up says what it is, under the method's first fit
-        assert _messages(log[:i])[-1].startswith(f"{log[i][1]}: fit on the training part, warm-up")
-    # while a spy fits, every message names it (and its fit); its own steps come through
     running = None
     for entry in log:
         if entry[0] == "fit":
@@ -54,10 +48,64 @@ def test_every_fit_announces_itself_before_it_runs_and_the_bar_names_the_running
             running = None
         elif running is not None:
             assert subject(entry[1]) == running, (running, entry[1])
+    return timed
+
+
+def test_every_fit_announces_itself_before_it_runs_and_the_bar_names_the_running_method(glm):
+    spy_method.LOG.clear()
+    result = run_comparison(glm, [spy(label) for label in LABELS], CompareSettings(n_bootstrap=3, max_k=6, n_repeats=2),
+                            progress=lambda f, m: spy_method.LOG.append(("message", m)))
+    assert result.labels == LABELS
+    log = list(spy_method.LOG)
+    warm_rows = 2 * WARMUP_ROWS_PER_CLASS
+    _announced_before_each_fit_and_named_while_it_runs(log, fit_names(LABELS, 3, 2), warm_rows)
+    warm = [i for i, entry in enumerate(log) if entry[0] == "fit" and entry[2] <= warm_rows]
+    assert len(warm) == len(LABELS)
+    for i in warm:  # the warm-up says what it is, under the method's first fit
+        assert _messages(log[:i])[-1].startswith(f"{log[i][1]}: fit on the training part, warm-up")
+    # its own steps come through, behind the method and the fit
     assert "Spy B: bootstrap fit 2 of 3, step 3 of 3" in _messages(log)
     assert "Spy A: fit on split 2 of 2, step 1 of 3" in _messages(log)
     # the accuracy tasks name the curve first
     assert "Spy B: held-out accuracy, split 2 of 2" in _messages(log)
+
+
+def test_every_benchmark_fit_announces_itself_before_it_runs_and_the_bar_names_the_running_method(glm, monkeypatch):
+    """fsengine benchmark: each (method, fold) task is named method first, announced before its fit
+    (the warm-up too), and the selector's own steps come behind its name."""
+    from fsengine.benchmark.protocol import Settings
+    from fsengine.benchmark.runner import run_benchmark
+    from fsengine.benchmark.suite import Entry
+
+    for label in LABELS:
+        monkeypatch.setitem(METHODS, spy(label).key, spy(label))
+    spy_method.LOG.clear()
+    entry = Entry("glm", "synthetic_glm", "Planted GLM", "test")
+    run = run_benchmark((entry,), [(spy(label).key, {}) for label in LABELS], Settings(folds=3, repeats=1, k_grid="2"),
+                        datasets=[glm], progress=lambda f, m: spy_method.LOG.append(("message", m)))
+    assert set(run.status.values()) == {"ok"}
+    log = list(spy_method.LOG)
+    expected = [f"{label}: Planted GLM, repeat 1 fold {fold}" for fold in (1, 2, 3) for label in LABELS]
+    timed = _announced_before_each_fit_and_named_while_it_runs(log, expected, 2 * WARMUP_ROWS_PER_CLASS)
+    messages = _messages(log)
+    for label in LABELS:  # the warm-up is said, under the method's first fold, before the first timed fit
+        warm_up = f"{label}: Planted GLM, repeat 1 fold 1, warm-up"
+        assert any(m.startswith(warm_up) for m in _messages(log[:timed[LABELS.index(label)]])), label
+    assert "Spy B: Planted GLM, repeat 1 fold 3, step 2 of 3" in messages
+    assert any(m.startswith("all features: Planted GLM, repeat 1 fold 2") for m in messages)
+
+
+def test_select_names_its_method_in_every_message(tmp_path, capsys):
+    """fsengine select: the selector's own reports come behind the method's label (captured stderr)."""
+    from fsengine.cli import main
+
+    assert main(["select", "--method", "l1", "--data", "synthetic_glm:p=12,n=160", "--param", "n_Cs=6",
+                 "--out", str(tmp_path)]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("select l1 ")]
+    messages = [re.sub(r"^select l1 \[[#.]+\]\s+\d+%\s+[\d.]+s ", "", line) for line in lines]
+    assert messages[0].startswith("L1: fitting on 160 rows x 12 features"), messages
+    assert messages[-1] == "writing files" and len(messages) > 2
+    assert all(m.startswith("L1: ") for m in messages[:-1]), messages
 
 
 @pytest.mark.slow
