@@ -123,6 +123,29 @@ def test_fits_on_worker_processes_announce_themselves_and_report_from_inside(glm
         assert any(m.startswith(f"{name}, step ") for m in messages[:done]), name  # its own steps, from the worker
 
 
+@pytest.mark.slow
+def test_a_comparison_of_every_registered_method_announces_each_fit_before_it_runs():
+    """Every registered method in one comparison (serial, a small planted GLM): each fit's name
+    (method, fit) is the first message about it, its announcement ('fitting on ...') comes next,
+    before anything the method says of itself, every message up to its end names it, and the bar
+    never steps back."""
+    ds = load_dataset("synthetic_glm", n=160, p=12, k=3, seed=1)
+    seen = []
+    result = run_comparison(ds, list(METHODS), CompareSettings(n_bootstrap=2, max_k=6, seed=0),
+                            progress=lambda f, m: seen.append((f, m)))
+    assert not result.failures and len(result.labels) == len(METHODS)
+    fractions, messages = [f for f, _ in seen], [m for _, m in seen]
+    assert fractions == sorted(fractions)
+    for name in fit_names(result.labels, 2, 1):
+        about = [i for i, m in enumerate(messages) if m == name or m.startswith(f"{name}, ") or m.startswith(
+            f"{name} done (")]
+        assert messages[about[0]] == name, (name, messages[about[0]])
+        own = [messages[i] for i in about[1:-1] if "warm-up" not in messages[i]]
+        assert own[0].startswith(f"{name}, fitting on "), (name, own[:2])
+        assert messages[about[-1]].startswith(f"{name} done ("), name
+        assert all(subject(m) == subject(name) for m in messages[about[0]:about[-1] + 1]), name
+
+
 def _silent_and_self_named(keys):
     ds = load_dataset("synthetic_glm", n=120, p=12, k=3, seed=1)
     silent, self_named = [], []
