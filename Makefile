@@ -5,6 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP_APP  := $(VENV)/.installed-app
 STAMP_TEST := $(VENV)/.installed-test
 STAMP_LAB  := $(VENV)/.installed-jupyter
+STAMP_DOCS := $(VENV)/.installed-docs
 PORT   ?= 8501
 HOST   ?= 127.0.0.1
 NOTEBOOK_PORT ?= 8888
@@ -16,7 +17,7 @@ STAMP_MIN := $(VENV_MIN)/.installed-min
 # skipped there: real browsers, the wheel build, long runs (each also runs in `make test`)
 MIN_SKIP  := not browser and not slow
 
-.PHONY: app test test-fast test-min bench install notebook clean
+.PHONY: app test test-fast test-min bench install notebook docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +29,10 @@ $(STAMP_APP): pyproject.toml | $(PY)
 
 $(STAMP_TEST): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e ".[test,notebooks]"
+	touch $@ $(STAMP_APP)
+
+$(STAMP_DOCS): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[docs]"
 	touch $@ $(STAMP_APP)
 
 $(STAMP_LAB): pyproject.toml | $(PY)
@@ -51,6 +56,15 @@ test-fast: $(STAMP_TEST)
 	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not browser and not serial"
 	$(PY) -m pytest -q -m "serial and not slow and not browser"
 
+# the documentation site, offline, warnings as errors; then every internal link and no network load,
+# and tests/docs/test_site.py on the built site (every guide page real content, every record's page,
+# every method's table, the lessons' live figures). Open docs/_build/html/index.html; the lessons run
+# at build time and are cached in docs/_build/.jupyter_cache (a build without changes takes seconds)
+docs: $(STAMP_DOCS) $(STAMP_TEST)
+	$(PY) -m sphinx -b html -W --keep-going -q docs docs/_build/html
+	$(PY) docs/check_links.py docs/_build/html
+	FSENGINE_DOCS_SITE=docs/_build/html $(PY) -m pytest -q -n 0 tests/docs/test_site.py
+
 notebook: $(STAMP_LAB)
 	$(PY) -m fsengine warmup
 	$(VENV)/bin/jupyter-lab notebooks --ServerApp.ip=$(HOST) --ServerApp.port=$(NOTEBOOK_PORT) \
@@ -72,4 +86,4 @@ bench: $(STAMP_TEST)
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) $(VENV_MIN) datasets/cache test-artifacts .pytest_cache
+	rm -rf $(VENV) $(VENV_MIN) datasets/cache test-artifacts .pytest_cache docs/_build

@@ -6,8 +6,8 @@ What you may import, documented and kept stable (changes are listed in CHANGELOG
 
 ``fsengine.selectors``  every method as a scikit-learn compatible selector, and the progress protocol of ``fit``
 ``fsengine.plots``      pure plotly figure builders: ``fsengine.plots`` and its family modules
-                        ``bia``, ``gain``, ``bayes_factor``, ``classic``, ``rtm``, ``compare``, ``data``,
-                        ``benchmark``
+                        ``bia``, ``gain``, ``bayes_factor``, ``classic``, ``rtm``, ``information``,
+                        ``compare``, ``data``, ``benchmark``
 ``fsengine.compare``    side-by-side comparisons, their report, and your own methods in them
 ``fsengine.stats``      intervals, paired differences, verdicts, agreement of selected sets
 ``fsengine.data``       datasets: loading, the catalogue, your own data

@@ -61,6 +61,35 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
     then refuses other targets with one message, and the estimator's tags say
     ``classifier_tags.multi_class = False``, which makes scikit-learn's ``check_estimator`` hand it
     binary targets (the registry's ``Needs(two_classes=True)`` must agree; a test holds them).
+
+    Examples
+    --------
+    A selector of your own: ``_fit`` sets the scores and the trace, ``_rank_and_support`` the order,
+    the ranks and the support; validation, ``n_features_in_`` and the contract check come from here.
+
+    >>> from numbers import Integral
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from sklearn.utils._param_validation import Interval
+    >>> from fsengine.selectors import BaseFeatureSelector
+    >>> class MeanGapSelector(BaseFeatureSelector):    # features by the gap between the class means
+    ...     _two_classes = True
+    ...     _parameter_constraints = {"n_features_to_select": [Interval(Integral, 1, None, closed="left"), None]}
+    ...     def __init__(self, *, n_features_to_select=None):
+    ...         self.n_features_to_select = n_features_to_select
+    ...     def _fit(self, X, y):
+    ...         a, b = np.unique(y)
+    ...         self.scores_ = np.abs(X[y == a].mean(axis=0) - X[y == b].mean(axis=0))
+    ...         self._rank_and_support(self.scores_ > self.scores_.mean())
+    ...         self.trace_ = pd.DataFrame({"feature": self.order_, "score": self.scores_[self.order_]})
+    >>> X = np.array([[0.0, 5.0, 1.0], [0.1, 5.0, 2.0], [1.0, 5.0, 2.0], [1.1, 5.0, 2.5]])
+    >>> sel = MeanGapSelector(n_features_to_select=1).fit(X, [0, 0, 1, 1])
+    >>> sel.order_.tolist(), sel.ranking_.tolist(), sel.get_support().tolist()
+    ([0, 2, 1], [1, 3, 2], [True, False, False])
+    >>> MeanGapSelector().fit(X, [0, 1, 2, 2])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: This method needs exactly two classes, got 3 (0, 1, 2). Choose two classes ...
     """
 
     _classification = True

@@ -15,6 +15,8 @@ FSENGINE_MAX_UPLOAD_MB  size limit for user uploads in the app (default 200): a 
 FSENGINE_FETCH_BASE_URL optional mirror that replaces every public download address (an http(s) or
                       file address; tests use a loopback server).
 NLTK_DATA             extra folders (``os.pathsep`` separated) searched for NLTK-layout corpora.
+FSENGINE_PREPARE      ``0`` (or false, no, off) turns off the app's server-start preparation of the
+                      pages' first visits (default on; read by ``fsengine.app.prepare``).
 
 Every variable is checked at start (:func:`check_environment`: the command line, the app's sidebar):
 a value fsengine cannot use is one line naming the variable, never a traceback later.

@@ -37,7 +37,7 @@ from fsengine.progress import Progress, report_to, scaled
 #: plotly.js, written once beside the pages
 PLOTLY_JS = "plotly.min.js"
 #: the pages in the order of the index, by file stem
-METHOD_PAGES = ("bia", "gain", "bayes_factor", "l1", "rtm", "compare")
+METHOD_PAGES = ("bia", "gain", "bayes_factor", "l1", "rtm", "unified", "compare")
 #: the k, stage, C or threshold each explorable starts at is the one the app's page starts at
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 1260px; margin: 0 auto;
@@ -74,6 +74,8 @@ class Page:
     equations: tuple[str, ...]
     figures: tuple[Figure, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: the page's own data, when they are not the pack's dataset (a planted task that teaches)
+    data: str | None = None
 
     @property
     def file_name(self) -> str:
@@ -277,6 +279,46 @@ def _rtm_page(ds: Dataset, progress: Progress) -> Page:
         notes)
 
 
+def _unified_page(ds: Dataset, progress: Progress) -> Page:
+    """Brown et al.'s unified criterion on lesson 7's planted XOR task (whatever the pack's dataset:
+    the task is where the choice between the members shows)."""
+    from fsengine.data.synthetic.xor import make_xor_redundant
+    from fsengine.methods.information import study
+    from fsengine.plots.information import unified_explorable
+
+    task = make_xor_redundant(**study.LESSON_TASK)
+    grid = study.unified_grid(task, progress=scaled(progress, 0.0, 0.8, "grid: "))
+    summary = study.grid_summary(grid)
+    replicates = study.member_replicates(progress=scaled(progress, 0.8, 1.0, "fresh draws: "))
+    fig = unified_explorable(grid, maps=study.summary_maps(summary))
+    members = ", ".join(f"{row['member']} (β = γ = 0)" if row["β"] == row["γ"] == 0 else
+                        f"{row['member']} (β = {row['β']:g}, γ = {row['γ']:g}, {row['normalisation']})"
+                        for row in study.members_table().to_dict("records"))
+    return Page(
+        "unified", "The unified information criterion",
+        "Brown, Pocock, Zhao & Luján, Conditional likelihood maximisation: a unifying framework for information "
+        "theoretic feature selection (JMLR 13, 2012)",
+        ("Greedy information-theoretic filters add one feature at a time, the one whose criterion $J$ is largest "
+         "given the features $S$ already selected. MIM, MIFS, mRMR, JMI and CIFE are one criterion with two "
+         "weights: $\\beta$ on the candidate's redundancy with the selected features, and $\\gamma$ on its "
+         "class-conditional redundancy, which counts as a bonus. mRMR and JMI divide both weights by $|S|$; MIFS "
+         f"and CIFE do not. The named members: {members}.",
+         "The data make the choice matter: a planted **XOR pair** (each alone carries no information about the "
+         "label, together they determine it), **noisy copies of the label** (informative, and redundant with each "
+         "other) and **noise**. Move β with γ = 0, then switch to sums: the penalty grows with every copy taken. "
+         "Raise γ: once one XOR member is selected, its partner follows at once, carried by "
+         "$I(x_a; x_b \\mid Y) = H(Y)$."),
+        (study.EQUATION,),
+        (Figure(fig, "Move β, γ and the normalisation: top right, the kind of feature each greedy step selects; "
+                     "bottom right, J's three terms for that feature (the member's name shows when the sliders "
+                     "stand on it); left, every (β, γ) of the grid, the named members circled. "
+                     + study.agreement_sentence(study.selector_agreement(task, grid)) + " "
+                     + study.members_sentence(grid, summary) + " " + replicates.sentence()),),
+        (study.LESSON_TASK_WHY,),
+        data=f"lesson 7's planted task, not the pack's dataset: {task.n_samples:,} rows, {task.n_features} features "
+             f"({task.provenance.source})")
+
+
 def _compare_page(ds: Dataset, progress: Progress) -> Page:
     from fsengine.compare import CompareSettings, comparison_figures, run_comparison
     from fsengine.plots.compare import top_k_explorable
@@ -307,6 +349,7 @@ BUILDERS: dict[str, tuple[str, Callable[[Dataset, Progress], Page]]] = {
     "bayes_factor": ("classification", _bayes_factor_page),
     "l1": ("classification", _l1_page),
     "rtm": ("classification", _rtm_page),
+    "unified": ("any", _unified_page),
     "compare": ("classification", _compare_page),
 }
 
@@ -371,7 +414,8 @@ def page_html(pack: Pack, page: Page) -> str:
     """One method's page."""
     parts = [_head(f"{page.title} · {pack.dataset}"), _nav(pack, page.file_name),
              f"<h1>{html.escape(page.title)}</h1>\n", f'<p class="source">{html.escape(page.source)}</p>\n',
-             f"<p>Data: <b>{html.escape(pack.dataset)}</b> ({html.escape(pack.description)}).</p>\n"]
+             (f"<p>Data: {html.escape(page.data)}.</p>\n" if page.data else
+              f"<p>Data: <b>{html.escape(pack.dataset)}</b> ({html.escape(pack.description)}).</p>\n")]
     parts += [f"<p>{paragraph(text)}</p>\n" for text in page.text]
     parts += [mathml(eq) + "\n" for eq in page.equations]
     for i, item in enumerate(page.figures):

@@ -13,6 +13,7 @@ from typing import Any
 class Param:
     """One user-settable parameter of a dataset loader or a method.
 
+    ========  ========================================================================================
     name      keyword of the loader or the selector class
     label     what a widget and ``--help`` call it
     default   its default: the one value the app, the command line and the Python API share
@@ -23,6 +24,7 @@ class Param:
               ``(None,)``: the command line takes their spelling (``auto``, ``none``) and a widget
               offers them as a switch
     help      one line of help
+    ========  ========================================================================================
 
     What a method's parameter accepts is decided here once: :meth:`check` (the app's widgets and
     ``run_comparison``), :meth:`parse` (the command line) and the selector class (its
@@ -30,6 +32,17 @@ class Param:
     :func:`fsengine.methods.registry.method_constraints`) accept exactly the same values. An
     ``int`` is an integral number that is no bool; a ``float`` any finite real number that is no
     bool (an integer too); NaN and inf are in no range.
+
+    Examples
+    --------
+    >>> from fsengine.compare import Param
+    >>> k = Param("k", "Features kept", 20, min=1, max=1000)
+    >>> k.parse("50"), k.default
+    (50, 20)
+    >>> k.check(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: k=0: must be at least 1
     """
 
     name: str

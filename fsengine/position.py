@@ -34,6 +34,8 @@ def nearest_index(grid, value: float, *, log: bool = True) -> int:
 class Position:
     """Row ``index`` of a path grid and the grid's ``value`` there.
 
+    Examples
+    --------
     >>> Position.nearest([10.0, 1.0, 0.1], 0.8)
     Position(index=1, value=1.0)
     """

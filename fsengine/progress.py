@@ -46,7 +46,24 @@ Progress = Callable[[float, str], None]
 
 
 class StopRequested(Exception):
-    """Raised by a progress callback to stop the computation that calls it (see the module)."""
+    """Raised by a progress callback to stop the computation that calls it (see the module).
+
+    Examples
+    --------
+    A progress callback that stops a greedy selection after its third feature; the selector keeps
+    the valid partial result and says why it stopped:
+
+    >>> import numpy as np
+    >>> from fsengine.selectors import MRMRSelector, StopRequested
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = rng.normal(size=(200, 8)), rng.integers(0, 2, 200)
+    >>> def stop_after_three(fraction, message):
+    ...     if "selected, 3 of" in message:
+    ...         raise StopRequested
+    >>> sel = MRMRSelector(max_features=6).fit(X, y, progress=stop_after_three)
+    >>> sel.stop_reason_
+    'stop requested'
+    """
 
 
 def silent(fraction: float, message: str = "") -> None:
@@ -149,6 +166,16 @@ class TqdmProgress:
 
     Fractions outside [0, 1] are clipped; a fraction below the current one moves the bar back
     (a restarted stage must not freeze the bar).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.selectors import MutualInfoSelector, TqdmProgress
+    >>> X, y = np.random.default_rng(0).integers(0, 2, (100, 5)), np.arange(100) % 2
+    >>> with TqdmProgress("MI", disable=True) as report:     # disable: no bar in this example's output
+    ...     sel = MutualInfoSelector().fit(X, y, progress=report)
+    >>> sel.scores_.shape
+    (5,)
     """
 
     def __init__(self, desc: str = "", **tqdm_kwargs):

@@ -55,7 +55,14 @@ def _as_set(subset) -> frozenset[int]:
 
 
 def jaccard(a, b) -> float:
-    """|A ∩ B| / |A ∪ B| of two index sets (1.0 when both are empty)."""
+    """``|A ∩ B| / |A ∪ B|`` of two index sets (1.0 when both are empty).
+
+    Examples
+    --------
+    >>> from fsengine.stats import jaccard
+    >>> jaccard([0, 1, 2], [1, 2, 3])     # 2 shared of 4 in either
+    0.5
+    """
     a, b = _as_set(a), _as_set(b)
     union = len(a | b)
     return 1.0 if union == 0 else len(a & b) / union
@@ -63,7 +70,16 @@ def jaccard(a, b) -> float:
 
 def kuncheva_index(a, b, n_features: int) -> float:
     """Kuncheva's consistency index I_C(A, B) = (r n - k^2) / (k (n - k)) of two k-subsets of
-    ``range(n_features)``; in [-1, 1], 1 for identical sets, 0 expected by chance."""
+    ``range(n_features)``; in [-1, 1], 1 for identical sets, 0 expected by chance.
+
+    Examples
+    --------
+    >>> from fsengine.stats import kuncheva_index
+    >>> kuncheva_index([0, 1], [0, 2], 6)      # r = 1 shared: (1 * 6 - 2^2) / (2 * (6 - 2))
+    0.25
+    >>> kuncheva_index([0, 1], [0, 1], 6)
+    1.0
+    """
     a, b = _as_set(a), _as_set(b)
     k, n = len(a), int(n_features)
     if len(b) != k:
@@ -78,7 +94,14 @@ def kuncheva_index(a, b, n_features: int) -> float:
 
 
 def kuncheva_stability(subsets, n_features: int) -> float:
-    """Mean I_C over all pairs of the K >= 2 subsets: 2 / (K (K - 1)) sum_{i<j} I_C(S_i, S_j)."""
+    """Mean I_C over all pairs of the K >= 2 subsets: 2 / (K (K - 1)) sum_{i<j} I_C(S_i, S_j).
+
+    Examples
+    --------
+    >>> from fsengine.stats import kuncheva_stability
+    >>> kuncheva_stability([[0, 1], [0, 2], [0, 1]], 6)   # the mean of 0.25, 1 and 0.25
+    0.5
+    """
     subsets = [_as_set(s) for s in subsets]
     if len(subsets) < 2:
         raise ValueError("Stability needs at least two selections (e.g. two bootstrap resamples).")
@@ -114,7 +137,15 @@ def kuncheva_leave_one_out(matrix: np.ndarray) -> np.ndarray:
 
 
 def jaccard_matrix(subsets: dict[str, np.ndarray]) -> np.ndarray:
-    """Pairwise Jaccard overlaps of named subsets (rows and columns in dict order)."""
+    """Pairwise Jaccard overlaps of named subsets (rows and columns in dict order).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.stats import jaccard_matrix
+    >>> jaccard_matrix({"MI": np.array([0, 1]), "L1": np.array([1, 2]), "BIA": np.array([0, 1])}).round(3).tolist()
+    [[1.0, 0.333, 1.0], [0.333, 1.0, 0.333], [1.0, 0.333, 1.0]]
+    """
     sets = [_as_set(s) for s in subsets.values()]
     return np.array([[jaccard(a, b) for b in sets] for a in sets])
 
@@ -133,7 +164,15 @@ def _check_truth_scores(truth, scores) -> tuple[np.ndarray, np.ndarray]:
 
 def roc_curve(truth, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(fpr, tpr, thresholds): one point per distinct score, highest first, starting at (0, 0)
-    with threshold +inf. A feature counts as predicted relevant when its score >= threshold."""
+    with threshold +inf. A feature counts as predicted relevant when its score >= threshold.
+
+    Examples
+    --------
+    >>> from fsengine.stats import roc_curve
+    >>> fpr, tpr, thresholds = roc_curve([True, False, True, False], [0.9, 0.8, 0.3, 0.1])
+    >>> fpr.tolist(), tpr.tolist()
+    ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0])
+    """
     from sklearn.metrics import roc_curve as sklearn_roc_curve
 
     truth, scores = _check_truth_scores(truth, scores)
@@ -141,7 +180,14 @@ def roc_curve(truth, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def roc_auc(truth, scores) -> float:
-    """Area under :func:`roc_curve` (ties count one half)."""
+    """Area under :func:`roc_curve` (ties count one half).
+
+    Examples
+    --------
+    >>> from fsengine.stats import roc_auc
+    >>> roc_auc([True, False, True, False], [0.9, 0.8, 0.3, 0.1])   # 3 of the 4 (relevant, irrelevant) pairs in order
+    0.75
+    """
     from sklearn.metrics import roc_auc_score
 
     truth, scores = _check_truth_scores(truth, scores)
@@ -201,6 +247,8 @@ def nogueira_stability(selections, n_features: int | None = None, *, level: floa
     """Nogueira, Sechidis & Brown's stability of M >= 2 selections with its asymptotic normal
     interval (JMLR 18, 2018, Definition 4 and Theorem 9); see the module docstring.
 
+    Examples
+    --------
     Identical selections give 1 with a zero-width interval:
 
     >>> nogueira_stability([[0, 1], [0, 1], [0, 1]], 5).format(2)
@@ -236,6 +284,8 @@ def nogueira_difference(selections_a, selections_b, n_features: int | None = Non
     same bootstrap resample), and the variance is that of the influence differences,
     1/M^2 sum_i ((psi_b,i - psi_a,i) - mean)^2, which keeps the shared resample's effect out.
 
+    Examples
+    --------
     >>> a = [[0, 1], [0, 2], [0, 1], [1, 2]]
     >>> b = [[0, 1], [0, 1], [0, 1], [0, 1]]
     >>> result = nogueira_difference(a, b, 6, paired=True)

@@ -378,10 +378,10 @@ def test_a_failing_method_is_reported_and_the_comparison_goes_on(monkeypatch):
 
     real = compare.fit_method
 
-    def flaky(spec, values, ds, progress=None):
+    def flaky(spec, values, ds, progress=None, *, warm_start=None):
         if spec.key == "l1":
             raise FloatingPointError("overflow in the solver")
-        return real(spec, values, ds, progress)
+        return real(spec, values, ds, progress, warm_start=warm_start)
 
     monkeypatch.setattr(compare, "fit_method", flaky)
     rng = np.random.default_rng(1)

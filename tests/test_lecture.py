@@ -98,17 +98,19 @@ def test_pack_zip_holds_one_folder(tmp_path):
     assert re.search(r"<nav>.*Contents", html)
 
 
-def readme_section(title: str) -> str:
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert f"\n## {title}\n" in text, f"README has no section {title!r}"
-    return text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+#: the getting-started pages of the documentation site that show the lessons and the lecture pack
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "getting-started"
 
 
-def test_readme_commands_for_jupyter_and_teaching_offline_parse():
-    """Every ``fsengine ...`` line the README's "Use from Jupyter" and "Teach offline" sections show
+def guide_page(name: str) -> str:
+    return (GUIDE / name).read_text(encoding="utf-8")
+
+
+def test_the_guides_commands_for_jupyter_and_teaching_offline_parse():
+    """Every ``fsengine ...`` line the getting-started pages on the lessons and the lecture pack show
     is accepted by the command line as written (argparse exits with status 2 on a wrong option)."""
-    lines = [line.split("  #")[0] for title in ("Use from Jupyter", "Teach offline")
-             for line in readme_section(title).splitlines() if line.startswith("fsengine ")]
+    lines = [line.split("  #")[0] for name in ("notebooks.md", "lecture.md")
+             for line in guide_page(name).splitlines() if line.startswith("fsengine ")]
     assert sum(line.startswith("fsengine lecture ") for line in lines) >= 2, lines
     parser = build_parser()
     for line in lines:
@@ -116,8 +118,29 @@ def test_readme_commands_for_jupyter_and_teaching_offline_parse():
         assert args.command == shlex.split(line)[1]
 
 
-def test_readme_lists_what_a_pack_holds():
-    section = readme_section("Teach offline")
+def test_the_guide_lists_what_a_pack_holds():
+    section = guide_page("lecture.md")
     for name in ["index.html", PLOTLY_JS] + [f"{key}.html" for key in METHOD_PAGES]:
-        assert f"`{name}`" in section, f"README's Teach offline does not name {name}"
-    assert "FigureWidget" not in readme_section("Use from Jupyter")  # the lessons use no widget figures
+        assert f"`{name}`" in section, f"docs/getting-started/lecture.md does not name {name}"
+    assert "FigureWidget" not in guide_page("notebooks.md")  # the lessons use no widget figures
+
+
+def test_the_unified_page_teaches_on_the_planted_task_whatever_the_dataset():
+    """The unified criterion's page runs on lesson 7's planted XOR task (where the members differ),
+    also for regression data, with beta, gamma and the normalisation as its figure's sliders and a
+    caption whose numbers are the study's."""
+    from fsengine.data import load_dataset
+    from fsengine.data.synthetic.xor import make_xor_redundant
+    from fsengine.lecture import page_html
+    from fsengine.methods.information import study
+
+    ds = load_dataset("synthetic_glm", family="linear", n=120, p=12)
+    pack = lecture_pages(ds, methods=["unified"])
+    (page,) = pack.pages
+    assert page.key == "unified" and "planted task, not the pack's dataset" in page.data
+    fig = page.figures[0].figure
+    assert [s.name for s in fig.layout.sliders] == ["beta", "gamma", "normalisation"]
+    grid = study.unified_grid(make_xor_redundant(**study.LESSON_TASK))
+    assert study.members_sentence(grid, study.grid_summary(grid)) in page.figures[0].caption
+    html = page_html(pack, page)
+    assert "Data: lesson 7&#x27;s planted task" in html and "<math" in html and "merror" not in html

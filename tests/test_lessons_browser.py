@@ -3,7 +3,7 @@ after a reload and in a second tab (headless Chromium, every request that is not
 
 - Exported HTML: lesson 1 is executed with plotly's renderer ``plotly_mimetype+notebook`` (the
   outputs then carry HTML with plotly.js once, which ``jupyter nbconvert --to html`` keeps; the
-  README says so) and exported by nbconvert; the page is opened from ``file://``.
+  user guide says so) and exported by nbconvert; the page is opened from ``file://``.
 - JupyterLab (when it is installed: ``pip install "fsengine[jupyter]"``): the lesson runs in a
   JupyterLab server on a loopback port, the explorable is moved, the page reloaded and the lesson
   opened in a second tab; the figure must be drawn at its slider's position each time (the old

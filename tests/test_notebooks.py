@@ -69,7 +69,7 @@ def disagreements(figure: dict) -> list[str]:
 def test_there_are_six_lessons():
     names = [p.stem for p in NOTEBOOKS]
     assert len(names) >= 6, names
-    for topic in ("bia", "sgc", "bayes", "classic", "rtm", "tour"):
+    for topic in ("bia", "sgc", "bayes", "classic", "rtm", "tour", "unified"):
         assert any(topic in n for n in names), f"no notebook about {topic}: {names}"
 
 

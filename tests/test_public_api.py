@@ -52,6 +52,7 @@ SURFACE = {
     "fsengine.plots.benchmark": [
         "cd_explorable", "ranks_explorable", "similarity_explorable", "stability_bars", "tradeoff_explorable",
     ],
+    "fsengine.plots.information": ["unified_explorable"],
     "fsengine.plots.data": [
         "class_balance", "class_mean_images", "feature_map", "image_grid", "target_histogram", "top_features",
         "word_frequencies",

@@ -99,12 +99,15 @@ def show_figure(where, fig, **kwargs) -> None:
 #: rerun does not refresh, and may then rewrite the URL from it) draws the figure elsewhere or
 #: drops the parameter; the poll puts the remembered value back into the URL and moves the figure to
 #: its step. A value the figure has no step for (another grid) gives way to the figure's. One
-#: listener per chart, whose settings the latest mount replaces. With ``settings.report`` every
-#: value written also goes to Python as the trigger ``value`` (:func:`explorable_bridge`): one
-#: rerun per release, of the fragment the bridge is mounted in.
+#: listener per chart and slider (``settings.slider``, the first by default: a figure with several
+#: sliders has one bridge and one URL parameter per slider), whose settings the latest mount
+#: replaces. With ``settings.report`` every value written also goes to Python as the trigger
+#: ``value`` (:func:`explorable_bridge`): one rerun per release, of the fragment the bridge is
+#: mounted in.
 _URL_BRIDGE_JS = """
 export default function (component) {
   const settings = component.data || {};
+  const index = settings.slider || 0;  // which of the figure's sliders this bridge follows
   const moved = (window.__fsenginePositions = window.__fsenginePositions || {});  // param -> last move
   let stopped = false;
   let timer = null;
@@ -119,34 +122,37 @@ export default function (component) {
     if (settings.report && typeof component.setTriggerValue === "function") component.setTriggerValue("value", value);
   };
   const onChange = (event) => {
+    const slider = event && event.slider ? (event.slider._index || 0) : 0;
+    if (slider !== index) return;  // another slider of the figure: its own bridge writes it
     const value = event && event.step ? event.step.value : null;
     if (value === null || value === undefined) return;
     clearTimeout(timer);
     timer = setTimeout(() => write(String(value)), 250);
   };
   const follow = (gd) => {  // the figure to the URL's step (a rerun from an older URL drew it elsewhere)
-    const slider = gd.layout && gd.layout.sliders && gd.layout.sliders[0];
+    const slider = gd.layout && gd.layout.sliders && gd.layout.sliders[index];
     if (timer !== null || !slider || !slider.steps || !window.Plotly) return;
     const inUrl = new URL(window.location.href).searchParams.get(settings.param) ?? settings.fallback;
     const want = moved[settings.param] ?? inUrl;
     if (want !== inUrl) write(want);  // a rewrite from an older query string dropped the last move
     const active = slider.steps[slider.active || 0];
     if (!active || String(active.value) === want) return;
-    const index = slider.steps.findIndex((step) => String(step.value) === want);
-    if (index < 0) { write(String(active.value)); return; }
-    const [data, layout, traces] = slider.steps[index].args;
-    window.Plotly.update(gd, data, Object.assign({}, layout, {"sliders[0].active": index}), traces);
+    const step = slider.steps.findIndex((candidate) => String(candidate.value) === want);
+    if (step < 0) { write(String(active.value)); return; }
+    const [data, layout, traces] = slider.steps[step].args;
+    window.Plotly.update(gd, data, Object.assign({}, layout, {[`sliders[${index}].active`]: step}), traces);
   };
   const attach = () => {
     if (stopped) return;
     const gd = chart();
     if (!gd || typeof gd.on !== "function") return;
-    if (!gd.__fsengineBridge) {
+    const bridges = (gd.__fsengineBridges = gd.__fsengineBridges || {});
+    if (!bridges[index]) {
       const bridge = { handler: onChange };
-      gd.__fsengineBridge = bridge;
+      bridges[index] = bridge;
       gd.on("plotly_sliderchange", (event) => bridge.handler(event));
     }
-    gd.__fsengineBridge.handler = onChange;
+    bridges[index].handler = onChange;
     follow(gd);
   };
   attach();
@@ -172,21 +178,27 @@ def url_value(param: str) -> str | None:
 
 
 def _mount(where, chart: str, data: dict, **callbacks):
+    slider = data.get("slider", 0)
+    key = f"{chart}_url" if not slider else f"{chart}_url{slider}"
     if where is st:
-        return _bridge()(key=f"{chart}_url", data=data, **callbacks)
+        return _bridge()(key=key, data=data, **callbacks)
     with where:
-        return _bridge()(key=f"{chart}_url", data=data, **callbacks)
+        return _bridge()(key=key, data=data, **callbacks)
 
 
-def show_explorable(where, fig, *, key: str, param: str, fallback: str, bridge: bool = True) -> None:
+def show_explorable(where, fig, *, key: str, param: str, fallback: str, bridge: bool = True,
+                    more: tuple[tuple[str, str], ...] = ()) -> None:
     """Draw an explorable (:mod:`fsengine.plots.explorable`) in ``where`` like :func:`show_figure`,
     and keep its slider's position in the URL's ``param`` (``fallback``: the value the page uses
     when the URL has none, left out of the URL). Moves never reach Python; the page reads the
-    position back with :func:`url_value` when it runs. ``bridge=False``: the page mounts the
-    bridge itself, with :func:`explorable_bridge` (the position also reaches Python)."""
+    position back with :func:`url_value` when it runs. ``more``: (param, fallback) of the
+    figure's second, third, ... slider, each kept in its own URL parameter. ``bridge=False``: the
+    page mounts the bridge itself, with :func:`explorable_bridge` (the position also reaches Python)."""
     show_figure(where, fig, key=key)
     if bridge:
         _mount(where, key, {"chart": key, "param": param, "fallback": fallback})
+    for slider, (other, other_fallback) in enumerate(more, start=1):
+        _mount(where, key, {"chart": key, "param": other, "fallback": other_fallback, "slider": slider})
 
 
 def _released() -> None:

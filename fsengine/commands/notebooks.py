@@ -1,6 +1,6 @@
 """``fsengine notebooks [--out DIR] [--force] [--list]``: copy the teaching notebooks to a folder.
 
-The six lessons ship with the package (:func:`fsengine.config.lessons_dir`), so ``pip install
+The seven lessons ship with the package (:func:`fsengine.config.lessons_dir`), so ``pip install
 fsengine`` brings them too. They are copied into DIR beside whatever else it holds; nothing else in
 DIR is touched. A lesson already in DIR is left alone when it is the shipped one and refused when it
 differs (the user's edits), before anything is written; ``--force`` replaces those lessons with the
@@ -24,9 +24,10 @@ DEFAULT_OUT = Path("fsengine-notebooks")
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         NAME, help="copy the teaching notebooks (Jupyter lessons) to a folder",
-        description="Copy the six Jupyter lessons that ship with fsengine (one per source paper and a "
-                    "tour) into a folder of yours, then open them with `jupyter lab DIR`. Other files in "
-                    "the folder are never touched; a lesson you edited is never overwritten without --force.")
+        description="Copy the seven Jupyter lessons that ship with fsengine (one per source paper, a tour and "
+                    "the unified information criterion) into a folder of yours, then open them with `jupyter lab "
+                    "DIR`. Other files in the folder are never touched; a lesson you edited is never overwritten "
+                    "without --force.")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"folder for the lessons (default ./{DEFAULT_OUT})")
     p.add_argument("--force", action="store_true", help="overwrite lessons in --out that differ from the shipped ones")
     p.add_argument("--list", action="store_true", help="list the lessons and copy nothing")

@@ -1,11 +1,14 @@
 """The side-by-side comparison of feature-selection methods.
 
-``settings``  what a comparison is asked to do (:class:`CompareSettings`), importable without the runner
-``runner``    :func:`run_comparison`: the fits (training part, bootstrap resamples, repeated splits) and the
-              held-out outcomes, as tasks through :mod:`fsengine.parallel`
+============  ======================================================================================
+``settings``  what a comparison is asked to do (:class:`CompareSettings`), importable without the
+              runner
+``runner``    :func:`run_comparison`: the fits (training part, bootstrap resamples, repeated splits)
+              and the held-out outcomes, as tasks through :mod:`fsengine.parallel`
 ``analyses``  :class:`ComparisonResult`: held-out accuracy with intervals, paired differences, overlap,
               stability (Kuncheva, Nogueira), ROC, runtimes and the tables
 ``report``    its figures, CSV tables and the self-contained HTML report
+============  ======================================================================================
 
 The public names are importable from here (``from fsengine.compare import run_comparison``); they
 are loaded on first use, so that ``fsengine.compare.settings`` stays light for the command line.

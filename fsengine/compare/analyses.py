@@ -86,6 +86,16 @@ class MethodRun:
     their scores (for ties at the cut); boot_seconds (B,) their wall-clock and boot_cpu_seconds (B,)
     their CPU seconds (``time.process_time`` of the process that fitted, see
     :class:`fsengine.methods.run.MethodFit`).
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> run = result.run("ANOVA F")
+    >>> run.label, run.scores.shape, run.boot_top.shape      # 3 bootstrap fits, their first max_k + 1 features
+    ('ANOVA F', (12,), (3, 7))
     """
 
     key: str
@@ -114,15 +124,29 @@ class MethodRun:
 class HeldOut:
     """The held-out evidence every accuracy interval and paired difference is computed from.
 
-    grid     (G,) the k of the accuracy curves
-    curves   the methods' labels, then :data:`RANDOM`
-    rows     (C, G, n_test) float32, per held-out row of the first split: 1 when the classifier on
-             the curve's first k features classified it right, else 0 (for :data:`RANDOM` the
-             share of the draws that did)
-    repeats  (R, C, G) the held-out accuracy on each of the R splits (R = ``n_repeats``)
-    all_rows (n_test,), all_repeats (R,): the same for the classifier on all features
+    ================  ================================================================================
+    grid              (G,) the k of the accuracy curves
+    curves            the methods' labels, then :data:`RANDOM`
+    rows              (C, G, n_test) float32, per held-out row of the first split: 1 when the classifier on
+                      the curve's first k features classified it right, else 0 (for :data:`RANDOM` the
+                      share of the draws that did)
+    repeats           (R, C, G) the held-out accuracy on each of the R splits (R = ``n_repeats``)
+    all_rows          (n_test,), all_repeats (R,): the same for the classifier on all features
     test_train_ratio  n_test / n_train (the corrected resampled t's inflation term)
-    seed     the bootstrap's seed (the comparison's)
+    seed              the bootstrap's seed (the comparison's)
+    ================  ================================================================================
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> held = result.held_out
+    >>> held.grid.tolist(), held.curves
+    ([1, 2, 3, 4, 5, 6], ('ANOVA F', 'MI', 'random features'))
+    >>> held.rows.shape == (3, 6, result.n_test)
+    True
     """
 
     grid: np.ndarray
@@ -186,6 +210,26 @@ DIFFERENCE_COLUMNS = ("method", "reference", "k", "difference", "low", "high", "
 
 @dataclass
 class ComparisonResult:
+    """What :func:`~fsengine.compare.runner.run_comparison` returns: the methods' fits
+    (:class:`MethodRun`), the held-out evidence (:class:`HeldOut`) and the tables computed from them
+    with their intervals and verdicts (accuracy, paired differences from a reference, overlap,
+    stability, ROC, runtimes), as the module docstring describes.
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> result.labels, result.k_range(), result.n_train, result.n_test
+    (['ANOVA F', 'MI'], (1, 6), 150, 50)
+    >>> summary = result.summary(3, "ANOVA F")
+    >>> summary[["method", "k", "accuracy_at_grid_k", "verdict"]].columns.tolist()
+    ['method', 'k', 'accuracy_at_grid_k', 'verdict']
+    >>> sorted(result.tables(3, "ANOVA F"))
+    ['accuracy', 'differences', 'jaccard', 'roc', 'runtime', 'scores', 'stability', 'summary']
+    """
+
     dataset: str
     feature_names: tuple[str, ...]
     image_shape: tuple[int, int] | None

@@ -77,7 +77,19 @@ EXPLANATIONS = {
 
 def comparison_figures(result: ComparisonResult, k: int, reference: str | None = None) -> dict[str, go.Figure]:
     """Every figure of the comparison at top-k size ``k`` (differences against ``reference``,
-    default the first method), keyed like :data:`EXPLANATIONS`."""
+    default the first method), keyed like :data:`EXPLANATIONS`.
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> from fsengine.compare import comparison_figures
+    >>> figures = comparison_figures(result, 3)
+    >>> sorted(figures)[:3]
+    ['accuracy', 'differences', 'jaccard']
+    """
     figures = {
         "accuracy": accuracy_curves(result.accuracy, all_features=result.all_features_accuracy,
                                     majority=result.majority_accuracy, random_label=RANDOM, k=k,
@@ -128,7 +140,23 @@ def stability_at(result: ComparisonResult, k: int, reference: str | None = None)
 
 def write_tables(result: ComparisonResult, k: int, out_dir: Path, reference: str | None = None) -> list[Path]:
     """Each table of :meth:`ComparisonResult.tables` as ``out_dir/<name>.csv`` (formula-like text escaped,
-    :mod:`fsengine.csv_export`)."""
+    :mod:`fsengine.csv_export`).
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from fsengine.compare import write_tables
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     paths = write_tables(result, 3, Path(folder))
+    ...     names = sorted(p.name for p in paths)
+    >>> names[:3]
+    ['accuracy.csv', 'differences.csv', 'jaccard.csv']
+    """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -140,7 +168,21 @@ def write_tables(result: ComparisonResult, k: int, out_dir: Path, reference: str
 
 
 def tables_zip(result: ComparisonResult, k: int, reference: str | None = None) -> bytes:
-    """The same CSV files in one zip archive (for a download button)."""
+    """The same CSV files in one zip archive (for a download button).
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> import io
+    >>> import zipfile
+    >>> from fsengine.compare import tables_zip
+    >>> names = zipfile.ZipFile(io.BytesIO(tables_zip(result, 3))).namelist()
+    >>> "summary.csv" in names and "differences.csv" in names
+    True
+    """
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, table in result.tables(k, reference).items():
@@ -169,7 +211,20 @@ def verdict_grid(result: ComparisonResult, reference: str | None = None):
 
 def html_report(result: ComparisonResult, k: int, reference: str | None = None) -> str:
     """A self-contained HTML page: settings, notes, the summary with its sentence on what is
-    resolved, every figure with its explanation, the differences and the other tables."""
+    resolved, every figure with its explanation, the differences and the other tables.
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> from fsengine.compare import html_report
+    >>> page = html_report(result, 3)
+    >>> import re
+    >>> page.lstrip().lower().startswith("<!doctype html>"), re.findall(r"<script[^>]* src=", page)
+    (True, [])
+    """
     s = result.settings
     ref = result.reference(reference)
     title = f"Feature-selection comparison: {result.dataset}"

@@ -16,7 +16,10 @@ Protocol:
    (mean of :data:`N_RANDOM_DRAWS` draws), and the majority class. Whether each held-out row was
    classified right is kept (:class:`~fsengine.compare.analyses.HeldOut`, which makes the intervals).
 4. Stability: every method is refitted on ``n_bootstrap`` stratified bootstrap resamples of the
-   training part (:func:`stratified_bootstrap`: the same resamples for every method); the first
+   training part (:func:`stratified_bootstrap`: the same resamples for every method; with
+   ``warm_start``, the default, a method that can warm start, such as the RTM without ARD, starts
+   them from its fit on the training part, :mod:`fsengine.warm_start`, and the report's notes say
+   so: :func:`_fit_waves`); the first
    ``max_k + 1`` features of every bootstrap ranking and their fit times are kept
    (:class:`~fsengine.compare.analyses.MethodRun`).
 
@@ -33,7 +36,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -53,12 +56,13 @@ from fsengine.methods.adapt import restrict_classes
 from fsengine.methods.custom import resolve_methods
 from fsengine.methods.failures import failure_message
 from fsengine.methods.registry import MethodSpec
-from fsengine.methods.run import check_values, fit_method
+from fsengine.methods.run import check_values, fit_method, warm_startable
 from fsengine.methods.run import subset_rows as _subset
 from fsengine.methods.run import warm_up as _untimed_first_call
 from fsengine.parallel import TasksCancelled, backend_for, map_tasks
 from fsengine.progress import Progress, report_to, scaled
 from fsengine.validation import check_magnitude
+from fsengine.warm_start import WarmStart
 
 #: random k-subsets averaged for the "random features" baseline
 N_RANDOM_DRAWS = 5
@@ -67,7 +71,18 @@ N_GRID = 14
 
 
 class ComparisonCancelled(Exception):
-    """Raised when ``cancel()`` returned True; nothing of the run is kept."""
+    """Raised when ``cancel()`` returned True; nothing of the run is kept.
+
+    Examples
+    --------
+    >>> from fsengine.compare import ComparisonCancelled, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> try:
+    ...     run_comparison(load_dataset("synthetic_glm:n=100,p=8,k=2"), ["anova"], cancel=lambda: True)
+    ... except ComparisonCancelled:
+    ...     print("cancelled, nothing kept")
+    cancelled, nothing kept
+    """
 
 
 
@@ -125,15 +140,18 @@ class _Fitted:
     notes: tuple[str, ...]
     warmup_seconds: float = 0.0
     cpu_seconds: float = 0.0
+    #: the fit on the first split's training part: where its bootstrap fits may start (None when
+    #: the method cannot warm start)
+    warm: WarmStart | None = None
 
 
-def _fit_task(job: _FitJob, item: tuple[int, int, np.ndarray | None],
-              progress: Progress | None = None) -> _Fitted | str:
+def _fit_task(job: _FitJob, item: tuple, progress: Progress | None = None) -> _Fitted | str:
     """Fit method ``item[0]`` on the training part of split ``item[1]`` (``item[2]`` None) or on
-    the bootstrap rows ``item[2]`` of the first split's; an error of the method comes back as one
-    line (a failure, not a crash). ``progress`` hears the warm-up and the selector's own reports
-    (:func:`fsengine.parallel.map_tasks` puts the task's name, method and fit, before them)."""
-    m, s, rows = item
+    the bootstrap rows ``item[2]`` of the first split's, from the warm start ``item[3]`` when the
+    item has one; an error of the method comes back as one line (a failure, not a crash).
+    ``progress`` hears the warm-up and the selector's own reports (:func:`fsengine.parallel.map_tasks`
+    puts the task's name, method and fit, before them)."""
+    m, s, rows, *warm = item
     spec, values = job.methods[m]
     train = job.trains[s]
     # always a fresh copy: arrays that arrive from another process can be aligned differently, and
@@ -144,11 +162,45 @@ def _fit_task(job: _FitJob, item: tuple[int, int, np.ndarray | None],
         if rows is None and s == 0:  # the first full fit compiles (or loads) the kernels untimed, where it fits
             report_to(progress)(0.0, "warm-up (an untimed first fit on a few rows compiles its kernels)")
             warmup = _untimed_first_call(spec, values, ds)
-        fit = fit_method(spec, values, ds, progress)
+        fit = fit_method(spec, values, ds, progress, warm_start=warm[0] if warm else None)
     except Exception as exc:  # the method's failure; cancellation (BaseException here) passes through
         return failure_message(exc)
     return _Fitted(scores=fit.scores, order=fit.order, support=fit.support, seconds=fit.seconds, notes=fit.notes,
-                   warmup_seconds=warmup, cpu_seconds=fit.cpu_seconds)
+                   warmup_seconds=warmup, cpu_seconds=fit.cpu_seconds,
+                   warm=fit.warm_start() if rows is None and s == 0 else None)
+
+
+def _fit_waves(job: _FitJob, items: list, names: list[str], progress: Progress | None, where: dict,
+               warm_start: bool) -> list:
+    """The fit tasks' results in the order of ``items``. With ``warm_start``, the bootstrap fits of a
+    method that can warm start (:mod:`fsengine.warm_start`) run in a second wave, each started from
+    the method's fit on the training part (the same stopping rule, fewer iterations; named
+    ``"RTM: bootstrap fit 3 of 5 (warm start)"``); every other fit runs in the first."""
+    warm = {m for m, (spec, values) in enumerate(job.methods) if warm_start and warm_startable(spec, values)}
+    later = [i for i, (m, s, rows) in enumerate(items) if m in warm and rows is not None]
+    first = sorted(set(range(len(items))) - set(later))
+    share = 0.9 * len(first) / max(len(items), 1)
+    results: list = [None] * len(items)
+    done = map_tasks(_fit_task, [items[i] for i in first], shared=job, names=[names[i] for i in first],
+                     progress=_stage(progress, 0.0, share), task_progress=True, **where)
+    for i, fit in zip(first, done):
+        results[i] = fit
+    if later:
+        start = {items[i][0]: results[i].warm for i in first
+                 if items[i][1] == 0 and items[i][2] is None and isinstance(results[i], _Fitted)}
+        second = [(*items[i], None if start.get(items[i][0]) is None else start[items[i][0]].for_rows(items[i][2]))
+                  for i in later]
+        done = map_tasks(_fit_task, second, shared=job, names=[names[i] + " (warm start)" for i in later],
+                         progress=_stage(progress, share, 0.9), task_progress=True, **where)
+        for i, fit in zip(later, done):
+            results[i] = fit
+        for i in first:  # say so beside the method's fit on the training part
+            m = items[i][0]
+            if m in start and items[i][2] is None and items[i][1] == 0 and start[m] is not None:
+                results[i] = replace(results[i], notes=results[i].notes + (
+                    f"{job.methods[m][0].label}: the bootstrap fits started from the fit on the training part "
+                    "(warm start, same stopping rule).",))
+    return results
 
 
 def fit_names(labels: list[str], n_resamples: int, n_splits: int) -> list[str]:
@@ -288,6 +340,24 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     starts (``"RTM: bootstrap fit 3 of 5"``: :func:`fit_names`), what the selector reports from
     inside the fit (``"RTM: bootstrap fit 3 of 5, sweep 120 ..."``, also from worker processes)
     and every finished task (:mod:`fsengine.task_progress`).
+
+    Examples
+    --------
+    Two registered methods and a scikit-learn selector on a planted GLM (the truth is known, so each
+    method's ROC against it is part of the result):
+
+    >>> from sklearn.feature_selection import SelectKBest
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")
+    >>> result = run_comparison(ds, ["anova", "mi", SelectKBest(k=3)], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> result.labels
+    ['ANOVA F', 'MI', 'SelectKBest']
+    >>> differences = result.differences("ANOVA F")
+    >>> differences.columns[:7].tolist()
+    ['method', 'reference', 'k', 'difference', 'low', 'high', 'verdict']
+    >>> sorted(result.auc().index)
+    ['ANOVA F', 'MI', 'SelectKBest']
     """
     started = time.perf_counter()
     choices = resolve_methods(methods)
@@ -316,8 +386,7 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     items += [(m, s, None) for s in range(1, len(splits)) for m in range(len(specs))]
     names = fit_names([spec.label for spec in specs], len(resamples), len(splits))
     try:
-        fits = map_tasks(_fit_task, items, shared=job, names=names, progress=_stage(progress, 0.0, 0.9),
-                         task_progress=True, **where)
+        fits = _fit_waves(job, items, names, progress, where, settings.warm_start)
         first = len(specs) * (1 + len(resamples))
         runs, failures = _method_runs(specs, params, fits[:first], len(resamples), keep)
         runs = _split_orders(runs, specs, fits[first:], failures)

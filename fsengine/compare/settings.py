@@ -22,7 +22,24 @@ class CompareSettings:
     bootstrap over the held-out rows (the training rows stay fixed); with 2 or more every method
     is also fitted on each further split (seeds ``seed + 1, ...``) and the intervals are
     corrected resampled t intervals over the splits, which include the training-split variability
-    (at n_repeats times the fits of the accuracy curves)."""
+    (at n_repeats times the fits of the accuracy curves). warm_start: a method that can
+    (:mod:`fsengine.warm_start`, the RTM without ARD) fits its bootstrap resamples from its fit
+    on the training part, in fewer iterations; each such fit stops by the method's own rule, as
+    far from its fixed point as a cold fit does, but from the full fit's side, so top-k sets at a
+    near-tie and the stability built on them can differ from cold fits' (benchmarks/RESULTS.md,
+    RTM). False: every fit from scratch, as before issue 32 (the toolbox reproduction's protocol).
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings
+    >>> settings = CompareSettings(max_k=20, n_bootstrap=10, n_repeats=3)
+    >>> settings.test_size, settings.seed
+    (0.25, 0)
+    >>> CompareSettings(n_bootstrap=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_bootstrap=1: stability needs 0 (off) or at least 2 resamples (at most 1,000)
+    """
 
     test_size: float = 0.25
     n_bootstrap: int = 5
@@ -30,6 +47,7 @@ class CompareSettings:
     seed: int = 0
     classes: tuple[str, str] | None = None
     n_repeats: int = 1
+    warm_start: bool = True
 
     def __post_init__(self):
         if not 0.05 <= self.test_size <= 0.8:

@@ -17,7 +17,15 @@ from fsengine.params import HasParams, Param
 
 @dataclass(frozen=True)
 class DatasetSpec(HasParams):
-    """A catalogue entry: how to load a dataset and what to say about it."""
+    """A catalogue entry: how to load a dataset and what to say about it.
+
+    Examples
+    --------
+    >>> from fsengine.data import get_spec
+    >>> spec = get_spec("synthetic_glm")
+    >>> spec.group, spec.defaults()["p"]
+    ('Synthetic', 50)
+    """
 
     key: str
     label: str

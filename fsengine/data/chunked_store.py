@@ -21,6 +21,18 @@ def open_chunked(path, chunk_rows: int | None = None):
 
     ``chunk_rows``: rows per block (default: about 64 MB of float64 per block; for Zarr the
     store's own row chunks unless given). Needs ``pip install 'fsengine[dask]'``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from fsengine.data import open_chunked
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     np.save(Path(folder) / "X.npy", np.ones((1000, 4)))
+    ...     X = open_chunked(Path(folder) / "X.npy", chunk_rows=250)
+    ...     print(X.shape, X.numblocks, float(X.sum().compute()))
+    (1000, 4) (4, 1) 4000.0
     """
     try:
         import dask.array as da

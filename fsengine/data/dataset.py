@@ -11,7 +11,14 @@ import scipy.sparse as sp
 
 @dataclass(frozen=True)
 class Provenance:
-    """Where a dataset came from: a human-readable source, its licence, and counts."""
+    """Where a dataset came from: a human-readable source, its licence, and counts.
+
+    Examples
+    --------
+    >>> from fsengine.data import Provenance
+    >>> Provenance("scikit-learn's digits", licence="BSD-3-Clause", counts={"rows": 1797}).as_dict()
+    {'source': "scikit-learn's digits", 'licence': 'BSD-3-Clause', 'counts': {'rows': 1797}, 'notes': []}
+    """
 
     source: str
     licence: str = "unknown"
@@ -42,6 +49,16 @@ class Dataset:
     truth          boolean mask of truly relevant features for synthetic data, else None
     texts          optional raw documents / sentences (one per row) for display
     extras         loader-specific payload (e.g. CoNLL sentences for chunk evaluation)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.data import Dataset, Provenance
+    >>> X = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 2.0], [0.0, 1.0, 3.0], [1.0, 1.0, 2.0]])
+    >>> ds = Dataset(X=X, y=np.array([0, 1, 0, 1]), feature_names=("a", "b", "c"),
+    ...              provenance=Provenance("a hand-made example"), name="toy", target_names=("no", "yes"))
+    >>> ds.n_samples, ds.n_features, ds.class_counts()
+    (4, 3, {'no': 2, 'yes': 2})
     """
 
     X: Any

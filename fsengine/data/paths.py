@@ -12,7 +12,16 @@ from fsengine import config
 
 class DataNotFoundError(FileNotFoundError):
     """A data file is not where the product looks; the message says where it looked and how to
-    get it (``python -m fsengine datasets fetch NAME``)."""
+    get it (``python -m fsengine datasets fetch NAME``).
+
+    Examples
+    --------
+    It is a ``FileNotFoundError``, so code that handles missing files handles it too:
+
+    >>> from fsengine.data import DataNotFoundError
+    >>> issubclass(DataNotFoundError, FileNotFoundError)
+    True
+    """
 
 
 def _nltk_standard_dirs() -> list[Path]:

@@ -19,7 +19,21 @@ _SPECS: dict[str, DatasetSpec] = {spec.key: spec for spec in CATALOGUE}
 
 def register_dataset(spec: DatasetSpec) -> DatasetSpec:
     """Add a dataset of your own to the catalogue (keys are unique); call it before the app or a
-    command looks the dataset up."""
+    command looks the dataset up.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.data import Dataset, DatasetSpec, Provenance, load_dataset, register_dataset
+    >>> def squares():
+    ...     X = np.arange(12.0).reshape(6, 2) ** 2
+    ...     return Dataset(X=X, y=np.arange(6) % 2, feature_names=("a", "b"),
+    ...                    provenance=Provenance("squares"), name="squares")
+    >>> _ = register_dataset(DatasetSpec("squares", "Squares", "Tables", "Squares of 0..11", squares))
+    >>> load_dataset("squares").X.shape
+    (6, 2)
+    >>> _ = _SPECS.pop("squares")  # (tidy up after the example)
+    """
     if spec.key in _SPECS:
         raise ValueError(f"dataset key {spec.key!r} is registered already")
     _SPECS[spec.key] = spec
@@ -27,19 +41,42 @@ def register_dataset(spec: DatasetSpec) -> DatasetSpec:
 
 
 def dataset_specs() -> list[DatasetSpec]:
-    """Every catalogue entry, in registration order."""
+    """Every catalogue entry, in registration order.
+
+    Examples
+    --------
+    >>> from fsengine.data import dataset_specs
+    >>> keys = [spec.key for spec in dataset_specs()]
+    >>> "digits" in keys and "synthetic_glm" in keys
+    True
+    """
     return list(_SPECS.values())
 
 
 def get_spec(key: str) -> DatasetSpec:
-    """The catalogue entry of ``key`` (e.g. ``"digits"``), or a ValueError listing the keys."""
+    """The catalogue entry of ``key`` (e.g. ``"digits"``), or a ValueError listing the keys.
+
+    Examples
+    --------
+    >>> from fsengine.data import get_spec
+    >>> get_spec("digits").label
+    'Digits 8x8 (scikit-learn)'
+    """
     if key not in _SPECS:
         raise ValueError(f"Unknown dataset {key!r}. Known datasets: {', '.join(_SPECS)}")
     return _SPECS[key]
 
 
 def parse_spec(text: str) -> tuple[DatasetSpec, dict[str, Any]]:
-    """``key:a=1,b=2`` -> (spec, params with defaults filled in)."""
+    """``key:a=1,b=2`` -> (spec, params with defaults filled in).
+
+    Examples
+    --------
+    >>> from fsengine.data import parse_spec
+    >>> spec, params = parse_spec("synthetic_glm:p=50,k=5")
+    >>> spec.key, params["p"], params["k"]
+    ('synthetic_glm', 50, 5)
+    """
     key, _, rest = text.strip().partition(":")
     spec = get_spec(key.strip())
     params = spec.defaults()
@@ -60,7 +97,17 @@ def format_spec(key: str, params: dict[str, Any]) -> str:
 
 
 def load_dataset(spec_or_key: str, **params) -> Dataset:
-    """Load a dataset from a spec string or a key plus keyword parameters."""
+    """Load a dataset from a spec string or a key plus keyword parameters.
+
+    Examples
+    --------
+    >>> from fsengine.data import load_dataset
+    >>> digits = load_dataset("digits")
+    >>> digits.X.shape, digits.image_shape, digits.task
+    ((1797, 64), (8, 8), 'classification')
+    >>> load_dataset("synthetic_glm", n=100, p=20, k=4).truth.sum()      # a spec's parameters as keywords
+    np.int64(4)
+    """
     spec, parsed = parse_spec(spec_or_key)
     for name, value in params.items():
         spec.param(name).check(value)

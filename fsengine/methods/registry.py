@@ -14,6 +14,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from fsengine.methods.bia.memory import DEFAULT_MAX_MEMORY_MB
 from fsengine.params import HasParams, Param
 
 
@@ -33,6 +34,7 @@ class Needs:
     """What data a method accepts; :func:`fsengine.methods.adapt.adapt` makes a Dataset fit it and
     says what it changed.
 
+    ===============  ================================================================================
     two_classes      exactly two classes (multi-class data: a class pair is kept)
     binary_features  0/1 features (others are binarised by ``binarize_features``)
     non_negative     features >= 0, e.g. counts (dense data with negative values are rescaled to
@@ -41,6 +43,14 @@ class Needs:
     sparse_ok        accepts scipy-sparse X (else sparse data is converted to dense)
     max_features     the largest number of features it handles (None: no limit)
     tasks            the targets it models
+    ===============  ================================================================================
+
+    Examples
+    --------
+    >>> from fsengine.compare import Needs
+    >>> needs = Needs(two_classes=True, binary_features=True)
+    >>> needs.two_classes, needs.sparse_ok, needs.tasks
+    (True, True, ('classification',))
     """
 
     two_classes: bool = False
@@ -52,7 +62,7 @@ class Needs:
     tasks: tuple[str, ...] = CLASSIFICATION
 
     def describe(self) -> str:
-        """One line for help texts, e.g. ``two classes, binary features, at most 5,000 features``."""
+        """One line for help texts, e.g. ``two classes, binary features, class labels``."""
         parts = [text for flag, text in ((self.two_classes, "two classes"),
                                          (self.binary_features, "binary features"),
                                          (self.non_negative, "non-negative features"),
@@ -68,6 +78,7 @@ class Needs:
 class MethodSpec(HasParams):
     """One method: how to build its selector and what it needs.
 
+    ========  ========================================================================================
     key       command-line name (``--method bia``)
     label     display name (also the key of ``plots.style.METHOD_COLORS``)
     summary   one line: what the score means
@@ -78,6 +89,20 @@ class MethodSpec(HasParams):
     needs     what data it accepts
     figures   ``"module:name"`` of the method's own figures for ``fsengine select``
               (see :mod:`fsengine.plots.select`), or None
+    ========  ========================================================================================
+
+    Examples
+    --------
+    A method of your own (any importable selector class), with the parameter the app and the command
+    line offer and what data it needs:
+
+    >>> from fsengine.compare import MethodSpec, Needs, Param
+    >>> spec = MethodSpec("kbest", "SelectKBest", "ANOVA F of scikit-learn's SelectKBest",
+    ...                   "sklearn.feature_selection:SelectKBest",
+    ...                   params=(Param("k", "Features kept", 20, min=1, max=1000),),
+    ...                   needs=Needs(tasks=("classification", "regression")))
+    >>> spec.defaults()
+    {'k': 20}
     """
 
     key: str
@@ -156,8 +181,11 @@ _ENTRIES = (
                       help="below 1 the expansion behind the Ising model breaks down"),
                 Param("n_steps", "Path steps", 200, min=1, max=1000,
                       help="step k is at Λ/Λ* = 20/k (the class's step 0.05): 20 steps reach Λ*, 400 the "
-                           "lowest reported Λ/Λ*")),
-        needs=Needs(two_classes=True, non_constant=True, max_features=5000, tasks=ANY_TASK),
+                           "lowest reported Λ/Λ*"),
+                Param("max_memory_mb", "Memory budget (MB)", DEFAULT_MAX_MEMORY_MB, kind="float", min=1.0,
+                      help="the p x p couplings and the fit's other arrays must fit; the largest number of features "
+                           "follows (float64 couplings while they fit, else float32)")),
+        needs=Needs(two_classes=True, non_constant=True, tasks=ANY_TASK),
         figures="fsengine.plots.select:bia_figures"),
     MethodSpec(
         "mi", "MI", "Naive Bayes mutual information I(X_i; Y) of each binary feature (Jaakkola Eq. 2)",
@@ -428,6 +456,8 @@ def register_method(spec: MethodSpec, *, replace: bool = False) -> MethodSpec:
     hold ``:``, ``,``, ``.`` or spaces (they are written in ``--methods a,b`` and
     ``--param key.name=value``).
 
+    Examples
+    --------
     >>> spec = MethodSpec("kbest", "SelectKBest", "ANOVA F of SelectKBest",
     ...                   "sklearn.feature_selection:SelectKBest",
     ...                   params=(Param("k", "Features kept", 10, min=1, max=10_000),))

@@ -16,6 +16,7 @@ from fsengine.methods.adapt import Adapted, adapt
 from fsengine.methods.custom import CustomMethodSpec, as_selector
 from fsengine.methods.failures import MethodError, method_calls
 from fsengine.methods.registry import MethodSpec, get_method
+from fsengine.warm_start import WarmStart, can_warm_start
 
 Progress = Callable[[float, str], None]
 
@@ -34,6 +35,7 @@ class MethodFit:
     notes    adaptations and warnings, one sentence each
     trace, path   the selector's ``trace_`` and ``path_`` (None for non-path methods)
     selector, data   the fitted selector and the data it saw
+    warm_started  whether the fit started from an earlier fit (:mod:`fsengine.warm_start`)
     """
 
     spec: MethodSpec
@@ -48,6 +50,19 @@ class MethodFit:
     selector: Any
     data: Adapted
     cpu_seconds: float = 0.0
+    warm_started: bool = False
+
+    def warm_start(self) -> WarmStart | None:
+        """Where a fit of the same method on rows of the same data may start (give it their row
+        indices with :meth:`WarmStart.for_rows`); None when the selector cannot warm start."""
+        state = getattr(self.selector, "warm_state_", None)
+        return None if state is None else WarmStart(state, None, self.data.columns)
+
+
+def warm_startable(spec: MethodSpec, params: dict[str, Any]) -> bool:
+    """Whether the selector of ``spec`` with ``params`` (resolved) can start a fit from an earlier
+    one (:mod:`fsengine.warm_start`)."""
+    return can_warm_start(as_selector(spec.make(**params)))
 
 
 def _warning_notes(caught, label: str) -> tuple[str, ...]:
@@ -84,7 +99,7 @@ def _check_scores(scores: np.ndarray, names, label: str) -> tuple[str, ...]:
 
 
 def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Dataset,
-               progress: Progress | None = None) -> MethodFit:
+               progress: Progress | None = None, *, warm_start: WarmStart | None = None) -> MethodFit:
     """Adapt ``ds`` to the method (:func:`fsengine.methods.adapt.adapt`), fit its selector and
     expand the result to every original feature. ``progress(fraction, message)`` hears the fit
     announced (``"fitting on 750 rows x 784 features"``) before it starts, then is passed to the
@@ -95,6 +110,10 @@ def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Data
     class labels or real target, whatever the values of y look like). A factory that builds no
     fsengine selector (a scikit-learn selector or model) is wrapped by
     :class:`fsengine.methods.custom.EstimatorSelector`.
+
+    ``warm_start`` (:meth:`MethodFit.warm_start` of an earlier fit, :meth:`WarmStart.for_rows`):
+    the fit starts from it when the selector can warm start and the adapted columns are those of
+    the earlier fit; otherwise it starts cold (the same answer, more iterations).
 
     Failures are one line (:mod:`fsengine.methods.failures`): building and fitting the selector run
     under :func:`~fsengine.methods.failures.method_calls`, and a fit whose scores are all NaN or
@@ -108,10 +127,12 @@ def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Data
         progress(0.0, f"fitting on {data.ds.n_samples:,} rows x {data.ds.n_features:,} features")
     with method_calls(spec.label, own=not isinstance(spec, CustomMethodSpec)):
         selector = as_selector(spec.make(**built))
+        warm = (warm_start is not None and can_warm_start(selector)
+                and (warm_start.columns is None or np.array_equal(warm_start.columns, data.columns)))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             start, cpu_start = time.perf_counter(), time.process_time()
-            selector.fit(data.ds.X, data.ds.y, progress=progress)
+            selector.fit(data.ds.X, data.ds.y, progress=progress, **({"warm_start": warm_start} if warm else {}))
             seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
         own_scores = np.asarray(selector.scores_, dtype=np.float64)
     score_notes = _check_scores(own_scores, data.ds.feature_names, spec.label)
@@ -126,7 +147,7 @@ def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Data
     return MethodFit(spec=spec, params=values, scores=scores, order=order, support=support, seconds=seconds,
                      notes=data.notes + _warning_notes(caught, spec.label) + score_notes, trace=selector.trace_,
                      path=getattr(selector, "path_", None), selector=selector, data=data,
-                     cpu_seconds=cpu_seconds)
+                     cpu_seconds=cpu_seconds, warm_started=warm)
 
 
 def subset_rows(ds: Dataset, rows: np.ndarray) -> Dataset:

@@ -67,7 +67,19 @@ def beta_rounds_figure(trace: pd.DataFrame, stop_round: int | None, *, title: st
     best candidate at the start of each round, of every feature added in the round (Eq. 14
     re-scored values), and of the best candidate left after the round, on a signed-log axis
     (asinh); the zero line is beta_0. The round where beta_0 first beats every candidate (the
-    automatic stop) is marked."""
+    automatic stop) is marked.
+
+    Examples
+    --------
+    >>> from fsengine.data.synthetic.maxent import make_planted_maxent
+    >>> from fsengine.plots.bayes_factor import beta_rounds_figure
+    >>> from fsengine.selectors import BayesFactorSelector
+    >>> ds = make_planted_maxent(n_samples=300, n_predicates=20, n_classes=3, n_true=4, n_test=10, seed=0)
+    >>> sel = BayesFactorSelector(features_per_round=2).fit(ds.X, ds.y)
+    >>> fig = beta_rounds_figure(sel.trace_, sel.stop_round_)
+    >>> [t.name for t in fig.data][:2]
+    ['β₀', 'best candidate at round start']
+    """
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1,
                         row_heights=[0.35, 0.65],
                         subplot_titles=("β₀ = log p(D | λ⁰) per round",
@@ -123,7 +135,18 @@ def accuracy_figure(curves: pd.DataFrame, n_at_stop: int, *, show_train: bool = 
     """Accuracy against the number of selected (predicate, class) pairs; ``curves`` has columns
     method, n_features, train_accuracy, heldout_accuracy (method "Bayes factor" first). The
     Bayes-factor stopping point is marked; with ``stopped=False`` (β₀ never won: the run ended
-    on its budget or another limit) the line says "end of run" instead."""
+    on its budget or another limit) the line says "end of run" instead.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fsengine.plots.bayes_factor import accuracy_figure
+    >>> curves = pd.DataFrame({"method": ["Bayes factor"] * 3, "n_features": [0, 2, 4],
+    ...                        "train_accuracy": [0.50, 0.80, 0.90], "heldout_accuracy": [0.50, 0.78, 0.85]})
+    >>> fig = accuracy_figure(curves, n_at_stop=4)
+    >>> [t.name for t in fig.data]
+    ['Bayes factor: held-out', 'Bayes factor: train']
+    """
     fig = go.Figure()
     for method, part in curves.groupby("method", sort=False):
         part = part.sort_values("n_features")
@@ -150,7 +173,18 @@ def accuracy_figure(curves: pd.DataFrame, n_at_stop: int, *, show_train: bool = 
 def sign_figure(laplace: pd.DataFrame, printed: pd.DataFrame, stop_laplace: int, stop_printed: int,
                 *, title: str | None = None) -> go.Figure:
     """Held-out accuracy per round of the two sign choices of Eq. (12), each stopping point marked
-    (a budget stop is drawn as an open marker)."""
+    (a budget stop is drawn as an open marker).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fsengine.plots.bayes_factor import sign_figure
+    >>> laplace = pd.DataFrame({"n_features": [2, 4, 6], "heldout_accuracy": [0.80, 0.85, 0.86]})
+    >>> printed = pd.DataFrame({"n_features": [2, 4, 6, 8], "heldout_accuracy": [0.80, 0.84, 0.85, 0.85]})
+    >>> fig = sign_figure(laplace, printed, stop_laplace=6, stop_printed=8)
+    >>> [t.name for t in fig.data if t.name.startswith("stop")]
+    ['stop (Laplace −½ log a_g): 6 pairs', 'stop (printed +½ log a_g): 8 pairs']
+    """
     fig = go.Figure()
     for label, curve, stop, key in (("Laplace −½ log a_g", laplace, stop_laplace, "laplace"),
                                     ("printed +½ log a_g", printed, stop_printed, "printed")):
@@ -176,7 +210,17 @@ def sign_figure(laplace: pd.DataFrame, printed: pd.DataFrame, stop_laplace: int,
 def pixel_pairs_figure(class_means: np.ndarray, rows, cols, classes, class_names, order, *,
                        title: str | None = None) -> go.Figure:
     """Image data: the selected pixels (numbered in selection order, coloured by the pair's class)
-    over the mean training image of each class, side by side."""
+    over the mean training image of each class, side by side.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots.bayes_factor import pixel_pairs_figure
+    >>> means = np.random.default_rng(0).random((2, 3, 3))          # mean 3 x 3 image of each class
+    >>> fig = pixel_pairs_figure(means, rows=[0, 2], cols=[1, 2], classes=[0, 1], class_names=["B", "D"], order=[1, 2])
+    >>> [a.text for a in fig.layout.annotations]
+    ['mean image of B', 'mean image of D']
+    """
     n = class_means.shape[0]
     fig = make_subplots(rows=1, cols=n, subplot_titles=[f"mean image of {c}" for c in class_names],
                         horizontal_spacing=0.03)
@@ -202,7 +246,17 @@ def pixel_pairs_figure(class_means: np.ndarray, rows, cols, classes, class_names
 
 def approximation_figure(check: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     """Per candidate pair: the full Laplace Bayes factor (every weight re-fitted, full Hessian) next
-    to the mean-field margins of Eq. (12) with the Laplace and the printed sign."""
+    to the mean-field margins of Eq. (12) with the Laplace and the printed sign.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fsengine.plots.bayes_factor import approximation_figure
+    >>> check = pd.DataFrame({"pair": ["x3 => B", "x7 => D"], "full_laplace": [12.1, 3.0],
+    ...                       "mean_field": [12.4, 3.1], "mean_field_printed": [14.0, 4.9]})
+    >>> len(approximation_figure(check).data)                     # three bars per pair
+    3
+    """
     fig = go.Figure()
     for col, label, color in (("full_laplace", "full Laplace (Eq. 9, all weights re-fitted)", "#333333"),
                               ("mean_field", "mean field, Laplace sign −½ log a_g", SIGN_COLORS["laplace"]),
@@ -234,6 +288,18 @@ def pairs_explorable(run, curves: pd.DataFrame, *, k: int | None = None, predica
     ``run``: a :class:`~fsengine.methods.bayes_factor.study.BayesFactorRun`; the slider runs over
     k = 1 .. every pair the run selected (at most ``max_steps`` values) and starts at ``k``
     (default: the automatic stop). Slider values are the k.
+
+    Examples
+    --------
+    >>> from fsengine.data.synthetic.maxent import make_planted_maxent
+    >>> from fsengine.methods.bayes_factor.study import accuracy_curves, heldout_task, run_bayes_factor
+    >>> from fsengine.plots.bayes_factor import pairs_explorable
+    >>> task = heldout_task(make_planted_maxent(n_samples=300, n_predicates=20, n_classes=3, n_true=4, seed=0))
+    >>> run = run_bayes_factor(task, per_round=2)
+    >>> fig = pairs_explorable(run, accuracy_curves(run), predicate_names=task.predicate_names,
+    ...                        class_names=task.class_names)
+    >>> len(fig.layout.sliders[0].steps) == len(run.predicates)     # k = 1 .. every selected pair
+    True
     """
     from fsengine.plots.explorable import (
         Step,

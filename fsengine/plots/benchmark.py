@@ -1,12 +1,14 @@
 """Figures of a benchmark across datasets, each an explorable whose slider is the grid's k
 (:mod:`fsengine.plots.explorable`: every k's data embedded once, a move answered by the browser):
 
+=============================  =====================================================================
 :func:`cd_explorable`          the critical-difference diagram (Demšar 2006): average ranks on a line,
                                Nemenyi's CD as a bar, methods not resolved from each other joined
 :func:`ranks_explorable`       ranks heatmap, dataset x method (1 = best; blank: no result there)
 :func:`similarity_explorable`  which methods select alike: mean Jaccard of their top-k sets
 :func:`tradeoff_explorable`    average rank against fit time, with the Pareto front
 :func:`stability_bars`         one dataset's Nogueira stability per method at one k (the drill-down)
+=============================  =====================================================================
 
 Pure builders: a :class:`fsengine.benchmark.record.Record` (or its tables) in, ``go.Figure`` out.
 """
@@ -90,7 +92,21 @@ def cd_explorable(record, k_label: str | None = None) -> go.Figure:
     method at its average rank (1 = best, on the left), the thick grey bars join methods whose
     average ranks differ by less than Nemenyi's critical difference (the bar above the axis), so no
     pair inside a bar is resolved by the Nemenyi test at 0.05. Methods left out of the ranks at a k
-    (the gap rule) are not drawn there; the page and the report name them."""
+    (the gap rule) are not drawn there; the page and the report name them.
+
+    Examples
+    --------
+    >>> from fsengine.benchmark.protocol import Settings
+    >>> from fsengine.benchmark.record import from_run
+    >>> from fsengine.benchmark.runner import run_benchmark
+    >>> from fsengine.benchmark.suite import TINY
+    >>> run = run_benchmark(TINY[1:], [("variance", {}), ("anova", {})], Settings(folds=3, repeats=1, k_grid="2,5"))
+    >>> record = from_run(run)                      # two small generated datasets, two methods, k = 2 and 5
+    >>> from fsengine.plots.benchmark import cd_explorable
+    >>> fig = cd_explorable(record)
+    >>> [step.label for step in fig.layout.sliders[0].steps]
+    ['2', '5']
+    """
     methods = [m for m in record.methods["key"]]
     n = max(2, len(methods))
     fig = go.Figure([
@@ -117,7 +133,21 @@ def cd_explorable(record, k_label: str | None = None) -> go.Figure:
 
 def ranks_explorable(record, k_label: str | None = None) -> go.Figure:
     """Ranks of the methods (columns) on each dataset (rows) at every k: 1 = best (dark), mid-ranks for
-    ties; blank where a method has no result or the dataset is not in the complete blocks at that k."""
+    ties; blank where a method has no result or the dataset is not in the complete blocks at that k.
+
+    Examples
+    --------
+    >>> from fsengine.benchmark.protocol import Settings
+    >>> from fsengine.benchmark.record import from_run
+    >>> from fsengine.benchmark.runner import run_benchmark
+    >>> from fsengine.benchmark.suite import TINY
+    >>> run = run_benchmark(TINY[1:], [("variance", {}), ("anova", {})], Settings(folds=3, repeats=1, k_grid="2,5"))
+    >>> record = from_run(run)                      # two small generated datasets, two methods, k = 2 and 5
+    >>> from fsengine.plots.benchmark import ranks_explorable
+    >>> fig = ranks_explorable(record, "5")
+    >>> fig.layout.sliders[0].steps[fig.layout.sliders[0].active].label
+    '5'
+    """
     methods = [m for m in record.methods["key"]]
     datasets = [d for d in record.info["dataset"]]
     labels, titles = record.labels, record.titles
@@ -142,7 +172,21 @@ def ranks_explorable(record, k_label: str | None = None) -> go.Figure:
 
 def similarity_explorable(record, k_label: str | None = None) -> go.Figure:
     """Which methods select alike: the Jaccard overlap of two methods' top-k sets on the same fold,
-    averaged over folds and datasets, at every k (1 = the same features)."""
+    averaged over folds and datasets, at every k (1 = the same features).
+
+    Examples
+    --------
+    >>> from fsengine.benchmark.protocol import Settings
+    >>> from fsengine.benchmark.record import from_run
+    >>> from fsengine.benchmark.runner import run_benchmark
+    >>> from fsengine.benchmark.suite import TINY
+    >>> run = run_benchmark(TINY[1:], [("variance", {}), ("anova", {})], Settings(folds=3, repeats=1, k_grid="2,5"))
+    >>> record = from_run(run)                      # two small generated datasets, two methods, k = 2 and 5
+    >>> from fsengine.plots.benchmark import similarity_explorable
+    >>> fig = similarity_explorable(record)
+    >>> len(fig.layout.sliders[0].steps)
+    2
+    """
     methods = [m for m in record.methods["key"]]
     names = [record.labels[m] for m in methods]
     fig = go.Figure(go.Heatmap(z=np.eye(len(methods)), x=names, y=names, zmin=0, zmax=1,
@@ -169,7 +213,21 @@ def pareto_front(table: pd.DataFrame) -> pd.DataFrame:
 def tradeoff_explorable(record, k_label: str | None = None) -> go.Figure:
     """Average rank (1 = best, at the top) against the geometric mean over datasets of the median fit
     CPU seconds (log axis), at every k; the Pareto front (no method both better ranked and faster)
-    joined by a line."""
+    joined by a line.
+
+    Examples
+    --------
+    >>> from fsengine.benchmark.protocol import Settings
+    >>> from fsengine.benchmark.record import from_run
+    >>> from fsengine.benchmark.runner import run_benchmark
+    >>> from fsengine.benchmark.suite import TINY
+    >>> run = run_benchmark(TINY[1:], [("variance", {}), ("anova", {})], Settings(folds=3, repeats=1, k_grid="2,5"))
+    >>> record = from_run(run)                      # two small generated datasets, two methods, k = 2 and 5
+    >>> from fsengine.plots.benchmark import tradeoff_explorable
+    >>> fig = tradeoff_explorable(record)
+    >>> len(fig.layout.sliders[0].steps)
+    2
+    """
     methods = [m for m in record.methods["key"]]
     labels = record.labels
     seconds = record.summary.loc[record.summary["method"] != "all features", "fit_cpu_median"]
@@ -203,7 +261,21 @@ def tradeoff_explorable(record, k_label: str | None = None) -> go.Figure:
 
 def stability_bars(record, slug: str, k_label: str) -> go.Figure:
     """One dataset's Nogueira stability of each method's top-k sets over the outer folds, with its
-    asymptotic 95% interval as whiskers (0 = chance, 1 = the same set on every fold)."""
+    asymptotic 95% interval as whiskers (0 = chance, 1 = the same set on every fold).
+
+    Examples
+    --------
+    >>> from fsengine.benchmark.protocol import Settings
+    >>> from fsengine.benchmark.record import from_run
+    >>> from fsengine.benchmark.runner import run_benchmark
+    >>> from fsengine.benchmark.suite import TINY
+    >>> run = run_benchmark(TINY[1:], [("variance", {}), ("anova", {})], Settings(folds=3, repeats=1, k_grid="2,5"))
+    >>> record = from_run(run)                      # two small generated datasets, two methods, k = 2 and 5
+    >>> from fsengine.plots.benchmark import stability_bars
+    >>> fig = stability_bars(record, "glm_tiny", "5")
+    >>> list(fig.data[0].x)
+    ['Variance', 'ANOVA F']
+    """
     part = record.summary[(record.summary["dataset"] == slug) & (record.summary["k_label"] == k_label)
                           & (record.summary["status"] == "ok")].dropna(subset=["stability"])
     names = part["label"].tolist()

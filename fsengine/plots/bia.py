@@ -101,6 +101,18 @@ def path_figure(path: pd.DataFrame, *, position: Position, top_k: int = 20, quan
 
     Built as a plain figure dict wrapped without validation (``go.Figure(..., _validate=False)``):
     a slider move rebuilds it, and validating hundreds of lines costs more than drawing them.
+
+    Examples
+    --------
+    >>> from fsengine.data import load_dataset
+    >>> from fsengine.plots import Position
+    >>> from fsengine.plots.bia import path_figure
+    >>> from fsengine.selectors import BIASelector
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")
+    >>> bia = BIASelector(n_steps=20).fit(ds.X, ds.y)
+    >>> fig = path_figure(bia.path_, position=Position.nearest(bia.path_.index, 1.0), top_k=3)
+    >>> fig.layout.xaxis.type
+    'log'
     """
     row = position.row_of(path.index)
     x_all, P_all, ok, order = _ascending(path, converged)
@@ -183,7 +195,16 @@ def _path_traces(x_all, P_all, ok, *, keep, top, shown, quantity: str, names, im
 
 def posterior_heatmap(scores, image_shape, *, title: str | None = None, zmin=None, zmax=None) -> go.Figure:
     """Fig. 2B: posterior of every pixel as an image (row 0 at the top). Built without validation
-    (it is redrawn on every slider move)."""
+    (it is redrawn on every slider move).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots.bia import posterior_heatmap
+    >>> fig = posterior_heatmap(np.linspace(0.0, 1.0, 6), (2, 3))
+    >>> np.asarray(fig.data[0].z).shape
+    (2, 3)
+    """
     rows, cols = image_shape
     Z = np.asarray(scores, dtype=np.float64).reshape(rows, cols).astype(np.float32)
     data = [{"type": "heatmap", "z": Z, "colorscale": "Viridis", "zmin": zmin, "zmax": zmax,
@@ -236,7 +257,19 @@ def samples_base(images, labels, class_names, image_shape) -> dict:
 
 
 def mark_top_pixels(base: dict, top, image_shape, *, title: str | None = None) -> go.Figure:
-    """The figure of :func:`samples_base` with the pixels ``top`` marked in red on every image."""
+    """The figure of :func:`samples_base` with the pixels ``top`` marked in red on every image.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots.bia import mark_top_pixels, samples_base
+    >>> images = np.random.default_rng(0).random((4, 6))            # two 2 x 3 images per class
+    >>> base = samples_base(images, np.array([0, 0, 1, 1]), ["B", "D"], (2, 3))
+    >>> fig = mark_top_pixels(base, [5], (2, 3))                    # pixel 5: row 1, column 2
+    >>> marks = next(t for t in fig.data if t.type == "scatter" and len(t.x))
+    >>> [int(v) for v in marks.x], [int(v) for v in marks.y]
+    ([2], [1])
+    """
     ty, tx = np.divmod(np.asarray(top, dtype=np.intp), image_shape[1])
     data = [dict(t, x=tx, y=ty) if t["type"] == "scatter" else t for t in base["data"]]
     layout = dict(base["layout"], title={"text": title})
@@ -245,7 +278,17 @@ def mark_top_pixels(base: dict, top, image_shape, *, title: str | None = None) -
 
 def samples_with_top_pixels(images, labels, class_names, top, image_shape, *,
                             title: str | None = None) -> go.Figure:
-    """Fig. 2C: sample images (one row per class) with the top pixels marked in red."""
+    """Fig. 2C: sample images (one row per class) with the top pixels marked in red.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots.bia import samples_with_top_pixels
+    >>> images = np.random.default_rng(0).random((4, 6))
+    >>> fig = samples_with_top_pixels(images, np.array([0, 0, 1, 1]), ["B", "D"], [0, 5], (2, 3))
+    >>> sum(t.type == "heatmap" for t in fig.data)                 # one heatmap per sample image
+    4
+    """
     return mark_top_pixels(samples_base(images, labels, class_names, image_shape), top, image_shape, title=title)
 
 
@@ -254,6 +297,14 @@ def posterior_bars(scores, feature_names, *, top_n: int = 40, truth=None,
     """Posterior per feature for non-image data: the ``top_n`` best, best on top.
 
     With a known ``truth`` mask (synthetic data), truly relevant features are drawn in red.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots.bia import posterior_bars
+    >>> fig = posterior_bars(np.array([0.2, 0.9, 0.6]), ["a", "b", "c"], top_n=2)
+    >>> list(fig.data[0].y)                                         # best on top
+    ['c', 'b']
     """
     scores = np.asarray(scores, dtype=np.float64)
     idx = ranking.top_k(scores, top_n)[::-1]
@@ -278,7 +329,19 @@ def validation_figure(ratios, bia, exact, feature_names, *, position: Position, 
     separates the expansion error from the mean-field error) have shape (len(ratios), p).
     Left: the posteriors per feature at ``position``, a position on ``ratios`` (the check's own
     grid: :meth:`fsengine.methods.bia.validation.SubproblemCheck.position`).
-    Right: max |p - p_exact| over features vs Lambda/Lambda* (log-log).
+    Right: ``max |p - p_exact|`` over features vs Lambda/Lambda* (log-log).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots import Position
+    >>> from fsengine.plots.bia import validation_figure
+    >>> ratios = np.array([10.0, 3.0, 1.0])
+    >>> bia = np.array([[0.50, 0.52], [0.50, 0.60], [0.55, 0.80]])     # (len(ratios), p) posteriors
+    >>> exact = np.array([[0.50, 0.52], [0.50, 0.61], [0.56, 0.83]])
+    >>> fig = validation_figure(ratios, bia, exact, ["a", "b"], position=Position.nearest(ratios, 1.0))
+    >>> [round(float(v), 3) for v in fig.data[-1].y]                    # max |p - p_exact| per ratio
+    [0.0, 0.01, 0.03]
     """
     ratios = np.asarray(ratios, dtype=np.float64)
     bia = np.asarray(bia, dtype=np.float64)
@@ -311,7 +374,18 @@ def agreement_figure(agreement: pd.DataFrame, k: int, departure: float | None = 
                      title: str | None = None) -> go.Figure:
     """Overlap of the BIA's top ``k`` with each baseline's top ``k`` and the Spearman correlation of
     the posteriors with b^2 (screening), against Lambda/Lambda* (log axis, large Lambda left);
-    ``agreement`` from :func:`fsengine.methods.bia.baselines.path_agreement`."""
+    ``agreement`` from :func:`fsengine.methods.bia.baselines.path_agreement`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fsengine.plots.bia import agreement_figure
+    >>> agreement = pd.DataFrame({"lambda_ratio": [10.0, 1.0, 0.1], "overlap with screening": [1.0, 0.9, 0.6],
+    ...                           "Spearman with screening": [1.0, 0.95, 0.7]})
+    >>> fig = agreement_figure(agreement, k=20, departure=1.0)
+    >>> [t.name for t in fig.data]
+    ['overlap with screening', 'Spearman with screening']
+    """
     fig = go.Figure()
     cols = [c for c in agreement.columns if c.startswith("overlap with ")] + ["Spearman with screening"]
     for i, col in enumerate(cols):
@@ -386,6 +460,18 @@ def bia_explorable(result, position: Position, *, top_k: int = 20, quantity: str
     red. A step moves layout images only (:mod:`fsengine.plots.explorable`): the line, the dots,
     the heatmap (its colours span the position's own range; the colour bar's labels say which)
     and the marks; and rewrites two texts.
+
+    Examples
+    --------
+    >>> from fsengine.data import load_dataset
+    >>> from fsengine.methods.bia.study import run_bia_path
+    >>> from fsengine.plots.bia import bia_explorable
+    >>> ds = load_dataset("synthetic_glm:n=200,p=16,k=3")
+    >>> result = run_bia_path(ds, n_steps=20)
+    >>> fig = bia_explorable(result, result.position(1.0), top_k=3, image_shape=(4, 4))   # 16 features as a 4 x 4 image
+    >>> steps = fig.layout.sliders[0].steps
+    >>> len(steps) == len(result.slider_positions()), steps[fig.layout.sliders[0].active].label
+    (True, '1')
     """
     from fsengine.plots.explorable import (
         Step,
@@ -600,7 +686,20 @@ def validation_explorable(ratios, bia, exact, feature_names, *, position: Positi
                           exact_label: str = "exact") -> go.Figure:
     """:func:`validation_figure` with its own Λ/Λ* slider over the checked ``ratios``: a step
     moves the bars of the left panel and names the largest error there; it starts at
-    ``position`` (a position on ``ratios``)."""
+    ``position`` (a position on ``ratios``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots import Position
+    >>> from fsengine.plots.bia import validation_explorable
+    >>> ratios = np.array([10.0, 3.0, 1.0])
+    >>> bia = np.array([[0.50, 0.52], [0.50, 0.60], [0.55, 0.80]])
+    >>> exact = np.array([[0.50, 0.52], [0.50, 0.61], [0.56, 0.83]])
+    >>> fig = validation_explorable(ratios, bia, exact, ["a", "b"], position=Position.nearest(ratios, 1.0))
+    >>> len(fig.layout.sliders[0].steps)
+    3
+    """
     from fsengine.plots.explorable import Step, distinct_labels, explorable
 
     ratios = np.asarray(ratios, dtype=np.float64)

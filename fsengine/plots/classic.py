@@ -27,7 +27,17 @@ MAX_LABELLED_FEATURES = 60
 def mi_bars(scores: np.ndarray, names: Sequence[str], *, top: int = 25,
             selected: np.ndarray | None = None) -> go.Figure:
     """Horizontal bars of the ``top`` features by I(X; Y) (Eq. 2), best at the top; features in
-    ``selected`` (e.g. significant ones) in the highlight colour."""
+    ``selected`` (e.g. significant ones) in the highlight colour.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots.classic import mi_bars
+    >>> scores = np.array([0.01, 0.30, 0.12])
+    >>> fig = mi_bars(scores, ["a", "b", "c"], top=2, selected=np.array([False, True, False]))
+    >>> fig.data[0].y, fig.layout.yaxis.autorange        # best first, on a top-down axis
+    (('b', 'c'), 'reversed')
+    """
     order = np.argsort(-np.asarray(scores), kind="stable")[:top]
     colors = [HIGHLIGHT if selected is not None and selected[j] else METHOD_COLORS["MI"] for j in order]
     fig = go.Figure(go.Bar(
@@ -47,7 +57,16 @@ def feature_image(values: np.ndarray, image_shape: tuple[int, int], *, title: st
                   blank_zero: bool = False) -> go.Figure:
     """A per-feature quantity shown as an image (one cell per pixel). NaN cells (and zeros with
     ``blank_zero``) are transparent and show ``background`` (e.g. the mean image, in grey)
-    beneath; ``text`` labels cells; ``zmid`` centres a diverging colour scale."""
+    beneath; ``text`` labels cells; ``zmid`` centres a diverging colour scale.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots.classic import feature_image
+    >>> fig = feature_image(np.arange(6.0), (2, 3), title="I(X; Y) per pixel", colorbar="nats")
+    >>> fig.data[-1].z.tolist()
+    [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    """
     rows, cols = image_shape
     values = np.asarray(values, dtype=np.float64)
     if blank_zero:
@@ -73,7 +92,19 @@ def feature_image(values: np.ndarray, image_shape: tuple[int, int], *, title: st
 
 
 def mdl_curve(trace: pd.DataFrame, chosen_size: int) -> go.Figure:
-    """DL-data, DL-model and their total (Eq. 10, 13-15) against the subset size, minimiser marked."""
+    """DL-data, DL-model and their total (Eq. 10, 13-15) against the subset size, minimiser marked.
+
+    Examples
+    --------
+    >>> from fsengine.data import load_dataset
+    >>> digits = load_dataset("digits").subset_classes([3, 8])          # 8 x 8 images, two classes
+    >>> from fsengine.plots.classic import mdl_curve
+    >>> from fsengine.selectors import MDLSelector
+    >>> mdl = MDLSelector(max_features=8).fit(digits.X, digits.y)
+    >>> fig = mdl_curve(mdl.trace_, mdl.best_size_)
+    >>> [t.name for t in fig.data][:3]
+    ['DL-data (Eq. 10)', 'DL-model (Eq. 13-14)', 'DL total (Eq. 15)']
+    """
     size = trace["size"].to_numpy()
     fig = go.Figure()
     for column, label, color, dash in (
@@ -100,7 +131,19 @@ def l1_path(path: pd.DataFrame, trace: pd.DataFrame, order: Sequence[int], names
             ylabel: str = "coefficient") -> go.Figure:
     """Top: every feature's path value against log10 C (the first ``MAX_LABELLED_PATHS`` to enter
     coloured and named, the rest grey), with the number of non-zeros on a top axis.
-    Bottom: training, cross-validated and held-out accuracy against log10 C."""
+    Bottom: training, cross-validated and held-out accuracy against log10 C.
+
+    Examples
+    --------
+    >>> from fsengine.data import load_dataset
+    >>> digits = load_dataset("digits").subset_classes([3, 8])          # 8 x 8 images, two classes
+    >>> from fsengine.plots.classic import l1_path
+    >>> from fsengine.selectors import L1PathSelector
+    >>> l1 = L1PathSelector(n_Cs=8).fit(digits.X, digits.y)
+    >>> fig = l1_path(l1.path_, l1.trace_, l1.order_, digits.feature_names)
+    >>> fig.layout.xaxis2.title.text
+    'log10 C  (C = 1/lambda of Eq. 18)'
+    """
     log_c = np.log10(path.index.to_numpy(dtype=np.float64))
     values = path.to_numpy()
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.65, 0.35], vertical_spacing=0.08)
@@ -146,7 +189,19 @@ def l1_path(path: pd.DataFrame, trace: pd.DataFrame, order: Sequence[int], names
 
 def boosting_rounds(trace: pd.DataFrame, names: Sequence[str]) -> go.Figure:
     """Top: training loss (Eq. 27 / n) and training error per round. Bottom: the feature each
-    round's stump uses (marker size ~ alpha, colour = weighted error)."""
+    round's stump uses (marker size ~ alpha, colour = weighted error).
+
+    Examples
+    --------
+    >>> from fsengine.data import load_dataset
+    >>> digits = load_dataset("digits").subset_classes([3, 8])          # 8 x 8 images, two classes
+    >>> from fsengine.plots.classic import boosting_rounds
+    >>> from fsengine.selectors import BoostingSelector
+    >>> boost = BoostingSelector(n_estimators=10).fit(digits.X, digits.y)
+    >>> fig = boosting_rounds(boost.trace_, digits.feature_names)
+    >>> len(fig.data[-1].x)                         # one marker per round
+    10
+    """
     rounds = trace["round"].to_numpy()
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.4, 0.6], vertical_spacing=0.08)
     fig.add_trace(go.Scatter(x=rounds, y=trace["train_loss"], mode="lines+markers", name="training loss (exp.)",
@@ -181,7 +236,16 @@ def boosting_rounds(trace: pd.DataFrame, names: Sequence[str]) -> go.Figure:
 
 def prefix_comparison(sizes: Sequence[int], curves: dict[str, Sequence[float]], *, chosen_size: int,
                       ylabel: str, title: str) -> go.Figure:
-    """A score of the first k features of several orderings against k, the MDL size marked."""
+    """A score of the first k features of several orderings against k, the MDL size marked.
+
+    Examples
+    --------
+    >>> from fsengine.plots.classic import prefix_comparison
+    >>> fig = prefix_comparison([1, 2, 3], {"MDL order": [0.80, 0.90, 0.92], "MI ranking": [0.78, 0.85, 0.90]},
+    ...                         chosen_size=2, ylabel="held-out accuracy", title="First k features")
+    >>> [t.name for t in fig.data]
+    ['MDL order', 'MI ranking']
+    """
     fig = go.Figure()
     palette = {"MDL": METHOD_COLORS["MDL"], "MI": METHOD_COLORS["MI"]}
     for label, values in curves.items():
@@ -203,7 +267,19 @@ def ordinal_labels(order: Sequence[int], p: int) -> np.ndarray:
 
 
 def mdl_chosen_image(selector, image_shape: tuple[int, int], *, background: np.ndarray | None = None) -> go.Figure:
-    """The pixels of the MDL subset (the first ``best_size_`` of ``order_``), numbered in the order added."""
+    """The pixels of the MDL subset (the first ``best_size_`` of ``order_``), numbered in the order added.
+
+    Examples
+    --------
+    >>> from fsengine.data import load_dataset
+    >>> digits = load_dataset("digits").subset_classes([3, 8])          # 8 x 8 images, two classes
+    >>> from fsengine.plots.classic import mdl_chosen_image
+    >>> from fsengine.selectors import MDLSelector
+    >>> mdl = MDLSelector(max_features=8).fit(digits.X, digits.y)
+    >>> fig = mdl_chosen_image(mdl, digits.image_shape)
+    >>> sorted(t for t in fig.data[-1].text.ravel() if t) == [str(i) for i in range(1, mdl.best_size_ + 1)]
+    True
+    """
     chosen = np.asarray(selector.order_[: selector.best_size_])
     p = selector.n_features_in_
     entered = np.full(p, np.nan)
@@ -223,7 +299,19 @@ def l1_value_label(selector) -> str:
 
 def l1_selector_path(selector, names: Sequence[str], *, held_out: pd.Series | None = None,
                      chosen_C: float | None = None) -> go.Figure:
-    """:func:`l1_path` of a fitted ``L1PathSelector``: the features that enter, in entry order."""
+    """:func:`l1_path` of a fitted ``L1PathSelector``: the features that enter, in entry order.
+
+    Examples
+    --------
+    >>> from fsengine.data import load_dataset
+    >>> digits = load_dataset("digits").subset_classes([3, 8])          # 8 x 8 images, two classes
+    >>> from fsengine.plots.classic import l1_selector_path
+    >>> from fsengine.selectors import L1PathSelector
+    >>> l1 = L1PathSelector(n_Cs=8).fit(digits.X, digits.y)
+    >>> fig = l1_selector_path(l1, digits.feature_names)
+    >>> fig.layout.xaxis2.title.text
+    'log10 C  (C = 1/lambda of Eq. 18)'
+    """
     entered = [int(j) for j in selector.order_ if selector.scores_[j] > 0]
     return l1_path(selector.path_, selector.trace_, entered, list(names), held_out=held_out, chosen_C=chosen_C,
                    ylabel=l1_value_label(selector))
@@ -231,7 +319,20 @@ def l1_selector_path(selector, names: Sequence[str], *, held_out: pd.Series | No
 
 def l1_coefficient_image(selector, at: Position, image_shape: tuple[int, int], *,
                          background: np.ndarray | None = None) -> go.Figure:
-    """Every pixel's path value at the grid position ``at`` of ``Cs_`` (zeros blank)."""
+    """Every pixel's path value at the grid position ``at`` of ``Cs_`` (zeros blank).
+
+    Examples
+    --------
+    >>> from fsengine.data import load_dataset
+    >>> digits = load_dataset("digits").subset_classes([3, 8])          # 8 x 8 images, two classes
+    >>> from fsengine.plots import Position
+    >>> from fsengine.plots.classic import l1_coefficient_image
+    >>> from fsengine.selectors import L1PathSelector
+    >>> l1 = L1PathSelector(n_Cs=8).fit(digits.X, digits.y)
+    >>> fig = l1_coefficient_image(l1, Position.nearest(l1.Cs_, 1.0), digits.image_shape)
+    >>> fig.data[-1].z.shape
+    (8, 8)
+    """
     label = l1_value_label(selector)
     two = _two_classes(selector)
     return feature_image(selector.path_.iloc[at.index].to_numpy(), image_shape, title=f"{label} at C = {at.value:.3g}",
@@ -240,7 +341,18 @@ def l1_coefficient_image(selector, at: Position, image_shape: tuple[int, int], *
 
 
 def boosting_image(selector, image_shape: tuple[int, int], *, background: np.ndarray | None = None) -> go.Figure:
-    """Total alpha per pixel, the pixels numbered by first use."""
+    """Total alpha per pixel, the pixels numbered by first use.
+
+    Examples
+    --------
+    >>> from fsengine.data import load_dataset
+    >>> digits = load_dataset("digits").subset_classes([3, 8])          # 8 x 8 images, two classes
+    >>> from fsengine.plots.classic import boosting_image
+    >>> from fsengine.selectors import BoostingSelector
+    >>> boost = BoostingSelector(n_estimators=10).fit(digits.X, digits.y)
+    >>> boosting_image(boost, digits.image_shape).data[-1].z.shape
+    (8, 8)
+    """
     used = selector.order_[: int(np.count_nonzero(selector.scores_ > 0))]
     return feature_image(selector.scores_, image_shape, blank_zero=True,
                          title="Chosen pixels (total alpha, first-use order)", colorbar="total alpha",
@@ -257,6 +369,18 @@ def l1_explorable(selector, position: Position, names: Sequence[str], *, image_s
 
     ``selector``: a fitted ``L1PathSelector``; ``position``: where the slider starts, a position on
     ``selector.Cs_``. Slider values are the C values' labels.
+
+    Examples
+    --------
+    >>> from fsengine.data import load_dataset
+    >>> digits = load_dataset("digits").subset_classes([3, 8])          # 8 x 8 images, two classes
+    >>> from fsengine.plots import Position
+    >>> from fsengine.plots.classic import l1_explorable
+    >>> from fsengine.selectors import L1PathSelector
+    >>> l1 = L1PathSelector(n_Cs=8).fit(digits.X, digits.y)
+    >>> fig = l1_explorable(l1, Position.nearest(l1.Cs_, 1.0), digits.feature_names, image_shape=digits.image_shape)
+    >>> len(fig.layout.sliders[0].steps)            # one step per C of the path
+    8
     """
     from fsengine.plots.explorable import (
         Step,

@@ -82,6 +82,19 @@ def accuracy_curves(accuracy: pd.DataFrame, *, all_features: float, majority: fl
     baseline, ``all_features`` and ``majority`` as horizontal lines (``all_features_interval``, an
     object with ``low`` and ``high``, adds its interval to the label), ``k`` as a dotted vertical
     line; ``note`` (what the bands are) goes under the title.
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> from fsengine.compare import RANDOM
+    >>> from fsengine.plots.compare import accuracy_curves
+    >>> fig = accuracy_curves(result.accuracy, all_features=result.all_features_accuracy,
+    ...                       majority=result.majority_accuracy, random_label=RANDOM, k=3)
+    >>> [t.name for t in fig.data if t.mode == "lines+markers"]      # after one band per curve
+    ['ANOVA F', 'MI', 'random features']
     """
     fig = go.Figure()
     curves = [c for c in dict.fromkeys(accuracy["curve"]) if c != random_label] + [random_label]
@@ -130,6 +143,17 @@ def difference_curves(differences: pd.DataFrame, *, k: int | None = None, title:
     (method, reference, k, difference, low, high, verdict): one line per method with its interval
     as a band; filled markers where the verdict is resolved (the interval excludes 0), open
     markers where it is not; a line at 0 (no difference). ``note`` goes under the title.
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> from fsengine.plots.compare import difference_curves
+    >>> fig = difference_curves(result.differences("ANOVA F"), k=3)
+    >>> [t.name for t in fig.data]                                     # the band, then the line
+    ['MI: interval', 'MI − ANOVA F']
     """
     reference = str(differences["reference"].iloc[0]) if len(differences) else ""
     fig = go.Figure()
@@ -159,7 +183,16 @@ def difference_curves(differences: pd.DataFrame, *, k: int | None = None, title:
 
 
 def jaccard_heatmap(matrix: pd.DataFrame, k: int) -> go.Figure:
-    """Pairwise Jaccard overlap |A ∩ B| / |A ∪ B| of the methods' top-k sets (1 on the diagonal)."""
+    """Pairwise Jaccard overlap ``|A ∩ B| / |A ∪ B|`` of the methods' top-k sets (1 on the diagonal).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fsengine.plots.compare import jaccard_heatmap
+    >>> overlap = pd.DataFrame([[1.0, 0.5], [0.5, 1.0]], index=["MI", "L1"], columns=["MI", "L1"])
+    >>> jaccard_heatmap(overlap, k=10).data[0].z.tolist()
+    [[1.0, 0.5], [0.5, 1.0]]
+    """
     labels = [str(c) for c in matrix.columns]
     z = matrix.to_numpy(dtype=np.float64)
     fig = go.Figure(go.Heatmap(
@@ -195,7 +228,19 @@ def stability_bars(stability: pd.DataFrame, k: int) -> go.Figure:
     every time): Kuncheva's index as a bar with its interval (columns ``low``, ``high``, when given
     and finite) as a whisker, and, when the table has them (columns ``nogueira``, ``nogueira_low``,
     ``nogueira_high``), Nogueira et al.'s estimate beside it as a diamond with its asymptotic
-    interval. Hatched bars: some fit had tied scores at the cut."""
+    interval. Hatched bars: some fit had tied scores at the cut.
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> from fsengine.plots.compare import stability_bars
+    >>> fig = stability_bars(result.stability(3), 3)
+    >>> [t.name for t in fig.data]
+    ['Kuncheva index, jackknife 95%', 'Nogueira Φ, asymptotic 95%']
+    """
     table = stability.dropna(subset=["kuncheva"])
     labels = table["method"].tolist()
     ties = table["ties_at_cut"].to_numpy()
@@ -272,7 +317,17 @@ def stability_differences(stability: pd.DataFrame, k: int, *, note: str | None =
 
 
 def roc_curves(roc: dict[str, tuple[np.ndarray, np.ndarray]], auc: pd.Series) -> go.Figure:
-    """ROC of each method's scores against the truly relevant features, AUC in the legend."""
+    """ROC of each method's scores against the truly relevant features, AUC in the legend.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from fsengine.plots.compare import roc_curves
+    >>> fig = roc_curves({"MI": (np.array([0.0, 0.0, 1.0]), np.array([0.0, 1.0, 1.0]))}, pd.Series({"MI": 1.0}))
+    >>> [t.name for t in fig.data]
+    ['chance (AUC 0.5)', 'MI (AUC 1.000)']
+    """
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance (AUC 0.5)",
                              line=dict(color="#aaaaaa", dash="dot"), hoverinfo="skip"))
@@ -300,7 +355,17 @@ def normalised(scores: np.ndarray) -> np.ndarray:
 def relevance_grid(scores: dict[str, np.ndarray], image_shape: tuple[int, int], *,
                    top: dict[str, np.ndarray] | None = None, columns: int = 4) -> go.Figure:
     """One heatmap per method of its scores over the image (each scaled to [0, 1] by its own
-    range; blank: no score), with its top-k pixels marked by red squares."""
+    range; blank: no score), with its top-k pixels marked by red squares.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots.compare import relevance_grid
+    >>> scores = {"MI": np.arange(12.0), "L1": np.arange(12.0)[::-1]}     # 3 x 4 images
+    >>> fig = relevance_grid(scores, (3, 4), top={"MI": np.array([11, 10])})
+    >>> [t.type for t in fig.data]                                         # MI's top pixels marked
+    ['heatmap', 'scatter', 'heatmap']
+    """
     labels = list(scores)
     n_cols = min(columns, len(labels))
     n_rows = math.ceil(len(labels) / n_cols)
@@ -361,6 +426,17 @@ def top_k_explorable(result, k: int | None = None, *, max_steps: int = MAX_K_STE
     ``result``: a :class:`~fsengine.compare.analyses.ComparisonResult` (its ``k_range``, ``jaccard``
     and ``stability``); the slider starts at ``k`` (default 10, or the largest k). Slider values
     are the k. A step restyles the two small traces (a whole redraw of a small figure).
+
+    Examples
+    --------
+    >>> from fsengine.compare import CompareSettings, run_comparison
+    >>> from fsengine.data import load_dataset
+    >>> ds = load_dataset("synthetic_glm:n=200,p=12,k=3")       # 3 of 12 features planted
+    >>> result = run_comparison(ds, ["anova", "mi"], CompareSettings(max_k=6, n_bootstrap=3))
+    >>> from fsengine.plots.compare import top_k_explorable
+    >>> fig = top_k_explorable(result, k=3)
+    >>> [step.label for step in fig.layout.sliders[0].steps]               # one step per k
+    ['1', '2', '3', '4', '5', '6']
     """
     from fsengine.plots.explorable import Step, colour_scale, explorable
 

@@ -28,7 +28,17 @@ def sample_rows(y: np.ndarray, per_class: int, seed: int = 0) -> dict:
 
 def image_grid(X: np.ndarray, y: np.ndarray, shape: tuple[int, int], class_names,
                per_class: int = 10, seed: int = 0) -> go.Figure:
-    """One row of sample images per class, as a single heatmap mosaic with 1-px gaps."""
+    """One row of sample images per class, as a single heatmap mosaic with 1-px gaps.
+
+    Examples
+    --------
+    >>> from fsengine.data import load_dataset
+    >>> from fsengine.plots.data import image_grid
+    >>> digits = load_dataset("digits")
+    >>> fig = image_grid(digits.X, digits.y, digits.image_shape, digits.target_names, per_class=4)
+    >>> fig.data[0].z.shape                               # ten rows of four 8 x 8 images, 1-px gaps
+    (89, 35)
+    """
     h, w = shape
     rows = sample_rows(y, per_class, seed)
     n_rows, n_cols = len(rows), max(len(v) for v in rows.values())
@@ -49,7 +59,17 @@ def image_grid(X: np.ndarray, y: np.ndarray, shape: tuple[int, int], class_names
 
 def class_mean_images(means: np.ndarray, shape: tuple[int, int], class_names) -> go.Figure:
     """Mean image of each class; with two classes a third panel shows their difference (class 1
-    minus class 0), the pixels a selector should find."""
+    minus class 0), the pixels a selector should find.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots.data import class_mean_images
+    >>> means = np.array([[0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 0.0, 0.0]])    # two classes of 2 x 2 images
+    >>> fig = class_mean_images(means, (2, 2), ["B", "D"])
+    >>> [a.text for a in fig.layout.annotations]                          # with two classes, their difference
+    ['mean of B', 'mean of D', 'D minus B']
+    """
     k = len(means)
     diff = k == 2
     titles = [f"mean of {n}" for n in class_names] + ([f"{class_names[1]} minus {class_names[0]}"] if diff else [])
@@ -80,7 +100,14 @@ def class_mean_images(means: np.ndarray, shape: tuple[int, int], class_names) ->
 
 
 def class_balance(counts: dict) -> go.Figure:
-    """Rows per class, with the count and share printed on each bar."""
+    """Rows per class, with the count and share printed on each bar.
+
+    Examples
+    --------
+    >>> from fsengine.plots.data import class_balance
+    >>> class_balance({"B": 300, "D": 100}).data[0].text
+    ('300 (75%)', '100 (25%)')
+    """
     names, values = list(counts), np.array(list(counts.values()), dtype=float)
     share = values / values.sum()
     fig = go.Figure(go.Bar(x=names, y=values, text=[f"{int(v):,} ({s:.0%})" for v, s in zip(values, share)],
@@ -92,7 +119,16 @@ def class_balance(counts: dict) -> go.Figure:
 
 
 def target_histogram(y: np.ndarray, bins: int = 30) -> go.Figure:
-    """Distribution of a regression target."""
+    """Distribution of a regression target.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots.data import target_histogram
+    >>> fig = target_histogram(np.random.default_rng(0).normal(size=200), bins=20)
+    >>> fig.data[0].type, fig.data[0].nbinsx
+    ('histogram', 20)
+    """
     fig = go.Figure(go.Histogram(x=np.asarray(y, dtype=float), nbinsx=bins, marker_color=FEATURE_COLORS[0]))
     fig.update_xaxes(title="target value")
     fig.update_yaxes(title="rows")
@@ -101,7 +137,16 @@ def target_histogram(y: np.ndarray, bins: int = 30) -> go.Figure:
 
 def top_features(names, scores: np.ndarray, score_name: str, top: int = 20) -> go.Figure:
     """Horizontal bars of the ``top`` features by a relevance score, best at the top; infinite
-    scores (perfect separation) are drawn at 1.1 x the largest finite one and labelled."""
+    scores (perfect separation) are drawn at 1.1 x the largest finite one and labelled.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots.data import top_features
+    >>> fig = top_features(["a", "b", "c"], np.array([0.2, np.inf, 0.5]), "Fisher score", top=2)
+    >>> fig.data[0].y, fig.data[0].text                    # best at the top: drawn last
+    (('c', 'b'), ('0.5', 'perfect'))
+    """
     scores = np.asarray(scores, dtype=float)
     order = np.argsort(-np.where(np.isnan(scores), -np.inf, scores), kind="stable")[:top]
     finite = scores[np.isfinite(scores)]
@@ -118,7 +163,15 @@ def top_features(names, scores: np.ndarray, score_name: str, top: int = 20) -> g
 
 
 def feature_map(values: np.ndarray, shape: tuple[int, int], title: str) -> go.Figure:
-    """One value per pixel as an image (e.g. the Fisher score of every pixel)."""
+    """One value per pixel as an image (e.g. the Fisher score of every pixel).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots.data import feature_map
+    >>> feature_map(np.arange(6.0), (2, 3), "Fisher score").data[0].z.tolist()
+    [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    """
     v = np.asarray(values, dtype=float)
     finite = v[np.isfinite(v)]
     top = float(finite.max()) if finite.size else 1.0
@@ -133,7 +186,17 @@ def feature_map(values: np.ndarray, shape: tuple[int, int], title: str) -> go.Fi
 
 def word_frequencies(words, share_by_class: np.ndarray, class_names, top: int = 15) -> go.Figure:
     """Share of each class's documents containing a word, for the words most typical of each
-    class (largest share difference), one panel per class."""
+    class (largest share difference), one panel per class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots.data import word_frequencies
+    >>> share = np.array([[0.6, 0.1, 0.3], [0.1, 0.5, 0.3]])      # share of each class's documents
+    >>> fig = word_frequencies(["great", "dull", "film"], share, ["pos", "neg"], top=2)
+    >>> fig.data[0].y                                             # typical of pos: great first (drawn last)
+    ('film', 'great')
+    """
     share = np.asarray(share_by_class, dtype=float)
     k = len(class_names)
     fig = make_subplots(rows=1, cols=k, subplot_titles=[f"typical of {n}" for n in class_names],

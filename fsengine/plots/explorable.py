@@ -30,6 +30,13 @@ such a trace never had the attribute, so a step never resets what the figure dra
 
 A page that needs to know where the slider is (the app puts it in the URL) reads the step's
 ``value`` from plotly's ``plotly_sliderchange`` event; :func:`slider_values` lists them.
+
+Several sliders (:func:`explorable_sliders`) compose when no two change the same attribute: a
+step is one ``Plotly.update`` of its own slider's attributes only, so it leaves what the others
+set as it is, and every combination of positions is drawn as its own. Two parameters that set
+one view together (beta and gamma of a criterion) are laid out so that each moves only its own
+attribute: every (beta, gamma) position is drawn on one canvas, beta's slider sets the x range
+and gamma's the y range that show it (:mod:`fsengine.plots.information`).
 """
 
 from __future__ import annotations
@@ -152,6 +159,20 @@ def _update_args(step: Step, traces: list[int], attrs: list[str]) -> list:
     return [data, dict(step.layout), traces]
 
 
+@dataclass(frozen=True)
+class Slider:
+    """One slider of an explorable: its ``steps``, the one it starts at (``active``), the text
+    before its current value (``prefix``, ``"Λ/Λ* = "``), its ``name`` (what its values are) and
+    where it sits under the plot: from ``x`` over ``length``, fractions of the figure's width."""
+
+    steps: Sequence[Step]
+    active: int
+    prefix: str
+    name: str = "position"
+    x: float = 0.0
+    length: float = 1.0
+
+
 def explorable(spec: dict, steps: Sequence[Step], *, active: int, prefix: str, name: str = "position",
                space: int = SLIDER_SPACE) -> go.Figure:
     """The figure ``spec`` (a plain ``{"data", "layout"}`` dict) with a slider over ``steps``,
@@ -162,43 +183,73 @@ def explorable(spec: dict, steps: Sequence[Step], *, active: int, prefix: str, n
     value above the slider (``"Λ/Λ* = "``); ``name`` names the slider (what its values are).
     ``space`` pixels are added under the plot for the slider.
     """
+    return explorable_sliders(spec, [Slider(steps, active, prefix, name)], space=space)
+
+
+def _changes(steps: Sequence[Step]) -> tuple[list[int], list[str], dict[int, list[str]]]:
+    """The traces, the attributes and, per trace, the attributes every step of a slider changes."""
     if not steps:
         raise ValueError("an explorable needs at least one step")
-    if not 0 <= active < len(steps):
-        raise ValueError(f"active step {active} is not one of the {len(steps)} steps")
     shape = {t: sorted(d) for t, d in steps[0].data.items()}
     if any({t: sorted(d) for t, d in s.data.items()} != shape for s in steps):
         raise ValueError("every step must change the same traces and attributes")
     if any(sorted(s.layout) != sorted(steps[0].layout) for s in steps):
         raise ValueError("every step must change the same layout attributes")
-    traces = sorted(shape)
-    attrs = sorted({a for names in shape.values() for a in names})
-    data = spec["data"]
-    for t in traces:
-        for a in attrs:
-            if a not in shape[t] and _get_attr(data[t], a) is not None:
-                raise ValueError(f"trace {t} has {a!r}, which a step would unset (null)")
-    start = steps[active]
-    for t, changes in start.data.items():
-        for a, v in changes.items():
-            _set_path(data[t], a, encoded(v))
-    for path, v in start.layout.items():
-        _set_path(spec["layout"], path, v)
-    many = len(steps) > MAX_LABELLED_STEPS
-    bottom = int(spec["layout"].get("margin", {}).get("b", 50))  # the x axis' ticks and title sit there
-    slider = {
-        "name": name, "active": active, "len": 1.0, "x": 0.0, "xanchor": "left", "y": 0.0, "yanchor": "top",
-        "pad": {"t": bottom, "b": 0, "l": 0, "r": 0},
-        "currentvalue": {"prefix": prefix, "xanchor": "left", "visible": True, "offset": 8,
+    return sorted(shape), sorted({a for names in shape.values() for a in names}), shape
+
+
+def _slider_spec(slider: Slider, traces: list[int], attrs: list[str], bottom: int) -> dict:
+    many = len(slider.steps) > MAX_LABELLED_STEPS * slider.length
+    spec = {
+        "name": slider.name, "active": slider.active, "len": slider.length, "x": slider.x, "xanchor": "left",
+        "y": 0.0, "yanchor": "top", "pad": {"t": bottom, "b": 0, "l": 0, "r": 0},
+        "currentvalue": {"prefix": slider.prefix, "xanchor": "left", "visible": True, "offset": 8,
                          "font": {"color": CURRENT_VALUE_COLOUR}},
         "transition": {"duration": 0},
         "steps": [{"method": "update", "label": s.label, "value": s.value, "args": _update_args(s, traces, attrs)}
-                  for s in steps],
+                  for s in slider.steps],
     }
     if many:
-        slider.update(ticklen=3, minorticklen=0, font={"color": "rgba(0, 0, 0, 0)"})
-    layout = spec["layout"]
-    layout["sliders"] = [slider]
+        spec.update(ticklen=3, minorticklen=0, font={"color": "rgba(0, 0, 0, 0)"})
+    return spec
+
+
+def explorable_sliders(spec: dict, sliders: Sequence[Slider], *, space: int = SLIDER_SPACE) -> go.Figure:
+    """The figure ``spec`` with several sliders side by side under the plot, drawn at each
+    slider's active step.
+
+    No two sliders may change the same attribute (a trace's attribute or a layout path): a step
+    then changes only what its own slider governs, so the sliders compose and every combination
+    of positions shows what its steps set. Each slider as in :func:`explorable`; steps beyond
+    ``MAX_LABELLED_STEPS`` times a slider's ``length`` draw no tick labels.
+    """
+    if not sliders:
+        raise ValueError("an explorable needs at least one slider")
+    data, layout = spec["data"], spec["layout"]
+    bottom = int(layout.get("margin", {}).get("b", 50))  # the x axis' ticks and title sit there
+    owners: dict[tuple, str] = {}
+    specs = []
+    for slider in sliders:
+        traces, attrs, shape = _changes(slider.steps)
+        if not 0 <= slider.active < len(slider.steps):
+            raise ValueError(f"active step {slider.active} is not one of the {len(slider.steps)} steps")
+        for key in [(t, a) for t, names in shape.items() for a in names] + list(slider.steps[0].layout):
+            if key in owners:
+                raise ValueError(f"sliders {owners[key]!r} and {slider.name!r} both change {key!r}: a step of "
+                                 "one would undo the other's")
+            owners[key] = slider.name
+        for t in traces:
+            for a in attrs:
+                if a not in shape[t] and _get_attr(data[t], a) is not None:
+                    raise ValueError(f"trace {t} has {a!r}, which a step would unset (null)")
+        start = slider.steps[slider.active]
+        for t, changes in start.data.items():
+            for a, v in changes.items():
+                _set_path(data[t], a, encoded(v))
+        for path, v in start.layout.items():
+            _set_path(layout, path, v)
+        specs.append(_slider_spec(slider, traces, attrs, bottom))
+    layout["sliders"] = specs
     layout.setdefault("margin", {})["b"] = bottom + space
     if layout.get("height"):
         layout["height"] = int(layout["height"]) + space
@@ -207,24 +258,27 @@ def explorable(spec: dict, steps: Sequence[Step], *, active: int, prefix: str, n
     return log_axis_labels(go.Figure(spec, _validate=False))  # plain numbers on log axes, also outside the app
 
 
-def slider_values(fig) -> list[str]:
-    """The values of the first slider's steps (what a page stores for a position)."""
+def _slider(fig, slider: int) -> dict:
     layout = fig["layout"] if isinstance(fig, dict) else fig.layout.to_plotly_json()
-    return [s["value"] for s in layout["sliders"][0]["steps"]]
+    return layout["sliders"][slider]
 
 
-def step_data(fig, index: int) -> dict[int, dict[str, Any]]:
-    """Trace index -> {attribute: decoded value} that step ``index`` of the first slider sets."""
-    layout = fig["layout"] if isinstance(fig, dict) else fig.layout.to_plotly_json()
-    data, _, traces = layout["sliders"][0]["steps"][index]["args"]
+def slider_values(fig, slider: int = 0) -> list[str]:
+    """The values of a slider's steps (what a page stores for a position); the first slider by default."""
+    return [s["value"] for s in _slider(fig, slider)["steps"]]
+
+
+def step_data(fig, index: int, slider: int = 0) -> dict[int, dict[str, Any]]:
+    """Trace index -> {attribute: decoded value} that step ``index`` of a slider (the first by
+    default) sets."""
+    data, _, traces = _slider(fig, slider)["steps"][index]["args"]
     return {t: {a: decoded(values[i]) for a, values in data.items() if values[i] is not None}
             for i, t in enumerate(traces)}
 
 
-def step_layout(fig, index: int) -> dict[str, Any]:
-    """The relayout changes of step ``index`` of the first slider."""
-    layout = fig["layout"] if isinstance(fig, dict) else fig.layout.to_plotly_json()
-    return layout["sliders"][0]["steps"][index]["args"][1]
+def step_layout(fig, index: int, slider: int = 0) -> dict[str, Any]:
+    """The relayout changes of step ``index`` of a slider (the first by default)."""
+    return _slider(fig, slider)["steps"][index]["args"][1]
 
 
 def distinct_labels(values, digits: int = 3) -> list[str]:

@@ -26,7 +26,15 @@ def method_color(label: str, k: int = 0) -> str:
 
 def roc_figure(curves: dict[str, tuple], auc: dict[str, float] | None = None, *,
                title: str = "Finding the relevant tags (ROC)") -> go.Figure:
-    """One ROC curve per method (fpr, tpr), AUC in the legend, chance diagonal dashed."""
+    """One ROC curve per method (fpr, tpr), AUC in the legend, chance diagonal dashed.
+
+    Examples
+    --------
+    >>> from fsengine.plots.rtm import roc_figure
+    >>> fig = roc_figure({"RTM": ([0.0, 0.0, 1.0], [0.0, 1.0, 1.0])}, {"RTM": 1.0})
+    >>> [t.name for t in fig.data]
+    ['chance', 'RTM (AUC 1.000)']
+    """
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
                              line=dict(color="#aaaaaa", dash="dash", width=1), hoverinfo="skip"))
@@ -43,7 +51,17 @@ def roc_figure(curves: dict[str, tuple], auc: dict[str, float] | None = None, *,
 def auc_figure(auc: pd.DataFrame) -> go.Figure:
     """AUC per method across seeds: one dot per seed and the mean as a bar, with the 95% t interval
     of the mean over seeds (:func:`fsengine.stats.t_interval`) as its error bar when there are at
-    least two seeds."""
+    least two seeds.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fsengine.plots.rtm import auc_figure
+    >>> auc = pd.DataFrame({"RTM": [0.90, 0.88, 0.93], "MI": [0.85, 0.86, 0.80]})     # one row per seed
+    >>> fig = auc_figure(auc)
+    >>> fig.data[0].x, [round(v, 3) for v in fig.data[0].y]                          # the means, best first
+    (('RTM', 'MI'), [0.903, 0.837])
+    """
     order = auc.mean().sort_values(ascending=False).index
     means = [float(auc[m].mean()) for m in order]
     error = None
@@ -69,7 +87,19 @@ def auc_figure(auc: pd.DataFrame) -> go.Figure:
 
 def convergence_figure(traces: dict[str, pd.DataFrame], tol: float | None = None) -> go.Figure:
     """Per sweep: largest change of a posterior mean (log scale), the evidence estimate (EM: its
-    lower bound) and the number of skipped factors, one colour per method."""
+    lower bound) and the number of skipped factors, one colour per method.
+
+    Examples
+    --------
+    >>> from fsengine.data.synthetic.rtm import make_rtm
+    >>> from fsengine.plots.rtm import convergence_figure
+    >>> from fsengine.selectors import RTMSelector
+    >>> ds = make_rtm(n_samples=200, n_tags=20, n_relevant=3, tag_rate=0.15, min_effect=0.3, seed=0)
+    >>> traces = {m: RTMSelector(method=m).fit(ds.X, ds.y).trace_ for m in ("power_ep", "em")}
+    >>> fig = convergence_figure(traces, tol=1e-4)
+    >>> len(fig.data)                                # three panels per method
+    6
+    """
     fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06,
                         subplot_titles=("max change of a posterior mean", "log evidence estimate",
                                         "factors skipped (undefined tilted distribution)"))
@@ -92,7 +122,18 @@ def convergence_figure(traces: dict[str, pd.DataFrame], tol: float | None = None
 
 def relevant_tags_figure(table: pd.DataFrame, *, class_names=("class 0", "class 1")) -> go.Figure:
     """Dot-and-interval plot of the posterior theta_j = P(class 1 | tag j) for the listed tags
-    (columns: tag, mean, lower, upper, log_bf), most relevant on top; 0.5 = irrelevant."""
+    (columns: tag, mean, lower, upper, log_bf), most relevant on top; 0.5 = irrelevant.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fsengine.plots.rtm import relevant_tags_figure
+    >>> table = pd.DataFrame({"tag": ["great", "dull"], "mean": [0.8, 0.25], "lower": [0.7, 0.15],
+    ...                       "upper": [0.88, 0.37], "log_bf": [6.1, 3.2]})
+    >>> fig = relevant_tags_figure(table, class_names=("negative", "positive"))
+    >>> [(t.name, list(t.y)) for t in fig.data]       # coloured by the class a tag points to
+    [('points to positive', ['great']), ('points to negative', ['dull'])]
+    """
     table = table.iloc[::-1]
     up = table["mean"] >= 0.5
     fig = go.Figure()
@@ -115,7 +156,17 @@ def accuracy_figure(table: pd.DataFrame, *, low: pd.DataFrame | None = None,
                     high: pd.DataFrame | None = None) -> go.Figure:
     """Grouped bars: rows of ``table`` are methods, columns datasets (test accuracy), each labelled
     with its value; ``low`` and ``high`` (same shape) draw each bar's interval as a whisker, and the
-    value with its interval moves from the label (the whisker would cross it) to the hover text."""
+    value with its interval moves from the label (the whisker would cross it) to the hover text.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fsengine.plots.rtm import accuracy_figure
+    >>> table = pd.DataFrame({"polarity": [0.76, 0.77], "subjectivity": [0.88, 0.89]}, index=["RTM EM", "L1"])
+    >>> fig = accuracy_figure(table)
+    >>> [t.name for t in fig.data], list(fig.data[0].text)
+    (['RTM EM', 'L1'], ['0.760', '0.880'])
+    """
     fig = go.Figure()
     for k, method in enumerate(table.index):
         values = table.loc[method].to_numpy(dtype=float)
@@ -141,7 +192,16 @@ def accuracy_figure(table: pd.DataFrame, *, low: pd.DataFrame | None = None,
 def theta_image_figure(theta_mean: np.ndarray, image_shape: tuple[int, int], *,
                        class_names=("class 0", "class 1")) -> go.Figure:
     """Posterior mean theta_j of every pixel tag as an image, diverging around 0.5 (white): red
-    pixels, when on, point to class 1, blue ones to class 0."""
+    pixels, when on, point to class 1, blue ones to class 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots.rtm import theta_image_figure
+    >>> fig = theta_image_figure(np.linspace(0.1, 0.9, 6), (2, 3), class_names=("B", "D"))
+    >>> fig.data[0].z.shape, round(fig.data[0].zmin + fig.data[0].zmax, 6)    # symmetric about 0.5
+    ((2, 3), 1.0)
+    """
     img = np.asarray(theta_mean, dtype=float).reshape(image_shape)
     span = max(float(np.nanmax(np.abs(img - 0.5))), 1e-6)
     fig = go.Figure(go.Heatmap(
@@ -169,6 +229,15 @@ def threshold_explorable(relevance, threshold: float = 0.0, *, truth=None, theta
 
     ``relevance`` (p,): a fit's log Bayes factors; the slider runs over ``thresholds`` and starts
     at the one nearest ``threshold``. Slider values are the thresholds (``"0.5"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsengine.plots.rtm import threshold_explorable
+    >>> relevance = np.array([4.2, -1.0, 0.8, -3.5, 2.2])               # log Bayes factors of five tags
+    >>> fig = threshold_explorable(relevance, 0.0, truth=np.array([True, False, True, False, False]))
+    >>> fig.layout.sliders[0].steps[fig.layout.sliders[0].active].label
+    '0'
     """
     from fsengine.plots.explorable import Step, colour_scale, explorable, layout_image, mask_uri, position_line
 

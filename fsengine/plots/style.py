@@ -74,7 +74,16 @@ class Style:
 def apply_style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:
     """Common layout: white template, compact margins, legend outside the plot area; log axes
     labelled in plain numbers (:func:`log_axis_labels`), so that a figure shown as it is built (a
-    notebook's ``fig.show()``, a saved HTML file) reads as it does in the app."""
+    notebook's ``fig.show()``, a saved HTML file) reads as it does in the app.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> from fsengine.plots import apply_style
+    >>> fig = apply_style(go.Figure(go.Scatter(x=[1, 2], y=[3, 4])), title="Two points", height=300)
+    >>> fig.layout.title.text, fig.layout.height
+    ('Two points', 300)
+    """
     fig.update_layout(
         template="plotly_white", height=height, margin=dict(l=60, r=20, t=50 if title else 20, b=50),
         title=title, legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.02),

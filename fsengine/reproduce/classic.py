@@ -454,8 +454,8 @@ def render(out_dir: Path) -> Path:
 rerender = render
 
 
-def readme_summary(out_dir: Path) -> str:
-    """The README's sentence on the committed full run, formatted from its ``results.json``."""
+def headline(out_dir: Path) -> str:
+    """The record's headline on the results page: the committed full run, formatted from its ``results.json``."""
     data = results_file.read(Path(out_dir) / results_file.FILENAME)
     rows = {r["quantity"]: results_file.Row(**r) for r in data["rows"]}
     titles = [d["title"] for d in data["inputs"]["datasets"].values()]

@@ -921,9 +921,9 @@ def _grid_section(grid_rows, results) -> list[str]:
     ]
 
 
-def readme_summary(out_dir: Path) -> str:
-    """The README's paragraph on the recorded full run, formatted from its ``results.json``, its
-    fold CSVs and report (a test checks that the README carries exactly this text)."""
+def headline(out_dir: Path) -> str:
+    """The record's headline on the results page: the recorded full run, formatted from its
+    ``results.json``, its fold CSVs and report (a test checks that the page carries exactly this text)."""
     out_dir = Path(out_dir)
     data = results_file.read(out_dir / results_file.FILENAME)
     rows = [results_file.Row(**r) for r in data["rows"]]

@@ -232,8 +232,9 @@ def test_page_lists_the_toolbox_and_registered_methods_and_runs_them():
         METHODS.pop("kbest_page", None)
 
 
-def test_readme_launcher_registers_its_method_before_the_app_runs(tmp_path):
-    """The entry script of README "Compare with your own methods" runs as an app and registers."""
+def test_the_guides_launcher_registers_its_method_before_the_app_runs(tmp_path):
+    """The entry script of the user guide's "Your own selector" (docs/user-guide/comparing.md) runs
+    as an app and registers its method."""
     import re
 
     from streamlit.testing.v1 import AppTest
@@ -241,11 +242,11 @@ def test_readme_launcher_registers_its_method_before_the_app_runs(tmp_path):
     from fsengine.methods.registry import METHODS
     from tests.conftest import PROJECT_ROOT
 
-    readme = (PROJECT_ROOT / "README.md").read_text()
-    section = readme[readme.index("### Compare with your own methods"):]
+    page = (PROJECT_ROOT / "docs" / "user-guide" / "comparing.md").read_text(encoding="utf-8")
+    section = page[page.index("## Your own selector"):]
     script = next(block for block in re.findall(r"```python\n(.*?)```", section, re.S) if "register_method" in block)
     launcher = tmp_path / "my_app.py"
-    launcher.write_text("\n".join(line[2:] if line.startswith("  ") else line for line in script.splitlines()))
+    launcher.write_text(script)
     try:
         at = AppTest.from_file(str(launcher), default_timeout=60).run()
         assert not at.exception, at.exception

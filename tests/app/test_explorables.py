@@ -45,6 +45,7 @@ EXPLORABLES = [
     ("bayes_factor", "bf_pairs_explorable", "bf_k", None),
     ("classic", "classic_l1_explorable", "classic_l1_C", "L1 path"),
     ("rtm", "rtm_threshold_figure", "rtm_threshold", None),
+    ("unified", "unified_explorable", "unified_beta", None),
     ("compare", "compare_k_explorable", "compare_k", "Run comparison"),
 ]
 
@@ -220,6 +221,49 @@ def test_every_explorable_page_loads_moves_for_free_and_fits_a_lecture_screen(ap
             assert problems_on(page) == []
         finally:
             page.context.close()
+
+
+#: the unified page's sliders: (index under the figure, URL parameter, the value at the rail's right end)
+UNIFIED_SLIDERS = ((0, "unified_beta", "1"), (1, "unified_gamma", "1"), (2, "unified_norm", "sum"))
+
+
+def test_the_unified_page_s_three_sliders_move_for_free_and_land_in_the_url(app_url, browser):
+    """Beta, gamma and the normalisation are three sliders of one figure: each move redraws in the
+    browser with no byte either way, each lands in its own URL parameter, and a fresh browser on
+    that URL shows CIFE (beta = gamma = 1, sums) with its name in the terms panel."""
+    key = "unified_explorable"
+    page, counter = _open(browser, f"{app_url}/unified", key)
+    try:
+        ranges = "(key) => { const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);" \
+                 " return [gd.layout.sliders.map(s => s.active), gd._fullLayout.xaxis2.range," \
+                 " gd._fullLayout.yaxis3.range, gd.data.map(t => t.visible)]; }"
+        before = page.evaluate(ranges, key)
+        assert before[0] == [0, 0, 0]
+        for index, param, value in UNIFIED_SLIDERS:
+            received, sent = counter.received, len(counter.sent)
+            rail = page.locator(f".st-key-{key} .slider-rail-rect").nth(index)
+            rail.scroll_into_view_if_needed()
+            box = rail.bounding_box()
+            page.mouse.click(box["x"] + 0.999 * box["width"], box["y"] + box["height"] / 2)
+            page.wait_for_timeout(1000)
+            after = page.evaluate(ranges, key)
+            assert (counter.received - received, len(counter.sent) - sent) == (0, 0), param
+            assert after[0][index] != before[0][index] and after != before, param  # that slider moved the figure
+            assert parse_qs(urlparse(page.url).query)[param] == [value]
+            before = after
+        assert problems_on(page) == []
+        shared = page.url
+    finally:
+        page.context.close()
+    fresh, _ = _open(browser, shared, key)
+    try:
+        again = fresh.evaluate(ranges, key)
+        assert again == before
+        names = fresh.evaluate("(key) => document.querySelector(`.st-key-${key} .js-plotly-plot`).data"
+                               ".filter(t => t.mode === 'text' && t.visible).map(t => t.text)", key)
+        assert any("<b>CIFE</b>" in text for text in names), names
+    finally:
+        fresh.context.close()
 
 
 def test_a_preset_lecture_mode_and_the_dark_theme_keep_the_explorable_s_position(app_url, browser):

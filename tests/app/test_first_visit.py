@@ -29,7 +29,7 @@ from fsengine.app.registry import PAGES
 from tests.conftest import app_test
 
 #: pages whose default first run computes something (a progress bar shows before the figures)
-COMPUTING = {"data", "bia", "gain", "bayes_factor", "classic", "rtm"}
+COMPUTING = {"data", "bia", "gain", "bayes_factor", "classic", "rtm", "unified"}
 
 
 def _main_types(at) -> list[str]:

@@ -124,13 +124,15 @@ def test_cancel_stops_before_the_next_fit(glm):
 
 def test_a_failing_method_is_reported_and_the_rest_go_on():
     wide = load_dataset("synthetic_glm", n=40, p=5001, k=3)
-    res = run_comparison(wide, ["bia", "variance"], CompareSettings(n_bootstrap=0, max_k=5))
+    bia = ("bia", {"max_memory_mb": 16.0})  # the cap follows from the budget (fsengine.methods.bia.memory)
+    res = run_comparison(wide, [bia, "variance"], CompareSettings(n_bootstrap=0, max_k=5))
     assert res.labels == ["Variance"] and res.stability(3)["kuncheva"].isna().all()
-    assert res.failures == {"BIA": "BIA handles at most 5,000 features; synthetic_glm[logistic] (train) has 5,001. "
-                                   "Use fewer features (e.g. a larger minimum document frequency)."}
+    assert list(res.failures) == ["BIA"]
+    assert res.failures["BIA"].startswith("BIA needs a 5,001 x 5,001 coupling matrix")
+    assert "memory budget of 16 MB" in res.failures["BIA"] and "features fit with 30 samples" in res.failures["BIA"]
     assert res.tables(3)["failures"]["method"].tolist() == ["BIA"]
-    with pytest.raises(ValueError, match="No method could run on this data: BIA: BIA handles at most"):
-        run_comparison(wide, ["bia"], CompareSettings(n_bootstrap=0, max_k=5))
+    with pytest.raises(ValueError, match="No method could run on this data: BIA: BIA needs a 5,001 x 5,001"):
+        run_comparison(wide, [bia], CompareSettings(n_bootstrap=0, max_k=5))
 
 
 def test_class_pair_and_bad_requests():
@@ -398,3 +400,44 @@ def test_repeated_splits_use_the_corrected_resampled_t(glm, result):
     assert "over 3 repeated train/test splits" in res.interval_note()
     with pytest.raises(ValueError, match="n_repeats=0"):
         CompareSettings(n_repeats=0)
+
+
+class _ColdRTM(registry.resolve("fsengine.selectors:RTMSelector")):
+    """The RTM selector with its warm start switched off (the engine then fits every resample cold)."""
+
+    _warm_starts = False
+
+
+def test_bootstrap_fits_of_a_warm_starting_method_start_from_the_full_fit():
+    """The RTM's bootstrap fits start from its fit on the training part (fsengine.warm_start):
+    the comparison and its progress say so, and, run to a tight tolerance, they keep the rankings
+    of cold bootstrap fits (same top tags and scores)."""
+    from functools import partial
+
+    from fsengine.data.synthetic.rtm import make_rtm
+
+    ds = make_rtm(n_samples=240, n_tags=40, n_relevant=6, tag_rate=0.1, seed=2)
+    rtm = registry.get_method("rtm")
+    tight = {"max_iter": 5000}
+    settings = CompareSettings(n_bootstrap=3, max_k=8, seed=0)
+    runs = {}
+    for name, cls, warm_start in (("warm", registry.resolve(rtm.factory), True), ("cold", _ColdRTM, True),
+                                  ("switched off", registry.resolve(rtm.factory), False)):
+        spec = dataclasses.replace(rtm, factory=partial(cls, tol=1e-10))
+        messages = []
+        res = run_comparison(ds, [(spec, tight)], dataclasses.replace(settings, warm_start=warm_start),
+                             progress=lambda f, m: messages.append(m))
+        runs[name] = (res.run("RTM"), messages)
+    (warm, warm_messages), cold = runs["warm"], runs["cold"][0]
+    assert any("bootstrap fits started from the fit on the training part" in n for n in warm.notes)
+    # a method that cannot warm start, and CompareSettings(warm_start=False): every fit from scratch
+    for run, messages in (runs["cold"], runs["switched off"]):
+        assert not any("warm start" in n for n in run.notes)
+        assert not any("earlier fit" in m for m in messages)
+        np.testing.assert_array_equal(run.boot_top, cold.boot_top)
+    assert any(m.startswith("RTM: bootstrap fit 3 of 3 (warm start), RTM Power EP: starting from an earlier fit")
+               for m in warm_messages)
+    np.testing.assert_array_equal(warm.order, cold.order)
+    np.testing.assert_allclose(warm.boot_top_scores, cold.boot_top_scores, rtol=0, atol=1e-6)
+    for w, c, scores in zip(warm.boot_top, cold.boot_top, cold.boot_top_scores):
+        assert set(w[np.abs(scores - scores[-1]) > 1e-6]) == set(c[np.abs(scores - scores[-1]) > 1e-6])

@@ -75,7 +75,7 @@ def test_a_two_class_method_is_declared_once_in_its_class(key):
 def test_params_parse_check_and_build():
     bia = get_method("bia")
     values = bia.parse(["n_steps=50", "family=linear", "lambda_ratio=2.5"])
-    assert values == {"family": "linear", "lambda_ratio": 2.5, "n_steps": 50}
+    assert values == {"family": "linear", "lambda_ratio": 2.5, "n_steps": 50, "max_memory_mb": 2048.0}
     assert bia.build(values).get_params()["n_steps"] == 50
     for bad, message in ((["n_steps=0"], "at least 1"), (["n_steps=2000"], "at most 1000"),
                          (["family=gamma"], "choose one of"),
@@ -113,8 +113,11 @@ def test_constant_columns_are_left_out_and_get_no_score():
 
 
 def test_refusals_say_what_to_do():
-    with pytest.raises(ValueError, match="BIA handles at most 5,000 features; toy has 5,001"):
-        adapt(get_method("bia"), _toy(np.random.default_rng(0).normal(size=(10, 5001))))
+    # the BIA's cap follows from its memory budget and the rows (fsengine.methods.bia.memory)
+    with pytest.raises(ValueError, match=r"BIA needs a 2,001 x 2,001 coupling matrix.*budget of 16 MB.*"
+                                         r"At most 1,[0-9]{3} features fit with 10 samples"):
+        fit_method("bia", {"n_steps": 20, "max_memory_mb": 16.0},
+                   _toy(np.random.default_rng(0).normal(size=(10, 2001))))
     with pytest.raises(ValueError, match="MI needs class labels; toy has a regression target"):
         adapt(get_method("mi"), _toy(np.eye(4), y=np.linspace(0, 1, 4), task="regression"))
     with pytest.raises(ValueError, match="BIA needs exactly two classes; toy has 3"):

@@ -7,12 +7,14 @@ import plotly.io as pio
 import pytest
 
 from fsengine.plots.explorable import (
+    Slider,
     Step,
     colour_pixels,
     colourbar_ticks,
     decoded,
     distinct_labels,
     explorable,
+    explorable_sliders,
     heatmap_image,
     image_pixels,
     mask_uri,
@@ -111,3 +113,46 @@ def test_names_in_steps_are_disarmed_like_the_figure_s_own_text():
     steps = [Step("0", "0", {0: {"y": ["<a href='x'>a</a>", "b"], "x": np.zeros(2)}})]
     fig = restyle(explorable(_spec(), steps, active=0, prefix=""))
     assert fig.layout.sliders[0].steps[0].args[0]["y"][0][0] == "&lt;a href='x'>a&lt;/a>"
+
+
+def test_several_sliders_compose_each_setting_only_its_own_attributes():
+    """Two sliders that change disjoint attributes: the figure is drawn at both active steps, each
+    step carries its own slider's changes only (so a move of one leaves the other's as it is), and
+    the helpers read any slider."""
+    spec = {"data": [{"type": "scatter", "x": [0]}, {"type": "bar", "y": [0]}],
+            "layout": {"height": 300, "xaxis": {}, "images": [{"x": 0}, {"y": 0}]}}
+    across = [Step(str(i), str(i), {0: {"x": np.array([i])}}, {"xaxis.range": [i, i + 1], "images[0].x": i})
+              for i in range(3)]
+    up = [Step(str(j), f"v{j}", {1: {"y": np.array([10 * j])}}, {"images[1].y": j}) for j in range(4)]
+    fig = explorable_sliders(spec, [Slider(across, 2, "a = ", "a", x=0.0, length=0.5),
+                                    Slider(up, 1, "b = ", "b", x=0.55, length=0.45)])
+    layout = json.loads(pio.to_json(fig))["layout"]
+    a, b = layout["sliders"]
+    assert (a["active"], a["x"], a["len"], b["active"], b["x"], b["len"]) == (2, 0.0, 0.5, 1, 0.55, 0.45)
+    assert layout["xaxis"]["range"] == [2, 3] and layout["images"][0]["x"] == 2 and layout["images"][1]["y"] == 1
+    assert decoded(json.loads(pio.to_json(fig))["data"][1]["y"]).tolist() == [10]
+    assert slider_values(fig, 1) == ["v0", "v1", "v2", "v3"] and slider_values(fig) == ["0", "1", "2"]
+    assert step_layout(fig, 0, slider=1) == {"images[1].y": 0} and set(step_layout(fig, 0)) == {"xaxis.range",
+                                                                                                  "images[0].x"}
+    assert step_data(fig, 3, slider=1) == {1: {"y": pytest.approx([30])}} and list(step_data(fig, 1)) == [0]
+    assert layout["height"] == 300 + 80
+
+
+def test_sliders_that_would_undo_each_other_are_refused():
+    spec = {"data": [{"type": "scatter", "x": [0]}], "layout": {"images": [{"x": 0}]}}
+    one = [Step(str(i), str(i), {}, {"images[0].x": i}) for i in range(2)]
+    with pytest.raises(ValueError, match="both change"):
+        explorable_sliders(spec, [Slider(one, 0, "", "a"), Slider(one, 0, "", "b")])
+    traced = [Step(str(i), str(i), {0: {"x": np.array([i])}}) for i in range(2)]
+    with pytest.raises(ValueError, match="both change"):
+        explorable_sliders(spec, [Slider(traced, 0, "", "a"), Slider(traced, 1, "", "b")])
+    with pytest.raises(ValueError, match="at least one slider"):
+        explorable_sliders(spec, [])
+
+
+def test_a_narrow_slider_hides_its_tick_labels_sooner():
+    spec = {"data": [], "layout": {}}
+    steps = [Step(str(i), str(i), {}, {"images[0].x": i}) for i in range(21)]
+    narrow = explorable_sliders(spec, [Slider(steps, 0, "", "a", length=0.4)]).layout.sliders[0]
+    wide = explorable_sliders({"data": [], "layout": {}}, [Slider(steps, 0, "", "a")]).layout.sliders[0]
+    assert narrow.font.color == "rgba(0, 0, 0, 0)" and wide.font.color is None

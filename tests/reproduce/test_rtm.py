@@ -318,13 +318,13 @@ def test_convergence_section_names_every_failed_fit():
     assert "Every RTM fit converged" in rtm_target._convergence_lines(fits.iloc[[0, 2]], ["corpus", "method"], "fold")
 
 
-def test_readme_shows_the_recorded_run_as_formatted_from_it():
-    readme = (PROJECT_ROOT / "README.md").read_text()
-    assert rtm_target.readme_summary(RECORDED) in readme
+def test_the_results_page_shows_the_recorded_run_as_formatted_from_it():
+    page = (PROJECT_ROOT / "docs" / "results.md").read_text()
+    assert rtm_target.headline(RECORDED) in page
 
 
 def test_the_report_judges_the_slides_gaps_and_says_the_dataset_2_verdicts_are_circular():
-    """Issue 31: every slide gap lies above our interval; the report and the README say that the
+    """Issue 31: every slide gap lies above our interval; the report and the results page say that the
     slides' ordering is contradicted in size, and that reading Dataset 2 as sentence polarity
     because the accuracy levels match makes the "consistent" verdicts there circular."""
     data = results.read(RECORDED / results.FILENAME)
@@ -339,5 +339,5 @@ def test_the_report_judges_the_slides_gaps_and_says_the_dataset_2_verdicts_are_c
     assert f"in {sum(results.outcome(r['verdict']) == 'below' for r in cells)} of the 12 cells (the highest upper " \
            f"bound is {highest:.4f}" in text
     assert "**Multiplicity.** Two families are judged as one each, by Holm's step-down" in text
-    readme = (PROJECT_ROOT / "README.md").read_text()
-    assert "These verdicts are circular" in readme and "contradicted in size" in readme
+    page = (PROJECT_ROOT / "docs" / "results.md").read_text()
+    assert "These verdicts are circular" in page and "contradicted in size" in page

@@ -1,8 +1,7 @@
-"""The README's results block is generated from the committed results and shows intervals."""
+"""The site's results page (docs/results.md) is generated from the committed results and shows
+intervals; the README links to it."""
 
 from pathlib import Path
-
-import pytest
 
 from fsengine.reproduce import results, summary
 from fsengine.stats import Estimate
@@ -10,21 +9,28 @@ from fsengine.stats import Estimate
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_committed_readme_block_matches_the_committed_results():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert summary.replace_block(text, summary.readme_block(ROOT)) == text, \
-        "README.md is stale: run python -m fsengine.reproduce.summary"
+def test_committed_results_page_matches_the_committed_results():
+    assert (ROOT / summary.PAGE).read_text(encoding="utf-8") == summary.page(ROOT), \
+        "docs/results.md is stale: run python -m fsengine.reproduce.summary"
+    assert summary.main(["--root", str(ROOT), "--check"]) == 0
 
 
-def test_block_shows_each_judged_row_with_its_interval_and_leaves_recorded_rows_counted(tmp_path):
+def test_the_readme_links_to_the_results_page():
+    assert "(docs/results.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_page_shows_each_judged_row_with_its_interval_and_leaves_recorded_rows_counted(tmp_path):
     rows = [results.versus("F1, greedy", Estimate(92.87, 92.52, 93.21, 0.95, "sentence bootstrap"), 92.9993),
             results.recorded("sentences", 2012.0)]
     results.write(_folder(tmp_path, "sgc-vs-ifs"), "sgc-vs-ifs", False, {}, rows)
-    block = summary.readme_block(tmp_path)
-    assert "consistent 1, recorded 1" in block
-    assert "92.87 [92.52, 93.21]" in block and "95%: sentence bootstrap" in block
-    assert "| sentences |" not in block  # recorded rows are counted, not listed
-    assert "**`rtm-roc`**: no committed full run" in block
+    page = summary.page(tmp_path)
+    assert page.startswith(summary.GENERATED)
+    assert "consistent 1, recorded 1" in page
+    assert "92.87 [92.52, 93.21]" in page and "95%: sentence bootstrap" in page
+    assert "| sentences |" not in page  # recorded rows are counted, not listed
+    assert "[sgc-vs-ifs](records/sgc-vs-ifs/index.md)" in page and "records/sgc-vs-ifs/index\n" in page
+    assert "## `rtm-roc`" in page and "No committed full run in `docs/results/rtm-roc` yet" in page
+    assert "records/rtm-roc" not in page  # no page to link to
 
 
 def test_a_record_with_point_threshold_verdicts_is_flagged_and_exact_checks_are_not(tmp_path):
@@ -32,18 +38,23 @@ def test_a_record_with_point_threshold_verdicts_is_flagged_and_exact_checks_are_
         results.Row("F1, greedy", 93.0, 93.01, results.judge(93.01 >= 93.0, "ours >= 93")),
         results.Row("accuracy", 0.76, 0.75, results.judge(abs(0.75 - 0.76) <= 0.02, "|ours - paper| <= 0.02")),
         results.exact("max |p - p_exact|", 6.7e-5, 1.7e-4, "tolerance = O(eps^2)")])
-    results.write(_folder(tmp_path, "bia-notmnist"), "bia-notmnist", False, {}, [
-        results.exact("max |p - p_exact|", 6.7e-5, 1.7e-4, "tolerance = O(eps^2)"),
-        results.versus("accuracy", Estimate(0.93, 0.92, 0.94, 0.95, "Wilson"), 0.95)])
-    block = summary.readme_block(tmp_path)
-    sgc, bia = block.split("**`sgc-vs-ifs`**")[1], block.split("**`bia-notmnist`**")[1].split("**`")[0]
+    page = summary.page(tmp_path)
+    sgc = page.split("## `sgc-vs-ifs`")[1]
     assert "predates the interval protocol:* none of its rows carries an interval, and its 3 holds/fails" in sgc
-    assert "predates" not in bia  # an interval beside its exact check
+    section = "\n".join(summary.target_section("bia-notmnist", {"rows": [
+        results.exact("max |p - p_exact|", 6.7e-5, 1.7e-4, "tolerance = O(eps^2)").as_json(),
+        results.versus("accuracy", Estimate(0.93, 0.92, 0.94, 0.95, "Wilson"), 0.95).as_json()]}))
+    assert "predates" not in section  # an interval beside its exact check
 
 
-def test_replace_block_names_the_missing_markers():
-    with pytest.raises(ValueError, match="no results block"):
-        summary.replace_block("# a README without the block\n", summary.readme_block(ROOT))
+def test_check_reports_a_stale_page(tmp_path, capsys):
+    results.write(_folder(tmp_path, "sgc-vs-ifs"), "sgc-vs-ifs", False, {},
+                  [results.recorded("sentences", 2012.0)])
+    (tmp_path / "docs" / "results.md").write_text("# an old page\n", encoding="utf-8")
+    assert summary.main(["--root", str(tmp_path), "--check"]) == 1
+    assert "docs/results.md is stale" in capsys.readouterr().err
+    assert summary.main(["--root", str(tmp_path)]) == 0
+    assert summary.main(["--root", str(tmp_path), "--check"]) == 0
 
 
 def _folder(root: Path, name: str) -> Path:

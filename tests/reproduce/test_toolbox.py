@@ -16,8 +16,8 @@ from fsengine.compare.runner import k_grid
 from fsengine.formatting import interval_digits, percent
 from fsengine.methods.registry import BUILT_IN, METHODS
 from fsengine.reproduce import TARGETS, get_target, results, toolbox
+from fsengine.reproduce.toolbox import headline as tb_headline
 from fsengine.reproduce.toolbox import plan as tb
-from fsengine.reproduce.toolbox import readme as tb_readme
 from fsengine.reproduce.toolbox import report
 from fsengine.selection_metrics import kuncheva_leave_one_out, kuncheva_matrix
 from fsengine.stats import (
@@ -95,7 +95,7 @@ def test_ordering_rows_and_tables_print_a_level_with_the_digits_it_needs():
     assert "| 99.957%: m |" in results.markdown([open_])[2]
     assert percent(level) == "99.71%"
     committed = (RECORDED / "report.md").read_text(encoding="utf-8")
-    assert "100%" not in committed and "100%" not in (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    assert "100%" not in committed and "100%" not in tb_headline.headline(results.read(RECORDED / results.FILENAME))
 
 
 def test_headline_lines_follow_the_intervals():
@@ -288,22 +288,18 @@ def test_toolbox_committed_verdicts_follow_their_intervals_and_the_report_says_t
             assert method in head, method
 
 
-def test_readme_summary_is_what_readme_summary_makes_of_the_committed_results():
-    """The text between the README's toolbox markers is exactly ``readme_summary`` of the committed
-    full run (refresh: ``README.md = tb_readme.readme_with_summary(README.md, results.json)``)."""
-    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_results_page_carries_the_headline_of_the_committed_results():
+    """The site's results page (docs/results.md, written by ``python -m fsengine.reproduce.summary``)
+    carries exactly ``headline`` of the committed full run."""
+    page = (PROJECT_ROOT / "docs" / "results.md").read_text(encoding="utf-8")
     data = results.read(RECORDED / results.FILENAME)
-    begin, end = tb_readme.README_MARKERS
-    assert readme.count(begin) == 1 and readme.count(end) == 1
-    shown = readme.split(begin, 1)[1].split(end, 1)[0].strip("\n")
-    assert shown == tb_readme.readme_summary(data)
-    assert tb_readme.readme_with_summary(readme, data) == readme
-    assert "docs/results/toolbox/report.md" in readme
+    assert page.count(tb_headline.headline(data)) == 1
+    assert "docs/results/toolbox/report.md" in page
 
 
-def test_readme_summary_names_every_resolved_method_and_no_other():
+def test_the_headline_names_every_resolved_method_and_no_other():
     data = results.read(RECORDED / results.FILENAME)
-    text = " ".join(tb_readme.readme_summary(data).split())
+    text = " ".join(tb_headline.headline(data).split())
     ref = METHODS[tb.REFERENCE].label
     small = data["inputs"]["plan"]["ks"][0]
     for r in data["rows"]:
@@ -324,7 +320,7 @@ def test_readme_summary_names_every_resolved_method_and_no_other():
                and results.outcome(r["verdict"]) == "resolved")
     row["verdict"] = "not resolved: " + row["verdict"].split(": ", 1)[1]
     method = row["quantity"].split(", ")[-2]
-    assert f"{method} {row['ours']:+.{interval_digits(*row['interval'])}f}" not in tb_readme.readme_summary(flipped)
+    assert f"{method} {row['ours']:+.{interval_digits(*row['interval'])}f}" not in tb_headline.headline(flipped)
 
 
 # ------------------------------------------------------------------------------ rendering the record

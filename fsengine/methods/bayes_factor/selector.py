@@ -139,7 +139,7 @@ class BayesFactorSelector(BaseFeatureSelector):
     classes_ : ndarray of shape (n_classes,)
         Class labels (class index c of a pair is ``classes_[c]``).
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Only when X has string column names.
 
     See Also

@@ -2,6 +2,8 @@
 
 Conventions: ``J`` is symmetric with a zero diagonal and every pair counted once in the energy
 ``E(s) = h.s + sum_{i<j} J_ij s_i s_j``; couplings scale as ``J(eps) = (eps / eps_ref)^2 J_ref``.
+``J`` may be float64 or float32 (wide problems, :mod:`fsengine.methods.bia.memory`); every sum
+over it runs in float64.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ def rms_offdiag_correlation(G, n):
 
 
 @njit(cache=True, fastmath=True)
-def _matvec(J, m, out):
-    """out = J m, row by row (contiguous rows; fastmath lets the sums vectorise). A plain loop
-    beats a call into a multi-threaded BLAS on a shared 2-core machine for these sizes."""
+def matvec(J, m, out):
+    """out = J m, row by row in float64 (J float64 or float32; contiguous rows; fastmath lets the
+    sums vectorise). A plain loop beats a call into a multi-threaded BLAS on a shared 2-core
+    machine for these sizes, and BLAS would sum float32 rows in float32."""
     p = m.size
     for i in range(p):
         acc = 0.0
@@ -65,25 +68,42 @@ def ising_from_gram_inplace(G, b, curvature, eps_ref):
 
 
 @njit(cache=True)
-def mean_field_path(alpha, beta, J_ref, eps_ref, eps_grid, m0):
+def _residual(alpha, beta, eps, scale, m, u):
+    """max_i |m_i - tanh(eps alpha_i + eps^2 beta_i + scale u_i)| with u = J_ref m: how far m is
+    from solving the mean-field equations at eps."""
+    worst = 0.0
+    for i in range(m.size):
+        worst = max(worst, abs(m[i] - np.tanh(eps * alpha[i] + eps * eps * beta[i] + scale * u[i])))
+    return worst
+
+
+@njit(cache=True)
+def mean_field_path_residuals(alpha, beta, J_ref, eps_ref, eps_grid, m0, eps0):
     """The recursive mean-field path (Fisher & Mehta, equation after Eq. 13), from ``m0``
-    (``m(0) = 0`` at the start of the path; the last row of a previous block to continue it):
+    (``m(0) = 0`` at the start of the path; the last row of a previous block, at ``eps0``, to
+    continue it):
 
     ``m(eps_k) = tanh(eps_k alpha + eps_k^2 beta + (eps_k / eps_ref)^2 J_ref m(eps_{k-1}))``.
 
-    Returns ``M`` (n_steps, p) and ``max |m(eps_k) - m(eps_{k-1})|`` per step. One matrix-vector
-    product per step; a path run in blocks equals the path run at once, bit for bit.
+    Returns ``M`` (n_steps, p), ``max |m(eps_k) - m(eps_{k-1})|`` per step and the fixed-point
+    residual of the row before each step (:func:`_residual` of ``m0`` at ``eps0`` first, nan when
+    eps0 <= 0; then of rows 0..n_steps-2), from the product J m that the step computes anyway.
+    One matrix-vector product per step; a path run in blocks equals the path run at once, bit for
+    bit.
     """
     n_steps = eps_grid.size
     p = alpha.size
     M = np.empty((n_steps, p))
     max_dm = np.empty(n_steps)
+    before = np.empty(n_steps)
     m = m0.copy()
     u = np.empty(p)
+    prev = eps0
     for k in range(n_steps):
         eps = eps_grid[k]
         scale = (eps / eps_ref) ** 2
-        _matvec(J_ref, m, u)
+        matvec(J_ref, m, u)
+        before[k] = _residual(alpha, beta, prev, (prev / eps_ref) ** 2, m, u) if prev > 0.0 else np.nan
         dm = 0.0
         for i in range(p):
             new = np.tanh(eps * alpha[i] + eps * eps * beta[i] + scale * u[i])
@@ -93,7 +113,72 @@ def mean_field_path(alpha, beta, J_ref, eps_ref, eps_grid, m0):
             M[k, i] = new
         m = M[k].copy()
         max_dm[k] = dm
+        prev = eps
+    return M, max_dm, before
+
+
+@njit(cache=True)
+def mean_field_path(alpha, beta, J_ref, eps_ref, eps_grid, m0):
+    """:func:`mean_field_path_residuals` from ``m0`` = 0 or a block's end, without the residuals:
+    returns ``M`` and the largest change per step."""
+    M, max_dm, _ = mean_field_path_residuals(alpha, beta, J_ref, eps_ref, eps_grid, m0, 0.0)
     return M, max_dm
+
+
+@njit(cache=True)
+def fixed_point_residuals(alpha, beta, J_ref, eps_ref, eps, M):
+    """:func:`_residual` of every row ``M[k]`` at ``eps[k]``: one matrix-vector product a row, no
+    temporary beyond a vector (J_ref may be float32)."""
+    out = np.empty(M.shape[0])
+    u = np.empty(alpha.size)
+    for k in range(M.shape[0]):
+        matvec(J_ref, M[k], u)
+        out[k] = _residual(alpha, beta, eps[k], (eps[k] / eps_ref) ** 2, M[k], u)
+    return out
+
+
+@njit(cache=True)
+def couplings_from_gram_block(G, c0, b, curvature, n, J, alpha, beta):
+    """One column block of :func:`ising_from_gram_inplace`, for couplings built in blocks.
+
+    ``G`` (c1, w) holds rows 0..c1-1 of columns c0..c0+w-1 of the standardised Gram, c1 = c0 + w
+    (the block's rows above the diagonal block and the diagonal block). Writes the unscaled
+    K_ij = (H_ij^2 + 2 b_i H_ij b_j) / 8 (H = -curvature G) of every pair i < j into J[i, j] and
+    J[j, i] (exactly symmetric; scale by eps_ref^2 afterwards), zero on the diagonal, sets
+    alpha_i = (H_ii + b_i^2) / 4 on the diagonal, adds each pair's K to beta_i and beta_j (K_ii to
+    beta_i) and returns sum_{i<j} (G_ij / n)^2 over the block (for the rms correlation).
+    """
+    rows, width = G.shape
+    squares = 0.0
+    for i in range(rows):
+        bi = b[i]
+        for jj in range(width):
+            j = c0 + jj
+            if j < i:
+                continue  # the lower half of the diagonal block: its mirror is written below
+            g = G[i, jj]
+            h = -curvature * g
+            k = 0.125 * (h * h + 2.0 * bi * h * b[j])
+            if i == j:
+                alpha[i] = 0.25 * (h + bi * bi)
+                beta[i] += k
+                J[i, i] = 0.0
+            else:
+                c = g / n
+                squares += c * c
+                beta[i] += k
+                beta[j] += k
+                J[i, j] = k
+                J[j, i] = k
+    return squares
+
+
+@njit(cache=True)
+def scale_inplace(J, factor):
+    """J *= factor, each product formed in float64 (also for float32 J)."""
+    for i in range(J.shape[0]):
+        for j in range(J.shape[1]):
+            J[i, j] = J[i, j] * factor
 
 
 @njit(cache=True)
@@ -108,7 +193,7 @@ def damped_mean_field(h, J, scale, m0, damping, tol, max_iter):
     it = 0
     u = np.empty(p)
     while it < max_iter:
-        _matvec(J, m, u)
+        matvec(J, m, u)
         residual = 0.0
         for i in range(p):
             target = np.tanh(h[i] + scale * u[i])

@@ -62,9 +62,14 @@ correlation and ``w <= 1`` this gives the paper's scale ``Lambda* = n (1 + p r)`
 (Lambda* is kept as the paper defines it, and the page says so). Results for ``Lambda < Lambda*`` are outside the
 approximation's range and are flagged as the breakdown region.
 
-Storage. The only p x p array is the coupling matrix; it is built in place from the
-standardised Gram matrix (:func:`~fsengine.methods.bia.kernels.ising_from_gram_inplace`), stored
-at a reference ``Lambda_ref`` and rescaled by ``(eps / eps_ref)^2`` on the fly.
+Storage. The only p x p array is the coupling matrix, stored at a reference ``Lambda_ref`` and
+rescaled by ``(eps / eps_ref)^2`` on the fly. :func:`build_bia_model` builds it from the
+standardised design :data:`~fsengine.methods.bia.memory.GRAM_BLOCK` columns of the Gram matrix
+at a time (:func:`~fsengine.methods.bia.kernels.couplings_from_gram_block`; no p x p temporary,
+a sparse X never densified), in float64 while the fit fits its memory budget, else in float32
+(:mod:`fsengine.methods.bia.memory`: every sum over the couplings runs in float64, and the
+magnetizations agree with float64 couplings to 1e-9 in the tests). A fit from row-chunked moments
+turns its float64 Gram into the couplings in place (:func:`model_from_expansion`).
 """
 
 from __future__ import annotations
@@ -76,6 +81,7 @@ import scipy.sparse as sp
 
 from fsengine.glm import PriorMeanExpansion, prior_mean_expansion
 from fsengine.methods.bia import kernels as bia_kernels
+from fsengine.methods.bia.memory import GRAM_BLOCK, coupling_itemsize
 from fsengine.methods.registry import method_defaults
 from fsengine.progress import Progress, report_to
 
@@ -83,14 +89,10 @@ from fsengine.progress import Progress, report_to
 DEFAULT_STEP = 0.05
 #: default number of path steps (the method registry's ``n_steps``): Lambda/Lambda* from 20 down to 0.1
 DEFAULT_STEPS = method_defaults("bia")["n_steps"]
-#: default memory budget for the p x p couplings (and the standardised copy of X)
-DEFAULT_MAX_MEMORY_MB = 2048.0
+#: default memory budget of a fit (MB; the method registry's ``max_memory_mb``)
+DEFAULT_MAX_MEMORY_MB = method_defaults("bia")["max_memory_mb"]
 #: a path reports its progress this many times (once per block of steps)
 PATH_REPORTS = 50
-
-
-class CouplingMemoryError(ValueError):
-    """The p x p couplings would not fit in the memory budget."""
 
 
 def lambda_star(n: int, p: int, r: float) -> float:
@@ -103,33 +105,17 @@ def posterior_from_magnetization(m):
     return 0.5 * (1.0 + np.asarray(m, dtype=np.float64))
 
 
-def max_features_for_memory(max_memory_mb: float, n_samples: int = 0) -> int:
-    """Largest p whose couplings (8 p^2 bytes) plus a standardised copy of X (8 n p) fit."""
-    budget = max_memory_mb * 1024**2 / 8.0
-    return int((-n_samples + np.sqrt(n_samples**2 + 4.0 * budget)) / 2.0)
-
-
-def check_memory(n: int, p: int, max_memory_mb: float, sparse: bool = False) -> None:
-    """Raise :class:`CouplingMemoryError` when the couplings would exceed ``max_memory_mb``."""
-    copy_rows = 0 if sparse else n
-    need_mb = 8.0 * (p * p + copy_rows * p) / 1024**2
-    if need_mb > max_memory_mb:
-        fit = max_features_for_memory(max_memory_mb, copy_rows)
-        raise CouplingMemoryError(
-            f"BIA needs a {p} x {p} coupling matrix: about {need_mb:,.0f} MB with the standardised "
-            f"data, above the memory limit of {max_memory_mb:,.0f} MB. At most {fit:,} features fit "
-            f"with {n:,} samples; pre-screen features (e.g. by variance) or raise max_memory_mb."
-        )
-
-
 @dataclass
 class MeanFieldPath:
-    """The mean-field path: ``m[k]`` at ``lambda_ratio[k]`` (decreasing, i.e. eps increasing)."""
+    """The mean-field path: ``m[k]`` at ``lambda_ratio[k]`` (decreasing, i.e. eps increasing);
+    ``residual[k]`` = max_i |m_i - tanh(h_i + sum_j J_ij m_j)| of row k at its own Lambda (how far
+    the recursion is from the mean-field solution there)."""
 
     lambda_ratio: np.ndarray
     epsilon: np.ndarray
     m: np.ndarray
     max_dm: np.ndarray
+    residual: np.ndarray
 
     @property
     def posterior(self) -> np.ndarray:
@@ -162,7 +148,8 @@ class BIAModel:
 
     ``alpha``, ``beta``: field coefficients, ``h(eps) = eps alpha + eps^2 beta``;
     ``couplings``: ``J`` at ``Lambda_ref = lambda_ref_ratio * Lambda*`` (symmetric, zero diagonal,
-    each pair counted once); ``J(eps) = (eps / eps_ref)^2 couplings``.
+    each pair counted once; float64, or float32 where the float64 couplings would not fit the
+    memory budget); ``J(eps) = (eps / eps_ref)^2 couplings``.
     """
 
     n: int
@@ -199,9 +186,10 @@ class BIAModel:
 
     def log_odds(self, s, lambda_ratio: float) -> float:
         """Ising energy h.s + sum_{i<j} J_ij s_i s_j (log posterior of s up to a constant)."""
-        s = np.asarray(s, dtype=np.float64)
-        return float(self.fields(lambda_ratio) @ s
-                     + 0.5 * self.coupling_scale(lambda_ratio) * s @ (self.couplings @ s))
+        s = np.ascontiguousarray(s, dtype=np.float64)
+        coupled = np.empty(self.p)
+        bia_kernels.matvec(self.couplings, s, coupled)  # no float64 copy of float32 couplings
+        return float(self.fields(lambda_ratio) @ s + 0.5 * self.coupling_scale(lambda_ratio) * s @ coupled)
 
     def path(self, step: float = DEFAULT_STEP, n_steps: int = DEFAULT_STEPS, *,
              progress: Progress | None = None) -> MeanFieldPath:
@@ -222,24 +210,27 @@ class BIAModel:
         M = np.empty((n_steps, self.p))
         max_dm = np.empty(n_steps)
         block = -(-n_steps // PATH_REPORTS)
+        residual = np.empty(n_steps)
         m = np.zeros(self.p)
         for start in range(0, n_steps, block):
             end = min(start + block, n_steps)
-            M[start:end], max_dm[start:end] = bia_kernels.mean_field_path(
-                self.alpha, self.beta, self.couplings, self.epsilon_ref, eps[start:end], m)
+            # each block's first product J m also gives the residual of the previous block's last row
+            M[start:end], max_dm[start:end], before = bia_kernels.mean_field_path_residuals(
+                self.alpha, self.beta, self.couplings, self.epsilon_ref, eps[start:end], m,
+                eps[start - 1] if start else 0.0)
+            residual[max(start - 1, 0):end - 1] = before[1:] if start == 0 else before
             m = M[end - 1]
             report(end / n_steps, f"path step {end} of {n_steps} (Λ/Λ* = {ratio[end - 1]:.3g})")
-        return MeanFieldPath(lambda_ratio=ratio, epsilon=eps, m=M, max_dm=max_dm)
+        residual[-1] = self.fixed_point_residual(ratio[-1:], M[-1:])[0]
+        return MeanFieldPath(lambda_ratio=ratio, epsilon=eps, m=M, max_dm=max_dm, residual=residual)
 
     def fixed_point_residual(self, lambda_ratio, M) -> np.ndarray:
         """Per row of ``M`` (magnetizations at ``lambda_ratio``): max_i |m_i - tanh(h_i + sum_j J_ij m_j)|,
         how far the row is from solving the mean-field equations (Fisher & Mehta Eq. 13)."""
         ratio = np.atleast_1d(np.asarray(lambda_ratio, dtype=np.float64))
-        M = np.atleast_2d(np.asarray(M, dtype=np.float64))
-        eps = np.asarray(self.epsilon(ratio), dtype=np.float64)
-        H = eps[:, None] * self.alpha[None, :] + (eps * eps)[:, None] * self.beta[None, :]
-        coupled = (M @ self.couplings.T) * ((eps / self.epsilon_ref) ** 2)[:, None]
-        return np.abs(M - np.tanh(H + coupled)).max(axis=1)
+        M = np.ascontiguousarray(np.atleast_2d(np.asarray(M, dtype=np.float64)))
+        eps = np.ascontiguousarray(self.epsilon(ratio), dtype=np.float64)
+        return bia_kernels.fixed_point_residuals(self.alpha, self.beta, self.couplings, self.epsilon_ref, eps, M)
 
     def solve(self, lambda_ratio: float, m0=None, damping: float = 0.5, tol: float = 1e-10,
               max_iter: int = 2000) -> MeanFieldSolution:
@@ -252,9 +243,11 @@ class BIAModel:
 def solve_mean_field(h, J, *, m0=None, damping: float = 0.5, tol: float = 1e-10,
                      max_iter: int = 2000, scale: float = 1.0,
                      lambda_ratio: float = float("nan")) -> MeanFieldSolution:
-    """Naive mean field for ``P(s) ~ exp(h.s + scale * sum_{i<j} J_ij s_i s_j)`` by damped iteration."""
+    """Naive mean field for ``P(s) ~ exp(h.s + scale * sum_{i<j} J_ij s_i s_j)`` by damped iteration
+    (float32 J is used as it is: the sums run in float64)."""
     h = np.ascontiguousarray(h, dtype=np.float64)
-    J = np.ascontiguousarray(J, dtype=np.float64)
+    J = np.asarray(J)
+    J = np.ascontiguousarray(J, dtype=J.dtype if J.dtype in (np.float32, np.float64) else np.float64)
     if J.shape != (h.size, h.size):
         raise ValueError(f"J has shape {J.shape}, expected ({h.size}, {h.size})")
     if not 0 < damping <= 1:
@@ -268,17 +261,61 @@ def solve_mean_field(h, J, *, m0=None, damping: float = 0.5, tol: float = 1e-10,
 
 def build_bia_model(X, y, family: str = "logistic", *, dispersion: float | None = None,
                     lambda_ref_ratio: float = 1.0, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
-                    feature_names=None) -> BIAModel:
+                    n_steps: int = DEFAULT_STEPS, feature_names=None, progress: Progress | None = None) -> BIAModel:
     """Fields and couplings of the BIA for a GLM (Eq. 5-11 as derived in the module docstring).
 
     ``X`` raw design (dense or sparse, standardised here), ``y`` response suited to ``family``.
+    The couplings are built :data:`~fsengine.methods.bia.memory.GRAM_BLOCK` columns at a time, in
+    float64 while a fit of ``n_steps`` path steps fits ``max_memory_mb`` with them, else in
+    float32; a :class:`~fsengine.methods.bia.memory.CouplingMemoryError` states the largest p
+    when neither fits (:mod:`fsengine.methods.bia.memory`). ``progress(fraction, message)``
+    hears after every block.
     """
     n, p = X.shape
     if not lambda_ref_ratio > 0:
         raise ValueError(f"lambda_ref_ratio must be positive, got {lambda_ref_ratio}")
-    check_memory(n, p, max_memory_mb, sparse=sp.issparse(X))
-    exp = prior_mean_expansion(family, X, y, dispersion=dispersion, feature_names=feature_names)
-    return model_from_expansion(exp, lambda_ref_ratio)
+    itemsize = coupling_itemsize(n, p, max_memory_mb, n_steps, dense=not sp.issparse(X))
+    exp = prior_mean_expansion(family, X, y, dispersion=dispersion, with_gram=False, feature_names=feature_names)
+    J, alpha, beta, r = _couplings_in_blocks(X, exp, np.float64 if itemsize == 8 else np.float32,
+                                             report_to(progress))
+    lam_star = lambda_star(n, p, r)
+    eps_ref = 1.0 / (lambda_ref_ratio * lam_star)
+    bia_kernels.scale_inplace(J, eps_ref * eps_ref)
+    return BIAModel(n=n, p=p, family=exp.family, rms_correlation=r, lambda_star=lam_star,
+                    lambda_ref_ratio=float(lambda_ref_ratio), alpha=alpha, beta=beta, couplings=J, expansion=exp)
+
+
+def _couplings_in_blocks(X, exp: PriorMeanExpansion, dtype, report):
+    """(K, alpha, beta, r): the unscaled couplings K (p x p of ``dtype``, exactly symmetric), the
+    field coefficients and the rms off-diagonal correlation, from column blocks of the
+    standardised Gram G = Z'Z (rows up to each block's diagonal block: the rest is its mirror).
+    Dense X: one standardised column-major copy Z and a BLAS product per block; sparse X: the
+    sparse product X'X of the block, centred and scaled (as :func:`fsengine.glm.standardized_gram`)."""
+    n, p = X.shape
+    stdz = exp.standardization
+    J = np.empty((p, p), dtype=dtype)
+    alpha, beta = np.zeros(p), np.zeros(p)
+    if sp.issparse(X):
+        Xc = sp.csc_matrix(X)
+    else:
+        Z = np.array(X, dtype=np.float64, order="F")
+        Z -= stdz.mean
+        Z /= stdz.scale
+    squares = 0.0
+    for c0 in range(0, p, GRAM_BLOCK):
+        c1 = min(p, c0 + GRAM_BLOCK)
+        if sp.issparse(X):
+            G = (Xc[:, :c1].T @ Xc[:, c0:c1]).toarray()
+            G -= n * np.outer(stdz.mean[:c1], stdz.mean[c0:c1])
+            G /= stdz.scale[:c1, None]
+            G /= stdz.scale[None, c0:c1]
+        else:
+            G = Z[:, :c1].T @ Z[:, c0:c1]
+        squares += bia_kernels.couplings_from_gram_block(np.ascontiguousarray(G), c0, exp.b, exp.curvature,
+                                                         float(n), J, alpha, beta)
+        report(c1 / p, f"BIA couplings: {c1:,} of {p:,} features")
+    r = float(np.sqrt(2.0 * squares / (p * (p - 1.0)))) if p >= 2 else 0.0
+    return J, alpha, beta, r
 
 
 def model_from_expansion(exp: PriorMeanExpansion, lambda_ref_ratio: float = 1.0) -> BIAModel:

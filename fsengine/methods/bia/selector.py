@@ -12,19 +12,14 @@ from sklearn.utils._param_validation import Interval
 from fsengine.base import BaseFeatureSelector
 from fsengine.chunked import classes_of, moments
 from fsengine.glm import expansion_from_moments
-from fsengine.methods.bia.model import (
-    DEFAULT_MAX_MEMORY_MB,
-    DEFAULT_STEP,
-    build_bia_model,
-    check_memory,
-    model_from_expansion,
-)
+from fsengine.methods.bia.memory import check_chunked
+from fsengine.methods.bia.model import DEFAULT_STEP, build_bia_model, model_from_expansion
 from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.position import Position
 from fsengine.progress import scaled
 from fsengine.validation import as_binary_labels
 
-#: the registry's defaults (family, lambda_ratio, n_steps): the app, the CLI and the class agree
+#: the registry's defaults (family, lambda_ratio, n_steps, max_memory_mb): the app, the CLI and the class agree
 _DEFAULTS = method_defaults("bia")
 
 #: share of the progress bar taken by the expansion and the couplings, by the path, and by the solve
@@ -69,8 +64,10 @@ class BIASelector(BaseFeatureSelector):
     max_iter : int, default 2000
         Iterations of the solve at most (a ConvergenceWarning says when they did not suffice).
     max_memory_mb : float, default 2048
-        Memory budget of the p x p couplings; larger problems raise a ValueError saying how many
-        features fit.
+        Memory budget (MB) of the fit's arrays: the p x p couplings (float64 while they fit, else
+        float32), the standardised copy of a dense X, a block of the Gram matrix and the path
+        (:mod:`fsengine.methods.bia.memory`). A wider problem raises a ValueError stating the
+        budget and how many features fit.
 
     Attributes
     ----------
@@ -90,7 +87,7 @@ class BIASelector(BaseFeatureSelector):
     trace_ : DataFrame of shape (n_steps, 7)
         One row per path step: ``lambda_ratio``, ``epsilon``, ``max_abs_dm``, ``mean_m``,
         ``n_selected`` (posterior > 0.5), ``breakdown`` (Lambda < Lambda*) and
-        ``fixed_point_residual`` (max |m - tanh(h + J m)| of the step: near 0 where the path
+        ``fixed_point_residual`` (``max |m - tanh(h + J m)|`` of the step: near 0 where the path
         follows the mean-field solution, up to 2 where the recursion oscillates).
     model_ : BIAModel
         The fitted Ising model (fields and couplings as functions of Lambda).
@@ -102,7 +99,8 @@ class BIASelector(BaseFeatureSelector):
         Ising fields ``h`` at ``lambda_ratio``.
     couplings_ : ndarray of shape (n_features, n_features)
         Ising couplings ``J`` at the reference ``Lambda = lambda_ratio * Lambda*`` (symmetric, zero
-        diagonal): ``log p(s|y) = fields_.s + sum_{i<j} couplings_ij s_i s_j + const``.
+        diagonal): ``log p(s|y) = fields_.s + sum_{i<j} couplings_ij s_i s_j + const``; float64,
+        or float32 when the float64 couplings would not fit ``max_memory_mb``.
     n_iter_ : int
         Iterations of the self-consistent solve.
     converged_ : bool
@@ -111,7 +109,7 @@ class BIASelector(BaseFeatureSelector):
         The two class labels (logistic family only).
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names of X when it has string column names.
 
     See Also
@@ -153,12 +151,11 @@ class BIASelector(BaseFeatureSelector):
         "damping": [Interval(Real, 0, 1, closed="right")],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "max_memory_mb": [Interval(Real, 0, None, closed="neither")],
     })
 
     def __init__(self, *, family=_DEFAULTS["family"], lambda_ratio=_DEFAULTS["lambda_ratio"],
                  n_steps=_DEFAULTS["n_steps"], step=DEFAULT_STEP, n_features_to_select=None, dispersion=None,
-                 damping=0.5, tol=1e-10, max_iter=2000, max_memory_mb=DEFAULT_MAX_MEMORY_MB):
+                 damping=0.5, tol=1e-10, max_iter=2000, max_memory_mb=_DEFAULTS["max_memory_mb"]):
         self.family = family
         self.lambda_ratio = lambda_ratio
         self.n_steps = n_steps
@@ -190,7 +187,8 @@ class BIASelector(BaseFeatureSelector):
         self._progress(0.0, "standardising, fields and couplings")
         model = build_bia_model(X, y, self.family, dispersion=self.dispersion,
                                 lambda_ref_ratio=self.lambda_ratio, max_memory_mb=self.max_memory_mb,
-                                feature_names=names)
+                                n_steps=self.n_steps, feature_names=names,
+                                progress=scaled(self._progress, 0.0, _MODEL_END))
         self._fit_model(model, names, classes)
 
     def _fit_chunked(self, X, y):
@@ -202,7 +200,7 @@ class BIASelector(BaseFeatureSelector):
             as_binary_labels(classes)  # exactly two classes, or its error
             positive = classes[1]
         p = X.shape[1]
-        check_memory(X.shape[0], p, self.max_memory_mb, sparse=True)  # only p x p arrays are held
+        check_chunked(p, self.max_memory_mb, self.n_steps)  # only p x p arrays are held
         names = self._feature_names(p)
         self._progress(0.0, "moments over the row blocks, fields and couplings")
         mom = moments(X, y, positive)
@@ -243,7 +241,7 @@ class BIASelector(BaseFeatureSelector):
             "mean_m": path.m.mean(axis=1),
             "n_selected": (path.m > 0).sum(axis=1),
             "breakdown": path.breakdown,
-            "fixed_point_residual": model.fixed_point_residual(path.lambda_ratio, path.m),
+            "fixed_point_residual": path.residual,
         })
         self._rank_and_support(self.scores_ > 0.5)
         self._progress(1.0, "done")

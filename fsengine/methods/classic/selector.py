@@ -190,7 +190,7 @@ class MDLSelector(_BinaryInputSelector):
         DL-data(J) = sum_t -log P(y_t | x_t, J)
 
     with the Naive Bayes parameters fixed from counts (the discriminant is updated incrementally).
-    ``support_`` is the prefix minimising (Eq. 13-15)
+    ``support_`` is the prefix minimising (Eq. 13-15) ::
 
         DL(J) = DL-data(J) + log*|J| + log C(d, |J|) + log(n + 1) + |J| sum_y log(n_y + 1)
 
@@ -242,7 +242,7 @@ class MDLSelector(_BinaryInputSelector):
     Notes
     -----
     Multiclass: K-class Naive Bayes (softmax of the per-class log-joints); the model terms
-    generalise to log C(n+K-1, K-1) and |J| sum_c log(n_c + 1), which are Eq. (14) at K = 2.
+    generalise to ``log C(n+K-1, K-1)`` and ``|J| sum_c log(n_c + 1)``, which are Eq. (14) at K = 2.
     Progress: ``fit(X, y, progress=callback)`` reports after every added feature. Passes
     scikit-learn's ``check_estimator`` without exemptions.
 
@@ -297,11 +297,11 @@ class MDLSelector(_BinaryInputSelector):
 class L1PathSelector(BaseFeatureSelector):
     """L1-regularised logistic regression path over C; features ranked by entry.
 
-    At each C the selector maximises (Jaakkola, lecture 12, Eq. 18, with lambda = 1/C)
+    At each C the selector maximises (Jaakkola, lecture 12, Eq. 18, with lambda = 1/C) ::
 
         l(theta) - lambda sum_i |theta_i|,
 
-    and at the optimum every zero coefficient has |dl/dtheta_k| <= lambda (Eq. 19): a feature enters
+    and at the optimum every zero coefficient has ``|dl/dtheta_k| <= lambda`` (Eq. 19): a feature enters
     when its likelihood slope reaches lambda. The path runs from ``sklearn.svm.l1_min_c`` (all
     coefficients zero) up to ``C_span`` times it on ``n_Cs`` log-spaced values, with scikit-learn's
     ``LogisticRegression(l1_ratio=1)`` (``solver="liblinear"``: each C from scratch; ``"saga"``:
@@ -339,7 +339,7 @@ class L1PathSelector(BaseFeatureSelector):
     scores_ : ndarray of shape (n_features,)
         Number of path steps a feature has been in the model since it entered (0: never).
     order_ : ndarray of shape (n_features,)
-        Features by entry (then larger |coefficient| at entry, then index), never-entering last.
+        Features by entry (then larger ``|coefficient|`` at entry, then index), never-entering last.
     ranking_ : ndarray of shape (n_features,)
     support_ : ndarray of shape (n_features,), dtype bool
     coefs_ : ndarray of shape (n_Cs, K', n_features)

@@ -129,7 +129,7 @@ _ATTRIBUTES = """
     classes_ : ndarray of shape (n_classes,)
         Class labels.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined when X has string column names.
 """
 
@@ -143,7 +143,7 @@ class IFSSelector(_GainSelector):
         G_{S u f}(alpha) = alpha E~[f] - sum_x p~(x) log(Z_{S u f, alpha}(x) / Z_S(x)),
         Delta L(S, f) = max_alpha G_{S u f}(alpha)
 
-    by bracketed 1-D Newton (|alpha| <= 20), adds the best pair (ties: lowest candidate index),
+    by bracketed 1-D Newton (``|alpha| <= 20``), adds the best pair (ties: lowest candidate index),
     and adjusts the model (Fig. 1, step 4). Stage-0 gains are the closed form of Section 3 for
     binary predicates.
 

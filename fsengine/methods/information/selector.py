@@ -133,14 +133,14 @@ _UNIFIED = method_defaults("unified")
 _FCBF = method_defaults("fcbf")
 
 
-@_greedy_doc(see_also="""JMISelector : adds the class-conditional redundancy back (beta = gamma = 1/|S|).
+@_greedy_doc(see_also="""JMISelector : adds the class-conditional redundancy back (beta = gamma = ``1/|S|``).
     MutualInfoSelector : relevance alone, each feature judged by itself.""",
              notes="""
 
     The same selections, order, scores and trace as this project's mRMR before it moved onto the
     family's kernel (``tests/methods/information/test_mrmr_move.py`` holds it to the old code bit
-    for bit). skfeature-chappers' ``mrmr`` differs: its ``lcsi`` drops the 1/|S| and fixes beta =
-    0.8 (the ``function_name`` that selected 1/|S| in scikit-feature is ignored), so it computes
+    for bit). skfeature-chappers' ``mrmr`` differs: its ``lcsi`` drops the ``1/|S|`` and fixes beta =
+    0.8 (the ``function_name`` that selected ``1/|S|`` in scikit-feature is ignored), so it computes
     MIFS with beta = 0.8 instead, and the ``mrmr`` wrapper returns the ranks of the selected
     indices, not the selection (``tests/methods/information/test_peers.py``).""",
              example="""    >>> import numpy as np
@@ -156,8 +156,8 @@ _FCBF = method_defaults("fcbf")
     [1, 4]""")
 class MRMRSelector(_GreedyInformationSelector):
     """Minimum-redundancy maximum-relevance selection, MID form (H. Peng, F. Long, C. Ding, IEEE
-    TPAMI 27 (2005) 1226-1238, Eq. 6 and its incremental form): beta = 1/|S|, gamma = 0 of the
-    unified criterion,
+    TPAMI 27 (2005) 1226-1238, Eq. 6 and its incremental form): beta = ``1/|S|``, gamma = 0 of the
+    unified criterion, ::
 
         J(X_k) = I(X_k; Y) - (1 / |S|) sum_{j in S} I(X_j; X_k).
 
@@ -181,7 +181,7 @@ class MRMRSelector(_GreedyInformationSelector):
              notes="""
 
     skfeature-chappers' ``jmi`` is not JMI: its ``lcsi`` ignores ``function_name`` and uses its
-    defaults beta = 0.8, gamma = 0.5 without the 1/|S| (``tests/methods/information/test_peers.py``
+    defaults beta = 0.8, gamma = 0.5 without the ``1/|S|`` (``tests/methods/information/test_peers.py``
     shows it equals the unified criterion at (0.8, 0.5, "sum") and differs from JMI), and the
     wrapper returns the ranks of the selected indices, not the selection.""",
              example="""    >>> import numpy as np
@@ -196,12 +196,12 @@ class MRMRSelector(_GreedyInformationSelector):
     [1, 3]""")
 class JMISelector(_GreedyInformationSelector):
     """Joint mutual information (H. Yang and J. Moody, NIPS 1999; Brown et al. 2012, Eq. 17): the
-    information the candidate and each selected feature carry together about the class,
+    information the candidate and each selected feature carry together about the class, ::
 
         J(X_k) = sum_{j in S} I(X_k X_j; Y)
                = |S| [ I(X_k; Y) - (1/|S|) sum_j I(X_j; X_k) + (1/|S|) sum_j I(X_j; X_k | Y) ] + const,
 
-    beta = gamma = 1/|S| of the unified criterion (the bracket is what is maximised and reported).
+    beta = gamma = ``1/|S|`` of the unified criterion (the bracket is what is maximised and reported).
     It finds a feature that only helps together with a selected one (an XOR partner), which mRMR
     and MIM, judging its information alone, pass over.
     """
@@ -236,7 +236,7 @@ class CIFESelector(_GreedyInformationSelector):
 
         J(X_k) = I(X_k; Y) - sum_{j in S} I(X_j; X_k) + sum_{j in S} I(X_j; X_k | Y).
 
-    The sums grow with |S|, so after a few steps the redundancy terms outweigh the relevance
+    The sums grow with ``|S|``, so after a few steps the redundancy terms outweigh the relevance
     (Brown et al. 2012, Section 4.3).
     """
 
@@ -353,7 +353,7 @@ class DISRSelector(_GreedyInformationSelector):
     gamma : float >= 0, default from the registry (1.0)
         Weight of the class-conditional redundancy sum_j I(X_j; X_k | Y).
     normalise : {"mean", "sum"}, default from the registry ("mean")
-        "mean": beta and gamma divided by |S| (mRMR, JMI); "sum": as given (MIFS, CIFE).
+        "mean": beta and gamma divided by ``|S|`` (mRMR, JMI); "sum": as given (MIFS, CIFE).
     """,
              see_also="""fsengine.methods.information.model.linear_grid : the selections of a whole
         (beta, gamma) grid from pairwise terms computed once.
@@ -372,7 +372,7 @@ class UnifiedInformationSelector(_GreedyInformationSelector):
 
         J(X_k) = I(X_k; Y) - beta sum_{j in S} I(X_j; X_k) + gamma sum_{j in S} I(X_j; X_k | Y)
 
-    (beta and gamma divided by |S| with ``normalise="mean"``): MIM is (0, 0), MIFS (beta, 0, "sum"),
+    (beta and gamma divided by ``|S|`` with ``normalise="mean"``): MIM is (0, 0), MIFS (beta, 0, "sum"),
     CIFE (1, 1, "sum"), mRMR (1, 0, "mean"), JMI (1, 1, "mean"). The defaults (from the registry)
     are MIM's, relevance alone, so that the selector at its defaults repeats no named member.
     """

@@ -65,7 +65,14 @@ def _bisect_slope(lo, hi, a, b):
 @njit(cache=True)
 def ard_update_sites(a_sum, b_sum, current, floor, cap, out):
     """EP/Power EP: out_j = the global argmax of h over [floor, cap] for site sums (a_j, b_j),
-    unless it beats h(current_j) by less than MIN_GAIN."""
+    unless it beats h(current_j) by less than MIN_GAIN. The prior's log B(alpha, alpha) on the grid
+    over [floor, cap], shared by every tag whose range starts at the floor, is computed once."""
+    shared_hi = max(cap, floor)
+    shared_step = (math.log(shared_hi) - math.log(floor)) / (GRID - 1)
+    prior_on_grid = np.empty(GRID)
+    for k in range(GRID):
+        alpha = math.exp(math.log(floor) + k * shared_step)
+        prior_on_grid[k] = lbeta(alpha, alpha)
     for j in range(a_sum.size):
         a, b = a_sum[j], b_sum[j]
         if a == 0.0 and b == 0.0:  # an unseen tag carries no evidence: remove it
@@ -77,7 +84,11 @@ def ard_update_sites(a_sum, b_sum, current, floor, cap, out):
         best_k = 0
         best_h = -np.inf
         for k in range(GRID):
-            h = _ep_objective(math.exp(math.log(lo) + k * step), a, b)
+            alpha = math.exp(math.log(lo) + k * step)
+            if lo == floor:  # the same grid point as the shared one: h = log B(alpha + a, alpha + b) - prior
+                h = lbeta(alpha + a, alpha + b) - prior_on_grid[k]
+            else:
+                h = _ep_objective(alpha, a, b)
             if h > best_h:
                 best_k, best_h = k, h
         best = lo if best_k == 0 else (hi if best_k == GRID - 1 else math.exp(math.log(lo) + best_k * step))

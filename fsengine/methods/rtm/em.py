@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from fsengine.methods.rtm.special import digamma, lbeta, sigmoid, tetragamma, trigamma
@@ -86,15 +87,21 @@ def maximise_tag_bound(A, B, a1, b1, kappa):
 
 @njit(cache=True)
 def object_log_products(indptr, indices, A, B, log_u, log_w):
-    """log U_i = sum_{j in S_i} log m_j and log W_i = sum log(1 - m_j), in place."""
+    """log U_i = sum_{j in S_i} log m_j and log W_i = sum log(1 - m_j), in place (the logs once per
+    tag, then sums over each object's tags)."""
+    log_m = np.empty(A.size)
+    log_1m = np.empty(A.size)
+    for j in range(A.size):
+        ls = math.log(A[j] + B[j])
+        log_m[j] = math.log(A[j]) - ls
+        log_1m[j] = math.log(B[j]) - ls
     for i in range(indptr.size - 1):
         su = 0.0
         sw = 0.0
         for p in range(indptr[i], indptr[i + 1]):
             j = indices[p]
-            ls = math.log(A[j] + B[j])
-            su += math.log(A[j]) - ls
-            sw += math.log(B[j]) - ls
+            su += log_m[j]
+            sw += log_1m[j]
         log_u[i] = su
         log_w[i] = sw
 

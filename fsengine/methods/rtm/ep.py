@@ -35,7 +35,20 @@ import math
 import numpy as np
 from numba import njit
 
-from fsengine.methods.rtm.beta_projection import moment_matched_change, solve_beta_change
+from fsengine.methods.rtm.beta_projection import (
+    A_,
+    B_,
+    LANES,
+    R1,
+    R2,
+    U0,
+    V0,
+    WORK_SIZE,
+    U,
+    V,
+    moment_matched_change,
+    solve_beta_changes,
+)
 from fsengine.methods.rtm.logistic_normal import (
     PROBIT_SCALES,
     PROBIT_WEIGHTS,
@@ -50,8 +63,9 @@ _TAIL = np.polynomial.legendre.leggauss(12)
 _HERMITE = np.polynomial.hermite.hermgauss(16)
 
 #: rules handed to the kernels: Gauss-Legendre core (x, w) and tail (x, w) panels, Gauss-Hermite
-#: (x, w) for near-Gaussian cavities, and the probit mixture (weights, scales)
-QUADRATURE = (_CORE[0], _CORE[1], _TAIL[0], _TAIL[1], _HERMITE[0], _HERMITE[1],
+#: nodes x and weights w e^{x^2} (the Gaussian factor is divided out: the kernel multiplies by the
+#: cavity density itself), and the probit mixture (weights, scales)
+QUADRATURE = (_CORE[0], _CORE[1], _TAIL[0], _TAIL[1], _HERMITE[0], _HERMITE[1] * np.exp(_HERMITE[0] ** 2),
               PROBIT_WEIGHTS, PROBIT_SCALES)
 #: cavities with min(A, B) at least this use the Gauss-Hermite rule
 HERMITE_FROM = 20.0
@@ -102,8 +116,7 @@ def logit_beta_rule(A, B, quad, rule):
     if min(A, B) >= HERMITE_FROM:
         scale = math.sqrt(2.0) * sd
         for k in range(gh_x.size):
-            total += _put_node(rule, count, mode + scale * gh_x[k], gh_w[k] * math.exp(gh_x[k] ** 2),
-                               A, B, log_peak)
+            total += _put_node(rule, count, mode + scale * gh_x[k], gh_w[k], A, B, log_peak)
             count += 1
     else:
         half = CORE_WIDTHS * sd
@@ -185,27 +198,44 @@ def _logit_moments(Ac, Bc, m, v):
 
 
 @njit(cache=True)
-def factor_site_targets(Ac, Bc, c, out_a, out_b, quad):
-    """Undamped new EP sites of one factor from its cavity; False when the cavity is improper."""
+def factor_site_targets(Ac, Bc, c, out_a, out_b, quad, work=None):
+    """Undamped new EP sites of one factor from its cavity; False when the cavity is improper.
+
+    The tilted moments are integrated tag by tag; the projections then run
+    :data:`~.beta_projection.LANES` at a time (:func:`~.beta_projection.solve_beta_changes`, with
+    ``work`` its buffer, allocated when None)."""
     k = Ac.size
     for q in range(k):
         if Ac[q] <= 0.0 or Bc[q] <= 0.0:
             return False
+    if work is None:
+        work = np.empty(WORK_SIZE)
     sign = 1.0 if c == 1 else -1.0
     m = np.empty(k)
     v = np.empty(k)
     _logit_moments(Ac, Bc, m, v)
-    M = m.sum()
-    V = v.sum()
+    m_sum = m.sum()
+    v_sum = v.sum()
     rule = np.empty((6, max(quad[0].size + 2 * quad[2].size, quad[4].size)))
     scaled = np.empty(quad[6].size)
     out = np.empty(4)
-    for q in range(k):
-        _tilted_one_tag(Ac[q], Bc[q], sign, M - m[q], max(V - v[q], 0.0), quad, rule, scaled, out)
-        u0, v0 = moment_matched_change(Ac[q], Bc[q], out[2], out[3])
-        u, w, _, _ = solve_beta_change(Ac[q], Bc[q], out[0], out[1], u0, v0)
-        out_a[q] = u
-        out_b[q] = w
+    L = LANES
+    for start in range(0, k, L):
+        n = min(L, k - start)
+        for lane in range(n):
+            q = start + lane
+            _tilted_one_tag(Ac[q], Bc[q], sign, m_sum - m[q], max(v_sum - v[q], 0.0), quad, rule, scaled, out)
+            u0, v0 = moment_matched_change(Ac[q], Bc[q], out[2], out[3])
+            work[A_ * L + lane] = Ac[q]
+            work[B_ * L + lane] = Bc[q]
+            work[R1 * L + lane] = out[0]
+            work[R2 * L + lane] = out[1]
+            work[U0 * L + lane] = u0
+            work[V0 * L + lane] = v0
+        solve_beta_changes(work, n)
+        for lane in range(n):
+            out_a[start + lane] = work[U * L + lane]
+            out_b[start + lane] = work[V * L + lane]
     return True
 
 

@@ -125,6 +125,12 @@ def binary_target(y) -> tuple[np.ndarray, np.ndarray]:
 class _RTMParams:
     """The shared constructor parameters of the classifier and the selector."""
 
+    @property
+    def _warm_starts(self) -> bool:
+        """``fit`` takes ``warm_start`` (:mod:`fsengine.warm_start`) without ARD (whose answer
+        depends on where it starts)."""
+        return not self.ard
+
     def _settings(self, tags: TagMatrix) -> RTMSettings:
         """The fit's settings; "auto" prior strength and inner damping from the tags per object."""
         suggested = suggested_settings(tags.nnz / max(tags.n_objects, 1))
@@ -184,10 +190,13 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
         Sweeps run.
     n_features_in_ : int
         Number of features (tags) seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names, when X had string column names.
     binarization_ : Binarization
         The rule that made X binary (:class:`~fsengine.data.transforms.Binarization`).
+    warm_state_ : RTMState
+        Where a later fit on related objects can start (``fit(..., warm_start=...)``): the sites
+        of every (object, tag) pair (Power EP, EP), the posterior and alpha.
 
     See Also
     --------
@@ -215,12 +224,17 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
     _parameter_constraints = dict(_RTM_PARAMS)
     __init__ = _keyword_init(_DEFAULTS)
 
-    def fit(self, X, y, *, progress=None):
+    def fit(self, X, y, *, progress=None, warm_start=None):
         """Train on X of shape (n_samples, n_features) and a two-class y; returns self.
 
         ``progress(fraction, message)`` (:mod:`fsengine.progress`) hears about every sweep; if it
         raises :class:`~fsengine.progress.StopRequested` the exception propagates and the
         classifier is left unfitted (a partial posterior is not a result).
+
+        ``warm_start``: a :class:`fsengine.warm_start.WarmStart` holding an earlier fit's
+        ``warm_state_`` and, for each row of X, the row of that fit's X it repeats (a bootstrap
+        resample); the sweeps start from that fit's sites (:func:`~fsengine.methods.rtm.fit.fit_rtm`)
+        and stop by the same rule.
         """
         self._validate_params()
         X, y = validate_X_y(self, X, y, accept_sparse=("csr", "csc"))
@@ -228,8 +242,9 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
         X01, binarization = binarize_input(X, self.binarize, what=type(self).__name__)
         tags = tags_from(X01, None)
         settings = self._settings(tags)
+        start, rows = (None, None) if warm_start is None else (warm_start.state, warm_start.rows)
         try:
-            fit = fit_rtm(tags, y01, settings, progress=progress)
+            fit = fit_rtm(tags, y01, settings, progress=progress, start=start, rows=rows)
         except StopRequested:
             forget_fit(self)
             raise
@@ -242,6 +257,7 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
         self.trace_ = fit.trace
         self.converged_ = fit.converged
         self.n_iter_ = fit.n_iter
+        self.warm_state_ = fit.state
         self.run_label_ = run_label(settings)
         return self
 
@@ -310,9 +326,12 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
         Sweeps run.
     model_ : RTMClassifier
         The fitted classifier (posterior, prior strengths, predictions).
+    warm_state_ : RTMState
+        Where a later fit on related objects can start (``fit(..., warm_start=...)``, as the
+        comparison's bootstrap fits do): the classifier's ``warm_state_``.
     n_features_in_ : int
         Number of features (tags) seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names, when X had string column names.
 
     See Also
@@ -346,10 +365,21 @@ class RTMSelector(_RTMParams, BaseFeatureSelector):
                               "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None]}
     __init__ = _keyword_init({**_DEFAULTS, "n_features_to_select": None})
 
+    def fit(self, X, y, *, progress=None, warm_start=None):
+        """Fit the classifier (``model_``) and score every tag; returns self. ``progress`` and
+        ``warm_start`` as for :meth:`RTMClassifier.fit`."""
+        self._warm_start = warm_start
+        try:
+            return super().fit(X, y, progress=progress)
+        finally:
+            del self._warm_start
+
     def _fit(self, X, y):
         # one report per sweep; a StopRequested propagates and BaseFeatureSelector.fit forgets the fit
-        model = RTMClassifier(**self._rtm_params()).fit(X, y, progress=self._progress)
+        model = RTMClassifier(**self._rtm_params()).fit(X, y, progress=self._progress,
+                                                        warm_start=self._warm_start)
         self.model_ = model
+        self.warm_state_ = model.warm_state_
         self.scores_ = model.relevance_
         self._rank_and_support(model.active_)
         self.trace_ = model.trace_

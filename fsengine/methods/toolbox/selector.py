@@ -597,7 +597,7 @@ class RFESelector(_TaskSelector):
         w_j^2 (summed over the classes) in the round that removed the feature; inf for the last
         one left.
     scores_ : ndarray of shape (n_features,)
-        max(rfe_ranking_) + 1 - rfe_ranking_: how many rounds the feature survived, plus one.
+        ``max(rfe_ranking_) + 1 - rfe_ranking_``: how many rounds the feature survived, plus one.
     order_ : ndarray of shape (n_features,)
         Features by ``ranking_`` (the last one removed first).
     support_ : ndarray of shape (n_features,), dtype bool

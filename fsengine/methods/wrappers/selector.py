@@ -78,7 +78,7 @@ class BorutaSelector(BaseFeatureSelector):
         Iterations in which the feature beat the best shadow.
     p_accept_, p_reject_ : ndarray of shape (n_features,)
         The last iteration's uncorrected one-sided binomial p-values (NaN for rejected features).
-    importance_history_ : ndarray of shape (n_iter_, n_features)
+    importance_history_ : ndarray of shape (``n_iter_``, n_features)
         The forest's impurity importance of every feature in every iteration (NaN once rejected).
     n_iter_ : int
     stop_reason_ : str
@@ -87,7 +87,7 @@ class BorutaSelector(BaseFeatureSelector):
         iteration, in_play (features still in the forest), shadow_max (the best shadow's
         importance), hits (features that beat it), confirmed, rejected, tentative (counts after
         the iteration's test).
-    path_ : DataFrame (n_iter_, n_features)
+    path_ : DataFrame (``n_iter_``, n_features)
         The relative importance I_j / max_shadow I of every feature in every iteration (NaN once
         rejected), indexed by iteration.
     classes_ : ndarray of shape (n_classes,)

@@ -28,7 +28,7 @@ One job per module:
 ``statistics``  the numbers from the raw files: summaries, the judged family (Holm), result rows
 ``report``      the report's prose and tables
 ``figures``     the record's own figures
-``readme``      the README's summary of the record
+``headline``    the record's headline on the results page (``docs/results.md``)
 ``render``      the record (results.json, report, summaries) from the raw files; ``rerender``
 
 Outputs (``docs/results/toolbox/``): ``report.md``, ``results.json``, raw files from which every

@@ -16,7 +16,14 @@ from scipy.stats import multivariate_normal
 from fsengine.data.synthetic.glm import make_sparse_glm
 from fsengine.glm import prior_mean_expansion
 from fsengine.methods.bia import kernels as bia_kernels
-from fsengine.methods.bia.model import DEFAULT_STEPS, PATH_REPORTS, build_bia_model, solve_mean_field
+from fsengine.methods.bia import memory
+from fsengine.methods.bia.model import (
+    DEFAULT_STEPS,
+    PATH_REPORTS,
+    build_bia_model,
+    model_from_expansion,
+    solve_mean_field,
+)
 from fsengine.methods.registry import method_defaults
 from fsengine.progress import StopRequested
 from fsengine.references.ising_exact import exact_magnetizations
@@ -202,6 +209,11 @@ def test_path_follows_the_recursion_and_blocks_change_nothing(logistic_model):
     np.testing.assert_allclose(path.m, np.array(rows), atol=1e-12)
     np.testing.assert_allclose(path.max_dm, np.abs(np.diff(np.vstack([np.zeros(model.p), rows]), axis=0)).max(axis=1),
                                atol=1e-12)
+    # the fixed-point residual of every row at its own Lambda, from the products the path computes
+    residual = [np.abs(m - np.tanh(eps * model.alpha + eps**2 * model.beta
+                                   + (eps / model.epsilon_ref) ** 2 * model.couplings @ m)).max()
+                for m, eps in zip(rows, path.epsilon)]
+    np.testing.assert_allclose(path.residual, residual, rtol=0, atol=1e-12)
 
 
 def test_path_reports_progress_and_a_stop_request_propagates(logistic_model):
@@ -223,3 +235,84 @@ def test_path_reports_progress_and_a_stop_request_propagates(logistic_model):
 
 def test_default_steps_are_the_registry_default():
     assert DEFAULT_STEPS == method_defaults("bia")["n_steps"] == 200
+
+
+# --- wide problems: couplings in blocks, float32 where float64 would not fit -------------------------
+
+@pytest.fixture(scope="module")
+def wide():
+    """p = 1,300 > 2 blocks of the Gram (the last one partial), n = 150 rows."""
+    ds = make_sparse_glm("logistic", n=150, p=1300, k=8, rho=0.5, seed=4)
+    return ds.X, ds.y
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_couplings_built_in_blocks_equal_those_of_the_whole_gram(wide, sparse):
+    """The blocked build (float64 while it fits) against the whole standardised Gram turned into
+    couplings in place (model_from_expansion, the path of chunked data): the same fields,
+    couplings, rms correlation and Lambda*, to round-off; the couplings exactly symmetric."""
+    import scipy.sparse as sp
+
+    X, y = wide
+    X = sp.csr_matrix(np.where(np.abs(X) > 0.8, X, 0.0)) if sparse else X
+    blocked = build_bia_model(X, y, "logistic")
+    whole = model_from_expansion(prior_mean_expansion("logistic", X, y))
+    assert blocked.couplings.dtype == np.float64 and np.array_equal(blocked.couplings, blocked.couplings.T)
+    np.testing.assert_allclose(blocked.alpha, whole.alpha, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(blocked.beta, whole.beta, rtol=1e-11)
+    np.testing.assert_allclose(blocked.couplings, whole.couplings, rtol=1e-10,
+                               atol=1e-15 * np.abs(whole.couplings).max())
+    assert blocked.rms_correlation == pytest.approx(whole.rms_correlation, rel=1e-12)
+    assert blocked.lambda_star == pytest.approx(whole.lambda_star, rel=1e-12)
+
+
+def _float32_budget(n, p, n_steps=DEFAULT_STEPS):
+    """A budget (MB) that float32 couplings fit and float64 couplings do not."""
+    low, high = (memory.fit_bytes(n, p, n_steps, size) / memory.MB for size in (4, 8))
+    return 0.5 * (low + high)
+
+
+def test_float32_couplings_keep_the_float64_posteriors(wide):
+    """Where float64 couplings would not fit the budget they are float32 (a coupling rounded to
+    float32, the sums in float64): along the whole path and at the self-consistent solution the
+    magnetizations agree with float64 couplings to 1e-6 (here: 1e-12), and the selector's
+    posteriors and ranking with them."""
+    from fsengine.selectors import BIASelector
+
+    X, y = wide
+    n, p = X.shape
+    budget = _float32_budget(n, p)
+    wide64, wide32 = build_bia_model(X, y, "logistic"), build_bia_model(X, y, "logistic", max_memory_mb=budget)
+    assert wide32.couplings.dtype == np.float32 and wide64.couplings.dtype == np.float64
+    np.testing.assert_allclose(wide32.couplings, wide64.couplings, rtol=2**-23, atol=0)
+    path32, path64 = wide32.path(), wide64.path()
+    gap = np.abs(path32.m - path64.m).max()
+    print(f"float32 vs float64 couplings, p = {p}: largest magnetization difference on the path {gap:.1e}")
+    assert gap < 1e-6
+    np.testing.assert_allclose(path32.residual, path64.residual, rtol=0, atol=1e-6)
+    sel32 = BIASelector(max_memory_mb=budget).fit(X, y)
+    sel64 = BIASelector().fit(X, y)
+    assert sel32.couplings_.dtype == np.float32
+    np.testing.assert_allclose(sel32.magnetization_, sel64.magnetization_, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(sel32.scores_, sel64.scores_, rtol=0, atol=1e-6)
+    np.testing.assert_array_equal(sel32.order_[:50], sel64.order_[:50])
+
+
+def test_the_memory_budget_sets_the_couplings_type_and_the_feature_cap():
+    """fit_bytes counts the couplings, the standardised copy, a Gram block and the path; the cap is
+    the largest p within the budget; float64 while it fits, float32 after, then a refusal naming
+    the cap. The issue's gene-expression table (n = 200, p = 20,000) takes float32 couplings
+    within the default 2,048 MB."""
+    n, budget = 200, memory.DEFAULT_MAX_MEMORY_MB
+    for itemsize in (8, 4):
+        cap = memory.max_features(n, budget, DEFAULT_STEPS, itemsize)
+        assert memory.fit_bytes(n, cap, DEFAULT_STEPS, itemsize) <= budget * memory.MB
+        assert memory.fit_bytes(n, cap + 1, DEFAULT_STEPS, itemsize) > budget * memory.MB
+    cap64, cap32 = (memory.max_features(n, budget, DEFAULT_STEPS, size) for size in (8, 4))
+    assert memory.coupling_itemsize(n, cap64, budget, DEFAULT_STEPS) == 8
+    assert memory.coupling_itemsize(n, cap64 + 1, budget, DEFAULT_STEPS) == 4
+    assert memory.coupling_itemsize(n, 20_000, budget, DEFAULT_STEPS) == 4 < 20_000 <= cap32
+    assert memory.fit_bytes(n, 20_000, DEFAULT_STEPS, 4) == 4 * 20_000**2 + 8 * 20_000 * (200 + 512 + 3 * 200)
+    with pytest.raises(memory.CouplingMemoryError, match=rf"At most {cap32:,} features fit with 200 samples "
+                                                         rf"\({cap64:,} with float64 couplings\)"):
+        memory.coupling_itemsize(n, cap32 + 1, budget, DEFAULT_STEPS)

@@ -12,7 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.validation import check_is_fitted
 
 from fsengine.data.synthetic.glm import make_sparse_glm
-from fsengine.methods.bia.model import max_features_for_memory
+from fsengine.methods.bia.memory import fit_bytes
 from fsengine.methods.registry import get_method, method_defaults
 from fsengine.methods.run import fit_method
 from fsengine.progress import StopRequested
@@ -87,10 +87,12 @@ def test_clear_errors():
         BIASelector().fit(X, np.arange(30) % 3)
     with pytest.raises(ValueError, match="non-negative integer counts"):
         BIASelector(family="poisson").fit(X, X[:, 0])
-    with pytest.raises(ValueError, match=r"At most 100 features fit") as info:
-        BIASelector(max_memory_mb=0.1).fit(np.c_[X, rng.normal(size=(30, 400))], y)
-    assert "404 x 404 coupling matrix" in str(info.value)
-    assert max_features_for_memory(0.1, 30) == 100
+    with pytest.raises(ValueError, match=r"404 x 404 coupling matrix") as info:
+        BIASelector(max_memory_mb=1.0).fit(np.c_[X, rng.normal(size=(30, 400))], y)
+    # the cap by brute force over the fit's arrays (fsengine.methods.bia.memory), float32 couplings;
+    # 1 MB is the registry's smallest budget
+    cap = max(p for p in range(1, 405) if fit_bytes(30, p, 200, 4) <= 1.0 * 2**20)
+    assert f"memory budget of 1 MB (max_memory_mb, default 2,048 MB). At most {cap} features fit" in str(info.value)
 
 
 # --- the selector dialect ----------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The README's summary of the toolbox record, formatted from its ``results.json``."""
+"""The headline of the toolbox record on the results page (``docs/results.md``), formatted from its
+``results.json``."""
 
 from __future__ import annotations
 
@@ -9,14 +10,12 @@ from fsengine.methods.registry import METHODS
 from fsengine.reproduce import results as results_file
 from fsengine.reproduce.toolbox.plan import CASES, REFERENCE, SEEDED, title_of
 
-README_MARKERS = ("<!-- toolbox-summary -->", "<!-- /toolbox-summary -->")
 
-
-def readme_summary(data: dict, width: int = 100) -> str:
-    """The README's summary of the benchmark, formatted from a ``results.json`` of this target: a
+def headline(data: dict, width: int = 100) -> str:
+    """The record's headline, formatted from a ``results.json`` of this target: a
     lead sentence, then one bullet per data set at the small k (the reference's accuracy and every
     method resolved from it, with its difference) and one for the AUC against the planted truth.
-    Lines are wrapped at ``width``; :func:`readme_with_summary` puts it between the README's markers."""
+    Lines are wrapped at ``width``; :mod:`fsengine.reproduce.summary` puts it on the results page."""
     ref = METHODS[REFERENCE].label
     rows = {r["quantity"]: r for r in data["rows"]}
     small = data["inputs"]["plan"]["ks"][0]
@@ -56,10 +55,3 @@ def readme_summary(data: dict, width: int = 100) -> str:
         lines += textwrap.wrap(b, width, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False)
     return "\n".join(lines)
 
-
-def readme_with_summary(readme: str, data: dict) -> str:
-    """``readme`` with the text between :data:`README_MARKERS` replaced by :func:`readme_summary`."""
-    begin, end = README_MARKERS
-    head, rest = readme.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    return f"{head}{begin}\n{readme_summary(data)}\n{end}{tail}"
