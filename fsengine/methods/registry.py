@@ -302,10 +302,11 @@ _ENTRIES = (
         "fsengine.selectors:RFESelector",
         params=(Param("C", "Inverse penalty C", 1.0, kind="float", min=1e-4, max=1e4,
                       help="L2 logistic regression's C; ridge regression uses alpha = 1 / C"),
-                Param("step", "Features removed per round", 1.0, kind="float", min=0.001, max=1e6,
-                      help="k >= 1: k features per round; a fraction in (0, 1): that share of the features. One "
-                           "fit per round: step 1 costs p - 1 fits (minutes on 784 pixels; 0.05 takes 20 rounds), "
-                           "and above 1 the features of a round tie in sklearn's ranking"),
+                Param("step", "Features removed per round", 0.05, kind="float", min=0.001, max=1e6,
+                      help="a fraction in (0, 1): that share of the features per round (0.05: 20 rounds); k >= 1: "
+                           "k features per round. One fit per round: step 1, the thorough elimination, costs p - 1 "
+                           "fits (minutes on 784 pixels). The features removed in one round are ordered by their "
+                           "squared coefficient in that round"),
                 _TASK),
         needs=Needs(tasks=ANY_TASK)),
     MethodSpec(
