@@ -22,6 +22,13 @@ information
     on a random sample of columns and is scaled to all columns (its cost per step is linear in the
     number of columns; for FCBF the linear scaling is a lower bound). Also: this project's mRMR
     before it moved onto the family's kernel (``tests/methods/information/legacy_mrmr.py``).
+relief
+    The Relief family (:mod:`fsengine.methods.relief`): ReliefF (k = 10) and MultiSURF against
+    fast-select (the fastest peer, numba) and skrebate (the reference), on notMNIST B vs D and the
+    movie reviews (sparse word presence): :func:`bench_relief.relief_rows`, whose docstring says
+    what is timed. Here both packages run on one numba thread and the ratios use CPU seconds, as
+    the information section's do; ``benchmarks/bench_relief.py`` alone also times two threads
+    and the first fit in a fresh process.
 """
 
 from __future__ import annotations
@@ -130,6 +137,16 @@ def information(args) -> list[str]:
                      f"{1000 * cpu / m:.1f} | {cpu / m / per_feature_mrmr:.2f} | - | - | - |")
         print(lines[-1], flush=True)
     return lines
+
+
+# ---------------------------------------------------------------------------------- Relief family
+
+@section("relief")
+def relief(args) -> list[str]:
+    from bench_relief import markdown, relief_rows
+
+    rows = relief_rows(quick=args.quick, repeats=1 if args.quick else 3, cold=False, threads=1)
+    return markdown(rows).splitlines()
 
 
 def main(argv=None) -> int:

@@ -82,7 +82,7 @@ import inspect, json, os, sys, time, warnings
 from dataclasses import replace
 import numpy as np
 import fsengine
-from fsengine.compare.engine import stratified_bootstrap
+from fsengine.compare.runner import stratified_bootstrap
 from fsengine.data import load_dataset
 from fsengine.data.transforms import binarize_features, split
 from fsengine.methods.adapt import restrict_classes
@@ -315,7 +315,7 @@ def _cpu(fn) -> float:
 
 def floor(data, variants, sweeps: int = 30) -> None:
     """Part 5 (module docstring)."""
-    from fsengine.compare.engine import stratified_bootstrap  # noqa: F401  (the engine's data path)
+    from fsengine.compare.runner import stratified_bootstrap  # noqa: F401  (the runner's data path)
     from fsengine.data import load_dataset
     from fsengine.data.transforms import binarize_features, split
     from fsengine.methods.adapt import restrict_classes
@@ -352,7 +352,7 @@ WARM_CASES = (("notmnist:letters=BD", (10, 40)), ("notmnist:letters=BD,n_per_cla
 def warm_against_cold(methods, n_resamples: int, cases=WARM_CASES) -> None:
     """Part 6 (module docstring), and the stability (Kuncheva's index of the top-k sets, mean over
     the pairs of resamples, as the comparison reports it) of the cold, warm and fixed-point fits."""
-    from fsengine.compare.engine import stratified_bootstrap
+    from fsengine.compare.runner import stratified_bootstrap
     from fsengine.data import load_dataset
     from fsengine.data.transforms import binarize_features, split
     from fsengine.methods.adapt import restrict_classes

@@ -50,7 +50,7 @@ def bench_compare(quick: bool, repeats: int) -> None:
     import distributed
     from joblib import Parallel, delayed
 
-    from fsengine.compare.engine import CompareSettings, run_comparison
+    from fsengine.compare.runner import CompareSettings, run_comparison
     from fsengine.data import load_dataset
     from fsengine.parallel import _import
 
@@ -81,7 +81,7 @@ def bench_compare(quick: bool, repeats: int) -> None:
     # each parallel backend exists only while it is timed: idle workers of another backend would
     # take CPU (heartbeats) from the one measured
     t0 = time.perf_counter()
-    Parallel(n_jobs=2)(delayed(_import)(("fsengine.compare.engine",)) for _ in range(4))
+    Parallel(n_jobs=2)(delayed(_import)(("fsengine.compare.runner",)) for _ in range(4))
     print(f"  joblib: 2 workers started and the engine imported in {time.perf_counter() - t0:.1f} s  ({load()})")
     run_comparison(small, METHODS, warm, n_jobs=2)
     timed("n_jobs=2", n_jobs=2)
@@ -91,7 +91,7 @@ def bench_compare(quick: bool, repeats: int) -> None:
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
                                   dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:
-            client.run(_import, ("fsengine.compare.engine",))
+            client.run(_import, ("fsengine.compare.runner",))
         print(f"  LocalCluster: 2 workers started in {time.perf_counter() - t0:.1f} s  ({load()})")
         run_comparison(small, METHODS, warm, scheduler=cluster.scheduler_address)
         timed("LocalCluster 2 workers", scheduler=cluster.scheduler_address)

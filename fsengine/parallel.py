@@ -4,10 +4,11 @@ the workers of a Dask distributed cluster.
 :func:`map_tasks` calls ``func(item)`` (or ``func(shared, item)``) for every item and returns the
 results **in submission order**, whatever order the workers finish in, so a caller that makes
 each task deterministic (its own seed, no global state) gets the same results from every
-backend. ``progress(fraction, message)`` is called once per finished task; ``cancel()`` is
-polled between tasks. Any exception that leaves the waiting loop (``cancel()``, an exception
-raised by ``progress``, Ctrl-C, a failed task) stops the tasks not yet finished before it
-propagates. A task that raises is reported as :class:`TaskError` naming the task. Inside
+backend. ``progress(fraction, message)`` hears of every task as it starts and ends, and of what
+a task says of itself (``task_progress``), from every backend (:mod:`fsengine.task_progress`);
+``cancel()`` is polled between tasks. Any exception that leaves the waiting loop (``cancel()``,
+an exception raised by ``progress``, Ctrl-C, a failed task) stops the tasks not yet finished
+before it propagates. A task that raises is reported as :class:`TaskError` naming the task. Inside
 :func:`fsengine.task_store.keeping_tasks`, finished results are kept on disk and a rerun reuses
 them (an interrupted long run resumes).
 
@@ -24,7 +25,10 @@ from __future__ import annotations
 
 import importlib
 import os
+import queue
+import signal
 import threading
+import time
 import traceback
 import uuid
 import warnings
@@ -33,6 +37,7 @@ from functools import partial
 from typing import Any
 
 from fsengine import task_store
+from fsengine.task_progress import DaskChannel, LocalChannel, TaskBar
 
 Progress = Callable[[float, str], None]
 #: seconds to wait for a Dask scheduler before giving up
@@ -91,7 +96,7 @@ def _import(modules: tuple[str, ...]) -> int:
     return os.getpid()
 
 
-def start_workers(n_jobs: int = -1, modules: tuple[str, ...] = ("fsengine.compare.engine",)) -> threading.Thread | None:
+def start_workers(n_jobs: int = -1, modules: tuple[str, ...] = ("fsengine.compare.runner",)) -> threading.Thread | None:
     """Start joblib's local worker processes in the background and import ``modules`` in them, so
     the first parallel run does not wait for them (the app's Compare page calls this when it is
     drawn). Returns the thread, or None when the settings are serial or a warm-up is under way."""
@@ -114,12 +119,22 @@ def start_workers(n_jobs: int = -1, modules: tuple[str, ...] = ("fsengine.compar
     return thread
 
 
-def _call(func: Callable, index: int, shared: Any, item: Any, use_shared: bool):
-    """Run one task where it lands; (index, None, result) or (index, exception, traceback text)."""
+def _call(func: Callable, index: int, shared: Any, item: Any, use_shared: bool, reporter=None,
+          task_progress: bool = False):
+    """Run one task where it lands; (index, None, result) or (index, exception, traceback text).
+    ``reporter`` (a task on another process, :mod:`fsengine.task_progress`) announces the start
+    and, with ``task_progress``, is the task's ``progress``."""
     try:
+        if reporter is not None:
+            reporter.start()
+        if task_progress:
+            func = partial(func, progress=reporter)
         return index, None, func(shared, item) if use_shared else func(item)
     except Exception as exc:
         return index, exc, traceback.format_exc()
+    finally:
+        if reporter is not None:
+            reporter.close()
 
 
 class _Stop(BaseException):
@@ -127,14 +142,12 @@ class _Stop(BaseException):
     task's own error handling (it stops the run; it is not the task's failure)."""
 
 
-def _within(index: int, name: str, total: int, done: Callable[[], int], progress: Progress | None,
-            check: Callable[[], None]) -> Progress:
-    """Progress inside serial task ``index``: overall fraction and the task's name; polls ``check``."""
+def _within(index: int, bar: TaskBar, check: Callable[[], None]) -> Progress:
+    """Progress inside serial task ``index``: to the overall bar; polls ``check``."""
     def report(fraction: float, message: str = "") -> None:
         try:
             check()
-            if progress is not None:
-                progress((done() + min(max(fraction, 0.0), 1.0)) / total, f"{name}: {message}")
+            bar.report(index, fraction, message)
         except Exception as exc:
             raise _Stop(exc) from exc
     return report
@@ -154,18 +167,22 @@ def map_tasks(func: Callable, items: Iterable, *, shared: Any = None, names: Seq
     backend chosen by ``n_jobs`` / ``scheduler`` (see the module docstring). ``func`` must be a
     module-level function and items and results picklable for the parallel backends.
 
-    ``task_progress``: ``func`` takes a ``progress`` keyword; on the serial backend it receives
-    one that reports progress within the running task (and can stop it by raising), elsewhere
-    None."""
+    ``progress`` hears of every task when it starts (its name), and when it ends
+    (:class:`fsengine.task_progress.TaskBar`), on every backend. ``task_progress``: ``func`` takes
+    a ``progress`` keyword; what the task reports through it reaches ``progress`` as
+    ``"<name>, <message>"`` with the overall fraction: directly on the serial backend (where it
+    can also stop the task by raising), from worker processes through
+    :mod:`fsengine.task_progress` (at most every :data:`~fsengine.task_progress.REPORT_EVERY`
+    seconds). Without a ``progress`` it receives None."""
     items = list(items)
     names = _names(names, len(items))
     backend = backend_for(n_jobs, scheduler)
     use_shared = shared is not None
     results: list = [None] * len(items)
-    done = 0
     store = task_store.active()
     keys: list[str] = []
     pending = list(range(len(items)))
+    kept = 0
     if store is not None and items:
         context = store.context(func, shared)
         keys = [store.key(context, item) for item in items]
@@ -174,33 +191,32 @@ def map_tasks(func: Callable, items: Iterable, *, shared: Any = None, names: Seq
             found, value = store.load(key)
             if found:
                 results[i] = value
-                done += 1
+                kept += 1
             else:
                 pending.append(i)
-        if done and progress is not None:
-            progress(done / len(items), f"{done} of {len(items)} tasks kept from {store.directory}")
+        if kept and progress is not None:
+            progress(kept / len(items), f"{kept} of {len(items)} tasks kept from {store.directory}")
+    bar = TaskBar(names, len(items), kept, progress)
 
     def finished(index: int, exc, value) -> None:
-        nonlocal done
         if exc is not None:
             raise TaskError(names[index], f"{type(exc).__name__}: {exc}") from exc
         results[index] = value
         if store is not None:
             store.save(keys[index], value)
-        done += 1
-        if progress is not None:
-            progress(done / max(len(items), 1), f"{names[index]} done ({done} of {len(items)})")
+        bar.finish(index)
 
     def check() -> None:
         if cancel is not None and cancel():
-            raise TasksCancelled(f"Cancelled after {done} of {len(items)} tasks.")
+            raise TasksCancelled(f"Cancelled after {bar.done} of {len(items)} tasks.")
 
     if not pending:
         return results
     check()
     if backend == "serial":
         for i in pending:
-            call = partial(func, progress=_within(i, names[i], len(items), lambda: done, progress, check)) \
+            bar.start(i)
+            call = partial(func, progress=_within(i, bar, check) if progress is not None else None) \
                 if task_progress else func
             try:
                 outcome = _call(call, i, shared, items[i], use_shared)
@@ -209,28 +225,94 @@ def map_tasks(func: Callable, items: Iterable, *, shared: Any = None, names: Seq
             finished(*outcome)
             check()
         return results
-    if task_progress:
-        func = partial(func, progress=None)
+    calls = dict(func=func, items=items, pending=pending, shared=shared, use_shared=use_shared,
+                 task_progress=task_progress, reports=progress is not None)
     if backend == "joblib":
-        _run_joblib(func, items, pending, shared, use_shared, n_jobs, finished, check)
+        _run_joblib(calls, n_jobs, bar, finished, check)
     else:
-        _run_dask(func, items, pending, names, shared, use_shared, scheduler, finished, check)
+        _run_dask(calls, names, scheduler, bar, finished, check)
     return results
 
 
-def _run_joblib(func, items, pending, shared, use_shared, n_jobs, finished, check) -> None:
+#: seconds an aborted local run waits for its tasks to end (their workers are stopped meanwhile)
+STOP_WAIT = 30.0
+
+
+def _run_joblib(calls: dict, n_jobs, bar: TaskBar, finished, check) -> None:
+    """The tasks on joblib's local processes. A thread consumes joblib's results; this (the main)
+    thread handles them and the workers' reports (:class:`~fsengine.task_progress.LocalChannel`)
+    as they come, so ``progress`` and ``cancel`` are called here only. When the run stops early
+    (cancel, a failed task, an exception raised by ``progress``, Ctrl-C), the workers running its
+    tasks are stopped, as joblib stops them when its results are abandoned."""
     from joblib import Parallel, delayed
 
-    parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    outputs = parallel(delayed(_call)(func, i, shared, items[i], use_shared) for i in pending)
+    channel = LocalChannel()
+    events, stopping = channel.events, threading.Event()
+    tasks = [delayed(_call)(calls["func"], i, calls["shared"], calls["items"][i], calls["use_shared"],
+                            channel.reporter(i, calls["reports"]), calls["task_progress"]) for i in calls["pending"]]
+
+    def consume() -> None:
+        try:
+            outputs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
+            try:
+                for outcome in outputs:
+                    events.put(("done", *outcome))
+                    if stopping.is_set():
+                        break
+            finally:
+                with warnings.catch_warnings():  # joblib warns that cancelled tasks were wasted: that is the point
+                    warnings.simplefilter("ignore", UserWarning)
+                    outputs.close()  # stops the tasks not yet started and the workers running them
+        except BaseException as exc:  # a worker died or joblib failed: the main thread raises it
+            events.put(("failed", exc))
+        events.put(("end",))
+
+    consumer = threading.Thread(target=consume, name="fsengine-joblib-results", daemon=True)
+    pids: dict[int, int] = {}
+    consumer.start()
     try:
-        for index, exc, value in outputs:
-            finished(index, exc, value)
-            check()
+        while True:
+            event = events.get()
+            if event[0] == "done":
+                pids.pop(event[1], None)
+                finished(*event[1:])
+                check()
+            elif event[0] == "start":
+                pids[event[1]] = event[2]
+                bar.start(event[1])
+            elif event[0] == "report":
+                bar.handle(event)
+            elif event[0] == "failed":
+                raise event[1]
+            else:
+                break
+    except BaseException:
+        stopping.set()
+        _stop_local_workers(consumer, events, pids)
+        raise
     finally:
-        with warnings.catch_warnings():  # joblib warns that cancelled tasks were wasted: that is the point
-            warnings.simplefilter("ignore", UserWarning)
-            outputs.close()  # stops the tasks not yet started and the workers running them
+        channel.close()
+
+
+def _stop_local_workers(consumer: threading.Thread, events, pids: dict[int, int]) -> None:
+    """Stop the worker processes that run this map's tasks until the result thread has ended (it
+    closes joblib's results, which stops the tasks not yet started), at most :data:`STOP_WAIT` s."""
+    deadline = time.monotonic() + STOP_WAIT
+    while consumer.is_alive() and time.monotonic() < deadline:
+        for pid in pids.values():
+            try:
+                os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+            except OSError:  # already gone
+                pass
+        pids.clear()
+        try:
+            event = events.get(timeout=0.1)
+        except queue.Empty:
+            continue
+        if event[0] == "start":
+            pids[event[1]] = event[2]
+        elif event[0] == "done":
+            pids.pop(event[1], None)
 
 
 def connect(scheduler):
@@ -254,27 +336,42 @@ def connect(scheduler):
 MAX_RESCATTERS = 3
 
 
-def _run_dask(func, items, pending, names, shared, use_shared, scheduler, finished, check) -> None:
-    """Submit every item; gather as they finish. Scattered data has no recipe to recompute it: when
-    the only worker holding ``shared`` dies, the scheduler cancels the tasks that need it ("already
-    forgotten"). Then ``shared`` is scattered again and the unfinished tasks are resubmitted (at most
-    :data:`MAX_RESCATTERS` times); a task that keeps killing its workers fails as ``KilledWorker``."""
-    from distributed import as_completed
+def _run_dask(calls: dict, names, scheduler, bar: TaskBar, finished, check) -> None:
+    """Submit every item; handle results as they finish, and the workers' reports
+    (:class:`~fsengine.task_progress.DaskChannel`) as they come. Scattered data has no recipe to
+    recompute it: when the only worker holding ``shared`` dies, the scheduler cancels the tasks
+    that need it ("already forgotten"). Then ``shared`` is scattered again and the unfinished tasks
+    are resubmitted (at most :data:`MAX_RESCATTERS` times); a task that keeps killing its workers
+    fails as ``KilledWorker``."""
     from distributed.scheduler import KilledWorker
     from distributed.utils import CancelledError
 
     client = connect(scheduler)
     own = client is not scheduler
     run = uuid.uuid4().hex[:8]
-    remaining = set(pending)
+    items, shared, use_shared = calls["items"], calls["shared"], calls["use_shared"]
+    remaining = set(calls["pending"])
     futures: dict = {}
+    channel = DaskChannel(client) if calls["reports"] else None
+    events = channel.events if channel is not None else queue.Queue()
     try:
         for attempt in range(MAX_RESCATTERS + 1):
             handle = client.scatter(shared, broadcast=True, hash=False) if use_shared else None
-            futures = {client.submit(_call, func, i, handle, items[i], use_shared, key=f"fsengine-{run}-{attempt}-{i}",
-                                     pure=False): i for i in sorted(remaining)}
-            lost = None
-            for future in as_completed(list(futures), loop=client.loop):
+            futures = {client.submit(_call, calls["func"], i, handle, items[i], use_shared,
+                                     None if channel is None else channel.reporter(i), calls["task_progress"],
+                                     key=f"fsengine-{run}-{attempt}-{i}", pure=False): i for i in sorted(remaining)}
+            for future in futures:
+                future.add_done_callback(lambda done, attempt=attempt: events.put(("done", attempt, done)))
+            waiting, lost = set(futures), None
+            while waiting:
+                event = events.get()
+                if event[0] != "done":
+                    bar.handle(event)
+                    continue
+                if event[1] != attempt or event[2] not in waiting:
+                    continue  # a future of an earlier attempt, cancelled
+                future = event[2]
+                waiting.discard(future)
                 i = futures[future]
                 try:
                     outcome = future.result()
@@ -295,6 +392,8 @@ def _run_dask(func, items, pending, names, shared, use_shared, scheduler, finish
         raise TaskError(names[lost[0]], f"the Dask workers holding its shared data died {MAX_RESCATTERS + 1} "
                         f"times; no result was kept ({lost[1]}).")
     finally:
+        if channel is not None:
+            channel.close()
         pending = [f for f in futures if not f.done()]
         if pending:
             client.cancel(pending)

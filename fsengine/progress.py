@@ -6,7 +6,19 @@ comparison, a reproduction) reports through one callable::
     progress(fraction: float, message: str) -> None
 
 ``fraction`` runs from 0 to 1 (it may repeat a value or, when a stage restarts, step back);
-``message`` says what is being done, in words (``"MDL: 3 of 30 features"``).
+``message`` says what is being done, in words (``"3 of 30 features"``).
+
+Who says what
+-------------
+A selector reports in its own words and never names itself (``"sweep 120 of at most 300"``,
+``"feature 400 of 784"``): whoever runs it puts the method's label and the fit in front.
+``fsengine select`` writes ``"MDL: 3 of 30 features"``; a comparison or a benchmark runs every fit
+as a named task of :func:`fsengine.parallel.map_tasks`, which announces the task when it starts
+(``"RTM: bootstrap fit 3 of 5"``) and passes the selector's reports on behind its name
+(``"RTM: bootstrap fit 3 of 5, sweep 120 of at most 300"``), from worker processes too
+(:mod:`fsengine.task_progress`). A selector reports often enough that the bar moves at least
+every second or two of work on the catalogue's larger datasets: once per round, sweep, tree,
+resample, path point or block of candidates, whichever comes first (CONTRIBUTING.md, "Progress").
 
 Stopping early
 --------------
@@ -80,26 +92,58 @@ def scaled(progress: Progress | None, start: float, end: float, prefix: str = ""
     return stage
 
 
+#: seconds after which a captured (non-terminal) bar writes its current state again
+HEARTBEAT = 5.0
+#: seconds a message must stand on a captured bar to be written when the next one replaces it
+STOOD = 1.0
+
+
+def subject(message: str) -> str:
+    """What a message is about: the part before its first ``": "`` (the method's label in
+    ``"RTM: bootstrap fit 3 of 5, sweep 120"``), else the whole message."""
+    return message.split(": ", 1)[0]
+
+
 class TerminalProgress:
     """A dependency-free progress bar on stderr for the command line: ``(fraction, message)``
-    redraws one line; when stderr is not a terminal, one line every 10%."""
+    redraws one line. When stderr is not a terminal (a log), it writes a line when the bar passes
+    a tenth, when a message names a new subject (a method's first message, :func:`subject`), when
+    a message that stood for :data:`STOOD` seconds or more is replaced (written then, with the time
+    it appeared) and at least every :data:`HEARTBEAT` seconds: the log names every method in turn
+    and shows every state the bar held for a second or more."""
 
     def __init__(self, label: str, stream=None, width: int = 30):
         self.label, self.stream, self.width = label, stream or sys.stderr, width
         self._last_decile = -1
         self._start = time.perf_counter()
+        self._subjects: set[str] = set()
+        self._last_written = float("-inf")
+        self._shown: tuple[float, float, str] | None = None  # (elapsed, fraction, message) not yet written
+
+    def _line(self, elapsed: float, fraction: float, message: str) -> str:
+        filled = int(round(fraction * self.width))
+        return f"{self.label} [{'#' * filled}{'.' * (self.width - filled)}] {fraction:4.0%} {elapsed:6.1f}s {message}"
 
     def __call__(self, fraction: float, message: str = "") -> None:
         fraction = min(max(float(fraction), 0.0), 1.0)
         elapsed = time.perf_counter() - self._start
-        filled = int(round(fraction * self.width))
-        line = f"{self.label} [{'#' * filled}{'.' * (self.width - filled)}] {fraction:4.0%} {elapsed:6.1f}s {message}"
         if self.stream.isatty():
-            self.stream.write("\r" + line[:150].ljust(150))
+            self.stream.write("\r" + self._line(elapsed, fraction, message)[:150].ljust(150))
             self.stream.flush()
-        elif int(fraction * 10) != self._last_decile:
+            return
+        if self._shown is not None and elapsed - self._shown[0] >= STOOD:
+            self._write(*self._shown)
+        new_subject = subject(message) not in self._subjects
+        self._subjects.add(subject(message))
+        self._shown = (elapsed, fraction, message)
+        if int(fraction * 10) != self._last_decile or new_subject or elapsed - self._last_written >= HEARTBEAT:
             self._last_decile = int(fraction * 10)
-            self.stream.write(line + "\n")
+            self._write(elapsed, fraction, message)
+
+    def _write(self, elapsed: float, fraction: float, message: str) -> None:
+        self.stream.write(self._line(elapsed, fraction, message) + "\n")
+        self.stream.flush()
+        self._last_written, self._shown = elapsed, None
 
     def __enter__(self) -> TerminalProgress:
         return self

@@ -20,6 +20,7 @@ from fsengine.methods.information.selector import (
     MRMRSelector,
     UnifiedInformationSelector,
 )
+from fsengine.methods.relief.selector import MultiSURFSelector, ReliefFSelector
 from fsengine.methods.rtm.selector import RTMClassifier, RTMSelector
 from fsengine.methods.toolbox.selector import (
     ANOVASelector,
@@ -45,4 +46,5 @@ __all__ = [
     "UnifiedInformationSelector",
     "StopRequested", "TqdmProgress",
     "BorutaSelector", "SequentialForwardSelector",
+    "ReliefFSelector", "MultiSURFSelector",
 ]

@@ -9,7 +9,7 @@ change how many iterations a fit takes: the iteration and the stopping rule are 
 and each method tests that its warm fits end where its cold fits do, to the method's stopping
 rule. Where that does not hold, the method does not declare ``_warm_starts``.
 
-The comparison (:mod:`fsengine.compare.engine`) fits the bootstrap resamples of such a method
+The comparison (:mod:`fsengine.compare.runner`) fits the bootstrap resamples of such a method
 from its fit on the training part; :func:`fsengine.methods.run.fit_method` passes the start on
 when the adapted columns are those of the earlier fit.
 """

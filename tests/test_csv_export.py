@@ -63,8 +63,8 @@ def test_cli_exports_escape_feature_names(tmp_path, capsys):
 
 
 def test_comparison_zip_members_are_escaped():
-    from fsengine.compare.engine import run_comparison
     from fsengine.compare.report import tables_zip
+    from fsengine.compare.runner import run_comparison
     from fsengine.compare.settings import CompareSettings
     from fsengine.data.dataset import Dataset, Provenance
 

@@ -15,7 +15,7 @@ PACKAGE = Path(fsengine.__file__).parent
 LAYERS = (
     {"__version__", "params", "config", "progress", "ranking", "position", "stats", "records", "validation",
      "jsonio", "formatting", "chunked", "glm", "files", "csv_export", "sparse_kernels", "selection_metrics",
-     "task_store", "parallel", "base", "warm_start"},
+     "task_store", "parallel", "task_progress", "base", "warm_start"},
     {"data", "maxent", "references"},
     {"methods", "selectors"},
     {"plots"},

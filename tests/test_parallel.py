@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fsengine.compare.engine import CompareSettings, ComparisonCancelled, run_comparison
+from fsengine.compare.runner import CompareSettings, ComparisonCancelled, run_comparison
 from fsengine.data import load_dataset
 from fsengine.data.corpora import read_sentence_polarity
 from fsengine.methods.rtm import study as rtm_exp
@@ -23,6 +23,7 @@ from tests.parallel_tasks import (
     fails_on_three,
     logged_square,
     slow_square,
+    stepping,
     touch_after,
 )
 
@@ -115,9 +116,32 @@ def backends(cluster):
 @pytest.mark.parametrize("backend", ["serial", "joblib", "dask"])
 def test_results_come_back_in_submission_order_with_progress_per_task(cluster, backend):
     seen = []
-    out = map_tasks(slow_square, range(10), progress=lambda f, m: seen.append(f), **backends(cluster)[backend])
+    out = map_tasks(slow_square, range(10), progress=lambda f, m: seen.append((f, m)), **backends(cluster)[backend])
     assert out == [x * x for x in range(10)]
-    assert seen == [(i + 1) / 10 for i in range(10)]
+    done = [(f, m) for f, m in seen if " done (" in m]
+    assert [f for f, _ in done] == [(i + 1) / 10 for i in range(10)]
+    assert sorted(m.split(" done")[0] for _, m in done) == sorted(f"task {i + 1}" for i in range(10))
+    # every task is announced by name before it ends (from the workers: a start may come after a
+    # very short task's end, and then it is not announced)
+    announced = {m for _, m in seen if " done (" not in m}
+    assert announced <= {f"task {i + 1}" for i in range(10)} and (backend != "serial" or len(announced) == 10)
+    assert [f for f, _ in seen] == sorted(f for f, _ in seen)
+
+
+@pytest.mark.parametrize("backend", ["serial", "joblib", "dask"])
+def test_a_task_reports_from_inside_it_on_every_backend(cluster, backend):
+    """What a task says of itself reaches the caller behind its name, from worker processes too
+    (fsengine.task_progress): announced first, then its steps, then its end."""
+    seen = []
+    out = map_tasks(stepping, range(4), names=[f"fit {i}" for i in range(4)], progress=lambda f, m: seen.append((f, m)),
+                    task_progress=True, **backends(cluster)[backend])
+    assert out == [0, 1, 2, 3]
+    messages = [m for _, m in seen]
+    for i in range(4):
+        mine = [m for m in messages if m.startswith(f"fit {i}")]
+        assert mine[0] == f"fit {i}" and mine[-1].startswith(f"fit {i} done (")
+        assert [m for m in mine if ", step" in m] == [f"fit {i}, step {k} of 3" for k in (1, 2, 3)]
+    assert [f for f, _ in seen] == sorted(f for f, _ in seen) and seen[-1][0] == 1.0
 
 
 @pytest.mark.parametrize("backend", ["joblib", "dask"])
@@ -135,7 +159,8 @@ def test_kept_results_are_reused_and_only_the_rest_is_submitted(cluster, backend
                           **backends(cluster)[backend])
     assert again[:3] == first and [v[0] for v in again] == [0, 1, 4, 9, 16]
     assert sorted(int(x) for x in (work / "calls").read_text().split()) == [0, 1, 2, 3, 4]
-    assert seen[0] == f"3 of 5 tasks kept from {tmp_path / 'kept'}" and len(seen) == 3
+    assert seen[0] == f"3 of 5 tasks kept from {tmp_path / 'kept'}"
+    assert sorted(m.split(" done")[0] for m in seen if " done (" in m) == ["task 4", "task 5"]  # only these ran
 
 
 @pytest.mark.parametrize("backend", ["serial", "joblib", "dask"])

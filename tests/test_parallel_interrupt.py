@@ -28,7 +28,8 @@ folder, where = sys.argv[1], sys.argv[2]
 settings = {"n_jobs": 2} if where == "joblib" else {"scheduler": where}
 try:
     map_tasks(touch_after, range(int(sys.argv[3])), shared=folder,
-              progress=lambda fraction, message: print("finished:", message, flush=True), **settings)
+              progress=lambda fraction, message: " done (" in message and print("finished:", message, flush=True),
+              **settings)
 except KeyboardInterrupt:
     print("interrupted", flush=True)
     sys.exit(130)

@@ -20,9 +20,9 @@ SURFACE = {
         "ANOVASelector", "BIASelector", "BaseFeatureSelector", "BayesFactorSelector", "BoostingSelector",
         "BorutaSelector", "CIFESelector", "CMIMSelector", "Chi2Selector", "CountCutoffSelector", "DISRSelector",
         "FCBFSelector", "ForestSelector", "ICAPSelector", "IFSSelector", "JMISelector", "L1PathSelector",
-        "MDLSelector", "MRMRSelector", "MutualInfoSelector", "PermutationSelector", "RFESelector", "RTMClassifier",
-        "RTMSelector", "SGCSelector", "SequentialForwardSelector", "StabilitySelector", "StopRequested",
-        "TqdmProgress", "UnifiedInformationSelector", "VarianceRankSelector",
+        "MDLSelector", "MRMRSelector", "MultiSURFSelector", "MutualInfoSelector", "PermutationSelector",
+        "RFESelector", "RTMClassifier", "RTMSelector", "ReliefFSelector", "SGCSelector", "SequentialForwardSelector",
+        "StabilitySelector", "StopRequested", "TqdmProgress", "UnifiedInformationSelector", "VarianceRankSelector",
     ],
     "fsengine.plots": ["FEATURE_COLORS", "HIGHLIGHT", "METHOD_COLORS", "Position", "apply_style"],
     "fsengine.plots.bia": [

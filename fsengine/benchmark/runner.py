@@ -34,6 +34,7 @@ from fsengine.methods.failures import failure_message
 from fsengine.methods.registry import METHODS, MethodSpec
 from fsengine.methods.run import fit_method, subset_rows, warm_up
 from fsengine.parallel import map_tasks
+from fsengine.progress import report_to
 
 Progress = Callable[[float, str], None]
 #: the method index of the all-features task
@@ -96,10 +97,9 @@ _WARM: set = set()
 def benchmark_task(job: Job, item: tuple[int, int, int], progress: Progress | None = None) -> FoldFit | str:
     """Task (dataset ``d``, split ``s``, method ``m``; ``m = ALL_FEATURES``: the classifier on all
     features): see the module docstring. A method's error comes back as one line (a failure).
-    ``progress`` (serial runs) hears the fit's own progress under the task's name, from its start."""
+    ``progress`` hears the warm-up and the selector's own reports (the task's name, method first,
+    is put before them by :func:`fsengine.parallel.map_tasks`)."""
     d, s, m = item
-    if progress is not None:
-        progress(0.0, "fitting")
     ds = job.datasets[d]
     train_rows, test_rows = job.folds[d][s]
     train, test = subset_rows(ds, train_rows), subset_rows(ds, test_rows)
@@ -112,6 +112,7 @@ def benchmark_task(job: Job, item: tuple[int, int, int], progress: Progress | No
             key = (spec.key, tuple(sorted((k, repr(v)) for k, v in values.items())), os.getpid())
             try:
                 if key not in _WARM:  # an error here is the method's (the timed fit would raise it too)
+                    report_to(progress)(0.0, "warm-up (an untimed first fit on a few rows compiles its kernels)")
                     warm_up(spec, values, train)
                     _WARM.add(key)
                 fit = fit_method(spec, values, train, progress)
@@ -272,14 +273,14 @@ def run_benchmark(entries: tuple[Entry, ...], methods: list | None, settings: Se
         for s in range(n_splits):
             where = f"{entry.title}, repeat {s // settings.folds + 1} fold {s % settings.folds + 1}"
             items.append((d, s, ALL_FEATURES))
-            names.append(f"{where}, all features")
+            names.append(f"all features: {where}")
             for m, spec in enumerate(specs):
                 why = applicability(spec, ds)
                 if why is not None:
                     status[(entry.slug, spec.key)] = f"not applicable: {spec.label} {why}"
                     continue
                 items.append((d, s, m))
-                names.append(f"{where}, {spec.label}")
+                names.append(f"{spec.label}: {where}")
     outcomes = map_tasks(benchmark_task, items, shared=job, names=names, progress=progress, n_jobs=n_jobs,
                          scheduler=scheduler, task_progress=True)
     rows, tops, notes = [], {}, {}

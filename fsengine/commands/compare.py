@@ -110,8 +110,8 @@ def _reference_failed(result, choices, reference: str | None) -> str:
 
 
 def run(args) -> int:
-    from fsengine.compare.engine import run_comparison
     from fsengine.compare.report import html_report, write_tables
+    from fsengine.compare.runner import run_comparison
 
     keys = [k.strip() for k in args.methods.split(",") if k.strip()]
     if not keys:

@@ -20,7 +20,7 @@ from fsengine.commands.method_args import (
 from fsengine.commands.output import check_target, output_folder
 from fsengine.jsonio import finite_or_none, json_text
 from fsengine.methods.registry import method_keys
-from fsengine.progress import TerminalProgress
+from fsengine.progress import TerminalProgress, scaled
 
 NAME = "select"
 TOP_SHOWN = 20
@@ -106,7 +106,8 @@ def run(args) -> int:
     ds, notes = restrict_classes(ds, [spec], classes)
     notes = tuple(read_notes) + tuple(notes)
     with TerminalProgress(f"select {spec.key}") as bar:
-        fit = fit_method(spec, params, ds, progress=bar)
+        named = scaled(bar, 0.0, 1.0, f"{spec.label}: ")  # a selector never names itself (fsengine.progress)
+        fit = fit_method(spec, params, ds, progress=named)
         bar(1.0, "writing files")
     notes = notes + fit.notes
     top = [{"rank": i + 1, "feature": int(j), "name": ds.feature_names[j], "score": finite_or_none(fit.scores[j])}

@@ -1,9 +1,12 @@
 """The side-by-side comparison of feature-selection methods.
 
 ============  ======================================================================================
-``settings``  what a comparison is asked to do (:class:`CompareSettings`), importable without the engine
-``engine``    :func:`run_comparison`: fits, held-out accuracy with intervals, paired differences, overlap,
-              stability, ROC
+``settings``  what a comparison is asked to do (:class:`CompareSettings`), importable without the
+              runner
+``runner``    :func:`run_comparison`: the fits (training part, bootstrap resamples, repeated splits)
+              and the held-out outcomes, as tasks through :mod:`fsengine.parallel`
+``analyses``  :class:`ComparisonResult`: held-out accuracy with intervals, paired differences, overlap,
+              stability (Kuncheva, Nogueira), ROC, runtimes and the tables
 ``report``    its figures, CSV tables and the self-contained HTML report
 ============  ======================================================================================
 
@@ -19,12 +22,12 @@ import importlib
 
 _PUBLIC = {
     "CompareSettings": "fsengine.compare.settings",
-    "RANDOM": "fsengine.compare.engine",
-    "ComparisonCancelled": "fsengine.compare.engine",
-    "ComparisonResult": "fsengine.compare.engine",
-    "HeldOut": "fsengine.compare.engine",
-    "MethodRun": "fsengine.compare.engine",
-    "run_comparison": "fsengine.compare.engine",
+    "RANDOM": "fsengine.compare.analyses",
+    "ComparisonCancelled": "fsengine.compare.runner",
+    "ComparisonResult": "fsengine.compare.analyses",
+    "HeldOut": "fsengine.compare.analyses",
+    "MethodRun": "fsengine.compare.analyses",
+    "run_comparison": "fsengine.compare.runner",
     "comparison_figures": "fsengine.compare.report",
     "html_report": "fsengine.compare.report",
     "tables_zip": "fsengine.compare.report",

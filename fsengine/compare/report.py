@@ -10,7 +10,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
-from fsengine.compare.engine import RANDOM, ComparisonResult
+from fsengine.compare.analyses import RANDOM, ComparisonResult
 from fsengine.csv_export import to_csv
 from fsengine.formatting import percent
 from fsengine.plots.compare import (

@@ -1,4 +1,4 @@
-"""Settings of a comparison (:mod:`fsengine.compare.engine`), kept apart from the engine so that the
+"""Settings of a comparison (:mod:`fsengine.compare.runner`), kept apart from the runner so that the
 command line can show their defaults without importing it."""
 
 from __future__ import annotations

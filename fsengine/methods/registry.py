@@ -167,6 +167,13 @@ _GREEDY = Param("max_features", "Features selected greedily", 30, min=1,
 _BINS = Param("bins", "Bins", "mean_sd", min=2, max=20, special=("mean_sd",),
               help="mean_sd: three states at the mean ± one standard deviation (the family's default, Peng et al.'s); "
                    "k: k equal-frequency bins")
+#: parameters shared by the Relief family (fsengine.methods.relief)
+_DISCRETE = Param("discrete_threshold", "Discrete: at most this many values", 10, min=0, max=1000,
+                  help="such features count equal / different in the distances; the others |a - b| / range "
+                       "(0: every feature continuous)")
+_INSTANCES = Param("n_instances", "Instances scored", None, min=1, max=10_000_000, special=(None,),
+                   help="none: every instance (as skrebate); m: a seeded sample of m instances, each still compared "
+                        "with all rows (m/n of the time, a noisier estimate)")
 
 
 
@@ -295,10 +302,11 @@ _ENTRIES = (
         "fsengine.selectors:RFESelector",
         params=(Param("C", "Inverse penalty C", 1.0, kind="float", min=1e-4, max=1e4,
                       help="L2 logistic regression's C; ridge regression uses alpha = 1 / C"),
-                Param("step", "Features removed per round", 1.0, kind="float", min=0.001, max=1e6,
-                      help="k >= 1: k features per round; a fraction in (0, 1): that share of the features. One "
-                           "fit per round: step 1 costs p - 1 fits (minutes on 784 pixels; 0.05 takes 20 rounds), "
-                           "and above 1 the features of a round tie in sklearn's ranking"),
+                Param("step", "Features removed per round", 0.05, kind="float", min=0.001, max=1e6,
+                      help="a fraction in (0, 1): that share of the features per round (0.05: 20 rounds); k >= 1: "
+                           "k features per round. One fit per round: step 1, the thorough elimination, costs p - 1 "
+                           "fits (minutes on 784 pixels). The features removed in one round are ordered by their "
+                           "squared coefficient in that round"),
                 _TASK),
         needs=Needs(tasks=ANY_TASK)),
     MethodSpec(
@@ -392,6 +400,20 @@ _ENTRIES = (
                       choices=("neg_log_loss", "accuracy", "roc_auc", "balanced_accuracy"),
                       help="log-loss: continuous, few ties; accuracy ties many candidates on a few hundred rows"),
                 _SEED)),
+    # the Relief family (fsengine.methods.relief)
+    MethodSpec(
+        "relieff", "ReliefF", "how much more the feature differs between an instance and its k nearest instances of "
+        "other classes than its k nearest of its own class, averaged over the instances (Kononenko 1994)",
+        "fsengine.selectors:ReliefFSelector",
+        params=(Param("n_neighbors", "Neighbours k", 10, min=1, max=1000,
+                      help="the k nearest hits and the k nearest misses of every other class of each instance"),
+                _DISCRETE, _INSTANCES, _SEED, _TASK),
+        needs=Needs(tasks=ANY_TASK)),
+    MethodSpec(
+        "multisurf", "MultiSURF", "ReliefF's difference with the neighbours of each instance closer than its mean "
+        "distance minus half a standard deviation, instead of k (Urbanowicz et al. 2018)",
+        "fsengine.selectors:MultiSURFSelector", params=(_DISCRETE, _INSTANCES, _SEED, _TASK),
+        needs=Needs(tasks=ANY_TASK)),
 )
 
 METHODS: dict[str, MethodSpec] = {spec.key: spec for spec in _ENTRIES}

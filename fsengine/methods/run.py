@@ -101,9 +101,10 @@ def _check_scores(scores: np.ndarray, names, label: str) -> tuple[str, ...]:
 def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Dataset,
                progress: Progress | None = None, *, warm_start: WarmStart | None = None) -> MethodFit:
     """Adapt ``ds`` to the method (:func:`fsengine.methods.adapt.adapt`), fit its selector and
-    expand the result to every original feature. ``progress(fraction, message)`` is passed to the
+    expand the result to every original feature. ``progress(fraction, message)`` hears the fit
+    announced (``"fitting on 750 rows x 784 features"``) before it starts, then is passed to the
     selector (every selector takes it, :mod:`fsengine.progress`); an exception raised by it aborts
-    the fit (cancellation).
+    the fit (cancellation). The caller names the method and the fit in front of these messages.
 
     A method with a ``task`` parameter left at "auto" is fitted for the dataset's own task (its
     class labels or real target, whatever the values of y look like). A factory that builds no
@@ -122,6 +123,8 @@ def fit_method(method: str | MethodSpec, params: dict[str, Any] | None, ds: Data
     data = adapt(spec, ds)
     auto_task = values.get("task") == "auto" and any(p.name == "task" and ds.task in p.choices for p in spec.params)
     built = {**values, "task": ds.task} if auto_task else values
+    if progress is not None:
+        progress(0.0, f"fitting on {data.ds.n_samples:,} rows x {data.ds.n_features:,} features")
     with method_calls(spec.label, own=not isinstance(spec, CustomMethodSpec)):
         selector = as_selector(spec.make(**built))
         warm = (warm_start is not None and can_warm_start(selector)

@@ -3,7 +3,7 @@ differences from a reference method, top-k overlap (Jaccard), selection stabilit
 index and Nogueira et al.'s estimator, with interval whiskers, and Nogueira's paired test against
 the reference), ROC against a known truth, and relevance heatmaps per method.
 
-Pure builders: tables and arrays in (as :class:`fsengine.compare.engine.ComparisonResult` returns them),
+Pure builders: tables and arrays in (as :class:`fsengine.compare.analyses.ComparisonResult` returns them),
 ``go.Figure`` out.
 """
 
@@ -139,7 +139,7 @@ def difference_curves(differences: pd.DataFrame, *, k: int | None = None, title:
                       note: str | None = None) -> go.Figure:
     """Paired differences in held-out accuracy of each method from the reference against k.
 
-    ``differences`` has the columns of :meth:`fsengine.compare.engine.ComparisonResult.differences`
+    ``differences`` has the columns of :meth:`fsengine.compare.analyses.ComparisonResult.differences`
     (method, reference, k, difference, low, high, verdict): one line per method with its interval
     as a band; filled markers where the verdict is resolved (the interval excludes 0), open
     markers where it is not; a line at 0 (no difference). ``note`` goes under the title.
@@ -285,7 +285,7 @@ def stability_differences(stability: pd.DataFrame, k: int, *, note: str | None =
     """Nogueira et al.'s paired test of equal stability against the reference at top-k size ``k``:
     Phi_method - Phi_reference per method with its interval (columns ``stability_difference``,
     ``stability_difference_low``, ``stability_difference_high`` of
-    :meth:`fsengine.compare.engine.ComparisonResult.stability`), a filled marker where the verdict
+    :meth:`fsengine.compare.analyses.ComparisonResult.stability`), a filled marker where the verdict
     (Holm-adjusted p-value, ``stability_p_holm``) is resolved, an open one where it is not; a
     line at 0 (equally stable)."""
     table = stability.dropna(subset=["stability_difference"])
@@ -423,7 +423,7 @@ def top_k_explorable(result, k: int | None = None, *, max_steps: int = MAX_K_STE
     were at least two: Kuncheva's index as bars with jackknife whiskers, Nogueira et al.'s estimate
     as diamonds with asymptotic whiskers), at every k of the comparison's range.
 
-    ``result``: a :class:`~fsengine.compare.engine.ComparisonResult` (its ``k_range``, ``jaccard``
+    ``result``: a :class:`~fsengine.compare.analyses.ComparisonResult` (its ``k_range``, ``jaccard``
     and ``stability``); the slider starts at ``k`` (default 10, or the largest k). Slider values
     are the k. A step restyles the two small traces (a whole redraw of a small figure).
 

@@ -38,7 +38,8 @@ METHOD_COLORS = {
     "RFE": "#843c39", "Stability": "#7b4173", "mRMR": "#3182bd",
     "JMI": "#08519c", "CMIM": "#e6550d", "DISR": "#31a354", "CIFE": "#756bb1", "ICAP": "#fd8d3c",
     "FCBF": "#a50f15", "Unified criterion": "#636363",
-    "Boruta": "#8c6d31", "SFS": "#17becf",
+    "Boruta": "#d6616b", "SFS": "#6b6ecf",
+    "ReliefF": "#b15928", "MultiSURF": "#e7ba52",
 }
 #: lecture mode makes figures this much taller: 18 px axis titles need the room
 LECTURE_HEIGHT_SCALE = 1.25

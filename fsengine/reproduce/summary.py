@@ -21,7 +21,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from fsengine.reproduce import TARGETS, target_names
+from fsengine.reproduce import AWAITING_FULL_RUN, TARGETS, target_names
 from fsengine.reproduce import results as results_file
 
 #: the first line of the page: what wrote it
@@ -114,8 +114,9 @@ def page(root: Path) -> str:
             recorded.append(name)
             lines += target_section(name, results_file.read(path), folder)
         else:
+            why = AWAITING_FULL_RUN.get(name)
             lines += [f"## `{name}`", "", f"{TARGETS[name][2]}. No committed full run in "
-                      f"`{(RESULTS_DIR / name).as_posix()}` yet.", ""]
+                      f"`{(RESULTS_DIR / name).as_posix()}` yet" + (f": {why}." if why else "."), ""]
     head = [GENERATED, "", "# Results", "",
             "The committed full runs of the paper reproductions and the benchmarks "
             "(`fsengine reproduce TARGET`, in `docs/results/TARGET/`). Every estimate carries its interval, the "

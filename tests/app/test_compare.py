@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fsengine.app.safe_text import md_escape
-from fsengine.compare.engine import CompareSettings, run_comparison
+from fsengine.compare.runner import CompareSettings, run_comparison
 from fsengine.data import load_dataset
 from fsengine.plots.explorable import slider_values, step_data
 from tests.app.test_bia import _array

@@ -182,7 +182,7 @@ def test_rtm_page_binarises_images_and_picks_two_classes():
 
 @pytest.mark.slow
 def test_compare_page_runs_the_rtm_and_draws_its_roc():
-    from fsengine.compare.engine import CompareSettings, run_comparison
+    from fsengine.compare.runner import CompareSettings, run_comparison
     from fsengine.data import load_dataset
 
     at = app_test(None, timeout=120)

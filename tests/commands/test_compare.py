@@ -65,7 +65,7 @@ def test_compare_writes_tables_and_report(tmp_path, capsys):
     assert set(differences["reference"]) == {"MI"} and set(differences["method"]) == {"Variance"}
     # stability.csv: Nogueira's estimate and its paired test against the reference beside Kuncheva's index, the
     # numbers the estimator gives on the same fits (the run is deterministic: the same comparison in this process)
-    from fsengine.compare.engine import CompareSettings, run_comparison
+    from fsengine.compare.runner import CompareSettings, run_comparison
     from fsengine.data import load_dataset
     from fsengine.selection_metrics import nogueira_difference, nogueira_stability
 

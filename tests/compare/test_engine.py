@@ -16,17 +16,9 @@ from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
 
 from fsengine import stats
-from fsengine.compare.engine import (
-    DIFFERENCE_COLUMNS,
-    RANDOM,
-    CompareSettings,
-    ComparisonCancelled,
-    finite_scores,
-    k_grid,
-    run_comparison,
-    stratified_bootstrap,
-)
+from fsengine.compare.analyses import DIFFERENCE_COLUMNS, RANDOM, finite_scores
 from fsengine.compare.report import html_report, tables_zip, write_tables
+from fsengine.compare.runner import CompareSettings, ComparisonCancelled, k_grid, run_comparison, stratified_bootstrap
 from fsengine.data import Dataset, load_dataset
 from fsengine.data.dataset import Provenance
 from fsengine.data.transforms import split
@@ -54,8 +46,8 @@ def result(glm):
 def test_progress_is_monotone_and_finishes(result):
     fractions = [f for f, _ in result.messages]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and 0 <= fractions[0] < 0.1
-    assert any("L1: L1 path: C" in m for _, m in result.messages)  # the selector's own progress
-    assert any("bootstrap 5 of 5" in m for _, m in result.messages)
+    assert any(m.startswith("L1: bootstrap fit 2 of 5, path: C ") for _, m in result.messages)  # its own progress
+    assert any(m.startswith("Variance: bootstrap fit 5 of 5") for _, m in result.messages)
 
 
 def test_held_out_accuracy_is_logistic_regression_on_the_top_k(glm, result):
@@ -288,6 +280,9 @@ def test_stability_interval_is_the_jackknife_over_resamples_and_runtimes_are_med
         q1, med, q3 = np.quantile(r.boot_cpu_seconds, [0.25, 0.5, 0.75])
         assert runtime.loc[r.label, ["bootstrap_q1_cpu_seconds", "bootstrap_median_cpu_seconds",
                                      "bootstrap_q3_cpu_seconds"]].tolist() == pytest.approx([q1, med, q3])
+        # what the method cost the comparison: its fit and every bootstrap fit
+        assert runtime.loc[r.label, "total_seconds"] == pytest.approx(r.seconds + r.boot_seconds.sum())
+        assert runtime.loc[r.label, "total_cpu_seconds"] == pytest.approx(r.cpu_seconds + r.boot_cpu_seconds.sum())
 
 
 def _phi_by_definition(sets, n):
@@ -440,7 +435,8 @@ def test_bootstrap_fits_of_a_warm_starting_method_start_from_the_full_fit():
         assert not any("warm start" in n for n in run.notes)
         assert not any("earlier fit" in m for m in messages)
         np.testing.assert_array_equal(run.boot_top, cold.boot_top)
-    assert any("bootstrap 3 of 3 (warm start): RTM Power EP: starting from an earlier fit" in m for m in warm_messages)
+    assert any(m.startswith("RTM: bootstrap fit 3 of 3 (warm start), RTM Power EP: starting from an earlier fit")
+               for m in warm_messages)
     np.testing.assert_array_equal(warm.order, cold.order)
     np.testing.assert_allclose(warm.boot_top_scores, cold.boot_top_scores, rtol=0, atol=1e-6)
     for w, c, scores in zip(warm.boot_top, cold.boot_top, cold.boot_top_scores):

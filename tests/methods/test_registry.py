@@ -39,6 +39,12 @@ def test_labels_are_unique_and_safe_inside_record_quantities():
     assert not [label for label in labels if "," in label]
 
 
+def test_every_registered_method_has_its_own_colour():
+    colours = {spec.label: METHOD_COLORS[spec.label] for spec in METHODS.values()}
+    shared = {c: [label for label, cc in colours.items() if cc == c] for c in set(colours.values())}
+    assert not {c: labels for c, labels in shared.items() if len(labels) > 1}
+
+
 @pytest.mark.parametrize("key", list(METHODS))
 def test_entry_defaults_build_the_selector_with_them(key):
     spec = METHODS[key]

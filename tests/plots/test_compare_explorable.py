@@ -4,7 +4,7 @@ the engine's own overlap and stability at that k."""
 import numpy as np
 import pytest
 
-from fsengine.compare.engine import CompareSettings, run_comparison
+from fsengine.compare.runner import CompareSettings, run_comparison
 from fsengine.data import load_dataset
 from fsengine.plots.compare import top_k_explorable
 from fsengine.plots.explorable import slider_values, step_data, step_layout

@@ -12,7 +12,7 @@ import pytest
 from fsengine.cli import main
 from fsengine.commands import reproduce as reproduce_command
 from fsengine.commands.output import MARKER
-from fsengine.reproduce import target_names
+from fsengine.reproduce import recorded_target_names
 from tests.conftest import PROJECT_ROOT as ROOT
 
 
@@ -78,7 +78,7 @@ def test_a_folder_fsengine_did_not_write_is_refused_before_computing(tmp_path, f
     assert sorted(p.name for p in mine.iterdir()) == sorted([MARKER, "figure.html", "report.md"])
 
 
-@pytest.mark.parametrize("name", target_names())
+@pytest.mark.parametrize("name", recorded_target_names())
 def test_committed_records_can_be_replaced_by_their_command(name):
     marker = ROOT / "docs" / "results" / name / MARKER
     assert marker.is_file(), f"docs/results/{name} lacks {MARKER}: `fsengine reproduce {name}` would refuse it"

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from scipy import stats as st
 
-from fsengine.compare.engine import k_grid
+from fsengine.compare.runner import k_grid
 from fsengine.formatting import interval_digits, percent
 from fsengine.methods.registry import BUILT_IN, METHODS
 from fsengine.reproduce import TARGETS, get_target, results, toolbox
@@ -56,7 +56,7 @@ def test_target_is_registered_and_every_built_in_method_has_a_family():
     assert set(keys) == set(BUILT_IN) and set(tb.FAMILY) >= set(keys)
     assert {k for k in keys if tb.is_toolbox(k)} == {"anova", "chi2", "forest", "permutation", "rfe", "stability",
                                                      "mrmr", "jmi", "cmim", "disr", "cife", "icap", "fcbf", "unified",
-                                                     "boruta", "sfs"}
+                                                     "boruta", "sfs", "relieff", "multisurf"}
     assert {k for k in keys if tb.is_source(k)} == {"bia", "mi", "mdl", "l1", "boosting", "ifs", "sgc", "count",
                                                     "bayes", "rtm"}
     assert tb.REFERENCE in keys and all(key in METHODS for key, _ in tb.SKIPS)
@@ -69,7 +69,7 @@ def test_both_k_lie_on_the_accuracy_grid_and_every_parameter_is_valid(plan):
     assert plan.max_k < plan.glm["p"] and len(plan.glm_seeds) >= 5 and plan.n_bootstrap >= 5
     for key in tb.method_keys():
         METHODS[key].resolve(tb.benchmark_params(key, plan))  # in the registry's ranges
-    assert tb.benchmark_params("rfe", plan)["step"] == 0.05
+    assert "step" not in tb.benchmark_params("rfe", plan)  # the registry's 0.05 (20 rounds) since issue 32
     assert tb.benchmark_params("mdl", plan)["max_features"] == plan.max_k
     assert all(tb.benchmark_params(key, plan)["max_features"] == plan.max_k for key in tb.GREEDY_INFORMATION)
     methods, skipped = tb.methods_for("sentence_polarity", plan)

@@ -9,7 +9,7 @@ from fsengine.app.errors import user_errors
 from fsengine.app.picker import current_dataset, current_selection
 from fsengine.app.safe_text import md_escape
 from fsengine.app.widgets import class_pair, param_widget
-from fsengine.compare.engine import CompareSettings, ComparisonResult, run_comparison
+from fsengine.compare.analyses import ComparisonResult
 from fsengine.compare.report import (
     EXPLANATIONS,
     comparison_figures,
@@ -18,6 +18,7 @@ from fsengine.compare.report import (
     stability_at,
     tables_zip,
 )
+from fsengine.compare.runner import CompareSettings, run_comparison
 from fsengine.compare.settings import MAX_SEED
 from fsengine.csv_export import csv_bytes
 from fsengine.data.transforms import class_names
@@ -254,6 +255,7 @@ COLUMN_NAMES = {
     "bootstrap_median_cpu_seconds": "Bootstrap fit CPU time, median (s)",
     "bootstrap_q1_cpu_seconds": "Bootstrap fit CPU time, 25% (s)",
     "bootstrap_q3_cpu_seconds": "Bootstrap fit CPU time, 75% (s)",
+    "total_seconds": "All its fits: time (s)", "total_cpu_seconds": "All its fits: CPU time (s)",
     "selected_by_method": "Selected by the method itself",
     "parameters": "Parameters", "notes": "Notes", "grid_k": "k of the accuracy grid point",
     "accuracy_at_grid_k": "Held-out accuracy there", "accuracy_low": "Accuracy: low", "accuracy_high": "Accuracy: high",

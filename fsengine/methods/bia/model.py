@@ -220,7 +220,7 @@ class BIAModel:
                 eps[start - 1] if start else 0.0)
             residual[max(start - 1, 0):end - 1] = before[1:] if start == 0 else before
             m = M[end - 1]
-            report(end / n_steps, f"BIA path: step {end} of {n_steps} (Λ/Λ* = {ratio[end - 1]:.3g})")
+            report(end / n_steps, f"path step {end} of {n_steps} (Λ/Λ* = {ratio[end - 1]:.3g})")
         residual[-1] = self.fixed_point_residual(ratio[-1:], M[-1:])[0]
         return MeanFieldPath(lambda_ratio=ratio, epsilon=eps, m=M, max_dm=max_dm, residual=residual)
 

@@ -184,7 +184,7 @@ class BIASelector(BaseFeatureSelector):
         if self.family == "logistic":
             y, classes = as_binary_labels(y)
         names = self._feature_names(X.shape[1])
-        self._progress(0.0, "BIA: standardising, fields and couplings")
+        self._progress(0.0, "standardising, fields and couplings")
         model = build_bia_model(X, y, self.family, dispersion=self.dispersion,
                                 lambda_ref_ratio=self.lambda_ratio, max_memory_mb=self.max_memory_mb,
                                 n_steps=self.n_steps, feature_names=names,
@@ -202,17 +202,17 @@ class BIASelector(BaseFeatureSelector):
         p = X.shape[1]
         check_chunked(p, self.max_memory_mb, self.n_steps)  # only p x p arrays are held
         names = self._feature_names(p)
-        self._progress(0.0, "BIA: moments over the row blocks, fields and couplings")
+        self._progress(0.0, "moments over the row blocks, fields and couplings")
         mom = moments(X, y, positive)
         exp = expansion_from_moments(self.family, mom, dispersion=self.dispersion, feature_names=names)
         self._fit_model(model_from_expansion(exp, self.lambda_ratio), names, classes)
 
     def _fit_model(self, model, names, classes):
         """Path, solve and every fitted attribute (set at the end: a stopped fit sets none)."""
-        self._progress(_MODEL_END, "BIA: mean-field path")
+        self._progress(_MODEL_END, "mean-field path")
         path = model.path(self.step, self.n_steps, progress=scaled(self._progress, _MODEL_END, _PATH_END))
         start = Position.nearest(path.lambda_ratio, self.lambda_ratio)
-        self._progress(_PATH_END, f"BIA: self-consistent solve at Λ/Λ* = {self.lambda_ratio:g}")
+        self._progress(_PATH_END, f"self-consistent solve at Λ/Λ* = {self.lambda_ratio:g}")
         sol = model.solve(self.lambda_ratio, m0=path.m[start.index], damping=self.damping, tol=self.tol,
                           max_iter=self.max_iter)
         if not sol.converged:
@@ -244,5 +244,5 @@ class BIASelector(BaseFeatureSelector):
             "fixed_point_residual": path.residual,
         })
         self._rank_and_support(self.scores_ > 0.5)
-        self._progress(1.0, "BIA: done")
+        self._progress(1.0, "done")
         return self

@@ -139,7 +139,7 @@ def l1_logistic_path(X, y, Cs, *, solver: str = "liblinear", tol: float = 1e-6,
             coefs[i, b] = model.coef_[0]
             intercepts[i, b] = model.intercept_[0]
             n_iter[i, b] = int(np.max(model.n_iter_))
-            report((b * Cs.size + i + 1) / total, f"L1 path: C {i + 1} of {Cs.size}"
+            report((b * Cs.size + i + 1) / total, f"path: C {i + 1} of {Cs.size}"
                    + (f", class {b + 1} of {len(problems)}" if len(problems) > 1 else ""))
     return L1Path(Cs, coefs, intercepts, classes, n_iter, converged)
 

@@ -235,7 +235,7 @@ def mdl_forward_selection(X01: sp.csc_matrix, y, *, max_features: int = 30, cand
     else:
         stop = f"added every candidate feature ({steps}, fewer than the largest size {max_features})"
     try:
-        report(0.0, f"MDL: 0 of {steps} features")
+        report(0.0, f"0 of {steps} features")
         for step in range(steps):
             dl = candidate_data_lengths(F, codes, indptr, indices, log_p0, log_p1, candidate,
                                         group, n_groups)
@@ -246,7 +246,7 @@ def mdl_forward_selection(X01: sp.csc_matrix, y, *, max_features: int = 30, cand
             order.append(j)
             gains.append(dl_data[-1] - dl[j])
             dl_data.append(float(dl[j]))
-            report((step + 1) / steps, f"MDL: {step + 1} of {steps} features")
+            report((step + 1) / steps, f"{step + 1} of {steps} features")
     except StopRequested:
         stop = "stop requested"
     before_last = dl_data[-2] if len(dl_data) > 1 else dl_data[-1]

@@ -141,6 +141,7 @@ class MutualInfoSelector(_BinaryInputSelector):
 
     def _fit(self, X, y):
         self._fit_result(mutual_information(self._binary_input(X), y), X.shape[1])
+        self._progress(1.0, "mutual information computed")
 
     def _fit_chunked(self, X, y):
         """A row-chunked dask X: the per-class counts are reduced over row blocks

@@ -24,7 +24,6 @@ from fsengine.maxent import MaxentData
 from fsengine.maxent.kernels import ALPHA_CAP
 from fsengine.methods.gain.model import select_features
 from fsengine.methods.registry import method_constraints, method_defaults
-from fsengine.progress import scaled
 from fsengine.ranking import order_from
 
 _IFS = method_defaults("ifs")
@@ -36,7 +35,6 @@ class _GainSelector(BaseFeatureSelector):
     """Shared fit of the three pair selectors (see the module docstring)."""
 
     _method = "sgc"
-    _label = "SGC"
 
     def fit(self, X, y, *, progress=None, predicate_names=None):
         """Select (predicate, class) pairs on ``(X, y)``; returns self.
@@ -75,7 +73,7 @@ class _GainSelector(BaseFeatureSelector):
         if names is None:
             names = [str(n) for n in getattr(self, "feature_names_in_", [f"x{j}" for j in range(p)])]
         result = select_features(data, self._method, cutoff=self.cutoff, n_features=self.n_features_to_select,
-                                 predicate_names=names, progress=scaled(self._progress, 0.0, 1.0, f"{self._label}: "),
+                                 predicate_names=names, progress=self._progress,
                                  **self._select_kwargs())
         cand = result.candidates.copy()
         cand["class"] = self.classes_[cand["class"].to_numpy()]
@@ -187,7 +185,6 @@ class IFSSelector(_GainSelector):
     """
 
     _method = "ifs"
-    _label = "IFS"
     _parameter_constraints = method_constraints("ifs", {
         "min_gain": [Interval(Real, 0, None, closed="left")],
         "refit_every": [Interval(Integral, 1, None, closed="left"), None],
@@ -252,7 +249,6 @@ class SGCSelector(_GainSelector):
     """
 
     _method = "sgc"
-    _label = "SGC"
     _parameter_constraints = method_constraints("sgc", {
         "min_gain": [Interval(Real, 0, None, closed="left")],
         "refit_every": [Interval(Integral, 1, None, closed="left"), None],
@@ -307,7 +303,6 @@ class CountCutoffSelector(_GainSelector):
     """
 
     _method = "count"
-    _label = "Count cutoff"
     _parameter_constraints = method_constraints("count")
 
     def __init__(self, *, n_features_to_select=_COUNT["n_features_to_select"], cutoff=_COUNT["cutoff"]):

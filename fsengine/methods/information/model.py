@@ -286,7 +286,7 @@ def greedy(terms, criterion: Criterion, max_features: int, *, progress: Progress
             sums.add(candidates, terms.pair(j, candidates, criterion.need))
         try:
             if progress is not None:
-                progress((step + 1) / m, f"{criterion.name}: feature {j} selected, {step + 1} of {m}")
+                progress((step + 1) / m, f"feature {j} selected, {step + 1} of {m}")
         except StopRequested:
             stop_reason = "stop requested"
             break
@@ -405,7 +405,7 @@ def fcbf(states: States, y, delta: float = 0.0, *, progress: Progress | None = N
         try:
             if progress is not None:
                 done = (position + 1) / listed.size
-                progress(done, f"FCBF: feature {fp} predominant, {len(order)} so far "
+                progress(done, f"feature {fp} predominant, {len(order)} so far "
                                f"({position + 1} of {listed.size} listed features examined)")
         except StopRequested:
             stop_reason = "stop requested"
@@ -413,7 +413,7 @@ def fcbf(states: States, y, delta: float = 0.0, *, progress: Progress | None = N
     else:
         try:
             if progress is not None:
-                progress(1.0, f"FCBF: {len(order)} predominant features")
+                progress(1.0, f"{len(order)} predominant features")
         except StopRequested:
             pass  # the selection is complete: nothing left to stop
     return FCBFPath(order=np.asarray(order, dtype=np.intp), su=su, removed_by=removed_by, stop_reason=stop_reason)

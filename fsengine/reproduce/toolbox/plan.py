@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fsengine.compare import CompareSettings
-from fsengine.compare.engine import k_grid
+from fsengine.compare.runner import k_grid
 from fsengine.methods.registry import BUILT_IN, METHODS
 
 #: the reference every method is set against, fixed before any run
@@ -48,6 +48,8 @@ FAMILY = {
     "unified": "toolbox",
     "boruta": "toolbox",
     "sfs": "toolbox",
+    "relieff": "toolbox",
+    "multisurf": "toolbox",
 }
 
 
@@ -147,9 +149,7 @@ def benchmark_params(key: str, plan: Plan) -> dict:
     """The parameters a method runs with here, where they differ from the registry's defaults
     (:data:`BENCHMARK_CHANGES` says why), then the plan's own overrides (the quick run's)."""
     values = {}
-    if key == "rfe":
-        values = {"step": 0.05}
-    elif key in ("mdl", *GREEDY_INFORMATION):
+    if key in ("mdl", *GREEDY_INFORMATION):
         values = {"max_features": plan.max_k}
     elif key in ("ifs", "sgc", "count"):
         values = {"n_features_to_select": 2 * plan.max_k}
@@ -158,9 +158,6 @@ def benchmark_params(key: str, plan: Plan) -> dict:
 
 #: why each parameter differs from the registry's default (printed in the report)
 BENCHMARK_CHANGES = {
-    "rfe": "step 0.05 (5% of the features removed per round, 20 rounds) instead of 1: step 1 costs p - 1 "
-           "model fits (783 on the pixels) per fit, and each method is fitted six times per data set. "
-           "Features removed in the same round tie in scikit-learn's ranking and go to the lower index.",
     "mdl": "max_features = the largest k (the registry's 30 explored sizes would leave the last ranks of "
            "the top k to the fallback order).",
     "mrmr": "max_features = the largest k, for the same reason: the greedy sequence covers every reported k.",

@@ -201,7 +201,7 @@ def report(facts: dict, plan: Plan, summaries: dict, auc: pd.DataFrame | None, r
         f"- **k.** Every number is reported at k = {plan.ks[0]} and at k = {plan.ks[1]}, the largest k of the "
         f"engine's accuracy grid (max_k); the full curves are in the figures and "
         "`*_accuracy.csv`. No k and no method is picked on held-out rows.",
-        f"- **Split and classifier** (the comparison engine, `fsengine/compare/engine.py`): a stratified "
+        f"- **Split and classifier** (the comparison runner, `fsengine/compare/runner.py`): a stratified "
         f"{1 - plan.test_size:.0%}/{plan.test_size:.0%} train/held-out split (seed {plan.split_seed}); every "
         "method is fitted on the training part only; a standardised logistic regression is trained on each "
         "method's top k and scored on the held-out rows.",

@@ -13,7 +13,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from fsengine.compare import run_comparison
-from fsengine.compare.engine import ComparisonResult
+from fsengine.compare.analyses import ComparisonResult
 from fsengine.csv_export import to_csv
 from fsengine.methods.registry import METHODS
 from fsengine.plots import compare as compare_plots

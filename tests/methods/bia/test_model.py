@@ -222,7 +222,7 @@ def test_path_reports_progress_and_a_stop_request_propagates(logistic_model):
     fractions = [f for f, _ in seen]
     assert len(seen) == PATH_REPORTS and fractions[-1] == 1.0
     assert all(0 < a < b <= 1 for a, b in zip(fractions, fractions[1:]))
-    assert seen[0][1] == "BIA path: step 4 of 200 (Λ/Λ* = 5)"
+    assert seen[0][1] == "path step 4 of 200 (Λ/Λ* = 5)"
 
     def stop(fraction, message):
         if fraction > 0.5:

@@ -130,7 +130,7 @@ def test_progress_fractions_rise_from_0_to_1_and_do_not_change_the_fit():
     fractions = np.array([f for f, _ in seen])
     assert fractions[0] == 0.0 and fractions[-1] == 1.0 and np.all(np.diff(fractions) >= 0)
     assert ((fractions >= 0) & (fractions <= 1)).all() and len(seen) > 20  # a report per block of path steps
-    assert any(m.startswith("BIA path: step 60 of 60") for _, m in seen) and seen[-1][1] == "BIA: done"
+    assert any(m.startswith("path step 60 of 60") for _, m in seen) and seen[-1][1] == "done"
     np.testing.assert_array_equal(with_bar.scores_, BIASelector(n_steps=60).fit(ds.X, ds.y).scores_)
     assert not hasattr(with_bar, "_progress")  # the callback is not kept
 

@@ -132,7 +132,7 @@ def test_forward_selection_reports_each_feature_and_a_stop_keeps_the_prefix():
     seen = []
     full = mdl_forward_selection(X01, y, max_features=6, progress=lambda f, m: seen.append((f, m)))
     assert [f for f, _ in seen] == pytest.approx([k / 6 for k in range(7)])
-    assert seen[-1][1] == "MDL: 6 of 6 features"
+    assert seen[-1][1] == "6 of 6 features"
 
     def stop_at_half(fraction, message):
         if fraction >= 0.5:

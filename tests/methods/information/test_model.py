@@ -172,7 +172,7 @@ def test_progress_names_each_step_and_a_stop_keeps_the_sequence_so_far():
     seen = []
     path = greedy(CountTerms(discretise(X), y), MEMBERS["jmi"], 4, progress=lambda f, m: seen.append((f, m)))
     assert [f for f, _ in seen] == [0.25, 0.5, 0.75, 1.0]
-    assert seen[0][1] == f"JMI: feature {path.order[0]} selected, 1 of 4"
+    assert seen[0][1] == f"feature {path.order[0]} selected, 1 of 4"  # the caller names the method
 
     calls = []
 

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from sklearn.metrics import roc_auc_score
 
 from fsengine.cli import main
-from fsengine.compare.engine import CompareSettings, run_comparison
+from fsengine.compare.runner import CompareSettings, run_comparison
 from fsengine.data import load_dataset
 from fsengine.methods.registry import get_method, method_defaults
 from fsengine.methods.run import fit_method
@@ -56,8 +56,9 @@ def test_registry_entry_is_the_class_with_auto_prior_and_reports_sweeps():
     ds = load_dataset("synthetic_rtm", n_samples=400, n_tags=80, n_relevant=8, seed=1)
     seen = []
     fit = fit_method("rtm", {"method": "em"}, ds, progress=lambda f, m: seen.append((f, m)))
-    assert seen[0] == (0.0, "RTM EM: starting (at most 300 sweeps)")
-    assert seen[1][0] == 1 / 300 and seen[1][1].startswith("RTM EM: sweep 1 of at most 300, max change ")
+    assert seen[0] == (0.0, "fitting on 400 rows x 80 features")  # fit_method's announcement
+    assert seen[1] == (0.0, "RTM EM: starting (at most 300 sweeps)")
+    assert seen[2][0] == 1 / 300 and seen[2][1].startswith("RTM EM: sweep 1 of at most 300, max change ")
     assert [f for f, _ in seen] == sorted(f for f, _ in seen) and seen[-1][0] == 1.0
     assert fit.notes == ()  # converged: no ConvergenceWarning note
     np.testing.assert_allclose(fit.scores, fit.selector.model_.relevance_)

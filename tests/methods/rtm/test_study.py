@@ -117,7 +117,7 @@ def test_synthetic_roc_reports_sweeps_inside_its_tasks_and_keeps_its_numbers():
     pd.testing.assert_frame_equal(heard.auc, quiet.auc)
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
-    assert any(m.startswith("synthetic seed 1: RTM EM: sweep 1 of at most 300") for _, m in seen)
+    assert any(m.startswith("synthetic seed 1, RTM EM: sweep 1 of at most 300") for _, m in seen)
 
 
 # --- the cross-validation study: baselines on the same folds, the grid, refits at a higher cap ------

@@ -5,7 +5,7 @@ fits (whose answer depends on where they start) refuse."""
 import numpy as np
 import pytest
 
-from fsengine.compare.engine import stratified_bootstrap
+from fsengine.compare.runner import stratified_bootstrap
 from fsengine.data.synthetic.rtm import make_rtm
 from fsengine.methods.rtm import METHODS, RTMSettings, fit_rtm, sites, tags_from
 from fsengine.methods.rtm.fit import _fit

@@ -155,7 +155,7 @@ def test_permutation_is_sklearns_on_the_held_out_part(model):
 def test_rfe_ranking_is_sklearns_and_the_order_follows_it(task):
     X, y = _data(classes=3)
     target = y if task == "classification" else X[:, 4] - 0.5 * X[:, 1]
-    sel = RFESelector(C=0.5).fit(X, target)
+    sel = RFESelector(C=0.5, step=1).fit(X, target)  # one feature per round: scikit-learn's ranking, untouched
     model = LogisticRegression(C=0.5, max_iter=5000) if task == "classification" else Ridge(alpha=2.0)
     theirs = RFE(make_pipeline(StandardScaler(), model), n_features_to_select=1, step=1,
                  importance_getter=f"named_steps.{type(model).__name__.lower()}.coef_").fit(X, target)
@@ -165,14 +165,34 @@ def test_rfe_ranking_is_sklearns_and_the_order_follows_it(task):
     assert sel.support_.sum() == X.shape[1] // 2 and sel.support_[sel.order_[:4]].all()
 
 
-def test_rfe_fractional_step_ties_within_a_round_and_refines_them_by_index():
-    X, y = _data(p=10, classes=2)
-    sel = RFESelector(step=0.3).fit(X, y)
+@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("step, p", [(0.3, 10), ("registry", 60)])
+def test_rfe_fractional_step_is_sklearns_and_orders_a_round_by_the_criterion_it_removed_them_by(step, p, classes):
+    """A fraction removes int(step * p) features per round (0.3 on 10: 3; the registry's default
+    0.05 on 60: 3), and scikit-learn's RFE with the same step ties them in ``ranking_``. The order
+    within a round is the squared coefficient (summed over the classes) of that round's fit,
+    refitted here by hand on the features left at each round: larger first, as a smaller step
+    would have removed them later."""
+    X, y = _data(p=p, classes=classes)
+    sel = RFESelector(step=step).fit(X, y) if step != "registry" else RFESelector().fit(X, y)
+    step = get_method("rfe").resolve({})["step"] if step == "registry" else step
+    assert sel.step == step and step < 1
     theirs = RFE(make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)), n_features_to_select=1,
-                 step=0.3, importance_getter="named_steps.logisticregression.coef_").fit(X, y)
+                 step=step, importance_getter="named_steps.logisticregression.coef_").fit(X, y)
     np.testing.assert_array_equal(sel.rfe_ranking_, theirs.ranking_)
-    assert len(set(theirs.ranking_)) < 10 and sorted(sel.ranking_) == list(range(1, 11))
+    assert len(set(theirs.ranking_)) < p and sorted(sel.ranking_) == list(range(1, p + 1))
     assert np.all(np.diff(sel.rfe_ranking_[sel.order_]) >= 0)  # the order never contradicts sklearn's ranking
+    per_round = max(1, int(step * p))
+    alive, expected = np.arange(p), []
+    while alive.size > 1:  # the elimination by hand: fit, remove the per_round smallest w^2 (or all but one)
+        coef = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)).fit(X[:, alive], y)[-1].coef_
+        criterion = (coef ** 2).sum(axis=0)
+        out = np.argsort(criterion, kind="stable")[:min(per_round, alive.size - 1)]
+        expected = [alive[j] for j in out[np.argsort(-criterion[out], kind="stable")]] + expected
+        np.testing.assert_allclose(sel.removal_criterion_[alive[out]], criterion[out], rtol=1e-6)
+        alive = np.delete(alive, out)
+    assert sel.order_.tolist() == [alive[0], *expected]
+    assert np.isinf(sel.removal_criterion_[alive[0]])
 
 
 # ------------------------------------------------------------------------------------- stability

@@ -1,0 +1,590 @@
+"""numba kernels of the Relief family, on plain arrays: the distances of a block of instances to
+all n instances, each instance's neighbour weights (ReliefF's k nearest, MultiSURF's threshold)
+and each instance's update of the feature weights.
+
+Every kernel works on one block of ``b`` instances (``rows``) at a time, so memory is a few
+``(b, n)`` and ``(b, p)`` arrays, never ``(n, n)``. Results do not depend on the number of threads:
+each output element is computed by one thread in a fixed order (parallel loops split the
+columns of the distance block, or fixed chunks of rows).
+
+Features arrive prepared by :mod:`fsengine.methods.relief.model`: continuous values divided by
+their range (so that ``|a - b|`` is Kononenko's diff) and two-valued features coded 0 / 1 in the
+"continuous" block ``Xc`` of dense data, features with 3 or more discrete values in ``Xd``
+(compared by equality); sparse data keeps its CSR / CSC arrays with a per-feature ``discrete``
+flag.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+#: fastmath flags that let LLVM vectorise the sums (reassociation); no assumptions on NaN / inf
+_FAST = {"reassoc", "contract", "arcp", "nsz"}
+#: columns of the distance block handled by one parallel task
+_COLUMN_CHUNK = 64
+#: fixed chunks of rows for the per-instance kernels (independent of the number of threads)
+_ROW_CHUNKS = 16
+
+
+# ------------------------------------------------------------------------------------ distances
+
+@njit(cache=True, fastmath=_FAST)
+def _distance_four_two(Xc, Xd, i0, i1, i2, i3, j, first, out, r):
+    """Distances of instances i0..i3 (rows r..r+3 of ``out``) to instances j and j + 1: each loaded
+    value serves several sums (the register block that makes the loop compute-bound)."""
+    a0, a1, a2, a3 = Xc[i0], Xc[i1], Xc[i2], Xc[i3]
+    b, e = Xc[j], Xc[j + 1]
+    s0 = s1 = s2 = s3 = t0 = t1 = t2 = t3 = 0.0
+    for f in range(b.size):
+        v = b[f]
+        w = e[f]
+        x0, x1, x2, x3 = a0[f], a1[f], a2[f], a3[f]
+        s0 += abs(x0 - v)
+        s1 += abs(x1 - v)
+        s2 += abs(x2 - v)
+        s3 += abs(x3 - v)
+        t0 += abs(x0 - w)
+        t1 += abs(x1 - w)
+        t2 += abs(x2 - w)
+        t3 += abs(x3 - w)
+    c0, c1, c2, c3 = Xd[i0], Xd[i1], Xd[i2], Xd[i3]
+    b, e = Xd[j], Xd[j + 1]
+    for f in range(b.size):
+        v = b[f]
+        w = e[f]
+        x0, x1, x2, x3 = c0[f], c1[f], c2[f], c3[f]
+        s0 += 1.0 if x0 != v else 0.0
+        s1 += 1.0 if x1 != v else 0.0
+        s2 += 1.0 if x2 != v else 0.0
+        s3 += 1.0 if x3 != v else 0.0
+        t0 += 1.0 if x0 != w else 0.0
+        t1 += 1.0 if x1 != w else 0.0
+        t2 += 1.0 if x2 != w else 0.0
+        t3 += 1.0 if x3 != w else 0.0
+    col = j - first
+    out[r, col], out[r + 1, col], out[r + 2, col], out[r + 3, col] = s0, s1, s2, s3
+    out[r, col + 1], out[r + 1, col + 1], out[r + 2, col + 1], out[r + 3, col + 1] = t0, t1, t2, t3
+
+
+@njit(cache=True, fastmath=_FAST)
+def _distance_one(Xc, Xd, i, j, first, out, r):
+    a, b = Xc[i], Xc[j]
+    s = 0.0
+    for f in range(b.size):
+        s += abs(a[f] - b[f])
+    c, e = Xd[i], Xd[j]
+    for f in range(e.size):
+        s += 1.0 if c[f] != e[f] else 0.0
+    out[r, j - first] = s
+
+
+@njit(cache=True, fastmath=_FAST, parallel=True)
+def dense_distances(Xc, Xd, rows, first, upper, out):
+    """``out[r, j - first] = sum_f |Xc[i, f] - Xc[j, f]| + #{f : Xd[i, f] != Xd[j, f]}`` for i = rows[r]
+    and every instance j >= first (Kononenko's distance: the sum of the diffs of all features).
+    ``upper`` (rows ascending): only j >= i is needed, each group of four rows starts at its first
+    row's column (the entries left of it are not written)."""
+    n = Xc.shape[0]
+    b = rows.size
+    n_chunks = (n - first + _COLUMN_CHUNK - 1) // _COLUMN_CHUNK
+    for c in prange(n_chunks):
+        j0 = first + c * _COLUMN_CHUNK
+        j1 = min(n, j0 + _COLUMN_CHUNK)
+        r = 0
+        while r + 4 <= b:
+            j = max(j0, rows[r]) if upper else j0
+            while j + 2 <= j1:
+                _distance_four_two(Xc, Xd, rows[r], rows[r + 1], rows[r + 2], rows[r + 3], j, first, out, r)
+                j += 2
+            if j < j1:
+                for q in range(4):
+                    _distance_one(Xc, Xd, rows[r + q], j, first, out, r + q)
+            r += 4
+        while r < b:
+            for j in range(max(j0, rows[r]) if upper else j0, j1):
+                _distance_one(Xc, Xd, rows[r], j, first, out, r)
+            r += 1
+
+
+@njit(cache=True)
+def _diff(a, b, discrete):
+    """Kononenko's diff of two prepared values: equal / different for a discrete feature, |a - b|
+    (values already divided by the range) for a continuous one."""
+    if discrete:
+        return 1.0 if a != b else 0.0
+    return abs(a - b)
+
+
+@njit(cache=True)
+def sparse_base(indptr, indices, data, discrete):
+    """``base[i] = sum_{f in S_i} diff_f(x_if, 0)``: the distance of instance i to the all-zero row
+    (S_i: its stored entries)."""
+    n = indptr.size - 1
+    base = np.zeros(n)
+    for i in range(n):
+        s = 0.0
+        for t in range(indptr[i], indptr[i + 1]):
+            s += _diff(data[t], 0.0, discrete[indices[t]])
+        base[i] = s
+    return base
+
+
+@njit(cache=True)
+def _first_at_least(col_rows, lo, hi, first):
+    """The first position in the sorted ``col_rows[lo:hi]`` holding a row >= first."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if col_rows[mid] < first:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, parallel=True)
+def sparse_distances(indptr, indices, data, col_ptr, col_rows, col_vals, discrete, base, rows, first, upper, out):
+    """Distances of sparse instances to the instances j >= first (``out[r, j - first]``) without
+    densifying: a feature where both rows are zero adds nothing, so
+
+        d(i, j) = base[i] + base[j] - sum_{f in S_i and S_j} [diff_f(x_if, 0) + diff_f(0, x_jf) - diff_f(x_if, x_jf)],
+
+    the correction found by walking, for each stored entry (i, f), the rows j >= first of column f
+    (CSC, rows sorted). Cost: sum over f of (column count)^2 for all pairs, instead of n^2 p.
+    ``upper``: only the instances j > i (the entries left of them are not written)."""
+    n = base.size
+    b = rows.size
+    for r in prange(b):
+        i = rows[r]
+        lo = max(first, i + 1) if upper else first
+        bi = base[i]
+        for j in range(lo, n):
+            out[r, j - first] = bi + base[j]
+        for t in range(indptr[i], indptr[i + 1]):
+            f = indices[t]
+            a = data[t]
+            disc = discrete[f]
+            a0 = _diff(a, 0.0, disc)
+            for u in range(_first_at_least(col_rows, col_ptr[f], col_ptr[f + 1], lo), col_ptr[f + 1]):
+                v = col_vals[u]
+                out[r, col_rows[u] - first] -= a0 + _diff(0.0, v, disc) - _diff(a, v, disc)
+        if lo <= i < n:
+            out[r, i - first] = 0.0
+
+
+# ---------------------------------------------------------------------------- neighbour weights
+
+@njit(cache=True)
+def _insert(buf, s, count, d):
+    """Insert distance d into the sorted first ``count`` entries of ``buf[s]`` (length k; when full,
+    the largest falls off)."""
+    k = buf.shape[1]
+    pos = count if count < k else k - 1
+    while pos > 0 and buf[s, pos - 1] > d:
+        buf[s, pos] = buf[s, pos - 1]
+        pos -= 1
+    buf[s, pos] = d
+
+
+@njit(cache=True)
+def _neighbour_sets(y, bound, group, n_groups, i):
+    """The set every instance j belongs to as a neighbour of instance i: ``n_groups`` for a hit
+    (|y_i - y_j| < bound), else the miss group of j (its class; 0 for a real target); -1 for i."""
+    n = y.size
+    sets = np.empty(n, dtype=np.int64)
+    yi = y[i]
+    for j in range(n):
+        sets[j] = n_groups if abs(y[j] - yi) < bound else group[j]
+    sets[i] = -1
+    return sets
+
+
+@njit(cache=True)
+def _set_factors(count, eff, class_weight, own, n_groups):
+    """Per set: the factor of a full neighbour in the instance's update. Hits: -1 / eff (the
+    mean over the hits). Miss group g: w_g / (sum of w over the groups present) / eff_g, with
+    w_g = class_weight[own, g] (Kononenko's P(g) / (1 - P(own)); 1 for a real target)."""
+    factor = np.zeros(n_groups + 1)
+    total = 0.0
+    for g in range(n_groups):
+        if count[g] > 0:
+            total += class_weight[own, g]
+    for g in range(n_groups):
+        if count[g] > 0:
+            factor[g] = class_weight[own, g] / total / eff[g]
+    if count[n_groups] > 0:
+        factor[n_groups] = -1.0 / eff[n_groups]
+    return factor
+
+
+@njit(cache=True, parallel=True)
+def relieff_weights(dist, rows, y, bound, group, n_groups, class_weight, k, out, tied):
+    """ReliefF's neighbours (Kononenko 1994) as weights ``out[r, j]``: instance i = rows[r] takes its k
+    nearest hits and its k nearest misses of every miss group (all of a set that has k or fewer).
+
+    Equidistant candidates at the k-th distance share the places left: with a candidates strictly
+    closer and t at the k-th distance, each of the t counts (k - a) / t. This is the average of
+    "take the lower row index first" over every order of the rows, so the weights do not depend
+    on how the rows are ordered. ``tied[r]`` is set when a share was split (t > k - a).
+    """
+    b, n = dist.shape
+    n_sets = n_groups + 1
+    for r in prange(b):
+        i = rows[r]
+        own = group[i]
+        sets = _neighbour_sets(y, bound, group, n_groups, i)
+        buf = np.empty((n_sets, k))
+        count = np.zeros(n_sets, dtype=np.int64)
+        for j in range(n):
+            s = sets[j]
+            if s >= 0:
+                d = dist[r, j]
+                if count[s] < k or d < buf[s, k - 1]:
+                    _insert(buf, s, count[s], d)
+                count[s] += 1
+        kth = np.full(n_sets, np.inf)
+        for s in range(n_sets):
+            if count[s] > k:
+                kth[s] = buf[s, k - 1]
+        closer = np.zeros(n_sets)
+        at = np.zeros(n_sets)
+        for j in range(n):
+            s = sets[j]
+            if s >= 0:
+                d = dist[r, j]
+                if d < kth[s]:
+                    closer[s] += 1.0
+                elif d == kth[s]:
+                    at[s] += 1.0
+        share = np.ones(n_sets)
+        eff = np.empty(n_sets)
+        split = False
+        for s in range(n_sets):
+            eff[s] = min(k, count[s])
+            if at[s] > 0:
+                share[s] = (k - closer[s]) / at[s]
+                split = split or at[s] > k - closer[s]
+        tied[r] = split
+        factor = _set_factors(count, eff, class_weight, own, n_groups)
+        for j in range(n):
+            w = 0.0
+            s = sets[j]
+            if s >= 0:
+                d = dist[r, j]
+                if d < kth[s]:
+                    w = factor[s]
+                elif d == kth[s]:
+                    w = factor[s] * share[s]
+            out[r, j] = w
+
+
+# ----------------------------------------------- ReliefF with each pair's distance computed once
+
+@njit(cache=True)
+def _insert_sorted(buf_d, buf_j, i, s, size, d, j):
+    """Insert (d, j) into the sorted first ``size`` entries of instance i's buffer of set s (when
+    the buffer is full, ``size`` is its capacity and the largest entry falls off)."""
+    pos = min(size, buf_d.shape[2] - 1)
+    while pos > 0 and buf_d[i, s, pos - 1] > d:
+        buf_d[i, s, pos] = buf_d[i, s, pos - 1]
+        buf_j[i, s, pos] = buf_j[i, s, pos - 1]
+        pos -= 1
+    buf_d[i, s, pos] = d
+    buf_j[i, s, pos] = j
+
+
+@njit(cache=True)
+def _bars(buf_d, count, i):
+    """The distance a candidate must beat to enter each of instance i's buffers (inf where the
+    buffer is not full)."""
+    capacity = buf_d.shape[2]
+    bar = np.full(buf_d.shape[1], np.inf)
+    for s in range(bar.size):
+        if count[i, s] >= capacity:
+            bar[s] = buf_d[i, s, capacity - 1]
+    return bar
+
+
+@njit(cache=True, parallel=True)
+def offer_to_rows(dist, rows, first, y, bound, group, n_groups, buf_d, buf_j, count):
+    """Every instance j > rows[r] (``dist[r, j - first]``) offered to instance rows[r]'s buffers:
+    ``buf_d[i, s]`` keeps the smallest distances offered to set s of instance i (sorted, their
+    instances in ``buf_j``) and ``count[i, s]`` counts the offers."""
+    b, width = dist.shape
+    capacity = buf_d.shape[2]
+    for r in prange(b):
+        i = rows[r]
+        bar = _bars(buf_d, count, i)
+        seen = count[i].copy()
+        yi = y[i]
+        for c in range(i + 1 - first, width):
+            j = first + c
+            s = n_groups if abs(y[j] - yi) < bound else group[j]
+            d = dist[r, c]
+            offered = seen[s]
+            seen[s] = offered + 1
+            if d < bar[s]:
+                _insert_sorted(buf_d, buf_j, i, s, min(offered, capacity), d, j)
+                if offered + 1 >= capacity:
+                    bar[s] = buf_d[i, s, capacity - 1]
+        count[i] = seen
+
+
+@njit(cache=True, parallel=True)
+def offer_to_columns(dist, rows, first, y, bound, group, n_groups, buf_d, buf_j, count):
+    """The block's instances rows[r] < j offered to every instance j >= first (the other half of each
+    pair whose distance the block computed), as :func:`offer_to_rows` does (rows ascending)."""
+    b, width = dist.shape
+    capacity = buf_d.shape[2]
+    for j in prange(first + 1, first + width):
+        bar = _bars(buf_d, count, j)
+        seen = count[j].copy()
+        yj = y[j]
+        col = j - first
+        for r in range(b):
+            i = rows[r]
+            if i >= j:
+                break
+            s = n_groups if abs(y[i] - yj) < bound else group[i]
+            d = dist[r, col]
+            offered = seen[s]
+            seen[s] = offered + 1
+            if d < bar[s]:
+                _insert_sorted(buf_d, buf_j, j, s, min(offered, capacity), d, i)
+                if offered + 1 >= capacity:
+                    bar[s] = buf_d[j, s, capacity - 1]
+        count[j] = seen
+
+
+@njit(cache=True, parallel=True)
+def buffer_weights(rows, buf_d, buf_j, count, k, group, class_weight, out, tied, overflow):
+    """ReliefF's weights (as :func:`relieff_weights`, ties shared) from the buffers of the smallest
+    distances. When a set's tie at the k-th distance may reach past the buffer (full, its last
+    entry at the k-th distance), ``overflow[r]`` is set and the caller recomputes that instance."""
+    b, n = out.shape
+    n_sets = buf_d.shape[1]
+    n_groups = n_sets - 1
+    capacity = buf_d.shape[2]
+    for r in prange(b):
+        i = rows[r]
+        out[r, :] = 0.0
+        eff = np.empty(n_sets)
+        kth = np.full(n_sets, np.inf)
+        share = np.ones(n_sets)
+        split = False
+        overflow[r] = False
+        for s in range(n_sets):
+            c = count[i, s]
+            eff[s] = min(k, c)
+            if c > k:
+                kth[s] = buf_d[i, s, k - 1]
+                closer = 0.0
+                at = 0.0
+                for t in range(min(c, capacity)):
+                    if buf_d[i, s, t] < kth[s]:
+                        closer += 1.0
+                    elif buf_d[i, s, t] == kth[s]:
+                        at += 1.0
+                share[s] = (k - closer) / at
+                split = split or at > k - closer
+                overflow[r] = overflow[r] or (c > capacity and buf_d[i, s, capacity - 1] == kth[s])
+        tied[r] = split
+        factor = _set_factors(count[i], eff, class_weight, group[i], n_groups)
+        for s in range(n_sets):
+            for t in range(min(count[i, s], capacity)):
+                d = buf_d[i, s, t]
+                if d < kth[s]:
+                    out[r, buf_j[i, s, t]] = factor[s]
+                elif d == kth[s]:
+                    out[r, buf_j[i, s, t]] = factor[s] * share[s]
+
+
+@njit(cache=True, parallel=True)
+def multisurf_weights(dist, rows, y, bound, group, n_groups, class_weight, out, threshold, n_hits, n_misses):
+    """MultiSURF's neighbours (Urbanowicz et al. 2018) as weights ``out[r, j]``: instance i = rows[r]
+    takes every instance closer than T_i = mean_i - sd_i / 2, the mean and population standard
+    deviation of its distances to the n - 1 others. Hits are averaged; the misses of each group
+    are averaged and the groups weighted as in :func:`_set_factors`, over the groups with a miss
+    inside T_i. Records T_i and the numbers of hits and misses."""
+    b, n = dist.shape
+    n_sets = n_groups + 1
+    for r in prange(b):
+        i = rows[r]
+        m = n - 1
+        total = 0.0
+        for j in range(n):
+            if j != i:
+                total += dist[r, j]
+        mean = total / m if m > 0 else 0.0
+        spread = 0.0
+        for j in range(n):
+            if j != i:
+                spread += (dist[r, j] - mean) ** 2
+        t = mean - np.sqrt(spread / m) / 2.0 if m > 0 else -np.inf
+        sets = _neighbour_sets(y, bound, group, n_groups, i)
+        count = np.zeros(n_sets, dtype=np.int64)
+        for j in range(n):
+            if sets[j] >= 0 and dist[r, j] < t:
+                count[sets[j]] += 1
+        eff = count.astype(np.float64)
+        factor = _set_factors(count, eff, class_weight, group[i], n_groups)
+        for j in range(n):
+            w = 0.0
+            if sets[j] >= 0 and dist[r, j] < t:
+                w = factor[sets[j]]
+            out[r, j] = w
+        threshold[r] = t
+        n_hits[r] = count[n_groups]
+        n_misses[r] = count[:n_groups].sum()
+
+
+# ------------------------------------------------------------------------------------ updates
+
+@njit(cache=True, fastmath=_FAST)
+def _dense_update(Xc, Xd, i, weights, r, neighbours, count, acc):
+    """acc[f] += sum_t weights[r, j_t] diff_f(i, j_t) over the ``count`` listed neighbours j_t, four
+    per pass over the features."""
+    pc = Xc.shape[1]
+    a = Xc[i]
+    c = Xd[i]
+    t = 0
+    while t + 4 <= count:
+        j0, j1, j2, j3 = neighbours[t], neighbours[t + 1], neighbours[t + 2], neighbours[t + 3]
+        w0, w1, w2, w3 = weights[r, j0], weights[r, j1], weights[r, j2], weights[r, j3]
+        b0, b1, b2, b3 = Xc[j0], Xc[j1], Xc[j2], Xc[j3]
+        for f in range(pc):
+            x = a[f]
+            acc[f] += w0 * abs(x - b0[f]) + w1 * abs(x - b1[f]) + w2 * abs(x - b2[f]) + w3 * abs(x - b3[f])
+        e0, e1, e2, e3 = Xd[j0], Xd[j1], Xd[j2], Xd[j3]
+        for f in range(c.size):
+            x = c[f]
+            acc[pc + f] += ((w0 if x != e0[f] else 0.0) + (w1 if x != e1[f] else 0.0)
+                            + (w2 if x != e2[f] else 0.0) + (w3 if x != e3[f] else 0.0))
+        t += 4
+    while t < count:
+        j = neighbours[t]
+        w = weights[r, j]
+        bj = Xc[j]
+        for f in range(pc):
+            acc[f] += w * abs(a[f] - bj[f])
+        ej = Xd[j]
+        for f in range(c.size):
+            acc[pc + f] += w if c[f] != ej[f] else 0.0
+        t += 1
+
+
+@njit(cache=True, parallel=True)
+def dense_updates(Xc, Xd, rows, weights, out):
+    """``out[r, f] = sum_j weights[r, j] diff_f(rows[r], j)``: each instance's update of the feature
+    weights (features in the order of ``Xc`` then ``Xd``). The neighbours are walked in tiles of
+    :data:`_COLUMN_CHUNK` rows of X, each tile serving every instance of a chunk of rows while it
+    is in cache."""
+    b, n = weights.shape
+    n_chunks = min(b, _ROW_CHUNKS)
+    for c in prange(n_chunks):
+        r0 = c * b // n_chunks
+        r1 = (c + 1) * b // n_chunks
+        neighbours = np.empty(_COLUMN_CHUNK, dtype=np.int64)
+        for r in range(r0, r1):
+            out[r, :] = 0.0
+        for j0 in range(0, n, _COLUMN_CHUNK):
+            j1 = min(n, j0 + _COLUMN_CHUNK)
+            for r in range(r0, r1):
+                count = 0
+                for j in range(j0, j1):
+                    if weights[r, j] != 0.0:
+                        neighbours[count] = j
+                        count += 1
+                if count:
+                    _dense_update(Xc, Xd, rows[r], weights, r, neighbours, count, out[r])
+
+
+@njit(cache=True, fastmath=_FAST)
+def _update_through_columns(indptr, indices, data, col_ptr, col_rows, col_vals, discrete, i, weights, r, total,
+                            acc):
+    """u_f for f in S_i without the deferred term (see :func:`sparse_updates`)."""
+    for t in range(indptr[i], indptr[i + 1]):
+        f = indices[t]
+        a = data[t]
+        s = 0.0
+        if discrete[f]:
+            for u in range(col_ptr[f], col_ptr[f + 1]):
+                s += weights[r, col_rows[u]] * ((1.0 if a != col_vals[u] else 0.0) - 2.0)
+            acc[f] += total + s
+        else:
+            a0 = abs(a)
+            for u in range(col_ptr[f], col_ptr[f + 1]):
+                v = col_vals[u]
+                s += weights[r, col_rows[u]] * (abs(a - v) - a0 - abs(v))
+            acc[f] += total * a0 + s
+
+
+@njit(cache=True)
+def _update_through_neighbours(indptr, indices, data, discrete, i, weights, r, total, own, mark, acc):
+    """u_f of every f (see :func:`sparse_updates`); ``own`` and ``mark`` are zero on entry and exit."""
+    for t in range(indptr[i], indptr[i + 1]):
+        own[indices[t]] = data[t]
+        mark[indices[t]] = True
+    for j in range(weights.shape[1]):
+        w = weights[r, j]
+        if w == 0.0:
+            continue
+        for t in range(indptr[j], indptr[j + 1]):
+            f = indices[t]
+            v = data[t]
+            disc = discrete[f]
+            if mark[f]:
+                acc[f] += w * (_diff(own[f], v, disc) - _diff(own[f], 0.0, disc))
+            else:
+                acc[f] += w * _diff(0.0, v, disc)
+    for t in range(indptr[i], indptr[i + 1]):
+        f = indices[t]
+        acc[f] += total * _diff(own[f], 0.0, discrete[f])
+        own[f] = 0.0
+        mark[f] = False
+
+
+#: an entry walked through the columns costs about this fraction of one walked through the neighbours
+#: (a vectorised gather against a scattered read-modify-write)
+COLUMN_COST = 0.3
+
+
+@njit(cache=True, parallel=True)
+def sparse_updates(indptr, indices, data, col_ptr, col_rows, col_vals, discrete, col_cost, rows, weights, out,
+                   deferred, column_cost):
+    """The updates of :func:`dense_updates` for sparse instances, by the cheaper of two exact routes
+    per instance i (W_i = sum_j w_ij, S_i: the stored entries of row i):
+
+    - through the neighbours (each costs its stored entries; row i is scattered into a scratch):
+      u_f = W_i diff_f(x_if, 0) [f in S_i] + sum_j w_ij (diff_f(x_if, x_jf) - diff_f(x_if, 0)) [f in S_i and S_j]
+            + sum_j w_ij diff_f(0, x_jf) [f in S_j, not in S_i];
+    - through the columns of S_i (``col_cost[i]`` = sum_{f in S_i} c_f entries, whatever the number
+      of neighbours: MultiSURF's case): for f in S_i,
+      u_f = W_i diff_f(x_if, 0) + sum_{j in column f} w_ij (diff_f(x_if, x_jf) - diff_f(x_if, 0) - diff_f(0, x_jf)),
+      and the term sum_j w_ij diff_f(0, x_jf) of every f is left to the caller (``deferred[r]`` is
+      set), who adds it for the whole block at once from the column sums of the weights.
+
+    The columns are taken when ``column_cost * col_cost[i]`` is below the neighbours' entries.
+    """
+    b, n = weights.shape
+    p = out.shape[1]
+    n_chunks = min(b, _ROW_CHUNKS)
+    for c in prange(n_chunks):
+        own = np.zeros(p)
+        mark = np.zeros(p, dtype=np.bool_)
+        for r in range(c * b // n_chunks, (c + 1) * b // n_chunks):
+            i = rows[r]
+            acc = out[r]
+            acc[:] = 0.0
+            total = 0.0
+            through_neighbours = 0
+            for j in range(n):
+                if weights[r, j] != 0.0:
+                    total += weights[r, j]
+                    through_neighbours += indptr[j + 1] - indptr[j]
+            deferred[r] = column_cost * col_cost[i] < through_neighbours
+            if deferred[r]:
+                _update_through_columns(indptr, indices, data, col_ptr, col_rows, col_vals, discrete, i, weights, r,
+                                        total, acc)
+            else:
+                _update_through_neighbours(indptr, indices, data, discrete, i, weights, r, total, own, mark, acc)
