@@ -12,7 +12,7 @@ across backends.
 and the exact signed-rank test on N datasets cannot give a p-value below 2 / 2^N. Every dataset
 added halves that floor, and nothing else in the protocol can. The suite therefore grew, with
 protocol version 2, from 13 to 17 datasets, adding four that are cheap (together about ten CPU
-minutes of a full run of about 2.3 CPU hours, measured per fold in ``benchmarks/RESULTS.md``) and that
+minutes of a full run of about 1.2-1.3 CPU hours, estimated per fold in ``benchmarks/RESULTS.md``) and that
 each bring something the suite lacked: two digit pairs of
 their own difficulty (an easy pair that differs in one stroke, a confusable pair), a strongly
 correlated GLM (the same planted model as ``glm`` with neighbour correlation 0.9 instead of 0.5:
