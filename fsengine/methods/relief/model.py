@@ -312,7 +312,7 @@ def buffer_capacity(n: int, k: int) -> int:
     return int(min(max(n - 1, 1), k + max(TIE_ROOM, k // 2)))
 
 
-def _pairwise_buffers(features, target, k, b, scratch, report, label) -> _Buffers:
+def _pairwise_buffers(features, target, k, b, scratch, report) -> _Buffers:
     """Every pair's distance computed once (blocks of rows against the rows from their first on),
     each offered to both instances' buffers. Reports ``PAIRWISE_SHARE`` of the progress."""
     n = target.values.size
@@ -330,11 +330,11 @@ def _pairwise_buffers(features, target, k, b, scratch, report, label) -> _Buffer
         kernels.offer_to_rows(dist, rows, start, *args)
         kernels.offer_to_columns(dist, rows, start, *args)
         done += rows.size * (n - start) - rows.size * (rows.size - 1) / 2
-        report(PAIRWISE_SHARE * done / total, f"{label}: distances of {start + rows.size:,} of {n:,} instances")
+        report(PAIRWISE_SHARE * done / total, f"distances of {start + rows.size:,} of {n:,} instances")
     return buffers
 
 
-def _mirrored_distances(features, n, b, report, label) -> np.ndarray:
+def _mirrored_distances(features, n, b, report) -> np.ndarray:
     """The whole (n, n) distance matrix with each pair computed once: blocks of rows against the rows
     from their first on, mirrored below the diagonal. Reports ``PAIRWISE_SHARE`` of the progress."""
     full = np.empty((n, n))
@@ -349,7 +349,7 @@ def _mirrored_distances(features, n, b, report, label) -> np.ndarray:
         np.fill_diagonal(square, 0.0)
         full[start + size:, start:start + size] = block[:, size:].T
         done += size * (n - start) - size * (size - 1) / 2
-        report(PAIRWISE_SHARE * done / total, f"{label}: distances of {start + size:,} of {n:,} instances")
+        report(PAIRWISE_SHARE * done / total, f"distances of {start + size:,} of {n:,} instances")
     return full
 
 
@@ -371,7 +371,6 @@ def relief_scores(X, y, *, method: str, discrete_threshold: int, task: str = "cl
         raise ValueError(f"method must be one of {sorted(METHODS)}, not {method!r}")
     if method == "relieff" and (n_neighbors is None or n_neighbors < 1):
         raise ValueError(f"ReliefF needs n_neighbors >= 1, not {n_neighbors!r}")
-    label = METHODS[method]
     report = report_to(progress)
     n, p = X.shape
     rows_all = np.arange(n, dtype=np.int64) if instances is None else np.asarray(instances, dtype=np.int64)
@@ -386,9 +385,9 @@ def relief_scores(X, y, *, method: str, discrete_threshold: int, task: str = "cl
     buffers = full = None
     if pairwise and m == n and np.array_equal(rows_all, np.arange(n)):
         if method == "relieff" and 16 * n * (target.n_groups + 1) * buffer_capacity(n, k) <= PAIRWISE_BYTES:
-            buffers = _pairwise_buffers(features, target, k, b, scratch, report, label)
+            buffers = _pairwise_buffers(features, target, k, b, scratch, report)
         elif method == "multisurf" and 8 * n * n <= PAIRWISE_BYTES:
-            full = _mirrored_distances(features, n, b, report, label)
+            full = _mirrored_distances(features, n, b, report)
     offset = PAIRWISE_SHARE if buffers is not None or full is not None else 0.0
     total = np.zeros(features.columns.size)
     records, running_top = [], []
@@ -412,7 +411,7 @@ def relief_scores(X, y, *, method: str, discrete_threshold: int, task: str = "cl
         total += features.block_update(rows, weights, scratch.updates[:size])
         running_top.append(np.argsort(-total, kind="stable")[:TOP])
         records.append(record)
-        report(offset + (1 - offset) * (start + size) / m, f"{label}: {start + size:,} of {m:,} instances scored")
+        report(offset + (1 - offset) * (start + size) / m, f"{start + size:,} of {m:,} instances scored")
     scores = np.zeros(p)
     scores[features.columns] = total / m
     trace = pd.DataFrame(records)

@@ -60,15 +60,16 @@ def _xor(n=240, p=8, seed=0):
 
 
 @pytest.mark.parametrize("key", list(SELECTORS))
-def test_progress_names_the_method_after_every_block_and_a_stop_leaves_no_result(key, monkeypatch):
+def test_progress_after_every_block_in_the_method_s_own_words_and_a_stop_leaves_no_result(key, monkeypatch):
     X, y = _xor()
     monkeypatch.setattr(model, "MAX_BLOCK_ROWS", 50)
     seen = []
     sel = SELECTORS[key]().fit(X, y, progress=lambda f, m: seen.append((f, m)))
     # every pair's distance once (blocks of 50 rows against the rows from their first on), then scoring
     ends = [50, 100, 150, 200, 240]
-    assert [m for _, m in seen] == ([f"{LABELS[key]}: distances of {e} of 240 instances" for e in ends]
-                                    + [f"{LABELS[key]}: {e} of 240 instances scored" for e in ends])
+    # the progress protocol: the caller names the method, so the method's messages do not
+    assert [m for _, m in seen] == ([f"distances of {e} of 240 instances" for e in ends]
+                                    + [f"{e} of 240 instances scored" for e in ends])
     pairs = np.cumsum([(e - s) * (240 - s) - (e - s) * (e - s - 1) / 2 for s, e in zip([0, *ends[:-1]], ends)])
     assert [f for f, _ in seen] == pytest.approx([*(model.PAIRWISE_SHARE * pairs / (240 * 241 / 2)),
                                                   *(model.PAIRWISE_SHARE + (1 - model.PAIRWISE_SHARE) * np.array(ends)
