@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pandas as pd
 
-from fsengine.formatting import markdown_table
+from fsengine.formatting import estimate, markdown_table
 from fsengine.methods.rtm import study as rtm_study
 from fsengine.reproduce import results as results_file
 from fsengine.reproduce.rtm.data import corpus_frame
@@ -150,9 +149,8 @@ def report(quick, synth, roc, results, table, missing, sections, *, note="", sec
         order_rows = [r for r in rows if r.quantity.startswith("ordering, accuracy") and REFIT not in r.quantity]
         folds = corpus_frame(results, "folds")
         labels = [rtm_study.CORPORA[k].label for k in results]
-        acc_cells = pd.DataFrame({c: [f"{table.at[m, c]:.4f} [{table.at[m, c + ' low']:.4f}, "
-                                      f"{table.at[m, c + ' high']:.4f}]" if np.isfinite(table.at[m, c]) else "-"
-                                      for m in table.index] for c in labels}, index=table.index)
+        acc_cells = pd.DataFrame({c: [estimate(table.at[m, c], table.at[m, c + " low"], table.at[m, c + " high"], 4,
+                                               widen=False) for m in table.index] for c in labels}, index=table.index)
         lines += [
             "Word-presence tags (vocabulary rebuilt on each training fold; min df 5 for movie "
             "reviews, 2 for sentences), stratified k-fold CV (seed 0). RTM settings per corpus: "
