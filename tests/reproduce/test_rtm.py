@@ -3,8 +3,10 @@ of every kind recomputed from the raw numbers stored beside ``results.json`` (on
 on the committed full run), and the report's computed verdict lines."""
 
 import functools
+import importlib
 import inspect
 import json
+import pkgutil
 import re
 import shutil
 
@@ -18,6 +20,10 @@ from fsengine.data.corpora import read_sentence_polarity
 from fsengine.methods.rtm import study as rtm_study
 from fsengine.reproduce import TARGETS, get_target, results
 from fsengine.reproduce import rtm as rtm_target
+from fsengine.reproduce.rtm import plan as rtm_plan
+from fsengine.reproduce.rtm import report as rtm_report
+from fsengine.reproduce.rtm import statistics as rtm_statistics
+from fsengine.reproduce.rtm import verdicts as rtm_verdicts
 from fsengine.stats import Estimate
 from tests.conftest import PROJECT_ROOT, require_real
 from tests.reproduce.quick_expected import holm_by_definition
@@ -170,7 +176,7 @@ def test_rerender_gives_back_a_runs_own_report_and_results(quick_reproduction, t
     (copy / "results.json").unlink()
     (copy / "accuracy.html").unlink()
     # the report is rewritten whole; only the run's duration is read back from it
-    (copy / "report.md").write_text(rtm_target._DURATION.search(report.read_text()).group(0))
+    (copy / "report.md").write_text(rtm_report.DURATION.search(report.read_text()).group(0))
     (copy / "results.json").write_text(json.dumps({"quick": True}))
     assert rtm_target.rerender(copy) == copy / "report.md"
     for name in ("report.md", "results.json", "accuracy.html"):
@@ -249,7 +255,7 @@ def test_verdict_lines_count_pairs_by_the_sign_of_their_interval():
                              _est(0.02, 0.01, 0.03), "RTM Power EP + ARD", "RTM EM + ARD"),
             results.ordering("accuracy difference, RTM EM minus BernoulliNB, Sentence polarity",
                              _est(-0.02, -0.03, -0.01), "RTM EM", "BernoulliNB")]
-    text = "\n".join(rtm_target._verdict_lines({"synthetic": rows[2:3], "sentence_polarity": [rows[0], rows[1],
+    text = "\n".join(rtm_verdicts.verdict_lines({"synthetic": rows[2:3], "sentence_polarity": [rows[0], rows[1],
                                                                                                rows[3]]}, {}))
     assert ("ordering Power EP > EP > EM on accuracy**, pair by pair (fold-paired corrected resampled t): of 2 "
             "pairs, 0 resolve in the slides' direction, 1 resolves the other way and 1 are not resolved (each interval "
@@ -266,8 +272,8 @@ def test_grid_quantities_stay_apart_when_their_numbers_are_masked():
     from tests.reproduce.test_results_schema import _mask
 
     for grid in (rtm_target.GRID_FULL, rtm_target.GRID_QUICK):
-        names = [rtm_target._cell_name(a, d) for a in grid.alpha0 for d in grid.damping] + \
-                [rtm_target._cell_name(a, None) for a in grid.alpha0]
+        names = [rtm_plan.cell_name(a, d) for a in grid.alpha0 for d in grid.damping] + \
+                [rtm_plan.cell_name(a, None) for a in grid.alpha0]
         assert len({_mask(n) for n in names}) == len(names)
         assert set(grid.alpha0) <= set(rtm_target.ALPHA0_WORDS) and set(grid.damping) <= set(rtm_target.DAMPING_WORDS)
     # the quick grid is part of the full one, so its rows are a subset of the recorded run's
@@ -281,14 +287,17 @@ def test_grid_quantities_stay_apart_when_their_numbers_are_masked():
 def test_refits_replace_only_the_cap_stopped_fits():
     folds = pd.DataFrame({"fold": [0, 1, 0, 1], "method": ["A", "A", "B", "B"], "accuracy": [0.5, 0.6, 0.7, 0.8]})
     reruns = pd.DataFrame({"fold": [1], "method": ["A"], "accuracy": [0.9], "max_iter": [5000]})
-    got = rtm_target._with_refits(folds, reruns).sort_values(["method", "fold"])
+    got = rtm_statistics.with_refits(folds, reruns).sort_values(["method", "fold"])
     assert got.accuracy.tolist() == [0.5, 0.9, 0.7, 0.8] and list(got.columns) == list(folds.columns)
-    assert rtm_target._with_refits(folds, reruns.iloc[:0]) is folds
+    assert rtm_statistics.with_refits(folds, reruns.iloc[:0]) is folds
 
 
 def test_no_typed_earlier_run_figures():
     """The report, the page and the study format every number from a run or a committed file."""
-    for module in (rtm_target, rtm_view, rtm_study):
+    parts = [importlib.import_module(f"{rtm_target.__name__}.{m.name}")
+             for m in pkgutil.iter_modules(rtm_target.__path__)]  # every module of the target's package
+    assert len(parts) >= 8
+    for module in (rtm_target, *parts, rtm_view, rtm_study):
         source = inspect.getsource(module)
         assert "EARLIER_RUN" not in source and "REFERENCE_ANCHORS" not in source, module.__name__
         assert not re.search(r"0\.8[02]\b|0\.89\b|0\.90\b", source), module.__name__
@@ -311,11 +320,11 @@ def test_convergence_section_names_every_failed_fit():
     fits = pd.DataFrame({"corpus": ["subjectivity"] * 4, "method": ["RTM Power EP", "RTM Power EP", "RTM EM", "L1"],
                          "fold": [0, 1, 0, 0], "converged": [True, False, True, True], "sweeps": [57, 1000, 40, None],
                          "skipped": [0, 112, 0, None], "seconds": [4.0, 60.0, 1.0, 0.3]})
-    text = rtm_target._convergence_lines(fits, ["corpus", "method"], "fold")
+    text = rtm_report.convergence_lines(fits, ["corpus", "method"], "fold")
     assert "| subjectivity / RTM Power EP | 0.50 | 528.50 | 1000 | 112 | 32.00 |" in text
     assert ("**1 of 3 RTM fits did not converge**: subjectivity RTM Power EP, fold 1 "
             "(1000 sweeps, 112 factors skipped).") in text
-    assert "Every RTM fit converged" in rtm_target._convergence_lines(fits.iloc[[0, 2]], ["corpus", "method"], "fold")
+    assert "Every RTM fit converged" in rtm_report.convergence_lines(fits.iloc[[0, 2]], ["corpus", "method"], "fold")
 
 
 def test_the_results_page_shows_the_recorded_run_as_formatted_from_it():
