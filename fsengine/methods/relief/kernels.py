@@ -109,7 +109,7 @@ def dense_distances(Xc, Xd, rows, first, upper, out):
 
 @njit(cache=True)
 def _diff(a, b, discrete):
-    """Kononenko's diff of two prepared values: equal / different for a discrete feature, |a - b|
+    """Kononenko's diff of two prepared values: equal / different for a discrete feature, ``|a - b|``
     (values already divided by the range) for a continuous one."""
     if discrete:
         return 1.0 if a != b else 0.0

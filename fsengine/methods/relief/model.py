@@ -12,7 +12,7 @@ instances of other classes ("misses") than from its nearest instances of its own
                          + sum_{C != class(R_i)} w_i(C) sum_{M in misses(i, C)} diff(A, R_i, M) / |misses(i, C)| ]
 
 with Kononenko's diff: 0 / 1 for a discrete feature (equal / different values) and
-|a - b| / (max A - min A) for a continuous one, and the distance between instances the sum of the
+``|a - b| / (max A - min A)`` for a continuous one, and the distance between instances the sum of the
 diffs over all features (Manhattan). A feature is discrete when it takes at most
 ``discrete_threshold`` distinct values (skrebate's and fast-select's rule; 10 by default).
 
@@ -107,7 +107,7 @@ def value_ranges(X) -> np.ndarray:
 @dataclass(frozen=True)
 class DenseFeatures:
     """Dense X as the kernels read it: ``Xc`` (n, pc) continuous features divided by their range
-    and two-valued features coded 0 / 1 (|a - b| is then the diff), ``Xd`` (n, pd) features with
+    and two-valued features coded 0 / 1 (``|a - b|`` is then the diff), ``Xd`` (n, pd) features with
     3 or more discrete values; ``columns`` (pc + pd,) the feature of each kernel column (constant
     features are left out: their diff is always 0)."""
 

@@ -49,7 +49,7 @@ _SHARED_PARAMETERS = """    n_features_to_select : int or None, default None
         differ from the instance more than its nearest hits do).
     discrete_threshold : int in [0, 1000], default from the registry (10)
         A feature with at most this many distinct values is discrete (diff: equal / different);
-        the others are continuous (diff: |a - b| / range). 0: every feature continuous. skrebate's
+        the others are continuous (diff: ``|a - b| / range``). 0: every feature continuous. skrebate's
         and fast-select's rule and default.
     n_instances : int in [1, 10,000,000] or None, default from the registry (None)
         None: every instance is scored (Kononenko's m = n, skrebate's only choice). An int m < n:
