@@ -15,7 +15,7 @@ VENV_MIN  := .venv-min
 PY_MIN    := $(VENV_MIN)/bin/python
 STAMP_MIN := $(VENV_MIN)/.installed-min
 # skipped there: real browsers, the wheel build, long runs (each also runs in `make test`)
-MIN_SKIP  := not browser and not slow
+MIN_SKIP  := not browser and not slow and not heavy
 
 .PHONY: app test test-fast test-min bench install notebook docs clean
 
@@ -47,13 +47,17 @@ app: $(STAMP_APP)
 
 test: $(STAMP_TEST)
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q --durations=25 -n 2 --dist loadfile -m "not serial"
-	$(PY) -m pytest -q -m serial
+	$(PY) -m pytest -q --durations=25 -n 2 --dist loadfile -m "not serial and not heavy"
+	$(PY) -m pytest -q -m "serial and not heavy"
+
+# the full-size pins of the records (minutes of CPU each; CI runs them after make test)
+verify: $(STAMP_TEST)
+	$(PY) -m pytest -q --durations=10 -n 2 -m heavy
 
 # the tests not marked slow or browser (a few minutes): the loop while editing
 test-fast: $(STAMP_TEST)
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not browser and not serial"
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not browser and not serial and not heavy"
 	$(PY) -m pytest -q -m "serial and not slow and not browser"
 
 # the documentation site, offline, warnings as errors; then every internal link and no network load,

@@ -33,8 +33,10 @@ def _run(capsys, argv):
 
 def _one_line_error(capsys, argv, command="select"):
     code, _, err = _run(capsys, argv)
-    assert code == 2 and len(err) == 1 and err[0].startswith(f"fsengine {command}: error: "), err
-    return err[0]
+    # the error in one line; before it only the progress bar's announcement of a fit that was started
+    assert code == 2 and err and err[-1].startswith(f"fsengine {command}: error: "), err
+    assert all(line.startswith(f"{command} ") and "error" not in line for line in err[:-1]), err
+    return err[-1]
 
 
 @pytest.mark.parametrize("key", TOOLBOX)

@@ -214,7 +214,7 @@ def test_the_record_history_explains_the_ifs_1160_drift():
     assert "{:,} / {} / {} (F1 {:.3f})".format(*IFS_1160_GREEDY, earlier["value"]) in earlier["why"]
 
 
-@pytest.mark.slow  # IFS to 1,160 stages on all of Base-NP: about 3.5 CPU minutes
+@pytest.mark.heavy  # IFS to 1,160 stages on all of Base-NP: about 3.5 CPU minutes (make verify)
 @pytest.mark.realdata
 def test_ifs_1160_greedy_is_pinned_to_its_deterministic_counts():
     """The IFS 1,160 model of the full run, made as the reproduction makes it (prior variance 16,
