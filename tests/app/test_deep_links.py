@@ -74,7 +74,10 @@ def test_a_link_copied_from_the_app_reproduces_the_view(app_url, browser):
         sidebar = page.locator('[data-testid="stSidebar"]')
         sidebar.locator("label", has_text="Lecture mode").click()
         wait_for_run(page)
-        sidebar.locator('[data-testid="stSelectbox"] input').first.click()
+        picker = sidebar.locator('[data-testid="stSelectbox"] input').first
+        picker.scroll_into_view_if_needed()  # below the page list at 1280 x 800: its options need room
+        sidebar.evaluate("node => node.querySelector('[data-testid=\"stSidebarContent\"]')?.scrollBy(0, 400)")
+        picker.click()
         page.get_by_role("option", name="Digits 8x8 (scikit-learn)").click()
         wait_for_run(page)
         sidebar.locator("label", has_text="Dark").click()  # reloads once in the dark theme
