@@ -16,6 +16,7 @@ import pytest
 from fsengine.reproduce import AWAITING_FULL_RUN, recorded_target_names, results
 from fsengine.stats import Estimate
 from tests.conftest import PROJECT_ROOT
+from tests.reproduce import quick_run_params
 
 RECORDED = PROJECT_ROOT / "docs" / "results"
 
@@ -50,7 +51,7 @@ def _rule_key(verdict: str):
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize("name", recorded_target_names())
+@pytest.mark.parametrize("name", quick_run_params(recorded_target_names()))
 def test_quick_results_agree_with_the_recorded_full_run(name, quick_reproduction):
     full = results.read(RECORDED / name / results.FILENAME)
     report, _ = quick_reproduction(name)

@@ -14,12 +14,11 @@ import pytest
 
 from fsengine.cli import main
 from fsengine.reproduce import TARGETS, target_names
+from tests.reproduce import quick_run_params
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize("name", [
-    # the benchmark's quick run fits every method on its whole suite (minutes): make verify runs it
-    pytest.param(name, marks=pytest.mark.heavy) if name == "benchmark" else name for name in target_names()])
+@pytest.mark.parametrize("name", quick_run_params(target_names()))
 def test_quick_reproduction_writes_a_linked_report(name, quick_reproduction):
     report, fractions = quick_reproduction(name)
     tmp_path = report.parent

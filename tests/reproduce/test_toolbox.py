@@ -249,6 +249,7 @@ def _assert_matches_expected(fresh: dict) -> None:
 
 
 @pytest.mark.realdata
+@pytest.mark.heavy  # the toolbox quick run: every registered method (make verify)
 def test_toolbox_quick_run_matches_the_committed_expected_rows(quick_reproduction):
     report, fractions = quick_reproduction("toolbox")
     fresh = results.read(report.parent / results.FILENAME)
@@ -257,6 +258,7 @@ def test_toolbox_quick_run_matches_the_committed_expected_rows(quick_reproductio
 
 
 @pytest.mark.realdata
+@pytest.mark.heavy  # the toolbox quick run: every registered method (make verify)
 def test_toolbox_quick_intervals_recomputed_from_raw_counts(quick_reproduction):
     report, _ = quick_reproduction("toolbox")
     _recomputed_from_raw_counts(report.parent)
@@ -340,6 +342,7 @@ def test_the_committed_record_is_what_rerender_makes_of_its_raw_files(tmp_path):
 
 
 @pytest.mark.realdata
+@pytest.mark.heavy  # the toolbox quick run: every registered method (make verify)
 def test_rerender_gives_back_a_quick_runs_own_outputs_byte_for_byte(quick_reproduction, tmp_path):
     report_path, _ = quick_reproduction("toolbox")
     _rerendered_equals(report_path.parent, tmp_path)
