@@ -198,6 +198,9 @@ def write_pages(app) -> None:
             if page.parent.name not in {f.name for f in targets}:
                 shutil.rmtree(page.parent)
         (GENERATED_RECORDS / "index.md").unlink(missing_ok=True)
+    # Sphinx listed the sources before this handler wrote them: list them again, so that autosummary
+    # (the next builder-inited handler) writes the pages of a fresh build's API modules too
+    app.env.find_files(app.config, app.builder)
 
 
 #: the <script> tags plotly writes for its CDN copies of plotly.js and MathJax
