@@ -82,7 +82,10 @@ import inspect, json, os, sys, time, warnings
 from dataclasses import replace
 import numpy as np
 import fsengine
-from fsengine.compare.runner import stratified_bootstrap
+try:
+    from fsengine.compare.runner import stratified_bootstrap
+except ImportError:  # the engine before issue 32 split compare.engine into runner and analyses
+    from fsengine.compare.engine import stratified_bootstrap
 from fsengine.data import load_dataset
 from fsengine.data.transforms import binarize_features, split
 from fsengine.methods.adapt import restrict_classes
