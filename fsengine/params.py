@@ -114,7 +114,9 @@ class Param:
 
 def is_bool(value) -> bool:
     """A Python or numpy bool (what scikit-learn's ``"boolean"`` constraint accepts)."""
-    return isinstance(value, bool) or type(value).__name__ == "bool" and type(value).__module__ == "numpy"
+    # numpy's bool type is ``numpy.bool`` from numpy 2 and ``numpy.bool_`` before (both spellings
+    # name it in numpy 2): matched by name so that listing the methods imports no numpy
+    return isinstance(value, bool) or type(value).__name__ in ("bool", "bool_") and type(value).__module__ == "numpy"
 
 
 def is_number(value, *, integral: bool) -> bool:

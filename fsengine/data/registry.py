@@ -105,8 +105,8 @@ def load_dataset(spec_or_key: str, **params) -> Dataset:
     >>> digits = load_dataset("digits")
     >>> digits.X.shape, digits.image_shape, digits.task
     ((1797, 64), (8, 8), 'classification')
-    >>> load_dataset("synthetic_glm", n=100, p=20, k=4).truth.sum()      # a spec's parameters as keywords
-    np.int64(4)
+    >>> int(load_dataset("synthetic_glm", n=100, p=20, k=4).truth.sum())      # a spec's parameters as keywords
+    4
     """
     spec, parsed = parse_spec(spec_or_key)
     for name, value in params.items():

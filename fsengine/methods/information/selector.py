@@ -228,8 +228,8 @@ class JMISelector(_GreedyInformationSelector):
     >>> y = rng.integers(0, 3, 300)
     >>> X = rng.normal(size=(300, 4))
     >>> X[:, 2] += y
-    >>> CIFESelector(max_features=2).fit(X, y).order_[0]
-    np.int64(2)""")
+    >>> int(CIFESelector(max_features=2).fit(X, y).order_[0])
+    2""")
 class CIFESelector(_GreedyInformationSelector):
     """Conditional infomax feature extraction (D. Lin and X. Tang, ECCV 2006): beta = gamma = 1 of
     the unified criterion,
