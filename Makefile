@@ -15,7 +15,7 @@ VENV_MIN  := .venv-min
 PY_MIN    := $(VENV_MIN)/bin/python
 STAMP_MIN := $(VENV_MIN)/.installed-min
 # skipped there: real browsers, the wheel build, long runs (each also runs in `make test`)
-MIN_SKIP  := not browser and not slow and not heavy
+MIN_SKIP  := not browser and not slow and not heavy and not record_bytes
 
 .PHONY: app test test-fast test-min bench install notebook docs clean
 

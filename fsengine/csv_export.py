@@ -1,4 +1,4 @@
-"""CSV files that are safe to open in a spreadsheet (OWASP "CSV injection").
+"""CSV files that are safe to open in a spreadsheet (OWASP "CSV injection"), and read back exactly.
 
 A cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is run as a formula
 by Excel, LibreOffice and Google Sheets, so a feature named ``=cmd|' /C calc'!A0`` could execute
@@ -14,6 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+
+#: pandas < 3.1 parses floats with its "high" parser by default, which can be one unit in the last
+#: place off; "round_trip" reads every number back exactly as written (3.1 does so by default and
+#: deprecates the option)
+EXACT_FLOATS = ({} if tuple(int(part) for part in pd.__version__.split(".")[:2]) >= (3, 1)
+                else {"float_precision": "round_trip"})
 
 #: first characters that make a spreadsheet cell a formula
 DANGEROUS = ("=", "+", "-", "@", "\t", "\r")
@@ -72,3 +78,10 @@ def to_csv(df: pd.DataFrame, path: Path | None = None, **options) -> str | None:
 def csv_bytes(df: pd.DataFrame, **options) -> bytes:
     """The escaped CSV as UTF-8 bytes (for download buttons and zip members)."""
     return to_csv(df, **options).encode("utf-8")
+
+
+def read_csv(path, **kwargs) -> pd.DataFrame:
+    """``pd.read_csv(path, **kwargs)`` with every float read back exactly as :func:`to_csv` wrote it,
+    on every supported pandas (:data:`EXACT_FLOATS`): a record re-rendered from its raw files
+    recomputes its intervals from the very numbers the run wrote."""
+    return pd.read_csv(path, **EXACT_FLOATS, **kwargs)

@@ -35,7 +35,7 @@ import pandas as pd
 
 from fsengine.benchmark import aggregate
 from fsengine.benchmark.protocol import Settings, description
-from fsengine.csv_export import to_csv
+from fsengine.csv_export import read_csv, to_csv
 from fsengine.jsonio import json_text
 
 RUN_FILE = "run.json"
@@ -242,7 +242,7 @@ def read(folder: Path, *, recompute: bool = False) -> Record:
         path = folder / f"{name}.csv"
         if not path.is_file():
             raise ValueError(f"{folder}: {path.name} is missing; the run folder is incomplete.")
-        return pd.read_csv(path, **kw)
+        return read_csv(path, **kw)
 
     settings = Settings(**meta["settings"])
     # text columns may be empty (no class pair, no parameters): read as written, never as NaN

@@ -31,9 +31,10 @@ import numpy as np
 import pandas as pd
 
 from fsengine import config
+from fsengine.csv_export import EXACT_FLOATS
 from fsengine.data.dataset import Dataset, Provenance
 from fsengine.data.limits import check_declared, memory_budget
-from fsengine.data.wide_csv import EXACT_FLOATS, read_wide
+from fsengine.data.wide_csv import read_wide
 from fsengine.validation import MAX_ABS_VALUE, constant_columns
 
 MIN_ROWS = 10

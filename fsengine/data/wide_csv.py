@@ -19,11 +19,7 @@ import re
 import numpy as np
 import pandas as pd
 
-#: pandas < 3.1 parses floats with its "high" parser by default, which can be one unit in the last
-#: place off; "round_trip" reads every number back exactly as written (3.1 does so by default and
-#: deprecates the option)
-EXACT_FLOATS = ({} if tuple(int(part) for part in pd.__version__.split(".")[:2]) >= (3, 1)
-                else {"float_precision": "round_trip"})
+from fsengine.csv_export import EXACT_FLOATS
 
 #: tables with fewer columns than this go to pandas directly (it is fast there)
 WIDE_COLUMNS = 1000

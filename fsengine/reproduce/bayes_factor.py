@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from fsengine import stats
-from fsengine.csv_export import to_csv
+from fsengine.csv_export import read_csv, to_csv
 from fsengine.data.maxent_tasks import load_conll2000_maxent
 from fsengine.formatting import percent, points
 from fsengine.methods.bayes_factor.study import (
@@ -273,9 +273,9 @@ def read_scored(out_dir: Path, facts: dict) -> tuple[dict, dict, dict]:
     """Every configuration's rounds as :class:`~fsengine.methods.bayes_factor.study.ScoredRun` (the
     trace and each round's per-sentence counts), and the section-20 and development counts by model
     key, back from a run's files."""
-    rounds = pd.read_csv(out_dir / "rounds.csv")
-    test_frame = pd.read_csv(out_dir / "test_sentence_counts.csv")
-    dev_frame = pd.read_csv(out_dir / "dev_sentence_counts.csv")
+    rounds = read_csv(out_dir / "rounds.csv")
+    test_frame = read_csv(out_dir / "test_sentence_counts.csv")
+    dev_frame = read_csv(out_dir / "dev_sentence_counts.csv")
     test = {k: read_counts(test_frame, k) for k in test_frame.columns if k not in ("sentence", "tokens")}
     dev = {k: read_counts(dev_frame, k) for k in dev_frame.columns if k not in ("sentence", "tokens")}
     scored = {}
@@ -297,7 +297,7 @@ def render(out_dir: Path) -> Path:
     cfg = QUICK if facts["quick"] else FULL
     scored, test, dev = read_scored(out_dir, facts)
     summaries = {k: summarise(sc) for k, sc in scored.items()}
-    gain = pd.read_csv(out_dir / "gain_selectors.csv")
+    gain = read_csv(out_dir / "gain_selectors.csv")
     choice = recommend(summaries) if len(scored) == len(CONFIGS) else None
     rows = result_rows(summaries, test, dev, choice)
     results_file.write(out_dir, "bayes-factor", facts["quick"], facts["inputs"], rows)

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from fsengine import ranking
-from fsengine.csv_export import to_csv
+from fsengine.csv_export import read_csv, to_csv
 from fsengine.data import load_dataset
 from fsengine.data.synthetic.glm import make_sparse_glm
 from fsengine.formatting import percent
@@ -283,16 +283,16 @@ def render(out_dir: Path) -> Path:
     out_dir = Path(out_dir)
     facts = results_file.read_run_facts(out_dir)
     quick = facts["quick"]
-    posteriors = pd.read_csv(out_dir / "posteriors_lambda_star.csv")
+    posteriors = read_csv(out_dir / "posteriors_lambda_star.csv")
     post = posteriors["posterior"].to_numpy()
     rows, cols = posteriors["row"].to_numpy(), posteriors["col"].to_numpy()
     top = posteriors.sort_values("rank")["rank"].index.to_numpy()[:TOP_K]
-    agreement = pd.read_csv(out_dir / "baselines_along_path.csv")
+    agreement = read_csv(out_dir / "baselines_along_path.csv")
     departure = bl.departure_ratio(agreement)
     at_star = agreement.iloc[nearest_index(agreement.lambda_ratio, 1.0)]
     at_deep = agreement.iloc[-1]
     nested = facts["nested_cv"]
-    cv = bl.NestedCV(pd.read_csv(out_dir / "nested_cv_folds.csv"), nested["splits"], nested["repeats"], TOP_K)
+    cv = bl.NestedCV(read_csv(out_dir / "nested_cv_folds.csv"), nested["splits"], nested["repeats"], TOP_K)
     repeats = nested["repeats"]
     accuracy = {name: cv.accuracy(name) for name in cv.methods}
     differences = judged_differences(cv)
@@ -302,7 +302,7 @@ def render(out_dir: Path) -> Path:
     bia_correct = cv.folds[cv.folds["method"] == BIA_STAR].set_index(["repeat", "fold"])["n_correct"]
     same_scores = int((screening.set_index(["repeat", "fold"])["n_correct"] == bia_correct).sum())
     fold_overlap = screening["overlap"]
-    exact = pd.read_csv(out_dir / "exact_check.csv")
+    exact = read_csv(out_dir / "exact_check.csv")
     checks = {c["pool"]: c for c in facts["exact_checks"]}
 
     overlap_col = f"overlap with {bl.SCREENING}"

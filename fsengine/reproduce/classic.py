@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from sklearn.naive_bayes import BernoulliNB
 
-from fsengine.csv_export import to_csv
+from fsengine.csv_export import read_csv, to_csv
 from fsengine.data import Dataset, Provenance, load_dataset
 from fsengine.data.corpora import read_movie_reviews
 from fsengine.data.features import word_presence_tags
@@ -240,7 +240,7 @@ def read_records(out_dir: Path) -> tuple[bool, list[Record]]:
     facts = results_file.read_run_facts(out_dir)
 
     def read(info, name):
-        return pd.read_csv(out_dir / f"{info['slug']}_{name}.csv")
+        return read_csv(out_dir / f"{info['slug']}_{name}.csv")
 
     return facts["quick"], [Record(info, read(info, "held_out_rows"), read(info, "held_out_by_k"),
                                    read(info, "mdl_trace")) for info in facts["datasets"]]

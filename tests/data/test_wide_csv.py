@@ -9,8 +9,9 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fsengine.csv_export import EXACT_FLOATS
 from fsengine.data.upload import load_upload
-from fsengine.data.wide_csv import EXACT_FLOATS, read_wide
+from fsengine.data.wide_csv import read_wide
 
 _cells = st.one_of(st.integers(-10**20, 10**20).map(str), st.floats(allow_nan=False, width=64).map(repr),
                    st.sampled_from(["", "NA", "nan", "inf", "-inf", "True", "False", "1.0", "1e3", " 7", "007",

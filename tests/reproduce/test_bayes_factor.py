@@ -178,6 +178,7 @@ def _rerendered_equals(folder, tmp_path) -> None:
     assert_rerender_gives_back(folder, tmp_path, bf.rerender, RENDERED)
 
 
+@pytest.mark.record_bytes
 def test_the_committed_record_is_what_rerender_makes_of_its_raw_files(tmp_path):
     """The committed report and results.json come from the raw files beside them (issue 31: the
     record was re-rendered with the stop family judged by Holm), so every number can be traced."""

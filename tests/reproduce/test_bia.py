@@ -127,6 +127,7 @@ def _rerendered_equals(folder, tmp_path) -> None:
     assert_rerender_gives_back(folder, tmp_path, bia.rerender, RENDERED)
 
 
+@pytest.mark.record_bytes
 def test_the_committed_record_is_what_rerender_makes_of_its_raw_files(tmp_path):
     _rerendered_equals(RECORDED, tmp_path)
 

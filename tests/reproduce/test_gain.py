@@ -176,6 +176,7 @@ def test_rerender_gives_back_a_quick_runs_own_report_byte_for_byte(quick_reprodu
     assert_rerender_gives_back(report.parent, tmp_path, gain.rerender, ())
 
 
+@pytest.mark.record_bytes
 def test_the_committed_report_is_what_rerender_makes_of_the_record(tmp_path):
     """The committed report's verdict, notes and headline table are this code's rendering of the record
     (issue 31: the level of a median-and-range row prints as 96.875%, no longer 97%; the notes state the

@@ -335,6 +335,7 @@ def _rerendered_equals(folder, tmp_path) -> None:
     assert_rerender_gives_back(folder, tmp_path, toolbox.rerender, RENDERED)
 
 
+@pytest.mark.record_bytes
 def test_the_committed_record_is_what_rerender_makes_of_its_raw_files(tmp_path):
     """The committed report, results.json, summaries and differences figure come from the raw files
     beside them, with this code's statistics and words (issue 31: the record was re-rendered)."""

@@ -39,6 +39,7 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 
 from fsengine import config, records, stats
+from fsengine.csv_export import read_csv
 from fsengine.data import corpora
 from fsengine.data.dataset import Dataset
 from fsengine.data.features import word_presence_tags
@@ -532,7 +533,7 @@ def recorded_synthetic_auc(path: Path | None = None) -> pd.DataFrame | None:
     path = path or config.results_dir() / "rtm-roc" / "synthetic_auc.csv"
     if not Path(path).is_file():
         return None
-    return pd.read_csv(path, index_col=0)
+    return read_csv(path, index_col=0)
 
 
 # --- the page ----------------------------------------------------------------------------------

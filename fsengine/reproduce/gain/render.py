@@ -8,9 +8,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pandas as pd
-
 from fsengine import stats
+from fsengine.csv_export import read_csv
 from fsengine.reproduce import results as results_file
 from fsengine.reproduce.gain.data import model_key, read_counts
 from fsengine.reproduce.gain.plan import DECODER_LABEL, FULL_DECODER_POINTS, QUICK_DECODER_POINTS, model_name
@@ -52,14 +51,14 @@ def rerender(out_dir: Path) -> Path:
     names, splits = {}, []
     np_task = inputs["tasks"].get("np", {})
     if "decoded_model_chosen" in np_task:
-        counts = pd.read_csv(out_dir / "np_sentence_counts.csv")
+        counts = read_csv(out_dir / "np_sentence_counts.csv")
         points = QUICK_DECODER_POINTS if data["quick"] else FULL_DECODER_POINTS["np"]
         dec = {(m, k, d): read_counts(counts, model_key(m, k, d, np_task["prior_variance"]))
                for m, k in points for d in DECODER_LABEL}
         best = max(dec, key=lambda key: stats.f1_from_counts(dec[key].sum(axis=0)))
         names["Base-NP"] = {"best": f"{model_name(*best)}, the best of {len(dec)} decoded models",
                             "chosen": np_task["decoded_model_chosen"]}
-        splits = pd.read_csv(out_dir / "np_development_splits.csv").to_dict("records")
+        splits = read_csv(out_dir / "np_development_splits.csv").to_dict("records")
     text = (out_dir / "report.md").read_text().split("\n")
     head = text[:text.index(HEADLINE_MARK)]
     kept = [line for i, line in enumerate(head) if not line.startswith(NOTE_MARKS)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fsengine.csv_export import to_csv
+from fsengine.csv_export import read_csv, to_csv
 from fsengine.methods.rtm import study as rtm_study
 
 #: the column of ``synthetic_seconds.csv``: each method's training seconds, mean over seeds
@@ -32,9 +32,9 @@ def write_synthetic(out_dir: Path, roc) -> None:
 def read_synthetic(out_dir: Path) -> rtm_study.RocResult:
     """The synthetic study back from its CSVs (AUC per seed, the fits, the mean seconds; no curves)."""
     out_dir = Path(out_dir)
-    roc = rtm_study.RocResult(auc=pd.read_csv(out_dir / "synthetic_auc.csv", index_col=0),
-                              fits=pd.read_csv(out_dir / "synthetic_fits.csv"))
-    times = pd.read_csv(out_dir / "synthetic_seconds.csv")
+    roc = rtm_study.RocResult(auc=read_csv(out_dir / "synthetic_auc.csv", index_col=0),
+                              fits=read_csv(out_dir / "synthetic_fits.csv"))
+    times = read_csv(out_dir / "synthetic_seconds.csv")
     roc.seconds.update(zip(times.method, times[SECONDS_COLUMN]))
     return roc
 
@@ -54,7 +54,7 @@ def read_cv_results(out_dir: Path) -> dict:
     ``sensitivity_folds.csv``."""
     def read(name):
         path = Path(out_dir) / name
-        return pd.read_csv(path) if path.is_file() and path.stat().st_size > 1 else pd.DataFrame(columns=["corpus"])
+        return read_csv(path) if path.is_file() and path.stat().st_size > 1 else pd.DataFrame(columns=["corpus"])
 
     folds, reruns, grid = read("accuracy_folds.csv"), read("cap_reruns.csv"), read("sensitivity_folds.csv")
     results = {}

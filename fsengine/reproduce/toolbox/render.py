@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
-from fsengine.csv_export import to_csv
+from fsengine.csv_export import read_csv, to_csv
 from fsengine.reproduce import results as results_file
 from fsengine.reproduce.results import write_figure
 from fsengine.reproduce.toolbox.figures import differences_figure
@@ -43,15 +41,15 @@ def render(out_dir: Path) -> Path:
     for slug, labels in facts["labels"].items():
         keys = inputs["methods"][slug]
         if slug == SEEDED:
-            per_seed = pd.read_csv(out_dir / f"{slug}_per_seed.csv")
+            per_seed = read_csv(out_dir / f"{slug}_per_seed.csv")
             summaries[slug], auc = seed_summary(plan, labels, keys, per_seed)
         else:
-            held[slug] = pd.read_csv(out_dir / f"{slug}_held_out_rows.csv")
+            held[slug] = read_csv(out_dir / f"{slug}_held_out_rows.csv")
             n_test[slug] = len(held[slug])
             summaries[slug] = single_summary(plan, labels, keys, held[slug],
-                                             pd.read_csv(out_dir / f"{slug}_stability.csv"))
+                                             read_csv(out_dir / f"{slug}_stability.csv"))
     family_size = judge_family(summaries, auc, held, per_seed, plan)
-    runtimes = {slug: runtime_estimates(pd.read_csv(out_dir / f"{slug}_fits.csv")) for slug in summaries}
+    runtimes = {slug: runtime_estimates(read_csv(out_dir / f"{slug}_fits.csv")) for slug in summaries}
     all_features = {slug: Estimate(e["ours"], *e["interval"], e["level"], e["method"])
                     for slug, e in facts["all_features"].items()}
     for slug, table in summaries.items():
