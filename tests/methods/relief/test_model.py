@@ -180,13 +180,16 @@ def test_dense_sparse_block_sizes_and_threads_agree(method):
                     relief_scores(X, y, method=method, block=3).scores,
                     relief_scores(sp.csr_matrix(X), y, method=method, block=5).scores):
         np.testing.assert_allclose(variant, dense, atol=ATOL)
+    blocks = relief_scores(X, y, method=method, block=3).scores  # pairs across blocks (MultiSURF's pair updates)
     threads = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
         one_thread = relief_scores(X, y, method=method).scores
+        one_thread_blocks = relief_scores(X, y, method=method, block=3).scores
     finally:
         numba.set_num_threads(threads)
     np.testing.assert_array_equal(one_thread, dense)  # bit for bit: no reduction depends on the threads
+    np.testing.assert_array_equal(one_thread_blocks, blocks)
 
 
 @pytest.mark.parametrize("method", ["relieff", "multisurf"])
