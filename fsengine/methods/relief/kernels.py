@@ -56,6 +56,49 @@ def balanced_bounds(cost, parts):
     return bounds
 
 
+# ---------------------------------------------------------------------------------- preparation
+
+@njit(cache=True, parallel=True)
+def capped_distinct_counts(X, cap, out):
+    """``out[f] = min(number of distinct values of X[:, f], cap)``: the rows scanned in order, at most
+    ``cap`` values kept per column (a column stops being compared once it has ``cap``)."""
+    n, p = X.shape
+    n_chunks = (p + _COLUMN_CHUNK - 1) // _COLUMN_CHUNK
+    for c in prange(n_chunks):
+        f0 = c * _COLUMN_CHUNK
+        f1 = min(p, f0 + _COLUMN_CHUNK)
+        seen = np.empty((f1 - f0, max(cap, 1)))
+        count = np.zeros(f1 - f0, dtype=np.int64)
+        for i in range(n):
+            for f in range(f0, f1):
+                k = count[f - f0]
+                if k >= cap:
+                    continue
+                v = X[i, f]
+                new = True
+                for q in range(k):
+                    if seen[f - f0, q] == v:
+                        new = False
+                        break
+                if new:
+                    seen[f - f0, k] = v
+                    count[f - f0] = k + 1
+        out[f0:f1] = count
+
+
+@njit(cache=True, parallel=True)
+def code_columns(X, continuous, scale, two, top, out):
+    """The rows of ``Xc``: ``out[i, q] = X[i, continuous[q]] * scale[q]`` for the continuous columns,
+    then ``1`` where ``X[i, two[q]] == top[q]`` (else 0) for the two-valued ones."""
+    n = X.shape[0]
+    pc = continuous.size
+    for i in prange(n):
+        for q in range(pc):
+            out[i, q] = X[i, continuous[q]] * scale[q]
+        for q in range(two.size):
+            out[i, pc + q] = 1.0 if X[i, two[q]] == top[q] else 0.0
+
+
 # ------------------------------------------------------------------------------------ distances
 
 @njit(cache=True, fastmath=_FAST)

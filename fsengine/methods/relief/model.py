@@ -78,12 +78,18 @@ PAIRWISE_SHARE = 0.8
 METHODS = {"relieff": "ReliefF", "multisurf": "MultiSURF"}
 
 
-def distinct_counts(X) -> np.ndarray:
-    """Number of distinct values of every column of X (the zeros of sparse X included).
+def distinct_counts(X, cap: int | None = None) -> np.ndarray:
+    """Number of distinct values of every column of X (the zeros of sparse X included); with ``cap``,
+    ``min(count, cap)`` (dense X: a numba scan that stops comparing a column at ``cap`` values
+    instead of sorting every column).
 
     >>> distinct_counts(np.array([[0.0, 1.0], [0.0, 2.0], [0.0, 2.0]])).tolist()
     [1, 2]
     """
+    if cap is not None and not sp.issparse(X):
+        counts = np.empty(X.shape[1], dtype=np.int64)
+        kernels.capped_distinct_counts(np.asarray(X, dtype=np.float64), int(cap), counts)
+        return counts
     if sp.issparse(X):
         Xc = sp.csc_matrix(X)
         Xc.eliminate_zeros()
@@ -194,7 +200,7 @@ class SparseFeatures:
 
 def prepare_features(X, discrete: np.ndarray, counts: np.ndarray) -> DenseFeatures | SparseFeatures:
     """X for the kernels, with ``discrete`` (p,) the features compared by equality and ``counts``
-    (p,) the number of distinct values of each."""
+    (p,) the number of distinct values of each (or at least 3 where there are more than 2)."""
     ranges = value_ranges(X)
     scale = np.where(discrete | (ranges == 0), 1.0, 1.0 / np.where(ranges == 0, 1.0, ranges))
     if sp.issparse(X):
@@ -207,12 +213,11 @@ def prepare_features(X, discrete: np.ndarray, counts: np.ndarray) -> DenseFeatur
     two = discrete & (counts == 2)
     continuous = ~discrete & (ranges > 0)
     multi = discrete & (counts > 2)
-    coded = np.empty((X.shape[0], int(continuous.sum() + two.sum())))
     cont_cols, two_cols = np.flatnonzero(continuous), np.flatnonzero(two)
-    coded[:, :cont_cols.size] = X[:, cont_cols] * scale[cont_cols]
-    coded[:, cont_cols.size:] = X[:, two_cols] == X[:, two_cols].max(axis=0)
+    coded = np.empty((X.shape[0], cont_cols.size + two_cols.size))
+    kernels.code_columns(X, cont_cols, scale[cont_cols], two_cols, X[:, two_cols].max(axis=0), coded)
     multi_cols = np.flatnonzero(multi)
-    return DenseFeatures(np.ascontiguousarray(coded), np.ascontiguousarray(X[:, multi_cols]),
+    return DenseFeatures(coded, np.ascontiguousarray(X[:, multi_cols]),
                          np.concatenate([cont_cols, two_cols, multi_cols]))
 
 
@@ -406,7 +411,7 @@ def relief_scores(X, y, *, method: str, discrete_threshold: int, task: str = "cl
     n, p = X.shape
     rows_all = np.arange(n, dtype=np.int64) if instances is None else np.asarray(instances, dtype=np.int64)
     m = rows_all.size
-    counts = distinct_counts(X)
+    counts = distinct_counts(X, cap=max(discrete_threshold, 2) + 1)  # enough for <= threshold, == 2 and > 2
     discrete = counts <= discrete_threshold
     features = prepare_features(X, discrete, counts)
     target = make_target(y, task)
