@@ -1,11 +1,12 @@
 """Where a Relief fit's time goes: wall and CPU seconds of every numba kernel the model calls
 (:mod:`fsengine.methods.relief.model`), timed from Python inside one fit of ReliefF (k = 10) and
 MultiSURF on notMNIST B vs D (2,000 x 784), the best of ``--repeats`` warm fits by wall; "rest" is
-the fit minus its kernels (validation, numpy, Python). One JSON line per run; ``--table FILE``
-turns the lines of several runs (e.g. two code versions, one and two threads) into the tables of
-benchmarks/RESULTS.md.
+the fit minus its kernels (validation, numpy, Python). Prints the run's tables (section "Relief
+family (issue 34)" of benchmarks/RESULTS.md); ``--json`` prints one JSON line instead, and
+``--table FILE`` turns the lines of several runs (e.g. two code versions, one and two threads) into
+one table per method.
 
-    PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_relief_phases.py --label after --threads 2
+    PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_relief_phases.py --label after --threads 2 --json >> runs.jsonl
     python benchmarks/bench_relief_phases.py --table runs.jsonl
 """
 
@@ -90,12 +91,15 @@ def main(argv=None) -> int:
     parser.add_argument("--label", default="this code")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--quick", action="store_true", help="one timed fit per method")
+    parser.add_argument("--json", action="store_true", help="print the run as one JSON line")
     parser.add_argument("--table", help="a file of JSON lines from earlier runs: print their tables")
     args = parser.parse_args(argv)
     if args.table:
         print(table([json.loads(line) for line in Path(args.table).read_text().splitlines() if line.startswith("{")]))
-    else:
-        print(json.dumps(profile(args.label, args.threads, args.repeats)))
+        return 0
+    run = profile(args.label, args.threads, 1 if args.quick else args.repeats)
+    print(json.dumps(run) if args.json else "## Relief family (issue 34): phases\n\n" + table([run]))
     return 0
 
 
