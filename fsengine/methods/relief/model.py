@@ -40,7 +40,9 @@ updates, so memory is about ``8 b (2 n + p)`` bytes (``b`` chosen from :data:`BL
 an ``n x n`` matrix beyond :data:`PAIRWISE_BYTES`. Scoring every instance, each pair's distance
 is computed once (ReliefF: offered to both instances' buffers of their smallest distances, O(n k)
 memory; MultiSURF: the mirrored matrix, when it fits :data:`PAIRWISE_BYTES`, n <= 4,096): dense
-time n^2 p / 2 for the distances. A sample of m instances costs m n p. Sparse X is never
+time n^2 p / 2 for the distances. Dense MultiSURF then also evaluates each pair's diffs once for
+both instances' updates (:func:`fsengine.methods.relief.kernels.multisurf_pair_updates`): the pairs
+that are neighbours at least one way, instead of every instance's neighbours. A sample of m instances costs m n p. Sparse X is never
 densified: its distances cost sum_f c_f^2 (c_f: the stored entries of column f) and an update
 the neighbours' or the columns' stored entries (:mod:`fsengine.methods.relief.kernels`).
 """
@@ -49,6 +51,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -75,12 +78,18 @@ PAIRWISE_SHARE = 0.8
 METHODS = {"relieff": "ReliefF", "multisurf": "MultiSURF"}
 
 
-def distinct_counts(X) -> np.ndarray:
-    """Number of distinct values of every column of X (the zeros of sparse X included).
+def distinct_counts(X, cap: int | None = None) -> np.ndarray:
+    """Number of distinct values of every column of X (the zeros of sparse X included); with ``cap``,
+    ``min(count, cap)`` (dense X: a numba scan that stops comparing a column at ``cap`` values
+    instead of sorting every column).
 
     >>> distinct_counts(np.array([[0.0, 1.0], [0.0, 2.0], [0.0, 2.0]])).tolist()
     [1, 2]
     """
+    if cap is not None and not sp.issparse(X):
+        counts = np.empty(X.shape[1], dtype=np.int64)
+        kernels.capped_distinct_counts(np.asarray(X, dtype=np.float64), int(cap), counts)
+        return counts
     if sp.issparse(X):
         Xc = sp.csc_matrix(X)
         Xc.eliminate_zeros()
@@ -123,12 +132,19 @@ class DenseFeatures:
     def distances(self, rows, out, first=0, upper=False):
         """``out[r, j - first]``: the distance of instance rows[r] to every instance j >= first (only
         j > rows[r] needed when ``upper``; rows ascending)."""
-        kernels.dense_distances(self.Xc, self.Xd, rows, first, upper, out)
+        kernels.dense_distances(self.Xc, self.Xd, rows, first, upper, out, numba.get_num_threads())
 
     def block_update(self, rows, weights, scratch) -> np.ndarray:
         """sum over the block's instances of their updates (per kernel column)."""
         kernels.dense_updates(self.Xc, self.Xd, rows, weights, scratch)
         return scratch.sum(axis=0)
+
+    def pair_updates(self, full, start, stop, target, neighbourhoods, block_starts, partial):
+        """MultiSURF's updates of the pairs (i, j > i), start <= i < stop, added into ``partial`` (tasks,
+        blocks, features) (:func:`kernels.multisurf_pair_updates`)."""
+        kernels.multisurf_pair_updates(self.Xc, self.Xd, full, start, stop, target.values, target.bound, target.group,
+                                       target.n_groups, neighbourhoods.threshold, neighbourhoods.factor, block_starts,
+                                       partial)
 
 
 @dataclass(frozen=True)
@@ -184,7 +200,7 @@ class SparseFeatures:
 
 def prepare_features(X, discrete: np.ndarray, counts: np.ndarray) -> DenseFeatures | SparseFeatures:
     """X for the kernels, with ``discrete`` (p,) the features compared by equality and ``counts``
-    (p,) the number of distinct values of each."""
+    (p,) the number of distinct values of each (or at least 3 where there are more than 2)."""
     ranges = value_ranges(X)
     scale = np.where(discrete | (ranges == 0), 1.0, 1.0 / np.where(ranges == 0, 1.0, ranges))
     if sp.issparse(X):
@@ -197,12 +213,11 @@ def prepare_features(X, discrete: np.ndarray, counts: np.ndarray) -> DenseFeatur
     two = discrete & (counts == 2)
     continuous = ~discrete & (ranges > 0)
     multi = discrete & (counts > 2)
-    coded = np.empty((X.shape[0], int(continuous.sum() + two.sum())))
     cont_cols, two_cols = np.flatnonzero(continuous), np.flatnonzero(two)
-    coded[:, :cont_cols.size] = X[:, cont_cols] * scale[cont_cols]
-    coded[:, cont_cols.size:] = X[:, two_cols] == X[:, two_cols].max(axis=0)
+    coded = np.empty((X.shape[0], cont_cols.size + two_cols.size))
+    kernels.code_columns(X, cont_cols, scale[cont_cols], two_cols, X[:, two_cols].max(axis=0), coded)
     multi_cols = np.flatnonzero(multi)
-    return DenseFeatures(np.ascontiguousarray(coded), np.ascontiguousarray(X[:, multi_cols]),
+    return DenseFeatures(coded, np.ascontiguousarray(X[:, multi_cols]),
                          np.concatenate([cont_cols, two_cols, multi_cols]))
 
 
@@ -291,9 +306,34 @@ def _row_weights(method, features, target, k, rows, scratch, weights, record, di
         threshold, hits, misses = np.empty(size), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
         kernels.multisurf_weights(dist, rows, target.values, target.bound, target.group, target.n_groups,
                                   target.class_weight, weights, threshold, hits, misses)
-        record.update(mean_threshold=float(threshold.mean()), mean_hits=float(hits.mean()),
-                      mean_misses=float(misses.mean()))
+        _record_neighbourhoods(record, threshold, hits, misses)
     return weights
+
+
+def _record_neighbourhoods(record, threshold, hits, misses):
+    """The trace's columns of a block of MultiSURF instances."""
+    record.update(mean_threshold=float(threshold.mean()), mean_hits=float(hits.mean()),
+                  mean_misses=float(misses.mean()))
+
+
+@dataclass(frozen=True)
+class _Neighbourhoods:
+    """Every instance's MultiSURF threshold T_i, factor of each neighbour set (miss groups, then hits)
+    and numbers of hits and misses (:func:`kernels.multisurf_neighbourhoods`)."""
+
+    threshold: np.ndarray
+    factor: np.ndarray
+    hits: np.ndarray
+    misses: np.ndarray
+
+    @classmethod
+    def of(cls, full: np.ndarray, target: Target) -> _Neighbourhoods:
+        n = full.shape[0]
+        out = cls(np.empty(n), np.empty((n, target.n_groups + 1)), np.empty(n, dtype=np.int64),
+                  np.empty(n, dtype=np.int64))
+        kernels.multisurf_neighbourhoods(full, target.values, target.bound, target.group, target.n_groups,
+                                         target.class_weight, out.threshold, out.factor, out.hits, out.misses)
+        return out
 
 
 @dataclass
@@ -327,8 +367,8 @@ def _pairwise_buffers(features, target, k, b, scratch, report) -> _Buffers:
         features.distances(rows, dist, first=start, upper=True)
         args = (target.values, target.bound, target.group, target.n_groups, buffers.distance, buffers.instance,
                 buffers.count)
-        kernels.offer_to_rows(dist, rows, start, *args)
-        kernels.offer_to_columns(dist, rows, start, *args)
+        kernels.offer_to_rows(dist, rows, start, *args, numba.get_num_threads())
+        kernels.offer_to_columns(dist, rows, start, *args, numba.get_num_threads())
         done += rows.size * (n - start) - rows.size * (rows.size - 1) / 2
         report(PAIRWISE_SHARE * done / total, f"distances of {start + rows.size:,} of {n:,} instances")
     return buffers
@@ -341,13 +381,9 @@ def _mirrored_distances(features, n, b, report) -> np.ndarray:
     done, total = 0, n * (n + 1) / 2
     for start in range(0, n, b):
         size = min(b, n - start)
-        block = full[start:start + size, start:]
-        features.distances(np.arange(start, start + size, dtype=np.int64), block, first=start, upper=True)
-        square = block[:, :size]
-        below = np.tril_indices(size, -1)
-        square[below] = square.T[below]
-        np.fill_diagonal(square, 0.0)
-        full[start + size:, start:start + size] = block[:, size:].T
+        features.distances(np.arange(start, start + size, dtype=np.int64), full[start:start + size, start:],
+                           first=start, upper=True)
+        kernels.mirror_rows(full, start, start + size, numba.get_num_threads())
         done += size * (n - start) - size * (size - 1) / 2
         report(PAIRWISE_SHARE * done / total, f"distances of {start + size:,} of {n:,} instances")
     return full
@@ -375,7 +411,7 @@ def relief_scores(X, y, *, method: str, discrete_threshold: int, task: str = "cl
     n, p = X.shape
     rows_all = np.arange(n, dtype=np.int64) if instances is None else np.asarray(instances, dtype=np.int64)
     m = rows_all.size
-    counts = distinct_counts(X)
+    counts = distinct_counts(X, cap=max(discrete_threshold, 2) + 1)  # enough for <= threshold, == 2 and > 2
     discrete = counts <= discrete_threshold
     features = prepare_features(X, discrete, counts)
     target = make_target(y, task)
@@ -390,25 +426,41 @@ def relief_scores(X, y, *, method: str, discrete_threshold: int, task: str = "cl
             full = _mirrored_distances(features, n, b, report)
     offset = PAIRWISE_SHARE if buffers is not None or full is not None else 0.0
     total = np.zeros(features.columns.size)
+    block_starts = np.append(np.arange(0, m, b), m).astype(np.int64)
+    pairs = None
+    if (full is not None and isinstance(features, DenseFeatures)
+            and 8 * kernels.PAIR_TASKS * (block_starts.size - 1) * features.columns.size <= BLOCK_BYTES):
+        # MultiSURF, each pair's diffs once: the partial updates of every block from each block's pairs
+        pairs = _Neighbourhoods.of(full, target)
+        partial = np.empty((kernels.PAIR_TASKS, block_starts.size - 1, features.columns.size))
+        pending = np.zeros((block_starts.size - 1, features.columns.size))
     records, running_top = [], []
     for start in range(0, m, b):
         rows = rows_all[start:start + b]
         size = rows.size
         record = {"block": len(records) + 1, "first": start + 1, "last": start + size}
-        if buffers is None:
-            weights = _row_weights(method, features, target, k, rows, scratch, scratch.weights[:size], record,
-                                   dist=None if full is None else full[start:start + size])
+        if pairs is not None:
+            block = len(records)
+            features.pair_updates(full, start, start + size, target, pairs, block_starts, partial)
+            pending[block:] += partial[:, block:].sum(axis=0)
+            update = pending[block]
+            _record_neighbourhoods(record, pairs.threshold[rows], pairs.hits[rows], pairs.misses[rows])
         else:
-            weights = scratch.weights[:size]
-            tied, overflow = np.zeros(size, dtype=np.bool_), np.zeros(size, dtype=np.bool_)
-            kernels.buffer_weights(rows, buffers.distance, buffers.instance, buffers.count, k, target.group,
-                                   target.class_weight, weights, tied, overflow)
-            if overflow.any():  # a tie reaching past the buffer: those instances' rows of distances
-                weights[overflow] = _row_weights(method, features, target, k, rows[overflow], scratch,
-                                                 np.empty((int(overflow.sum()), n)), {})
-                tied[overflow] = True
-            record["tied_instances"] = int(tied.sum())
-        total += features.block_update(rows, weights, scratch.updates[:size])
+            if buffers is None:
+                weights = _row_weights(method, features, target, k, rows, scratch, scratch.weights[:size], record,
+                                       dist=None if full is None else full[start:start + size])
+            else:
+                weights = scratch.weights[:size]
+                tied, overflow = np.zeros(size, dtype=np.bool_), np.zeros(size, dtype=np.bool_)
+                kernels.buffer_weights(rows, buffers.distance, buffers.instance, buffers.count, k, target.group,
+                                       target.class_weight, weights, tied, overflow)
+                if overflow.any():  # a tie reaching past the buffer: those instances' rows of distances
+                    weights[overflow] = _row_weights(method, features, target, k, rows[overflow], scratch,
+                                                     np.empty((int(overflow.sum()), n)), {})
+                    tied[overflow] = True
+                record["tied_instances"] = int(tied.sum())
+            update = features.block_update(rows, weights, scratch.updates[:size])
+        total += update
         running_top.append(np.argsort(-total, kind="stable")[:TOP])
         records.append(record)
         report(offset + (1 - offset) * (start + size) / m, f"{start + size:,} of {m:,} instances scored")

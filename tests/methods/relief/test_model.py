@@ -78,6 +78,8 @@ def test_discrete_threshold_counts_distinct_values_zeros_included():
     X = np.c_[np.arange(40) % 10, np.arange(40) % 11, np.zeros(40), np.r_[np.zeros(39), 5.0]]
     np.testing.assert_array_equal(distinct_counts(X), [10, 11, 1, 2])
     np.testing.assert_array_equal(distinct_counts(sp.csr_matrix(X)), [10, 11, 1, 2])
+    for cap in (1, 3, 10, 11, 50):  # the capped numba scan of dense X: min(count, cap)
+        np.testing.assert_array_equal(distinct_counts(X, cap=cap), np.minimum([10, 11, 1, 2], cap))
     y = (np.arange(40) % 3 == 0).astype(int)
     r = relief_scores(X, y, method="relieff", n_neighbors=3)
     np.testing.assert_array_equal(r.discrete, ref.feature_kinds(X, 10))
@@ -180,13 +182,16 @@ def test_dense_sparse_block_sizes_and_threads_agree(method):
                     relief_scores(X, y, method=method, block=3).scores,
                     relief_scores(sp.csr_matrix(X), y, method=method, block=5).scores):
         np.testing.assert_allclose(variant, dense, atol=ATOL)
+    blocks = relief_scores(X, y, method=method, block=3).scores  # pairs across blocks (MultiSURF's pair updates)
     threads = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
         one_thread = relief_scores(X, y, method=method).scores
+        one_thread_blocks = relief_scores(X, y, method=method, block=3).scores
     finally:
         numba.set_num_threads(threads)
     np.testing.assert_array_equal(one_thread, dense)  # bit for bit: no reduction depends on the threads
+    np.testing.assert_array_equal(one_thread_blocks, blocks)
 
 
 @pytest.mark.parametrize("method", ["relieff", "multisurf"])
