@@ -33,11 +33,7 @@ TARGETS: dict[str, tuple[str, str, str]] = {
 
 #: targets whose full run is not committed yet -> why; the results page says so, and the tests of
 #: committed records skip them (a test fails once such a record is committed and the entry stays)
-AWAITING_FULL_RUN: dict[str, str] = {
-    "benchmark": "its full run has not been made yet (its CPU cost is estimated from one measured fold of "
-                 "every dataset by `benchmarks/bench_benchmark_cost.py`, in `benchmarks/RESULTS.md`); "
-                 "`fsengine reproduce benchmark --quick` runs its reduced protocol in minutes",
-}
+AWAITING_FULL_RUN: dict[str, str] = {}
 
 
 def target_names() -> list[str]:

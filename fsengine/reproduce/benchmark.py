@@ -16,6 +16,7 @@ from pathlib import Path
 
 from fsengine.benchmark.protocol import Settings
 from fsengine.progress import Progress
+from fsengine.reproduce import results as results_file
 
 #: the work is tasks of fsengine.parallel.map_tasks: ``reproduce --keep-tasks`` keeps their results
 KEEPS_TASKS = True
@@ -54,3 +55,35 @@ def run(out_dir: Path, quick: bool, progress: Progress, *, n_jobs: int | None = 
     command = "python -m fsengine reproduce benchmark" + (" --quick" if quick else "")
     return run_and_write(QUICK if quick else SUITE, None, QUICK_SETTINGS if quick else Settings(), out_dir,
                          quick=quick, command=command, progress=progress, n_jobs=n_jobs, scheduler=scheduler)
+
+
+def headline(out_dir: Path) -> str:
+    """The record's headline on the results page, formatted from its ``results.json``: per k, the
+    Friedman test, the critical difference, the three best average ranks and how many comparisons
+    each Holm family resolved."""
+    data = results_file.read(Path(out_dir) / results_file.FILENAME)
+    rows = {r["quantity"]: r for r in data["rows"]}
+    settings = data["inputs"]["settings"]
+    control = next(r["quantity"].split(" − ")[1].split(", ")[0] for r in data["rows"]
+                   if r["quantity"].endswith("(against the control)"))
+    parts = []
+    for k in settings["k_grid"].split(","):
+        label = f"{float(k):.0%}" if "." in k else k
+        at = f"k={label}: "
+        ranks = sorted((r["ours"], q[len(at) + len("average rank of "):]) for q, r in rows.items()
+                       if q.startswith(at + "average rank of "))
+        pairs = sum(q.startswith(at) and " median difference " in q and not q.endswith("(against the control)")
+                    for q in rows)
+        against = sum(q.startswith(at) and q.endswith("(against the control)") for q in rows)
+        parts.append(f"k = {label}: Iman-Davenport F = {rows[at + 'Friedman test, Iman-Davenport F']['ours']:.2f} "
+                     f"(p = {rows[at + 'Friedman test, p-value']['ours']:.2g}), critical difference "
+                     f"{rows[at + 'Nemenyi critical difference']['ours']:.2f}; best average ranks "
+                     + ", ".join(f"{name} {rank:.2f}" for rank, name in ranks[:3])
+                     + f"; resolved after Holm: {rows[at + 'all pairs: comparisons resolved']['ours']:.0f} of {pairs} "
+                     f"pairs, {rows[at + 'against the control: comparisons resolved']['ours']:.0f} of {against} "
+                     f"against the control {control}")
+    n_datasets = len(data["inputs"]["datasets"])
+    return (f"Committed full run: {n_datasets} datasets, {settings['repeats']} x {settings['folds']} stratified outer "
+            f"folds, every selector fitted inside each training fold; ranks over the datasets complete at each k "
+            f"(Friedman test in the Iman-Davenport form, Nemenyi's critical difference at 0.05, exact Wilcoxon "
+            f"signed-rank tests under Holm in two families). " + "; ".join(parts) + ".")

@@ -33,11 +33,17 @@ PAGE = Path("docs/results.md")
 RESULTS_DIR = Path("docs/results")
 #: target -> "module:function" of its headline, called with the record's folder
 HEADLINES = {
+    "benchmark": "fsengine.reproduce.benchmark:headline",
     "bia-notmnist": "fsengine.reproduce.bia:headline",
     "mdl-curve": "fsengine.reproduce.classic:headline",
     "rtm-roc": "fsengine.reproduce.rtm:headline",
     "toolbox": "fsengine.reproduce.summary:toolbox_headline",
 }
+
+
+#: above this many judged rows, the page folds only those whose verdict is not "not resolved" (the
+#: benchmark judges over 1,700 comparisons); the record's own page lists every row
+MAX_FOLDED_ROWS = 300
 
 
 def toolbox_headline(folder: Path) -> str:
@@ -97,9 +103,14 @@ def target_section(name: str, data: dict, folder: Path | None = None) -> list[st
         lines += [f"*This record predates the interval protocol:* none of its rows carries an interval, and its "
                   f"{judged_by_threshold} holds/fails verdicts compare point estimates with thresholds. They stand "
                   "until the target's full run is recorded again with intervals.", ""]
-    if judged:
-        lines += [f"<details><summary>The {len(judged)} judged rows of <code>{name}</code></summary>", "",
-                  *results_file.markdown(judged), "", "</details>", ""]
+    folded = judged if len(judged) <= MAX_FOLDED_ROWS else [
+        r for r in judged if results_file.outcome(r.verdict) != "not resolved"]
+    if folded:
+        what = (f"The {len(judged)} judged rows of <code>{name}</code>" if folded is judged else
+                f"The {len(folded)} judged rows of <code>{name}</code> with a verdict other than not resolved (its "
+                f"{len(judged) - len(folded):,} not-resolved rows are on the record's page)")
+        lines += [f"<details><summary>{what}</summary>", "",
+                  *results_file.markdown(folded), "", "</details>", ""]
     return lines
 
 

@@ -256,3 +256,18 @@ def test_a_friedman_test_with_every_dataset_ranking_alike_is_reported_not_a_cras
         assert rows[f"k={label}: Friedman test, chi2_F"]["ours"] == pytest.approx(f.chi2)
         assert f"k={label}: Friedman test, Iman-Davenport F" not in rows
         assert f"chi2_F = {f.chi2:.2f}, its largest value: every dataset ranks the methods alike" in text
+
+
+@pytest.mark.record_bytes
+def test_the_committed_record_is_what_rerender_makes_of_its_raw_files(tmp_path):
+    """The committed full run's summary, aggregate tables, reports and results.json come from its raw
+    files (docs/results/benchmark), byte for byte on the versions that wrote them."""
+    from fsengine.reproduce.benchmark import rerender
+    from tests.conftest import PROJECT_ROOT
+    from tests.reproduce.quick_expected import assert_rerender_gives_back
+
+    folder = PROJECT_ROOT / "docs" / "results" / "benchmark"
+    rendered = tuple(sorted(p.name for p in folder.iterdir() if p.name not in record.RAW_FILES
+                            and not p.name.startswith(".")))
+    assert {"summary.csv", "ranks.csv", "pairs.csv", "report.md", "report.html", "results.json"} <= set(rendered)
+    assert_rerender_gives_back(folder, tmp_path, rerender, rendered)

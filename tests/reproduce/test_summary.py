@@ -61,3 +61,35 @@ def _folder(root: Path, name: str) -> Path:
     folder = root / "docs" / "results" / name
     folder.mkdir(parents=True)
     return folder
+
+
+def test_a_record_with_more_judged_rows_than_the_page_folds_lists_the_others_on_its_own_page():
+    unresolved = [results.ordering(f"pair {i}", Estimate(0.0, -1.0, 1.0, 0.95, "t"), "A", "B").as_json()
+                  for i in range(summary.MAX_FOLDED_ROWS)]
+    resolved = results.ordering("pair X", Estimate(0.5, 0.1, 0.9, 0.95, "t"), "A", "B").as_json()
+    section = "\n".join(summary.target_section("toolbox", {"rows": [*unresolved, resolved]}))
+    assert f"The 1 judged rows of <code>toolbox</code> with a verdict other than not resolved (its " \
+           f"{summary.MAX_FOLDED_ROWS} not-resolved rows are on the record's page)" in section
+    assert "| pair X |" in section and "| pair 0 |" not in section
+    # at the cap, every judged row is folded
+    section = "\n".join(summary.target_section("toolbox", {"rows": unresolved}))
+    assert f"The {summary.MAX_FOLDED_ROWS} judged rows of <code>toolbox</code></summary>" in section
+
+
+def test_the_benchmarks_headline_agrees_with_its_aggregate_tables():
+    """The headline reads results.json; friedman.csv and families.csv are the run's aggregate tables."""
+    import pandas as pd
+
+    from fsengine.reproduce.benchmark import headline
+
+    folder = ROOT / summary.RESULTS_DIR / "benchmark"
+    text = headline(folder)
+    friedman = pd.read_csv(folder / "friedman.csv", dtype={"k_label": str})
+    families = pd.read_csv(folder / "families.csv", dtype={"k_label": str})
+    for row in friedman.itertuples():
+        assert (f"k = {row.k_label}: Iman-Davenport F = {row.iman_davenport_f:.2f} (p = {row.pvalue:.2g}), "
+                f"critical difference {row.critical_difference:.2f}") in text
+        pairs, control = (families[(families.k_label == row.k_label) & (families.family == name)].iloc[0]
+                          for name in ("all pairs", "against the control"))
+        assert (f"resolved after Holm: {pairs.resolved} of {pairs.comparisons} pairs, {control.resolved} of "
+                f"{control.comparisons} against the control ANOVA F") in text
