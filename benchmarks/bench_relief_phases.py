@@ -6,7 +6,8 @@ family (issue 34)" of benchmarks/RESULTS.md); ``--json`` prints one JSON line in
 ``--table FILE`` turns the lines of several runs (e.g. two code versions, one and two threads) into
 one table per method.
 
-    PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_relief_phases.py --label after --threads 2 --json >> runs.jsonl
+    PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_relief_phases.py --label after \
+        --threads 2 --json >> runs.jsonl
     python benchmarks/bench_relief_phases.py --table runs.jsonl
 """
 
