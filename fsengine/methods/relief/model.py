@@ -44,7 +44,8 @@ time n^2 p / 2 for the distances. Dense MultiSURF then also evaluates each pair'
 both instances' updates (:func:`fsengine.methods.relief.kernels.multisurf_pair_updates`): the pairs
 that are neighbours at least one way, instead of every instance's neighbours. A sample of m
 instances costs m n p. Sparse X is never densified: its distances cost sum_f c_f^2 (c_f: the
-stored entries of column f) and an update the neighbours' or the columns' stored entries (:mod:`fsengine.methods.relief.kernels`).
+stored entries of column f) and an update the neighbours' or the columns' stored entries
+(:mod:`fsengine.methods.relief.kernels`).
 """
 
 from __future__ import annotations
