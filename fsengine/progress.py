@@ -10,12 +10,12 @@ comparison, a reproduction) reports through one callable::
 
 Who says what
 -------------
-A selector reports in its own words and never names itself (``"sweep 120 of at most 300"``,
+A selector reports in its own words and never names itself (``"Power EP sweep 120 of at most 300"``,
 ``"feature 400 of 784"``): whoever runs it puts the method's label and the fit in front.
 ``fsengine select`` writes ``"MDL: 3 of 30 features"``; a comparison or a benchmark runs every fit
 as a named task of :func:`fsengine.parallel.map_tasks`, which announces the task when it starts
 (``"RTM: bootstrap fit 3 of 5"``) and passes the selector's reports on behind its name
-(``"RTM: bootstrap fit 3 of 5, sweep 120 of at most 300"``), from worker processes too
+(``"RTM: bootstrap fit 3 of 5, Power EP sweep 120 of at most 300"``), from worker processes too
 (:mod:`fsengine.task_progress`). A selector reports often enough that the bar moves at least
 every second or two of work on the catalogue's larger datasets: once per round, sweep, tree,
 resample, path point or block of candidates, whichever comes first (CONTRIBUTING.md, "Progress").
@@ -100,7 +100,7 @@ STOOD = 1.0
 
 def subject(message: str) -> str:
     """What a message is about: the part before its first ``": "`` (the method's label in
-    ``"RTM: bootstrap fit 3 of 5, sweep 120"``), else the whole message."""
+    ``"RTM: bootstrap fit 3 of 5, Power EP sweep 120"``), else the whole message."""
     return message.split(": ", 1)[0]
 
 

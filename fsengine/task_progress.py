@@ -7,7 +7,7 @@ The bar
 (:mod:`fsengine.progress`). A finished task counts 1, a running task its own fraction, and the
 overall fraction never steps back. Every task is announced when it starts (the message is its name,
 e.g. ``"RTM: bootstrap fit 3 of 5"``), a report from inside it reads ``"<name>, <its message>"``
-(``"RTM: bootstrap fit 3 of 5, sweep 120 of at most 300"``) and its end
+(``"RTM: bootstrap fit 3 of 5, Power EP sweep 120 of at most 300"``) and its end
 ``"<name> done (k of n)"``. So the message always names a task that is running or has just ended.
 
 Workers

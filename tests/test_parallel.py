@@ -216,13 +216,10 @@ def test_shared_data_lost_with_its_only_worker_is_scattered_again(tmp_path):
 
     with dask.config.set({"distributed.scheduler.allowed-failures": 1}), \
             distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                     dashboard_address=None) as local:
+                                     dashboard_address=None) as local:  # one cluster for both runs
         out = map_tasks(crash_once, range(6), shared=str(tmp_path), scheduler=local.scheduler_address)
-    assert (tmp_path / "crashed").exists()
-    assert out == [x + 100 for x in range(6)]
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}), \
-            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                     dashboard_address=None) as local:
+        assert (tmp_path / "crashed").exists()
+        assert out == [x + 100 for x in range(6)]
         with pytest.raises(TaskError, match=r"task 'poison' failed: the Dask workers holding its shared data "
                                             rf"died {MAX_RESCATTERS + 1} times"):
             map_tasks(always_crash_with_shared, [0], shared="data", names=["poison"],

@@ -8,6 +8,7 @@ from scipy import optimize
 from scipy import stats as st
 
 from fsengine import stats
+from fsengine.stats import estimates
 
 
 def _wilson_by_root_finding(k: int, n: int, level: float) -> tuple[float, float]:
@@ -176,6 +177,23 @@ def test_bad_inputs_say_what_is_wrong():
         stats.t_interval([1.0])
     with pytest.raises(ValueError, match="level"):
         stats.t_interval([1.0, 2.0], level=95)
+
+
+def test_kept_bootstrap_weights_are_the_fresh_draw_and_read_only(monkeypatch):
+    """A weight matrix is drawn once per (units, resamples, seed) and kept: the kept one is the
+    matrix a fresh draw gives, nobody can change it, and blocks and intervals read it unchanged;
+    beyond WEIGHT_CACHE_BYTES nothing is kept."""
+    fresh = np.concatenate(list(stats.bootstrap_weight_blocks(41, 530, seed=3)))
+    kept = stats.bootstrap_weights(41, 530, seed=3)
+    assert stats.bootstrap_weights(41, 530, seed=3) is kept  # drawn once
+    np.testing.assert_array_equal(kept, fresh)
+    with pytest.raises(ValueError, match="read-only"):
+        kept[0, 0] += 1
+    np.testing.assert_array_equal(np.concatenate(list(estimates._weight_rows(41, 530, 3))), fresh)
+    monkeypatch.setattr(estimates, "WEIGHT_CACHE_BYTES", 4 * 41 * 530 - 1)
+    big = stats.bootstrap_weights(41, 530, seed=3)
+    assert big is not kept and big.flags.writeable
+    np.testing.assert_array_equal(big, fresh)
 
 
 def test_bootstrap_weight_blocks_are_the_same_resamples_as_one_draw():

@@ -207,7 +207,7 @@ def fit_names(labels: list[str], n_resamples: int, n_splits: int) -> list[str]:
     """The names of the fit tasks, in :func:`run_comparison`'s order (per method its fit on the
     training part, then its bootstrap fits; then the fits on the further splits, split-major). A
     name starts with the method's label and says which fit it is: the progress messages read
-    ``"RTM: bootstrap fit 3 of 5, sweep 120 ..."``."""
+    ``"RTM: bootstrap fit 3 of 5, Power EP sweep 120 ..."``."""
     names = [f"{label}: " + ("fit on the training part" if b == 0 else f"bootstrap fit {b} of {n_resamples}")
              for label in labels for b in range(1 + n_resamples)]
     return names + [f"{label}: fit on split {s + 1} of {n_splits}" for s in range(1, n_splits) for label in labels]
@@ -338,7 +338,7 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     every task is deterministic (splits, resamples and random baselines are drawn here from
     ``seed``) and results are assembled in submission order. ``progress`` hears of every task as it
     starts (``"RTM: bootstrap fit 3 of 5"``: :func:`fit_names`), what the selector reports from
-    inside the fit (``"RTM: bootstrap fit 3 of 5, sweep 120 ..."``, also from worker processes)
+    inside the fit (``"RTM: bootstrap fit 3 of 5, Power EP sweep 120 ..."``, also from worker processes)
     and every finished task (:mod:`fsengine.task_progress`).
 
     Examples

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _st
 
-from fsengine.stats.estimates import LEVEL, N_BOOTSTRAP, Estimate, _check_level, _percentile, bootstrap_weight_blocks
+from fsengine.stats.estimates import LEVEL, N_BOOTSTRAP, Estimate, _check_level, _percentile, _weight_rows
 
 
 def bonferroni_level(level: float, m: int) -> float:
@@ -218,7 +218,7 @@ def paired_bootstrap_replicates(unit_sums_a: np.ndarray, unit_sums_b: np.ndarray
     if a.shape[0] != b.shape[0]:
         raise ValueError(f"paired units differ in number ({a.shape[0]} vs {b.shape[0]})")
     reps = np.concatenate([np.asarray(statistic(w @ a) - statistic(w @ b), dtype=np.float64)
-                           for w in bootstrap_weight_blocks(a.shape[0], n_resamples, seed)])
+                           for w in _weight_rows(a.shape[0], n_resamples, seed)])
     point = float(statistic(a.sum(axis=0)) - statistic(b.sum(axis=0)))
     return BootstrapReplicates(point, reps, f"paired percentile bootstrap over {a.shape[0]:,} {unit} "
                                             f"({n_resamples:,} resamples, seed {seed})")

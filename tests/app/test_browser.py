@@ -4,8 +4,9 @@ Every page listed in ``app.py``'s ``PAGES`` is opened (URL path = page file stem
 the test waits until the script run has finished and the charts are drawn, fails on any
 exception element or error box, checks that the page sits inside the shell (sidebar navigation
 with exactly the listed pages, the shared dataset picker) and saves a full-page screenshot under
-``test-artifacts/screenshots/``. Non-home pages are opened first, as deep links into a fresh
-server, because that is where Streamlit's legacy ``pages/`` mode would show up.
+``test-artifacts/screenshots/``. Non-home pages are opened first, as deep links, because that is
+where Streamlit's legacy ``pages/`` mode would show up. The server is the one the browser modules
+share (``tests/app/conftest.py``); the first visit to a server of its own is tested below.
 
 The first visit after a server start shows the app's own navigation, polled from the moment the
 server answers. The explorables (figures that carry their own slider) are tested in

@@ -435,7 +435,7 @@ def test_bootstrap_fits_of_a_warm_starting_method_start_from_the_full_fit():
         assert not any("warm start" in n for n in run.notes)
         assert not any("earlier fit" in m for m in messages)
         np.testing.assert_array_equal(run.boot_top, cold.boot_top)
-    assert any(m.startswith("RTM: bootstrap fit 3 of 3 (warm start), RTM Power EP: starting from an earlier fit")
+    assert any(m.startswith("RTM: bootstrap fit 3 of 3 (warm start), starting Power EP from an earlier fit")
                for m in warm_messages)
     np.testing.assert_array_equal(warm.order, cold.order)
     np.testing.assert_allclose(warm.boot_top_scores, cold.boot_top_scores, rtol=0, atol=1e-6)

@@ -313,7 +313,7 @@ def _couplings_in_blocks(X, exp: PriorMeanExpansion, dtype, report):
             G = Z[:, :c1].T @ Z[:, c0:c1]
         squares += bia_kernels.couplings_from_gram_block(np.ascontiguousarray(G), c0, exp.b, exp.curvature,
                                                          float(n), J, alpha, beta)
-        report(c1 / p, f"BIA couplings: {c1:,} of {p:,} features")
+        report(c1 / p, f"couplings for {c1:,} of {p:,} features")
     r = float(np.sqrt(2.0 * squares / (p * (p - 1.0)))) if p >= 2 else 0.0
     return J, alpha, beta, r
 

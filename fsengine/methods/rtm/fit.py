@@ -2,7 +2,9 @@
 convergence verdict.
 
 Progress: after every sweep ``progress(sweep / max_iter, message)`` (:mod:`fsengine.progress`),
-then ``progress(1.0, verdict)`` when training ends; a callback that raises
+then ``progress(1.0, verdict)`` when training ends. The messages name the variant, not the method
+(``"Power EP sweep 12 of at most 300, ..."``): whoever runs the fit puts ``"RTM: "`` in front. A
+callback that raises
 :class:`~fsengine.progress.StopRequested` stops training and the exception propagates (a partial
 posterior is not a result: nothing is returned).
 
@@ -142,9 +144,15 @@ class RTMFit:
         return self.relevance() > 0.0
 
 
+def variant_label(settings: RTMSettings) -> str:
+    """How the fit's own progress messages name it: ``Power EP`` or ``EM + ARD`` (the caller names
+    the method, :mod:`fsengine.progress`)."""
+    return METHOD_LABELS[settings.method] + (" + ARD" if settings.ard else "")
+
+
 def run_label(settings: RTMSettings) -> str:
-    """How progress messages and warnings name a fit: ``RTM Power EP`` or ``RTM EM + ARD``."""
-    return f"RTM {METHOD_LABELS[settings.method]}" + (" + ARD" if settings.ard else "")
+    """How warnings and figures name a fit: ``RTM Power EP`` or ``RTM EM + ARD``."""
+    return f"RTM {variant_label(settings)}"
 
 
 def fit_rtm(tags: TagMatrix, y01: np.ndarray, settings: RTMSettings = RTMSettings(), *,
@@ -264,7 +272,7 @@ def _fit(tags: TagMatrix, y01, settings: RTMSettings, progress, cap: RTMSettings
     state = RTMState(indptr=tags.indptr, indices=tags.indices, site_a=sites_end[0], site_b=sites_end[1],
                      A=A, B=B, alpha=alpha)
     fit = as_fit(A, B, alpha, rows, settings, state)
-    progress(1.0, fit.message)
+    progress(1.0, fit.message.removeprefix("RTM "))  # the verdict in the fit's own words
     capped = None if snapshot is None else as_fit(*snapshot, rows[:snapshot_at], cap)
     return fit, capped
 
@@ -273,15 +281,15 @@ def _sweep_reporter(progress: Progress, s: RTMSettings, warm: bool = False):
     """``report(sweep, max_change, alpha_change)``: the progress protocol's call for one finished
     sweep (sweep 0: before the first, saying whether it starts from an earlier fit); with ARD the
     message also gives the sweep's largest change of 1/alpha_j."""
-    label = run_label(s)
+    label = variant_label(s)
 
     def report(sweep: int, change: float = np.nan, alpha_change: float = np.nan) -> None:
         if sweep == 0:
-            start = "starting from an earlier fit" if warm else "starting"
-            progress(0.0, f"{label}: {start} (at most {s.max_iter} sweeps)")
+            start = " from an earlier fit" if warm else ""
+            progress(0.0, f"starting {label}{start} (at most {s.max_iter} sweeps)")
             return
         ard_part = f", 1/alpha change {alpha_change:.1e}" if s.ard else ""
-        progress(sweep / s.max_iter, f"{label}: sweep {sweep} of at most {s.max_iter}, "
+        progress(sweep / s.max_iter, f"{label} sweep {sweep} of at most {s.max_iter}, "
                                      f"max change {change:.1e}{ard_part} (tol {s.tol:g})")
 
     return report

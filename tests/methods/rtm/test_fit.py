@@ -29,17 +29,19 @@ def test_every_sweep_reports_a_fraction_and_what_moved(small, method, ard):
     seen = []
     fit = fit_rtm(tags, y, RTMSettings(method=method, ard=ard, max_iter=400),
                   progress=lambda fraction, message: seen.append((fraction, message)))
-    label = {"power_ep": "RTM Power EP", "ep": "RTM EP", "em": "RTM EM"}[method] + (" + ARD" if ard else "")
-    assert seen[0] == (0.0, f"{label}: starting (at most 400 sweeps)")
+    label = {"power_ep": "Power EP", "ep": "EP", "em": "EM"}[method] + (" + ARD" if ard else "")
+    assert seen[0] == (0.0, f"starting {label} (at most 400 sweeps)")
     sweeps = seen[1:-1]
     assert len(sweeps) == fit.n_iter == len(fit.trace)
     for k, ((fraction, message), row) in enumerate(zip(sweeps, fit.trace.itertuples()), start=1):
         assert fraction == k / 400
-        assert message.startswith(f"{label}: sweep {k} of at most 400, max change {row.max_change:.1e}")
+        assert message.startswith(f"{label} sweep {k} of at most 400, max change {row.max_change:.1e}")
         assert ("1/alpha change" in message) == ard
         if ard:
             assert f"1/alpha change {row.alpha_change:.1e}" in message
-    assert seen[-1] == (1.0, fit.message) and fit.converged
+    assert fit.converged and fit.message == f"RTM {label.removesuffix(' + ARD')} converged in {fit.n_iter} sweeps"
+    assert seen[-1] == (1.0, fit.message.removeprefix("RTM "))
+    assert not any("RTM" in message for _, message in seen)  # the caller names the method (fsengine.progress)
 
 
 @pytest.mark.parametrize("method", ["power_ep", "em"])

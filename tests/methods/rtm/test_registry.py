@@ -57,8 +57,8 @@ def test_registry_entry_is_the_class_with_auto_prior_and_reports_sweeps():
     seen = []
     fit = fit_method("rtm", {"method": "em"}, ds, progress=lambda f, m: seen.append((f, m)))
     assert seen[0] == (0.0, "fitting on 400 rows x 80 features")  # fit_method's announcement
-    assert seen[1] == (0.0, "RTM EM: starting (at most 300 sweeps)")
-    assert seen[2][0] == 1 / 300 and seen[2][1].startswith("RTM EM: sweep 1 of at most 300, max change ")
+    assert seen[1] == (0.0, "starting EM (at most 300 sweeps)")  # the fit in its own words: the caller names RTM
+    assert seen[2][0] == 1 / 300 and seen[2][1].startswith("EM sweep 1 of at most 300, max change ")
     assert [f for f, _ in seen] == sorted(f for f, _ in seen) and seen[-1][0] == 1.0
     assert fit.notes == ()  # converged: no ConvergenceWarning note
     np.testing.assert_allclose(fit.scores, fit.selector.model_.relevance_)

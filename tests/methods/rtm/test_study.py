@@ -105,8 +105,8 @@ def test_relevance_scores_report_every_fit_in_its_share():
     assert list(scores) == ["RTM Power EP", "RTM EM + ARD"]
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
-    assert (0.5, "RTM EM + ARD: starting (at most 300 sweeps)") in seen  # the second fit fills [0.5, 1]
-    assert sum("RTM Power EP: sweep" in m for _, m in seen) == len(traces["RTM Power EP"])
+    assert (0.5, "starting EM + ARD (at most 300 sweeps)") in seen  # the second fit fills [0.5, 1]
+    assert sum(m.startswith("Power EP sweep") for _, m in seen) == len(traces["RTM Power EP"])
 
 
 def test_synthetic_roc_reports_sweeps_inside_its_tasks_and_keeps_its_numbers():
@@ -117,7 +117,7 @@ def test_synthetic_roc_reports_sweeps_inside_its_tasks_and_keeps_its_numbers():
     pd.testing.assert_frame_equal(heard.auc, quiet.auc)
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
-    assert any(m.startswith("synthetic seed 1, RTM EM: sweep 1 of at most 300") for _, m in seen)
+    assert any(m.startswith("synthetic seed 1, EM sweep 1 of at most 300") for _, m in seen)
 
 
 # --- the cross-validation study: baselines on the same folds, the grid, refits at a higher cap ------
