@@ -1,4 +1,4 @@
-"""The browser tests' app server and Chromium, one of each per test process.
+"""The browser tests' app server, one per test process, and Chromium, one per test module.
 
 One server serves every module that asks for ``app_url`` (``test_browser``, ``test_explorables``,
 ``test_deep_links``, ``test_benchmark_browser``; under pytest-xdist, those that run on the same
@@ -6,7 +6,9 @@ worker): a page's fits are computed once for the server (``fsengine.app.compute.
 the second module to open the Gain or Bayes-factor page gets them at once instead of fitting again
 (issue 32, item 7). Every test opens its own browser context, so no session state is shared. Tests
 that need a server of their own (a fresh start, a memory cap) start one (``test_first_visit_browser``,
-``test_upload_browser``, the first-visit test of ``test_browser``).
+``test_upload_browser``, the first-visit test of ``test_browser``). Chromium stays per module: one
+process runs one Playwright sync instance at a time, and modules that start their own (the lessons,
+the lecture pack, the wheel, the links) would fail beside a session-long one.
 """
 
 import pytest
@@ -21,7 +23,7 @@ def app_url(tmp_path_factory):
         yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(app_url):
     with chromium_browser() as chromium:
         yield chromium
