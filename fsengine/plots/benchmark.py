@@ -76,7 +76,7 @@ def _cd_step(record, label: str, methods: list[str]) -> tuple[dict, dict]:
         offset = -0.35 - 0.12 * (depth % 3)
         cx += [float(avg[order[i]]) - 0.03, float(avg[order[j]]) + 0.03, None]
         cy += [float(n - 1 - i) + offset, float(n - 1 - i) + offset, None]
-    title = f"k = {label}: average rank (1 = best) of {len(r.methods)} methods over {len(r.datasets)} datasets"
+    title = f"k = {label}: average ranks of {len(r.methods)} methods, {len(r.datasets)} datasets (1 = best)"
     if r.friedman is not None:
         f = r.friedman
         subtitle = f"Friedman F = {f.f:.2f}, p = {f.pvalue:.3g}; Nemenyi CD = {r.cd:.2f} (red bar, 0.05)"
@@ -125,7 +125,8 @@ def cd_explorable(record, k_label: str | None = None) -> go.Figure:
     fig.add_shape(type="line", xref="x", yref="y", x0=1.0, x1=1.0, y0=-0.75, y1=-0.75,
                   line=dict(color=HIGHLIGHT, width=4),
                   label=dict(text="", textposition="middle right", font=dict(color=HIGHLIGHT)))
-    fig.update_xaxes(range=[0.6, len(methods) + 1.2], dtick=1, side="top")
+    # a tick per rank up to 15 methods, every other rank beyond (29 single ticks run into each other)
+    fig.update_xaxes(range=[0.6, len(methods) + 1.2], tick0=1, dtick=1 if len(methods) <= 15 else 2, side="top")
     fig.update_yaxes(visible=False, range=[-1.1, n - 0.3])
     fig = apply_style(fig, title="Critical-difference diagram", height=max(360, 34 * n + 220))
     fig.update_layout(margin=dict(t=130), title_subtitle_text=" ")
