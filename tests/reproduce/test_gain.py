@@ -127,7 +127,7 @@ def test_sgc_vs_ifs_quick_run_equals_the_expected_rows(quick_reproduction):
     assert seen[-1] == 1.0 and all(0.0 <= f <= 1.0 for f in seen)
 
 
-@pytest.mark.slow  # a second quick reproduction, its development splits on a spawned process
+@pytest.mark.heavy  # a second whole quick reproduction (its splits on a spawned process): make verify runs it
 def test_development_splits_on_another_process_give_the_serial_run(quick_reproduction, tmp_path):
     """``--n-jobs 2`` moves the seeded development splits to a spawned process: the splits, the
     section-20 counts and every row but the CPU-time ratios equal the serial quick run's."""
