@@ -25,7 +25,8 @@ from tests.browser_tools import free_port as _free_port
 from tests.browser_tools import require_chromium as _require_chromium
 from tests.conftest import PROJECT_ROOT
 
-pytestmark = pytest.mark.browser
+# the wheel's build and install into a fresh environment take a minute of CPU: make verify runs them
+pytestmark = [pytest.mark.browser, pytest.mark.heavy]
 
 
 def _run(cmd, **kwargs) -> subprocess.CompletedProcess:

@@ -259,6 +259,7 @@ def test_a_friedman_test_with_every_dataset_ranking_alike_is_reported_not_a_cras
 
 
 @pytest.mark.record_bytes
+@pytest.mark.heavy  # every statistic of the 19 MB record computed again (~15 CPU s): make verify runs it
 def test_the_committed_record_is_what_rerender_makes_of_its_raw_files(tmp_path):
     """The committed full run's summary, aggregate tables, reports and results.json come from its raw
     files (docs/results/benchmark), byte for byte on the versions that wrote them."""
