@@ -22,7 +22,10 @@ RECORDED = PROJECT_ROOT / "docs" / "results"
 
 
 def _mask(text: str) -> str:
-    return re.sub(r"\d[\d,.]*", "#", text)
+    """A quantity with its sizes masked (a quick run has fewer rows, folds, seeds), but not the
+    benchmark's k labels (``k=5``, ``k=5%``): the quick run keeps the full run's k grid, and masking
+    them would merge the rows of different k."""
+    return re.sub(r"(k=[\d.]+%?)|\d[\d,.]*", lambda m: m.group(1) or "#", text)
 
 
 def _by_quantity(data: dict) -> dict:
