@@ -272,3 +272,21 @@ def test_the_committed_record_is_what_rerender_makes_of_its_raw_files(tmp_path):
                             and not p.name.startswith(".")))
     assert {"summary.csv", "ranks.csv", "pairs.csv", "report.md", "report.html", "results.json"} <= set(rendered)
     assert_rerender_gives_back(folder, tmp_path, rerender, rendered)
+
+
+def test_the_committed_runs_friedman_and_cd_recompute_from_its_ranks_table_with_scipy_alone():
+    """Issue 35: docs/results/benchmark/ranks.csv (the complete datasets of each k) gives the
+    record's Friedman statistic and Nemenyi's critical difference through scipy alone."""
+    from tests.conftest import PROJECT_ROOT
+
+    folder = PROJECT_ROOT / "docs" / "results" / "benchmark"
+    ranks = pd.read_csv(folder / "ranks.csv", dtype={"k_label": str})
+    friedman = pd.read_csv(folder / "friedman.csv", dtype={"k_label": str}).set_index("k_label")
+    assert len(friedman) == 4
+    for label, part in ranks.groupby("k_label"):
+        wide = part.pivot(index="dataset", columns="method", values="rank").dropna()
+        N, k = wide.shape
+        assert (N, k) == (friedman.loc[label, "datasets"], friedman.loc[label, "methods"])
+        assert friedman.loc[label, "chi2"] == pytest.approx(st.friedmanchisquare(*wide.to_numpy().T).statistic)
+        assert friedman.loc[label, "critical_difference"] == pytest.approx(
+            st.studentized_range.ppf(0.95, k, np.inf) / np.sqrt(2) * np.sqrt(k * (k + 1) / (6 * N)))
