@@ -426,6 +426,8 @@ def offer_to_rows(dist, rows, first, y, bound, group, n_groups, buf_d, buf_j, co
 def offer_to_columns(dist, rows, first, y, bound, group, n_groups, buf_d, buf_j, count, parts):
     """The block's instances rows[r] < j offered to every instance j >= first (the other half of each
     pair whose distance the block computed), as :func:`offer_to_rows` does (rows ascending)."""
+    # the offer (count, insert, move the bar) is written out here and in offer_to_rows on purpose: a
+    # shared @njit helper for it made ReliefF 36% slower on notMNIST B vs D (0.241 against 0.177 s)
     b, width = dist.shape
     capacity = buf_d.shape[2]
     cost = np.empty(width)
