@@ -97,8 +97,8 @@ def predict_positive(indptr, indices, A, B, quad):
 
     The same one-dimensional reduction as EP's normaliser (:func:`.ep.factor_log_normaliser` with
     q as the "cavity"): the tag of largest log-odds variance is integrated exactly, the others'
-    log-odds sum as a Gaussian with its exact mean and variance. Exact for one tag (A / (A + B));
-    an object without tags gets 1/2.
+    log-odds sum as a Gaussian with its exact mean and variance (compiled in, so EP's node loops
+    are SIMD loops here as well). Exact for one tag (A / (A + B)); an object without tags gets 1/2.
     """
     n = indptr.size - 1
     out = np.empty(n)

@@ -11,6 +11,10 @@ The four convergence tricks of the slides ("Convergence tricks"):
 2. sequential update of factors: q is refreshed after each factor (``sequential=True``);
 3. more damping rho inside the sweep: t~_i^new := t~_i^rho (projected update)^(1 - rho);
 4. a fixed prior factor p(theta | alpha) kept exactly in q (the alpha in the totals).
+
+The per-factor targets are :func:`.power_ep.factor_site_targets` (closed form, then the Beta
+projections in SIMD lanes) and :func:`.ep.factor_site_targets` (a numerical integral per site,
+its node loops SIMD loops); both are compiled into :func:`sweep` and :func:`log_evidence`.
 """
 
 from __future__ import annotations

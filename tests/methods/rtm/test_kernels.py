@@ -171,10 +171,13 @@ def test_log_space_fallback_for_very_improbable_classes():
     assert log_z == pytest.approx(m + v / 2, abs=0.5)  # E[sigmoid(s)] ~ E[e^s] down there
 
 
-def test_numba_sweep_matches_the_numpy_reference():
+@pytest.mark.parametrize("eta", [-1, 1], ids=["power_ep", "ep"])
+def test_numba_sweep_matches_the_numpy_reference(eta):
+    """A sequential sweep (Power EP or EP, inner damping 0.3) against the numpy/scipy transcription:
+    EP's per-site integrals through scipy's erfc and log_expit against the SIMD node loops."""
     from fsengine.data.synthetic.rtm import make_rtm
     from fsengine.methods.rtm import ep, sites, tags_from
-    from fsengine.methods.rtm.reference_sweep import power_ep_sweep_numpy
+    from fsengine.methods.rtm.reference_sweep import ep_sweep_numpy, power_ep_sweep_numpy
 
     ds = make_rtm(n_samples=150, n_tags=40, n_relevant=5, tag_rate=0.1, seed=3)
     tags = tags_from(ds.X)
@@ -185,8 +188,9 @@ def test_numba_sweep_matches_the_numpy_reference():
     sites.totals_from_sites(tags.indices, sa, sb, alpha, A, B)
     A2, B2 = A.copy(), B.copy()
     na, nb = np.empty_like(sa), np.empty_like(sb)
-    skipped = sites.sweep(tags.indptr, tags.indices, y, A, B, sa, sb, na, nb, 0.3, True, -1, ep.QUADRATURE)
-    ra, rb, rskipped = power_ep_sweep_numpy(tags.indptr, tags.indices, y, A2, B2, sa, sb, rho=0.3)
+    skipped = sites.sweep(tags.indptr, tags.indices, y, A, B, sa, sb, na, nb, 0.3, True, eta, ep.QUADRATURE)
+    reference = power_ep_sweep_numpy if eta == -1 else ep_sweep_numpy
+    ra, rb, rskipped = reference(tags.indptr, tags.indices, y, A2, B2, sa, sb, rho=0.3)
     assert skipped == rskipped
     np.testing.assert_allclose(na, ra, atol=1e-9)
     np.testing.assert_allclose(nb, rb, atol=1e-9)
@@ -322,3 +326,56 @@ def test_power_ep_evidence_matches_the_numpy_reference():
         ours = sites.log_evidence(tags.indptr, tags.indices, y, a, A2, B2, sa, sb, -1, ep.QUADRATURE)
         ref = power_ep_log_evidence_numpy(tags.indptr, tags.indices, y, a, A2, B2, sa, sb)
         assert ours == pytest.approx(ref, rel=1e-12, abs=1e-9)
+
+
+def test_branch_free_special_functions_match_libm():
+    """exp_lane, log1p_unit and erfc_lane (EP's SIMD node loops) against numpy's and libm's, in a
+    loop numba vectorises, to the accuracy their docstrings state."""
+    from numba import njit
+
+    from fsengine.methods.rtm.special import erfc_lane, exp_lane, log1p_unit
+
+    @njit(error_model="numpy", fastmath={"contract"})
+    def apply(kind, x, out):
+        for k in range(x.size):
+            out[k] = exp_lane(x[k]) if kind == 0 else (log1p_unit(x[k]) if kind == 1 else erfc_lane(x[k]))
+
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.uniform(-708, 709, 20_000), np.linspace(-5, 5, 2001), [0.0, -708.0, 709.0]])
+    out = np.empty_like(x)
+    apply(0, x, out)
+    np.testing.assert_allclose(out, np.exp(x), rtol=4.5e-16)
+    apply(0, np.array([-708.5, -800.0]), out[:2])
+    assert np.all(out[:2] == 0.0)  # below the normal range: 0, not a subnormal
+    e = np.concatenate([rng.uniform(0, 1, 20_000), np.geomspace(1e-300, 1, 301), [np.sqrt(2) - 1, 1.0]])
+    out = np.empty_like(e)
+    apply(1, e, out)
+    np.testing.assert_allclose(out, np.log1p(e), rtol=4.5e-16, atol=0)
+    z = np.concatenate([rng.uniform(-8, 26, 20_000), np.linspace(-6, 6, 1201)])
+    out = np.empty_like(z)
+    apply(2, z, out)
+    ref = special.erfc(z)
+    rel = np.abs(out / ref - 1)
+    near = np.abs(z) <= 6
+    assert rel[near].max() < 5e-15
+    assert (rel[~near] / (z[~near] ** 2 + 1)).max() < 2e-16  # the rounding of z^2 in exp(-z^2)
+
+
+@pytest.mark.parametrize("A, B", [(63.0, 70.0), (25.0, 400.0), (300.0, 20.5), (3.0, 7.0), (1.5, 30.0),
+                                  (12.0, 12.0), (19.9, 80.0), (5.0, 2.0)])
+def test_ep_tilted_moments_match_a_scipy_transcription(A, B):
+    """EP's per-site integral (Gauss-Hermite and Gauss-Legendre panels, SIMD node loops) against the
+    same integral written with scipy's erfc, expit and log_expit
+    (:func:`~fsengine.methods.rtm.reference_sweep.ep_tilted_numpy`): libm's answers, to round-off
+    (the engine before the SIMD loops agreed with it to 3e-15 as well)."""
+    from fsengine.methods.rtm import ep
+    from fsengine.methods.rtm.reference_sweep import ep_tilted_numpy
+
+    rule, scaled, out = np.empty((6, 56)), np.empty(PROBIT_SCALES.size), np.empty(4)
+    for c in (0, 1):
+        for m_other in (-8.0, -1.0, 0.0, 2.5, 9.0):
+            for v_other in (0.0, 0.4, 12.0, 150.0):
+                log_z = ep._tilted_one_tag(A, B, 1.0 if c else -1.0, m_other, v_other, ep.QUADRATURE, rule,
+                                           scaled, out)
+                np.testing.assert_allclose([*out, log_z], ep_tilted_numpy(A, B, c, m_other, v_other),
+                                           rtol=0, atol=2e-14)
