@@ -9,7 +9,8 @@ Protocol:
 2. A stratified train/test split (``fsengine.data.transforms.split``). Every method is fitted on
    the training part only (:func:`fsengine.methods.run.fit_method`, which adapts columns and says so).
    With ``n_repeats >= 2`` there are further splits (seeds ``seed + 1, ...``) and every method is
-   fitted once more on each of their training parts.
+   fitted once more on each of their training parts (with ``warm_start``, a method that can warm
+   start starts these fits from its fit on the first training part, as in step 4).
 3. Held-out accuracy: for each k of a grid (:func:`k_grid`), one downstream classifier
    (standardised logistic regression) is trained on the first k features of each method's ranking
    and scored on the test part. Baselines: all features, the same classifier on k random features
@@ -50,7 +51,7 @@ from threadpoolctl import threadpool_limits
 from fsengine.compare.analyses import RANDOM, ComparisonResult, HeldOut, MethodRun
 from fsengine.compare.settings import CompareSettings
 from fsengine.data import Dataset
-from fsengine.data.transforms import class_names, split
+from fsengine.data.transforms import class_names, split, split_rows
 from fsengine.formatting import percent
 from fsengine.methods.adapt import restrict_classes
 from fsengine.methods.custom import resolve_methods
@@ -171,13 +172,21 @@ def _fit_task(job: _FitJob, item: tuple, progress: Progress | None = None) -> _F
 
 
 def _fit_waves(job: _FitJob, items: list, names: list[str], progress: Progress | None, where: dict,
-               warm_start: bool) -> list:
+               warm_start: bool, split_sources: list[np.ndarray]) -> list:
     """The fit tasks' results in the order of ``items``. With ``warm_start``, the bootstrap fits of a
-    method that can warm start (:mod:`fsengine.warm_start`) run in a second wave, each started from
-    the method's fit on the training part (the same stopping rule, fewer iterations; named
-    ``"RTM: bootstrap fit 3 of 5 (warm start)"``); every other fit runs in the first."""
+    method that can warm start (:mod:`fsengine.warm_start`) and its fits on the further splits run
+    in a second wave, each started from the method's fit on the first split's training part (the
+    same stopping rule, fewer iterations; named ``"RTM: bootstrap fit 3 of 5 (warm start)"``);
+    every other fit runs in the first. ``split_sources[s]``: for each training row of split s, its
+    row in the first split's training part, -1 where that part does not hold it.
+
+    Warm-starting the fits on further splits is sound for the same reason as for the resamples:
+    such a method (the RTM without ARD) has no random initialisation whose spread the repeated
+    splits would measure; a fit's answer is its fixed point on its training rows, and the start
+    only decides how many sweeps reach the stopping rule (tested against cold fits). The repeated
+    splits measure the training rows' variability, which a warm start leaves in place."""
     warm = {m for m, (spec, values) in enumerate(job.methods) if warm_start and warm_startable(spec, values)}
-    later = [i for i, (m, s, rows) in enumerate(items) if m in warm and rows is not None]
+    later = [i for i, (m, s, rows) in enumerate(items) if m in warm and (rows is not None or s > 0)]
     first = sorted(set(range(len(items))) - set(later))
     share = 0.9 * len(first) / max(len(items), 1)
     results: list = [None] * len(items)
@@ -188,8 +197,8 @@ def _fit_waves(job: _FitJob, items: list, names: list[str], progress: Progress |
     if later:
         start = {items[i][0]: results[i].warm for i in first
                  if items[i][1] == 0 and items[i][2] is None and isinstance(results[i], _Fitted)}
-        second = [(*items[i], None if start.get(items[i][0]) is None else start[items[i][0]].for_rows(items[i][2]))
-                  for i in later]
+        second = [(*items[i], None if start.get(items[i][0]) is None else start[items[i][0]].for_rows(
+            items[i][2] if items[i][1] == 0 else split_sources[items[i][1]])) for i in later]
         done = map_tasks(_fit_task, second, shared=job, names=[names[i] + " (warm start)" for i in later],
                          progress=_stage(progress, share, 0.9), task_progress=True, **where)
         for i, fit in zip(later, done):
@@ -197,10 +206,17 @@ def _fit_waves(job: _FitJob, items: list, names: list[str], progress: Progress |
         for i in first:  # say so beside the method's fit on the training part
             m = items[i][0]
             if m in start and items[i][2] is None and items[i][1] == 0 and start[m] is not None:
+                which = "the bootstrap fits" + (" and the fits on the further splits" if len(job.trains) > 1 else "")
                 results[i] = replace(results[i], notes=results[i].notes + (
-                    f"{job.methods[m][0].label}: the bootstrap fits started from the fit on the training part "
+                    f"{job.methods[m][0].label}: {which} started from the fit on the training part "
                     "(warm start, same stopping rule).",))
     return results
+
+
+def _rows_in(first: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """For each of ``rows`` (sorted row indices), its position in ``first`` (sorted), -1 where absent."""
+    at = np.minimum(np.searchsorted(first, rows), first.size - 1)
+    return np.where(first[at] == rows, at, -1).astype(np.intp)
 
 
 def fit_names(labels: list[str], n_resamples: int, n_splits: int) -> list[str]:
@@ -377,6 +393,9 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     ds, notes = restrict_classes(ds, specs, settings.classes)
     splits = [split(ds, test_size=settings.test_size, seed=settings.seed + s) for s in range(settings.n_repeats)]
     train, test = splits[0]
+    first_rows = split_rows(ds, settings.test_size, settings.seed)[0]
+    split_sources = [_rows_in(first_rows, split_rows(ds, settings.test_size, settings.seed + s)[0])
+                     for s in range(settings.n_repeats)]
     resamples = stratified_bootstrap(train.y, settings.n_bootstrap, settings.seed)
     keep = min(settings.max_k + 1, ds.n_features)
     where = dict(n_jobs=n_jobs, scheduler=scheduler, cancel=cancel)
@@ -386,7 +405,7 @@ def run_comparison(ds: Dataset, methods, settings: CompareSettings = CompareSett
     items += [(m, s, None) for s in range(1, len(splits)) for m in range(len(specs))]
     names = fit_names([spec.label for spec in specs], len(resamples), len(splits))
     try:
-        fits = _fit_waves(job, items, names, progress, where, settings.warm_start)
+        fits = _fit_waves(job, items, names, progress, where, settings.warm_start, split_sources)
         first = len(specs) * (1 + len(resamples))
         runs, failures = _method_runs(specs, params, fits[:first], len(resamples), keep)
         runs = _split_orders(runs, specs, fits[first:], failures)

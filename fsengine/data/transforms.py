@@ -223,13 +223,18 @@ def min_max_features(ds: Dataset, what: str = "This method") -> Dataset:
                                     "as (x - min) / (max - min)")
 
 
-def split(ds: Dataset, test_size: float = 0.25, seed: int = 0) -> tuple[Dataset, Dataset]:
-    """Stratified (for classification) train/test split; each part notes its role."""
+def split_rows(ds: Dataset, test_size: float = 0.25, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted row indices of :func:`split`'s training and test parts."""
     idx = np.arange(ds.n_samples)
     strat = ds.y if ds.task == "classification" else None
     tr, te = train_test_split(idx, test_size=test_size, random_state=seed, stratify=strat)
+    return np.sort(tr), np.sort(te)
+
+
+def split(ds: Dataset, test_size: float = 0.25, seed: int = 0) -> tuple[Dataset, Dataset]:
+    """Stratified (for classification) train/test split; each part notes its role."""
     parts = []
-    for rows, role in ((np.sort(tr), "train"), (np.sort(te), "test")):
+    for rows, role in zip(split_rows(ds, test_size, seed), ("train", "test")):
         texts = tuple(ds.texts[i] for i in rows) if ds.texts is not None else None
         parts.append(_with(ds, X=ds.X[rows], y=ds.y[rows], texts=texts, name=f"{ds.name} ({role})",
                            note=f"{role} split: {rows.size} rows (seed {seed}, test_size {test_size})"))

@@ -408,10 +408,11 @@ class _ColdRTM(registry.resolve("fsengine.selectors:RTMSelector")):
     _warm_starts = False
 
 
-def test_bootstrap_fits_of_a_warm_starting_method_start_from_the_full_fit():
-    """The RTM's bootstrap fits start from its fit on the training part (fsengine.warm_start):
-    the comparison and its progress say so, and, run to a tight tolerance, they keep the rankings
-    of cold bootstrap fits (same top tags and scores)."""
+def test_bootstrap_and_repeat_fits_of_a_warm_starting_method_start_from_the_full_fit():
+    """The RTM's bootstrap fits and its fit on the second train/test split start from its fit on the
+    first training part (fsengine.warm_start): the comparison and its progress say so, and, run
+    to a tight tolerance, they keep the rankings of cold fits (same top tags and scores, the same
+    ranking on the second split)."""
     from functools import partial
 
     from fsengine.data.synthetic.rtm import make_rtm
@@ -419,7 +420,7 @@ def test_bootstrap_fits_of_a_warm_starting_method_start_from_the_full_fit():
     ds = make_rtm(n_samples=240, n_tags=40, n_relevant=6, tag_rate=0.1, seed=2)
     rtm = registry.get_method("rtm")
     tight = {"max_iter": 5000}
-    settings = CompareSettings(n_bootstrap=3, max_k=8, seed=0)
+    settings = CompareSettings(n_bootstrap=3, max_k=8, seed=0, n_repeats=2)
     runs = {}
     for name, cls, warm_start in (("warm", registry.resolve(rtm.factory), True), ("cold", _ColdRTM, True),
                                   ("switched off", registry.resolve(rtm.factory), False)):
@@ -429,15 +430,17 @@ def test_bootstrap_fits_of_a_warm_starting_method_start_from_the_full_fit():
                              progress=lambda f, m: messages.append(m))
         runs[name] = (res.run("RTM"), messages)
     (warm, warm_messages), cold = runs["warm"], runs["cold"][0]
-    assert any("bootstrap fits started from the fit on the training part" in n for n in warm.notes)
+    assert any("bootstrap fits and the fits on the further splits started from the fit on the training part" in n
+               for n in warm.notes)
     # a method that cannot warm start, and CompareSettings(warm_start=False): every fit from scratch
     for run, messages in (runs["cold"], runs["switched off"]):
         assert not any("warm start" in n for n in run.notes)
         assert not any("earlier fit" in m for m in messages)
         np.testing.assert_array_equal(run.boot_top, cold.boot_top)
-    assert any(m.startswith("RTM: bootstrap fit 3 of 3 (warm start), starting Power EP from an earlier fit")
-               for m in warm_messages)
+    for fit in ("bootstrap fit 3 of 3", "fit on split 2 of 2"):
+        assert any(m.startswith(f"RTM: {fit} (warm start), starting Power EP from an earlier fit") for m in warm_messages)
     np.testing.assert_array_equal(warm.order, cold.order)
+    np.testing.assert_array_equal(warm.split_orders[1], cold.split_orders[1])
     np.testing.assert_allclose(warm.boot_top_scores, cold.boot_top_scores, rtol=0, atol=1e-6)
     for w, c, scores in zip(warm.boot_top, cold.boot_top, cold.boot_top_scores):
         assert set(w[np.abs(scores - scores[-1]) > 1e-6]) == set(c[np.abs(scores - scores[-1]) > 1e-6])

@@ -185,7 +185,8 @@ def fit_rtm(tags: TagMatrix, y01: np.ndarray, settings: RTMSettings = RTMSetting
         ends (by up to 0.03 in posterior means in the tests).
     rows : ndarray of shape (n_objects,) or None, keyword-only
         With ``start``: object k here is object ``rows[k]`` of the earlier fit (bootstrap row
-        indices); None: the same objects in the same order.
+        indices), or -1 for an object the earlier fit did not see (the training part of another
+        train/test split: its sites start cold); None: the same objects in the same order.
 
     Returns
     -------
@@ -241,8 +242,8 @@ def _checked_start(tags: TagMatrix, settings: RTMSettings, start: RTMState | Non
     rows = np.asarray(rows)
     if rows.shape != (tags.n_objects,) or not np.issubdtype(rows.dtype, np.integer):
         raise ValueError(f"rows must hold one integer object index per object ({tags.n_objects})")
-    if rows.size and (rows.min() < 0 or rows.max() >= start.n_objects):
-        raise ValueError(f"rows must index the warm start's {start.n_objects} objects")
+    if rows.size and (rows.min() < -1 or rows.max() >= start.n_objects):
+        raise ValueError(f"rows must index the warm start's {start.n_objects} objects (-1: an object it did not see)")
     return start, rows.astype(np.int64)
 
 

@@ -208,12 +208,13 @@ def initial_sites(indptr: np.ndarray, y01: np.ndarray, site_init: float) -> tupl
 def carried_sites(indptr, indices, y, site_init, from_indptr, from_indices, from_a, from_b, rows, site_a, site_b):
     """Warm-start sites: object k of (indptr, indices) is object ``rows[k]`` of the earlier fit
     (``from_indptr``, ``from_indices``, its sites ``from_a``, ``from_b``); each of its (object,
-    tag) sites is copied from there, and a tag the earlier object did not carry gets the cold
-    start's site (:func:`initial_sites`). Returns how many sites were copied."""
+    tag) sites is copied from there, and a tag the earlier object did not carry, or every tag of
+    an object the earlier fit did not see (``rows[k] = -1``: another train/test split), gets the
+    cold start's site (:func:`initial_sites`). Returns how many sites were copied."""
     copied = 0
     for k in range(indptr.size - 1):
         src = rows[k]
-        p, p_end = from_indptr[src], from_indptr[src + 1]
+        p, p_end = (from_indptr[src], from_indptr[src + 1]) if src >= 0 else (0, 0)
         for q in range(indptr[k], indptr[k + 1]):
             j = indices[q]
             while p < p_end and from_indices[p] < j:  # both rows are sorted by tag

@@ -82,6 +82,32 @@ def test_a_warm_start_reaches_the_cold_fits_fixed_point(data, method):
         _same_ranking_where_not_tied(cold.relevance(), warm.relevance())
 
 
+@pytest.mark.parametrize("method", WARM_METHODS)
+def test_a_fit_on_another_split_warm_starts_to_the_cold_fits_fixed_point(data, method):
+    """The comparison's repeated train/test splits (n_repeats >= 2): the fit on a second training
+    part started from the fit on the first (rows it did not see start cold, rows = -1) and from
+    scratch, both to a tight tolerance: the same posterior, selected tags and ranking, in fewer
+    sweeps."""
+    from fsengine.compare.runner import _rows_in
+    from fsengine.data.transforms import split_rows
+
+    X, y, _ = data
+    ds = make_rtm(n_samples=300, n_tags=60, n_relevant=8, tag_rate=0.1, seed=1)  # the fixture's data
+    first, second = (split_rows(ds, 0.25, seed)[0] for seed in (0, 1))
+    rows = _rows_in(first, second)
+    assert 0 < np.count_nonzero(rows < 0) < rows.size  # the two training parts overlap, not entirely
+    np.testing.assert_array_equal(first[rows[rows >= 0]], second[rows >= 0])
+    settings = RTMSettings(method=method, tol=TIGHT, max_iter=20_000)
+    full = fit_rtm(tags_from(X[first]), y[first], settings)
+    tags = tags_from(X[second])
+    cold = fit_rtm(tags, y[second], settings)
+    warm = fit_rtm(tags, y[second], settings, start=full.state, rows=rows)
+    assert cold.converged and warm.converged and warm.n_iter < cold.n_iter
+    np.testing.assert_allclose(warm.theta_mean, cold.theta_mean, rtol=0, atol=1e-7)
+    np.testing.assert_array_equal(warm.active(), cold.active())
+    _same_ranking_where_not_tied(cold.relevance(), warm.relevance())
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_a_fit_started_from_itself_stops_at_once(data, method):
     """The state carries the fit: restarted from it on the same objects, the first sweep moves no
@@ -138,6 +164,8 @@ def test_a_start_that_does_not_fit_the_data_is_refused(data):
         fit_rtm(tags_from(X[:100]), y[:100], start=state)
     with pytest.raises(ValueError, match="index"):
         fit_rtm(tags, y, start=state, rows=np.arange(300) + 1)
+    with pytest.raises(ValueError, match="index"):
+        fit_rtm(tags, y, start=state, rows=np.arange(300) - 2)
     with pytest.raises(ValueError, match="give start"):
         fit_rtm(tags, y, rows=np.arange(300))
     with pytest.raises(TypeError, match="RTMState"):
