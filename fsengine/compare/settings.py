@@ -24,10 +24,11 @@ class CompareSettings:
     corrected resampled t intervals over the splits, which include the training-split variability
     (at n_repeats times the fits of the accuracy curves). warm_start: a method that can
     (:mod:`fsengine.warm_start`, the RTM without ARD) fits its bootstrap resamples and its
-    further splits' training parts from its fit on the first training part, in fewer iterations; each such fit stops by the method's own rule, as
-    far from its fixed point as a cold fit does, but from the full fit's side, so top-k sets at a
-    near-tie and the stability built on them can differ from cold fits' (benchmarks/RESULTS.md,
-    RTM). False: every fit from scratch, as before issue 32 (the toolbox reproduction's protocol).
+    further splits' training parts from its fit on the first training part, in fewer
+    iterations; each such fit stops by the method's own rule, as far from its fixed point as a
+    cold fit does, but from the full fit's side, so top-k sets at a near-tie and the stability
+    built on them can differ from cold fits' (benchmarks/RESULTS.md, RTM). False: every fit from
+    scratch, as before issue 32 (the toolbox reproduction's protocol).
 
     Examples
     --------

@@ -438,7 +438,8 @@ def test_bootstrap_and_repeat_fits_of_a_warm_starting_method_start_from_the_full
         assert not any("earlier fit" in m for m in messages)
         np.testing.assert_array_equal(run.boot_top, cold.boot_top)
     for fit in ("bootstrap fit 3 of 3", "fit on split 2 of 2"):
-        assert any(m.startswith(f"RTM: {fit} (warm start), starting Power EP from an earlier fit") for m in warm_messages)
+        assert any(m.startswith(f"RTM: {fit} (warm start), starting Power EP from an earlier fit")
+                   for m in warm_messages)
     np.testing.assert_array_equal(warm.order, cold.order)
     np.testing.assert_array_equal(warm.split_orders[1], cold.split_orders[1])
     np.testing.assert_allclose(warm.boot_top_scores, cold.boot_top_scores, rtol=0, atol=1e-6)
