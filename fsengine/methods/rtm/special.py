@@ -191,7 +191,7 @@ _EXP_MAX = 709.0
 def exp_lane(x):
     """e^x, branch-free: x = n ln 2 + r (Cody-Waite, |r| <= ln(2)/2), e^r by its Taylor series to
     r^13 (the first term left out is below 4e-18), 2^n from its bit pattern; 0 below -708 (where
-    libm returns subnormals), e^709 above 709."""
+    libm returns subnormals), e^709 above 709, nan for nan."""
     y = min(max(x, _EXP_MIN), _EXP_MAX)
     n = math.floor(y * _LOG2E + 0.5)
     r = (y - n * _LN2_HI) - n * _LN2_LO
@@ -199,7 +199,7 @@ def exp_lane(x):
         1.0 / 5040 + r * (1.0 / 40320 + r * (1.0 / 362880 + r * (1.0 / 3628800 + r * (1.0 / 39916800 + r * (
             1.0 / 479001600 + r * (1.0 / 6227020800)))))))))))))
     value = p * _double_from_bits((int(n) + 1023) << 52)
-    return value if x >= _EXP_MIN else 0.0
+    return value if x >= _EXP_MIN else (0.0 if x < _EXP_MIN else x)  # nan stays nan
 
 
 _SQRT2_M1 = math.sqrt(2.0) - 1.0

@@ -345,8 +345,8 @@ def test_branch_free_special_functions_match_libm():
     out = np.empty_like(x)
     apply(0, x, out)
     np.testing.assert_allclose(out, np.exp(x), rtol=4.5e-16)
-    apply(0, np.array([-708.5, -800.0]), out[:2])
-    assert np.all(out[:2] == 0.0)  # below the normal range: 0, not a subnormal
+    apply(0, np.array([-708.5, -800.0, np.nan]), out[:3])
+    assert np.all(out[:2] == 0.0) and np.isnan(out[2])  # below the normal range: 0, not a subnormal
     e = np.concatenate([rng.uniform(0, 1, 20_000), np.geomspace(1e-300, 1, 301), [np.sqrt(2) - 1, 1.0]])
     out = np.empty_like(e)
     apply(1, e, out)
