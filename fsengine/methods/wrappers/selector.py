@@ -170,10 +170,16 @@ class SequentialForwardSelector(BaseFeatureSelector):
     ``direction="forward"``) over L2 logistic regression on standardised features, with seeded
     stratified folds; see :mod:`fsengine.methods.wrappers.sequential`.
 
-    The model, stated: ``LogisticRegression(C=C, solver="newton-cholesky")`` (L2 penalty) on the
-    features standardised within each training fold (``make_pipeline(StandardScaler(), ...)`` as
-    ``cross_val_score`` would fit it), scored by ``scoring`` over ``cv`` folds of
-    ``StratifiedKFold(shuffle=True, random_state=random_state)``.
+    The model, stated: ``LogisticRegression(C=C, solver="newton-cholesky", tol=1e-10, max_iter=200)``
+    (L2 penalty, solved to rounding: near-ties between candidates are decided by the optimum, not by
+    where a loose tolerance stopped) on the features standardised within each training fold
+    (``make_pipeline(StandardScaler(), ...)`` as ``cross_val_score`` would fit it), scored by
+    ``scoring`` over ``cv`` folds of ``StratifiedKFold(shuffle=True, random_state=random_state)``.
+    For two classes and ``scoring`` "neg_log_loss" or "accuracy" the thousands of small fits of a
+    selection run in a numba kernel with scikit-learn's Newton solver written out
+    (:mod:`fsengine.methods.wrappers.logistic`; coefficients and scores equal to scikit-learn's to
+    rounding, tested); more classes and the other scorers fit scikit-learn's model candidate by
+    candidate.
 
     Pre-screen: with ``n_candidates`` set, only the ``n_candidates`` features of largest ANOVA F
     (scikit-learn's ``f_classif``, computed on the rows ``fit`` is given; ties by lower index) are
@@ -264,7 +270,7 @@ class SequentialForwardSelector(BaseFeatureSelector):
 
     def model(self) -> LogisticRegression:
         """The model of every step (the features it sees are standardised within the folds)."""
-        return LogisticRegression(C=self.C, solver="newton-cholesky", max_iter=200)
+        return LogisticRegression(C=self.C, solver="newton-cholesky", tol=1e-10, max_iter=200)
 
     def folds(self) -> StratifiedKFold:
         """The seeded folds of every step."""

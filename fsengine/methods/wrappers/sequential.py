@@ -16,6 +16,15 @@ the same statistics, once per fold; the model then sees exactly what
 ``make_pipeline(StandardScaler(), model)`` would give it inside ``cross_val_score`` (the scaler acts
 column by column), without refitting the scaler for every candidate.
 
+Fast path: for binary labels, a scikit-learn ``LogisticRegression`` with the L2 penalty, an
+intercept and no class weights, and the scorers ``neg_log_loss`` or ``accuracy`` of
+:data:`FAST_SCORERS`, every candidate of a step is fitted and scored on every fold in one call of a
+numba kernel (:mod:`fsengine.methods.wrappers.logistic`: the same objective, Newton steps, line
+search and convergence test as scikit-learn's ``newton-cholesky`` solver at the model's ``tol`` and
+``max_iter``; a fit that does not converge there is refitted by scikit-learn). Every other model,
+scorer, and more than two classes go through scikit-learn (clone, fit, score), candidate by
+candidate.
+
 The gain of step t is score(S_t) - score(S_{t-1}), with score(S_0) the cross-validated score of
 the intercept-only model (``DummyClassifier(strategy="prior")``: class frequencies of the training
 fold); the gain of a candidate never added is measured at the last step, against S_{n-1}.
@@ -29,8 +38,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.dummy import DummyClassifier
+from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
+from fsengine.methods.wrappers.logistic import ACCURACY, NEG_LOG_LOSS, candidate_fold_scores
 from fsengine.progress import StopRequested, report_to
 
 
@@ -88,6 +99,8 @@ def accuracy(model, X, y) -> float:
 
 #: scorers computed here (the same numbers as scikit-learn's, tested); others come from sklearn.metrics.get_scorer
 FAST_SCORERS = {"neg_log_loss": neg_log_loss, "accuracy": accuracy}
+#: the scorers the numba kernel computes, by its codes
+_KERNEL_SCORING = {neg_log_loss: NEG_LOG_LOSS, accuracy: ACCURACY}
 
 
 def _fold_blocks(X, y, folds, scale: bool):
@@ -113,6 +126,42 @@ def _cv_scores(estimator, scorer, blocks, columns) -> np.ndarray:
     return out
 
 
+def _kernel_solves(estimator, scorer, blocks) -> bool:
+    """Whether the numba kernel computes what scikit-learn would (module docstring: binary L2
+    logistic regression with an intercept and no class weights, a scorer of the kernel)."""
+    if type(estimator) is not LogisticRegression or scorer not in _KERNEL_SCORING:
+        return False
+    params = estimator.get_params()
+    l2 = params["penalty"] == "l2" or (params["penalty"] == "deprecated" and params["l1_ratio"] == 0)
+    binary = all(np.unique(ya).size == 2 for _, ya, _, _ in blocks)
+    return l2 and binary and params["fit_intercept"] and params["class_weight"] is None
+
+
+def _batch_scores(estimator, scorer, blocks):
+    """``scores(chosen, batch)``: the (len(batch), K) fold scores of adding each candidate of
+    ``batch`` (positions of the candidate columns) to ``chosen``, by the numba kernel where it
+    computes the same (:func:`_kernel_solves`), else by scikit-learn."""
+    if not _kernel_solves(estimator, scorer, blocks):
+        return lambda chosen, batch: np.array([_cv_scores(estimator, scorer, blocks, chosen + [c]) for c in batch])
+    A, ya, B, yb = (np.concatenate(part) for part in zip(*blocks))
+    positive = np.unique(ya)[1]  # scikit-learn's classes_[1]: the class of P(y = 1)
+    ya, yb = (ya == positive).astype(np.float64), (yb == positive).astype(np.float64)
+    a_start = np.cumsum([0] + [block[0].shape[0] for block in blocks])
+    b_start = np.cumsum([0] + [block[2].shape[0] for block in blocks])
+    A, B = np.ascontiguousarray(A, dtype=np.float64), np.ascontiguousarray(B, dtype=np.float64)
+    params = estimator.get_params()
+
+    def scores(chosen, batch):
+        out, converged = candidate_fold_scores(A, ya, a_start, B, yb, b_start, np.asarray(chosen, dtype=np.intp),
+                                               np.asarray(batch, dtype=np.intp), float(params["C"]),
+                                               _KERNEL_SCORING[scorer], float(params["tol"]), int(params["max_iter"]))
+        for i in np.flatnonzero(~converged.all(axis=1)):  # scikit-learn's L-BFGS fallback, warnings and all
+            out[i] = _cv_scores(estimator, scorer, blocks, chosen + [batch[i]])
+        return out
+
+    return scores
+
+
 def forward_selection(X, y, *, estimator, scorer, folds, candidates, n_steps: int, scale: bool = True,
                       progress=None) -> ForwardPath:
     """Add ``n_steps`` features one at a time from ``candidates`` (module docstring).
@@ -131,20 +180,23 @@ def forward_selection(X, y, *, estimator, scorer, folds, candidates, n_steps: in
     chosen: list[int] = []  # positions in ``candidates``
     scores, fold_scores, candidate_scores = [], [], []
     stop_reason = f"{n_steps} feature{'s' if n_steps != 1 else ''} selected (n_features_to_select)"
+    batch_scores = _batch_scores(estimator, scorer, blocks)
     every = max(1, candidates.size // 10)
     try:
         for t in range(1, n_steps + 1):
             row = np.full(p, np.nan)
             best, best_score, best_folds = -1, -np.inf, None
             remaining = [c for c in range(candidates.size) if c not in set(chosen)]
-            for i, c in enumerate(remaining):
-                folds_c = _cv_scores(estimator, scorer, blocks, chosen + [c])
-                row[candidates[c]] = folds_c.mean()
-                if row[candidates[c]] > best_score:  # strict: ties keep the lower index
-                    best, best_score, best_folds = c, row[candidates[c]], folds_c
-                if (i + 1) % every == 0 and i + 1 < len(remaining):
-                    report((t - 1 + (i + 1) / len(remaining)) / n_steps,
-                           f"step {t} of {n_steps}: {i + 1} of {len(remaining)} candidates scored")
+            for start in range(0, len(remaining), every):
+                batch = remaining[start:start + every]
+                for c, folds_c in zip(batch, batch_scores(chosen, batch)):
+                    row[candidates[c]] = folds_c.mean()
+                    if row[candidates[c]] > best_score:  # strict: ties keep the lower index
+                        best, best_score, best_folds = c, row[candidates[c]], folds_c
+                done = start + len(batch)
+                if done < len(remaining):
+                    report((t - 1 + done / len(remaining)) / n_steps,
+                           f"step {t} of {n_steps}: {done} of {len(remaining)} candidates scored")
             if best < 0:  # every candidate scored NaN
                 best, best_folds = remaining[0], np.full(len(blocks), np.nan)
                 best_score = np.nan
