@@ -15,9 +15,12 @@ from fsengine.methods.wrappers.boruta import (
     CONFIRMED,
     MIN_SHADOWS,
     REJECTED,
+    SORT_BELOW,
     TENTATIVE,
+    _shuffle_csc_columns,
     benjamini_hochberg,
     decide,
+    forest_matrix,
     shadow_columns,
 )
 from fsengine.selectors import BorutaSelector
@@ -135,6 +138,63 @@ def test_sparse_shadow_rows_are_uniform_and_values_follow_a_random_order():
         one_below_two += r1 < r2
     assert stats.chisquare(where_one).pvalue > 1e-3
     assert stats.binomtest(one_below_two, draws, 0.5).pvalue > 1e-3  # no order kept from the original rows
+
+
+def _shuffled_as_written(X, uniforms):
+    """The kernel's algorithm in plain Python: per column, Floyd's sampling of m distinct rows, the
+    values in Fisher-Yates order, then the rows sorted with their values (numpy's argsort)."""
+    indices, data = np.empty_like(X.indices), np.empty_like(X.data)
+    n = X.shape[0]
+    for col in range(X.shape[1]):
+        start, stop = X.indptr[col], X.indptr[col + 1]
+        m, draw, rows = stop - start, 2 * start, []
+        for i in range(m):
+            j = n - m + i
+            r = min(int(uniforms[draw] * (j + 1)), j)
+            draw += 1
+            rows.append(j if r in rows else r)
+        values = list(X.data[start:stop])
+        for i in range(m - 1, 0, -1):
+            k = min(int(uniforms[draw] * (i + 1)), i)
+            draw += 1
+            values[i], values[k] = values[k], values[i]
+        order = np.argsort(rows)
+        indices[start:stop] = np.asarray(rows)[order]
+        data[start:stop] = np.asarray(values)[order]
+    return indices, data
+
+
+def test_the_sparse_shuffle_kernel_is_its_algorithm_written_out():
+    """Columns of every density, so that both ways of ordering the rows run (sorted below n / SORT_BELOW
+    entries, read off the row marks above): the same rows and values as the plain transcription."""
+    rng = np.random.default_rng(11)
+    n = 4 * SORT_BELOW
+    densities = np.linspace(0.0, 1.0, 40)
+    X = sp.csc_matrix(rng.normal(size=(n, densities.size)) * (rng.random((n, densities.size)) < densities))
+    counts = np.diff(X.indptr)
+    assert (counts * SORT_BELOW < n).any() and (counts * SORT_BELOW >= n).any() and counts.max() == n
+    uniforms = rng.random(2 * X.nnz)
+    indices, data = _shuffle_csc_columns(X.indptr, X.indices, X.data, n, uniforms)
+    expected_indices, expected_data = _shuffled_as_written(X, uniforms)
+    np.testing.assert_array_equal(indices, expected_indices)
+    np.testing.assert_array_equal(data, expected_data)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_forest_matrix_grows_the_forest_of_the_stacked_columns(sparse):
+    """float32, Fortran-ordered or CSC: the numbers of [real, shadows], so scikit-learn's forest on it is
+    the forest on the plain float64 stack, tree for tree."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(120, 7)) * (rng.random((120, 7)) < 0.5)
+    y = (X[:, 0] + X[:, 3] > 0).astype(int)
+    real = sp.csc_matrix(X) if sparse else X
+    shadows = shadow_columns(real, rng)
+    both = forest_matrix(real, shadows)
+    stacked = sp.hstack([real, shadows], format="csc") if sparse else np.hstack([real, shadows])
+    assert both.dtype == np.float32 and (both.format == "csc" if sparse else both.flags.f_contiguous)
+    ours = RandomForestClassifier(n_estimators=10, max_depth=4, random_state=0).fit(both, y)
+    plain = RandomForestClassifier(n_estimators=10, max_depth=4, random_state=0).fit(stacked, y)
+    np.testing.assert_array_equal(ours.feature_importances_, plain.feature_importances_)
 
 
 def _recovery(seeds, n, p, k, trees, iterations, signal=1.0):
