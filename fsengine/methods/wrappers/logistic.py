@@ -79,20 +79,28 @@ def _pointwise_hessian(z):  # pragma: no cover - numba
 @njit(cache=True)
 def _loss_gradient(Z, y, w, C, gradient):  # pragma: no cover - numba
     """L(w) of the module docstring (the last column of Z is the intercept's ones, unpenalised);
-    its gradient is written into ``gradient``."""
+    its gradient is written into ``gradient``. The losses are summed with Neumaier's compensation:
+    the line search compares L to 16 eps |L|, which a plain running sum of n terms misses by about
+    sqrt(n) eps |L| (scikit-learn's numpy sum is pairwise); without it, 23 of the 1,065 fits of a
+    selection on the movie reviews stalled at max |g| ~ 3e-9."""
     n, m = Z.shape
-    loss = 0.0
+    loss, compensation = 0.0, 0.0
     gradient[:] = 0.0
     for i in range(n):
         z = 0.0
         for k in range(m):
             z += Z[i, k] * w[k]
         loss_i, r = _pointwise_loss_gradient(y[i], z)
-        loss += loss_i
+        total = loss + loss_i
+        if abs(loss) >= abs(loss_i):
+            compensation += (loss - total) + loss_i
+        else:
+            compensation += (loss_i - total) + loss
+        loss = total
         for k in range(m):
             gradient[k] += r * Z[i, k]
     penalty = 1.0 / (C * n)
-    loss /= n
+    loss = (loss + compensation) / n
     for k in range(m):
         gradient[k] /= n
     for k in range(m - 1):
