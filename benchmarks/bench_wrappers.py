@@ -15,11 +15,17 @@ others) and wall seconds, median of ``--repeats``:
   folds and scoring on the same ANOVA F pre-screened candidates; the selected sets must be equal.
 
     PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_wrappers.py [--repeats 3]
+
+``--ours-only`` times this package's two selectors alone and prints a digest of what each selected
+(SFS: the order of its additions; Boruta: a hash of every iteration's importances and the decisions),
+for an A/B between two versions of the package: run this script with PYTHONPATH at each, and compare
+the CPU seconds and the digests (issue 32, item 3: the same answers, faster).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import statistics
 import time
@@ -52,18 +58,48 @@ def training_part(key: str, **params):
     return ds.X[rows], ds.y[rows]
 
 
+CASES = (("notMNIST B vs D", "notmnist", {"letters": "BD"}), ("movie reviews", "movie_reviews", {}))
+
+
+def ours_only(repeats: int) -> None:
+    """CPU and wall seconds of one fit of each selector at its registry defaults, with a digest of
+    its answer (module docstring)."""
+    import fsengine
+
+    print(f"fsengine from {os.path.dirname(fsengine.__file__)}")
+    print("| data | method | CPU [s] | wall [s] | answer digest |")
+    print("|---|---|---|---|---|")
+    for title, key, params in CASES:
+        X, y = training_part(key, **params)
+        with threadpool_limits(1):
+            BorutaSelector(max_iter=2).fit(X, y)  # numba's warm-up, untimed
+            SequentialForwardSelector(n_features_to_select=2, n_candidates=3).fit(X, y)
+            cpu, wall, fitted = clocked(lambda: BorutaSelector().fit(X, y), repeats)
+            digest = hashlib.sha1(np.ascontiguousarray(fitted.importance_history_).tobytes()
+                                  + fitted.decision_.astype(str).tobytes()).hexdigest()[:12]
+            print(f"| {title} | Boruta | {cpu:.3f} | {wall:.3f} | importances and decisions sha1 {digest}, "
+                  f"{int(fitted.support_.sum())} confirmed |", flush=True)
+            cpu, wall, fitted = clocked(lambda: SequentialForwardSelector().fit(X, y), repeats)
+            print(f"| {title} | SFS | {cpu:.3f} | {wall:.3f} | "
+                  f"order {fitted.order_[:fitted.n_features_to_select].tolist()} |", flush=True)
+
+
 def main() -> None:
     from boruta import BorutaPy
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--ours-only", action="store_true", help="time our selectors alone, with digests")
     args = parser.parse_args()
     print(f"load average before: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+    if args.ours_only:
+        ours_only(args.repeats)
+        print(f"load average after: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+        return
     print("| data | n x p | method | ours CPU [s] | reference CPU [s] | reference / ours (CPU) | ours wall [s] "
           "| reference wall [s] | selections |")
     print("|---|---|---|---|---|---|---|---|---|")
-    cases = (("notMNIST B vs D", "notmnist", {"letters": "BD"}), ("movie reviews", "movie_reviews", {}))
-    for title, key, params in cases:
+    for title, key, params in CASES:
         X, y = training_part(key, **params)
         size = f"{X.shape[0]:,} x {X.shape[1]:,}"
         with threadpool_limits(1):
