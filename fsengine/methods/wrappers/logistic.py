@@ -133,8 +133,9 @@ def _hessian(Z, w, C, H):  # pragma: no cover - numba
 
 @njit(cache=True)
 def _cholesky_solve(H, rhs, out):  # pragma: no cover - numba
-    """Solve H out = rhs by Cholesky, H = R R^T (its lower triangle, overwritten by R). False when
-    H is not numerically positive definite."""
+    """Solve H out = rhs by Cholesky, H = R R^T (its lower triangle, overwritten by R); ``out`` may
+    be ``rhs`` (row i of the forward pass reads rhs[i] before it writes out[i]). False when H is not
+    numerically positive definite."""
     m = rhs.size
     for j in range(m):
         s = H[j, j]
@@ -162,6 +163,24 @@ def _cholesky_solve(H, rhs, out):  # pragma: no cover - numba
 
 
 @njit(cache=True)
+def _sum_abs(v):  # pragma: no cover - numba
+    """sum |v_k| (a loop: numba compiles numpy's array expressions much more slowly)."""
+    total = 0.0
+    for x in v:
+        total += abs(x)
+    return total
+
+
+@njit(cache=True)
+def _max_abs(v):  # pragma: no cover - numba
+    """max |v_k|."""
+    largest = 0.0
+    for x in v:
+        largest = max(largest, abs(x))
+    return largest
+
+
+@njit(cache=True)
 def newton_logistic(Z, y, C, tol, max_iter, w):  # pragma: no cover - numba
     """Minimise L (module docstring) from ``w`` (overwritten by the solution). ``Z`` (n, m + 1): the
     m features, then a column of ones (the intercept, last in ``w``); ``y`` in {0, 1}. Returns
@@ -174,12 +193,14 @@ def newton_logistic(Z, y, C, tol, max_iter, w):  # pragma: no cover - numba
     for iteration in range(1, max_iter + 1):
         _hessian(Z, w, C, H)
         Hd = H.copy()  # the decrement needs H after the factorisation overwrote it
-        if not _cholesky_solve(H, -g, d):
+        for k in range(m):
+            d[k] = -g[k]
+        if not _cholesky_solve(H, d, d):
             return iteration, False
         slope = 0.0
         for k in range(m):
             slope += g[k] * d[k]
-        sum_abs_g = np.sum(np.abs(g))
+        sum_abs_g = _sum_abs(g)
         t = 1.0
         accepted = False
         for _ in range(_HALVINGS):
@@ -188,7 +209,7 @@ def newton_logistic(Z, y, C, tol, max_iter, w):  # pragma: no cover - numba
             loss_new = _loss_gradient(Z, y, w_new, C, g_new)
             change = loss_new - loss
             if change <= t * _SIGMA * slope or (
-                    abs(change) <= abs(loss * 16.0 * _EPS) and np.sum(np.abs(g_new)) < sum_abs_g):
+                    abs(change) <= abs(loss * 16.0 * _EPS) and _sum_abs(g_new) < sum_abs_g):
                 accepted = True
                 break
             t *= 0.5
@@ -202,7 +223,7 @@ def newton_logistic(Z, y, C, tol, max_iter, w):  # pragma: no cover - numba
             decrement += Hd[k, k] * d[k] * d[k]
             for j in range(k):
                 decrement += 2.0 * Hd[k, j] * d[k] * d[j]
-        if np.max(np.abs(g)) <= tol and 0.5 * decrement <= tol:
+        if _max_abs(g) <= tol and 0.5 * decrement <= tol:
             return iteration, True
     return max_iter, False
 
