@@ -45,6 +45,7 @@ app: $(STAMP_APP)
 	$(PY) -m fsengine warmup
 	$(PY) -m fsengine app --entry app.py --port $(PORT) --host $(HOST) --no-warmup
 
+# two workers, whole files each (tests/conftest.py schedules the browser modules on the shared app server as one unit)
 test: $(STAMP_TEST)
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q --durations=25 -n 2 --dist loadfile -m "not serial and not heavy"

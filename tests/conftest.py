@@ -159,10 +159,44 @@ def app_test(page: str | None = None, timeout: float = 60):
     return at
 
 
+#: files scheduled together by ``make test``'s ``--dist loadfile`` (one unit, one worker): the browser
+#: modules that open pages on the app server of ``tests/app/conftest.py`` (``app_url``). A server computes
+#: a page's fits once and serves them to every later visit, so on one worker the Gain, Compare, Bayes-factor,
+#: RTM and Benchmark pages are fitted once, where two workers' servers fitted each of them twice (issue 32,
+#: item 7). ``tests/app/test_suite_layout.py`` checks that every module asking for ``app_url`` is listed.
+SCHEDULED_TOGETHER = {
+    "app-server": ("tests/app/test_benchmark_browser.py", "tests/app/test_browser.py",
+                   "tests/app/test_deep_links.py", "tests/app/test_explorables.py"),
+}
+
+
+#: the collected modules whose tests ask for ``app_url`` (recorded at collection, before deselection)
+APP_SERVER_MODULES = pytest.StashKey[set]()
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile``, with the files of each :data:`SCHEDULED_TOGETHER` group as one unit."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    group_of = {path: group for group, paths in SCHEDULED_TOGETHER.items() for path in paths}
+
+    class GroupedFileScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return group_of.get(scope, scope)
+
+    return GroupedFileScheduling(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
     """A test that reads a quick paper reproduction (the ``quick_reproduction`` fixture: a real-data
     run of up to a minute and a half) is ``slow``: ``make test`` runs it, ``make test-fast`` does not."""
     for item in items:
         if "quick_reproduction" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+    # before -k and -m deselect (pytest's own hook runs after a conftest's): read by tests/app/test_shared_server.py
+    config.stash[APP_SERVER_MODULES] = {Path(item.path).relative_to(PROJECT_ROOT).as_posix() for item in items
+                                         if "app_url" in getattr(item, "fixturenames", ())}
 

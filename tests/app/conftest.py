@@ -1,8 +1,9 @@
 """The browser tests' app server, one per test process, and Chromium, one per test module.
 
 One server serves every module that asks for ``app_url`` (``test_browser``, ``test_explorables``,
-``test_deep_links``, ``test_benchmark_browser``; under pytest-xdist, those that run on the same
-worker): a page's fits are computed once for the server (``fsengine.app.compute.computed_once``), so
+``test_deep_links``, ``test_benchmark_browser``; ``make test``'s two workers run them as one unit,
+``tests.conftest.SCHEDULED_TOGETHER``, so they share one server): a page's fits are computed once
+for the server (``fsengine.app.compute.computed_once``), so
 the second module to open the Gain or Bayes-factor page gets them at once instead of fitting again
 (issue 32, item 7). Every test opens its own browser context, so no session state is shared. Tests
 that need a server of their own (a fresh start, a memory cap) start one (``test_first_visit_browser``,
