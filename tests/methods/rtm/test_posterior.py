@@ -50,7 +50,7 @@ EVIDENCE_GAPS = {(2, 30): {"power_ep": -0.0944, "ep": -0.0806, "em": -0.1045},
 EVIDENCE_TOL = 0.005
 
 
-@pytest.mark.parametrize("d, n", [(2, 30), pytest.param(3, 40, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("d, n", [(2, 30), pytest.param(3, 40, marks=[pytest.mark.slow, pytest.mark.heavy])])
 def test_tiny_posteriors_against_quadrature(d, n, monkeypatch):
     X, y = _tiny(d, n, seed=1)
     ref = exact_posterior(X, y, 5.0)
