@@ -1,0 +1,84 @@
+"""Streamlit's own browser bundle served from memory: a fresh browser costs the server little.
+
+A browser that opens a page for the first time fetches Streamlit's scripts, styles and fonts: about
+110 files for a page without figures and 130 (8.8 MB) for the BIA page, whose plotly module alone is
+4.7 MB. Streamlit serves each from disk through its middleware stack, with the file's lookup,
+opening, reading and closing each handed to a worker thread: about 1.2 ms of server CPU per file,
+0.15-0.2 s per fresh browser, most of a cached page's cost per view; and while a computation holds
+the interpreter (the server-start preparation, another visitor's fit), every hand-off waits its
+turn, so a first visit's scripts arrive late and the page stays empty (benchmarks/RESULTS.md,
+issue 32).
+
+:class:`StaticBundle` is an ASGI middleware that answers ``GET``/``HEAD /static/...`` for the files of
+Streamlit's bundle from memory, each file read once for the server, with the headers Streamlit sends
+(content type, length, ``Cache-Control``: the bundle's file names carry a content hash, so they are
+immutable): two messages per file and no thread. Any other request, and any path that is not a file
+of the bundle, goes to Streamlit unchanged. :mod:`fsengine.app.serve` serves the app through it.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+import threading
+from pathlib import Path
+
+#: URL prefix of Streamlit's bundle (its files live in ``<static dir>/static``)
+PREFIX = "/static/"
+#: as Streamlit's static handler: hashed bundle files are cached by browsers for a year
+CACHE_CONTROL = b"public, immutable, max-age=31536000"
+
+
+def bundle_dir() -> Path:
+    """The folder Streamlit serves its bundle from (``file_util.get_static_dir()``)."""
+    from streamlit import file_util
+
+    return Path(file_util.get_static_dir())
+
+
+def bundle_files(root: Path) -> dict[str, Path]:
+    """URL path (``/static/js/x.js``) -> file, for every file under ``root/static``: the only
+    paths served from memory (a request for anything else, e.g. ``../``, is not looked up on disk)."""
+    files = {}
+    base = root / "static"
+    for folder, _, names in os.walk(base):
+        for name in names:
+            path = Path(folder) / name
+            files[PREFIX + path.relative_to(base).as_posix()] = path
+    return files
+
+
+class StaticBundle:
+    """ASGI middleware: Streamlit's bundle (``/static/...``) from memory, everything else to ``app``."""
+
+    def __init__(self, app, root: Path | None = None) -> None:
+        self.app = app
+        self.files = bundle_files(root or bundle_dir())
+        self._responses: dict[str, tuple[list, bytes]] = {}
+        self._lock = threading.Lock()
+
+    def response(self, path: str) -> tuple[list, bytes] | None:
+        """(headers, body) of the bundle file at URL ``path``, read once; None for any other path."""
+        cached = self._responses.get(path)
+        if cached is not None or path not in self.files:
+            return cached
+        with self._lock:
+            if path not in self._responses:
+                body = self.files[path].read_bytes()
+                kind = mimetypes.guess_type(path)[0] or "application/octet-stream"
+                if kind.startswith("text/"):  # as Starlette's FileResponse
+                    kind += "; charset=utf-8"
+                headers = [(b"content-type", kind.encode()), (b"content-length", str(len(body)).encode()),
+                           (b"cache-control", CACHE_CONTROL)]
+                self._responses[path] = (headers, body)
+            return self._responses[path]
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and scope["method"] in ("GET", "HEAD") and not scope.get("root_path"):
+            found = self.response(scope["path"])
+            if found is not None:
+                headers, body = found
+                await send({"type": "http.response.start", "status": 200, "headers": headers})
+                await send({"type": "http.response.body", "body": body if scope["method"] == "GET" else b""})
+                return
+        await self.app(scope, receive, send)
