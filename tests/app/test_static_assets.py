@@ -1,0 +1,113 @@
+"""Streamlit's browser bundle served from memory (:mod:`fsengine.app.static_assets`) answers as
+Streamlit's own static handler does, and ``fsengine app`` serves through it (issue 32, item 6)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from fsengine.app import serve
+from fsengine.app.static_assets import StaticBundle, bundle_dir
+
+
+def _call(app, path: str, method: str = "GET") -> list[dict]:
+    """The ASGI messages ``app`` sends for one HTTP request."""
+    sent, requested = [], []
+
+    async def receive():  # the request, then no disconnect until the response is sent
+        if requested:
+            await asyncio.Event().wait()
+        requested.append(True)
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": method, "path": path, "raw_path": path.encode(), "root_path": "",
+             "query_string": b"", "headers": [], "scheme": "http", "server": ("127.0.0.1", 80),
+             "http_version": "1.1"}
+    asyncio.run(app(scope, receive, send))
+    return sent
+
+
+def _response(messages: list[dict]) -> tuple[int, dict, bytes]:
+    start = next(m for m in messages if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
+    return start["status"], {k.decode().lower(): v.decode() for k, v in start["headers"]}, body
+
+
+def _streamlit_static():
+    from streamlit.web.server.starlette.starlette_static_routes import create_streamlit_static_handler
+
+    return create_streamlit_static_handler(str(bundle_dir()), None)
+
+
+def _bundle_samples() -> list[str]:
+    """A script, the largest script (the plotly module), a style sheet and a font of the bundle."""
+    files = StaticBundle(None).files
+    scripts = sorted((p for p in files if p.endswith(".js")), key=lambda p: files[p].stat().st_size)
+    return [scripts[0], scripts[-1], next(p for p in files if p.endswith(".css")),
+            next(p for p in files if p.endswith(".woff2"))]
+
+
+@pytest.mark.parametrize("path", _bundle_samples())
+def test_a_bundle_file_is_the_bytes_and_headers_streamlit_sends(path):
+    calls = []
+
+    async def streamlit_app(scope, receive, send):  # must not be asked for a bundle file
+        calls.append(scope["path"])
+
+    bundle = StaticBundle(streamlit_app)
+    ours = _response(_call(bundle, path))
+    theirs = _response(_call(_streamlit_static(), path))
+    assert calls == []
+    assert ours[0] == theirs[0] == 200
+    assert ours[2] == theirs[2] and len(ours[2]) > 0
+    for header in ("content-type", "content-length", "cache-control"):
+        assert ours[1][header] == theirs[1][header], header
+    status, headers, body = _response(_call(bundle, path, method="HEAD"))
+    assert (status, body, headers["content-length"]) == (200, b"", theirs[1]["content-length"])
+    assert bundle.response(path) is bundle.response(path)  # read once
+
+
+@pytest.mark.parametrize("path", ["/", "/bia", "/static/js/missing.js", "/static/../index.html",
+                                  "/static/js/../../index.html", "/_stcore/health", "/static"])
+def test_anything_else_goes_to_streamlit(path):
+    calls = []
+
+    async def streamlit_app(scope, receive, send):
+        calls.append(scope["path"])
+
+    _call(StaticBundle(streamlit_app), path)
+    _call(StaticBundle(streamlit_app), "/static/js/" + _bundle_samples()[0].rsplit("/", 1)[1], method="POST")
+    assert calls[0] == path and len(calls) == 2
+
+
+def test_fsengine_app_serves_through_the_bundle_middleware_with_typed_options(monkeypatch, tmp_path):
+    from fsengine.app import prepare
+    from fsengine.app.options import streamlit_flags
+
+    ran = {}
+
+    def run(app, *, config):
+        ran.update(script=app.script_path, middleware=[m.cls for m in app._user_middleware], config=config)
+
+    import streamlit as st
+
+    monkeypatch.setattr(st.App, "run", run)
+    monkeypatch.setattr(prepare, "start", lambda: ran.setdefault("prepared", True))
+    monkeypatch.setattr("sys.argv", ["serve"])
+    entry = tmp_path / "app.py"
+    entry.write_text("import streamlit as st\n")
+    serve.main([str(entry), *streamlit_flags(port=8765, host="127.0.0.1", max_upload_mb=12)])
+    assert ran["script"] == entry and ran["middleware"] == [StaticBundle] and ran["prepared"]
+    assert ran["config"]["server.port"] == 8765 and ran["config"]["server.maxUploadSize"] == 12
+    assert ran["config"]["server.headless"] is True and ran["config"]["runner.postScriptGC"] is False
+    assert ran["config"]["server.fileWatcherType"] == "none"
+
+
+@pytest.mark.parametrize("flags", [["--server.port"], ["server.port", "1"], ["--server.nope", "1"]])
+def test_malformed_flags_are_refused(flags):
+    with pytest.raises((ValueError, KeyError)):
+        serve.config_options(flags)
