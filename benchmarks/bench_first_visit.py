@@ -15,6 +15,11 @@ numba kernels while measured), and measured in headless Chromium at 1280 x 800:
   navigation to the drawn explorable in the browser, with the part after its data arrived (the
   chart element appeared) as "draw".
 
+The floor: before each page, a bare Streamlit page (``st.title`` and one line of text, nothing of the
+app) is served by ``streamlit run`` with the app's options on a freshly started server and visited the
+same way: its title time is what Streamlit's own start in the browser (its scripts, the session, the
+first message) costs on this machine at that moment, which no app code can shorten.
+
 The order of the sides alternates per page (A B, B A, ...), so that a load change falls on both.
 Times on a shared machine are inflated: every line carries ``uptime``'s load; compare the ratios.
 
@@ -22,6 +27,7 @@ Times on a shared machine are inflated: every line carries ``uptime``'s load; co
     python benchmarks/bench_first_visit.py --pages all           # every page
     python benchmarks/bench_first_visit.py --base HEAD~3 --sessions 1,10,30
     python benchmarks/bench_first_visit.py --only B              # this checkout alone
+    python benchmarks/bench_first_visit.py --only B --pages bia --sessions ""   # BIA's first visit and the floor
     python benchmarks/bench_first_visit.py --pages bia --sessions "" --draw 6 --base 3730084
                                                                  # the browser's drawing, A/B alternating
 
@@ -79,16 +85,35 @@ def warm(tree: Path) -> None:
     subprocess.run([sys.executable, "-m", "fsengine", "warmup", "--quiet"], cwd=tree, env=tree_env(tree), check=True)
 
 
+#: the floor's whole app
+FLOOR_SCRIPT = """import streamlit as st
+
+st.set_page_config(page_title="Floor", layout="wide")
+st.title("Floor")
+st.markdown("A bare Streamlit page: a title and one line of text.")
+"""
+
+
+def app_command(port: int) -> list[str]:
+    return [sys.executable, "-m", "fsengine", "app", "--entry", "app.py", "--port", str(port), "--no-warmup"]
+
+
+def floor_command(port: int) -> list[str]:
+    from fsengine.app.options import streamlit_flags
+
+    return [sys.executable, "-m", "streamlit", "run", "floor.py",
+            *streamlit_flags(port=port, host="127.0.0.1", max_upload_mb=200)]
+
+
 @contextlib.contextmanager
-def server(tree: Path, log: Path):
-    """``python -m fsengine app --entry app.py`` of ``tree`` on a free port: yields (url, psutil
-    processes of the server); stopped after."""
+def server(tree: Path, log: Path, command=app_command):
+    """``command(port)`` (default: ``python -m fsengine app --entry app.py``) in ``tree`` on a free
+    port: yields (url, psutil processes of the server); stopped after."""
     import psutil
 
     port = free_port()
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "fsengine", "app", "--entry", "app.py", "--port", str(port),
-                                 "--no-warmup"], cwd=tree, env=tree_env(tree), stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(command(port), cwd=tree, env=tree_env(tree), stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, proc, log, timeout_s=120, poll_s=0.05)
@@ -163,10 +188,10 @@ def wait_all(pages, path: str, timeout_s: float = TIMEOUT_S, strict: bool = True
     return out
 
 
-def first_visit(browser, tree: Path, path: str, log: Path, timeout_s: float) -> dict:
+def first_visit(browser, tree: Path, path: str, log: Path, timeout_s: float, command=app_command) -> dict:
     """A fresh server, one visitor navigating to ``path`` the moment it answers (marks so far
     after ``timeout_s``)."""
-    with server(tree, log) as (url, proc):
+    with server(tree, log, command) as (url, proc):
         context, page = open_page(browser, url, path)
         marks = wait_all([(context, page)], path, timeout_s, strict=False)[0]
         context.close()
@@ -234,6 +259,7 @@ def main() -> int:
     parser.add_argument("--no-warm", action="store_true", help="skip the numba warm-up of each tree")
     parser.add_argument("--draw", type=int, default=0, metavar="N",
                         help="also N alternating visits per side to the cached BIA page, both servers up at once")
+    parser.add_argument("--no-floor", action="store_true", help="skip the bare Streamlit page before each page")
     parser.add_argument("--page-timeout", type=float, default=120,
                         help="seconds a first visit is followed at most (a longer run shows '-' as its end)")
     args = parser.parse_args()
@@ -255,11 +281,17 @@ def main() -> int:
         if not args.no_warm:
             for tree in sides.values():
                 warm(tree)
+        (tmp / "floor").mkdir()
+        (tmp / "floor" / "floor.py").write_text(FLOOR_SCRIPT)
         browser = launch_chromium(pw)
         print(f"\n{os.cpu_count()} cores; seconds from navigation on a freshly started server, 1280 x 800\n")
         print("| page | side | main area | title | explorable / figure | run ended | exception | load |")
         print("|---|---|---|---|---|---|---|---|")
         for i, path in enumerate(paths):
+            if not args.no_floor:
+                m = first_visit(browser, tmp / "floor", "", tmp / "floor.log", args.page_timeout, floor_command)
+                print(f"| floor | - | {fmt(m, 'main')} | {fmt(m, 'title')} | - | {fmt(m, 'done')} | "
+                      f"{'yes' if 'exception' in m else 'no'} | {load()} |", flush=True)
             order = list(sides) if i % 2 == 0 else list(sides)[::-1]
             for side in order:
                 m = first_visit(browser, sides[side], path, tmp / f"{side}-{path or 'home'}.log", args.page_timeout)
