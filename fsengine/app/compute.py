@@ -91,6 +91,11 @@ _serving = 0
 _serving_lock = threading.Lock()
 #: how long background work sleeps while a page is being drawn, before it looks again (seconds)
 YIELD_POLL_S = 0.02
+#: background work also steps aside this long after a browser last fetched a file of Streamlit's
+#: bundle (a first visit's ~130 requests: the page has no title until they have arrived)
+BROWSER_LOADING_S = 0.5
+#: ``time.monotonic()`` of the last bundle request (:func:`browser_loading`)
+_bundle_request = -float("inf")
 
 
 def _count(step: int) -> None:
@@ -119,11 +124,19 @@ def _waiting() -> Iterator[None]:
         _count(1)
 
 
+def browser_loading() -> None:
+    """Called for every request of Streamlit's browser bundle
+    (:class:`fsengine.app.static_assets.StaticBundle`): a browser is opening a page."""
+    global _bundle_request
+    _bundle_request = time.monotonic()
+
+
 def yield_to_pages() -> None:
     """Called by background work between its steps: sleep (releasing the interpreter) while any
-    page is being drawn, so that a visitor never waits for the server's preparation; pages waiting
-    for that very work do not count."""
-    while _serving > 0:
+    page is being drawn or a browser is fetching Streamlit's bundle (within
+    :data:`BROWSER_LOADING_S` of its last request), so that a visitor never waits for the server's
+    preparation; pages waiting for that very work do not count."""
+    while _serving > 0 or time.monotonic() - _bundle_request < BROWSER_LOADING_S:
         time.sleep(YIELD_POLL_S)
 
 

@@ -1,7 +1,7 @@
 """The server-start preparation: what any visitor will need, computed before the first one asks.
 
-``fsengine app`` (and ``make app``) serve through :mod:`fsengine.app.serve`, which starts
-:func:`start` in the server process before the server listens; a server started otherwise
+``fsengine app`` (and ``make app``) serve through :mod:`fsengine.app.serve`, which imports the
+engine (:func:`preload`) and starts :func:`start` in the server process before the server listens; a server started otherwise
 (``streamlit run app.py``) starts it at its first script run (:func:`fsengine.app.shell.run_app`).
 One background thread (at the normal CPU priority: a visitor may be waiting for its result, and an
 unprivileged process cannot raise a priority it lowered; it steps aside for pages instead, below):
@@ -60,6 +60,17 @@ def start() -> threading.Thread | None:
             _thread = threading.Thread(target=run, name="fsengine-prepare", daemon=True)
             _thread.start()
         return _thread
+
+
+def preload() -> None:
+    """Import the engine's libraries and the app's shell in this thread, before the server listens:
+    a first visitor's script run then imports nothing, and the preparation thread imports nothing
+    while a browser fetches Streamlit's files (an import holds the interpreter, so each file would
+    wait its turn and the page would stay empty; benchmarks/RESULTS.md, issue 32 item 6)."""
+    from fsengine.app.shell import ENGINE_MODULES
+
+    for module in (*ENGINE_MODULES, "fsengine.app.shell"):
+        importlib.import_module(module)
 
 
 def _order() -> list:

@@ -1,6 +1,6 @@
 """``python -m fsengine.app.serve SCRIPT [--streamlit.option value ...]``: serve SCRIPT as ``streamlit
-run SCRIPT`` would, in this process, with the server-start preparation (:mod:`fsengine.app.prepare`)
-started in the background first and Streamlit's browser bundle served from memory
+run SCRIPT`` would, in this process, with the engine imported and the server-start preparation
+(:mod:`fsengine.app.prepare`) started in the background first and Streamlit's browser bundle served from memory
 (:class:`fsengine.app.static_assets.StaticBundle`, through ``st.App``'s middleware). ``fsengine app``
 (and so ``make app``) serve through it."""
 
@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> None:
     from fsengine.app.static_assets import StaticBundle
 
     entry, options = Path(args[0]).resolve(), config_options(args[1:])
+    prepare.preload()
     prepare.start()
     sys.argv = [str(entry)]  # st.App resolves the script and its config folder as `streamlit run` does
     st.App(entry, middleware=[Middleware(StaticBundle)]).run(config=options)

@@ -12,7 +12,8 @@ issue 32).
 :class:`StaticBundle` is an ASGI middleware that answers ``GET``/``HEAD /static/...`` for the files of
 Streamlit's bundle from memory, each file read once for the server, with the headers Streamlit sends
 (content type, length, ``Cache-Control``: the bundle's file names carry a content hash, so they are
-immutable): two messages per file and no thread. Any other request, and any path that is not a file
+immutable): two messages per file and no thread; and while a browser fetches them the server-start
+preparation steps aside (:func:`fsengine.app.compute.yield_to_pages`). Any other request, and any path that is not a file
 of the bundle, goes to Streamlit unchanged. :mod:`fsengine.app.serve` serves the app through it.
 """
 
@@ -22,6 +23,8 @@ import mimetypes
 import os
 import threading
 from pathlib import Path
+
+from fsengine.app.compute import browser_loading
 
 #: URL prefix of Streamlit's bundle (its files live in ``<static dir>/static``)
 PREFIX = "/static/"
@@ -77,6 +80,7 @@ class StaticBundle:
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD") and not scope.get("root_path"):
             found = self.response(scope["path"])
             if found is not None:
+                browser_loading()  # the server-start preparation steps aside meanwhile
                 headers, body = found
                 await send({"type": "http.response.start", "status": 200, "headers": headers})
                 await send({"type": "http.response.body", "body": body if scope["method"] == "GET" else b""})

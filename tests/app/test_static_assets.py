@@ -96,12 +96,13 @@ def test_fsengine_app_serves_through_the_bundle_middleware_with_typed_options(mo
     import streamlit as st
 
     monkeypatch.setattr(st.App, "run", run)
-    monkeypatch.setattr(prepare, "start", lambda: ran.setdefault("prepared", True))
+    monkeypatch.setattr(prepare, "preload", lambda: ran.setdefault("order", []).append("preload"))
+    monkeypatch.setattr(prepare, "start", lambda: ran.setdefault("order", []).append("start"))
     monkeypatch.setattr("sys.argv", ["serve"])
     entry = tmp_path / "app.py"
     entry.write_text("import streamlit as st\n")
     serve.main([str(entry), *streamlit_flags(port=8765, host="127.0.0.1", max_upload_mb=12)])
-    assert ran["script"] == entry and ran["middleware"] == [StaticBundle] and ran["prepared"]
+    assert ran["script"] == entry and ran["middleware"] == [StaticBundle] and ran["order"] == ["preload", "start"]
     assert ran["config"]["server.port"] == 8765 and ran["config"]["server.maxUploadSize"] == 12
     assert ran["config"]["server.headless"] is True and ran["config"]["runner.postScriptGC"] is False
     assert ran["config"]["server.fileWatcherType"] == "none"
@@ -111,3 +112,30 @@ def test_fsengine_app_serves_through_the_bundle_middleware_with_typed_options(mo
 def test_malformed_flags_are_refused(flags):
     with pytest.raises((ValueError, KeyError)):
         serve.config_options(flags)
+
+
+def test_a_bundle_request_makes_the_preparation_step_aside(monkeypatch):
+    """A fresh browser's requests for the bundle mark it loading (anything else does not), and
+    background work between its steps sleeps until BROWSER_LOADING_S after the last of them."""
+    from fsengine.app import compute, static_assets
+
+    marked = []
+    monkeypatch.setattr(static_assets, "browser_loading", lambda: marked.append(True))
+
+    async def streamlit_app(scope, receive, send):
+        pass
+
+    _call(StaticBundle(streamlit_app), "/")
+    assert not marked
+    _call(StaticBundle(streamlit_app), _bundle_samples()[0])
+    assert marked == [True]
+
+    clock = [100.0]
+    monkeypatch.setattr(compute.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(compute.time, "sleep", lambda s: clock.__setitem__(0, clock[0] + s))
+    compute.browser_loading()
+    compute.yield_to_pages()
+    assert clock[0] - 100.0 >= compute.BROWSER_LOADING_S
+    before = clock[0]
+    compute.yield_to_pages()  # nothing loading: no sleep
+    assert clock[0] == before
