@@ -3,10 +3,11 @@
 Eq. (18) maximises  l(theta) - lambda sum_i |theta_i|  with l the conditional log-likelihood;
 scikit-learn's ``LogisticRegression(l1_ratio=1)`` minimises  sum_i |theta_i| + C sum_t loss_t,
 the same problem with lambda = 1/C (the intercept theta_0 is not penalised in Eq. 18; our ``cd``
-solver leaves it so, while scikit-learn's solvers penalise it through a synthetic feature of value
-``intercept_scaling``, which we set to 100 so that this penalty is small: lambda |theta_0| / 100). At the optimum every non-zero theta_k has
-dl/dtheta_k = lambda sign(theta_k) and every zero one |dl/dtheta_k| <= lambda (Eq. 19): a feature
-enters the model when its likelihood slope reaches lambda.
+solver leaves it so, while scikit-learn's solvers penalise it through a synthetic feature of
+value ``intercept_scaling``, which we set to 100 so that this penalty is small:
+lambda |theta_0| / 100). At the optimum every non-zero theta_k has dl/dtheta_k = lambda
+sign(theta_k) and every zero one |dl/dtheta_k| <= lambda (Eq. 19): a feature enters the model
+when its likelihood slope reaches lambda.
 
 The path starts at ``sklearn.svm.l1_min_c`` (for centred features the largest lambda at which
 every coefficient is zero) and increases C on a log grid. Solvers:
