@@ -15,7 +15,6 @@ from fsengine.data import load_dataset
 from fsengine.methods.classic.binary import class_codes
 from fsengine.methods.classic.l1_path import eq19_violation, l1_logistic_path, path_grid
 from fsengine.methods.classic.l1_solver import binary_l1_logistic_path
-from fsengine.methods.toolbox.stability import half_samples, penalty_grid, selection_probabilities, standardise
 from tests.conftest import require_real
 
 
@@ -147,22 +146,6 @@ def test_real_path_agrees_with_liblinear():
         np.testing.assert_allclose(path.coefs[i], ref, atol=2e-4)
 
 
-def test_stability_probabilities_match_liblinear_supports():
-    """Π_j(C) of stability selection equals the fraction of half-samples in which liblinear (tol
-    1e-12, intercept_scaling 1e4: the unpenalised intercept to 1e-4) keeps feature j at C."""
-    X, y = planted(n=200, p=10, seed=6)
-    Xs = standardise(X)
-    Cs = penalty_grid(Xs, y, classification=True, n_Cs=4, C_span=10.0)
-    subsamples = half_samples(y, 6, 0, stratify=True)
-    got = selection_probabilities(Xs, y, classification=True, Cs=Cs, subsamples=subsamples)
-    counts = np.zeros((Cs.size, 10))
-    for rows in subsamples:
-        for i, C in enumerate(Cs):
-            counts[i] += liblinear(Xs[rows], y[rows], C, 1e4).coef_[0] != 0
-    np.testing.assert_array_equal(got.probabilities, counts / len(subsamples))
-    assert 0 < got.probabilities.sum() < got.probabilities.size
-
-
 def test_clear_errors():
     X, y = planted(n=50, p=4)
     with pytest.raises(ValueError, match="single class"):
@@ -171,3 +154,18 @@ def test_clear_errors():
         binary_l1_logistic_path(X, y, [2.0, 1.0])
     with pytest.raises(ValueError, match="0/1 labels"):
         binary_l1_logistic_path(X, 2 * y - 1, [1.0])
+
+
+def test_eq19_check_on_all_features_adds_what_the_working_set_missed():
+    """Started with a zero likelihood slope, the strong rule keeps no feature; the check of Eq. (19)
+    on every feature must bring in all the features the optimum uses."""
+    from fsengine.methods.classic.l1_solver import _fit_at
+
+    X, y = planted(seed=7)
+    Cs = path_grid(X, y, n_Cs=6, C_span=100)
+    coef, eta = np.zeros(X.shape[1]), np.full(y.size, np.log(y.mean() / (1 - y.mean())))
+    intercept = eta[:1].copy()
+    n_iter, converged = _fit_at(np.asfortranarray(X), y.astype(float), 1 / Cs[-1], 1 / Cs[-1], coef, intercept, eta,
+                                np.zeros(X.shape[1]), 1e-8, 100)
+    assert converged and (coef != 0).sum() > 4
+    assert eq19_violation(X, y, coef, intercept[0], Cs[-1]) < 1e-8
