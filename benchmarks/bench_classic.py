@@ -9,21 +9,32 @@
 3. MDL forward selection: seconds per added feature.
 4. L1-logistic path (Eq. 18): liblinear from scratch at each C vs saga warm-started from the
    previous C vs saga from scratch; optimality (Eq. 19) of the result and its non-zero count.
+   ``l1ab``: one run of our warm-started coordinate descent (``solver="cd"``, the default) vs
+   liblinear from scratch at each C vs saga warm-started, on notMNIST B vs D and the movie reviews:
+   the L1 selector's whole path at its defaults, and one stability-selection fit at its defaults
+   (its per-half-sample fits by cd or by liblinear; saga's 500 fits are left out); max |coefficient
+   difference| and active-set (stable-set) agreement with cd.
 5. Where our weighted-error stumps and scikit-learn's Gini stumps differ (not a timing).
 
-    PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_classic.py [--quick]
+    PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_classic.py [--quick] [--sections l1ab]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
+import warnings
 from collections import Counter
+from unittest import mock
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.ensemble import AdaBoostClassifier
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import mutual_info_classif
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 from timing import timed
 
@@ -34,9 +45,12 @@ from fsengine.data.transforms import binarize_input
 from fsengine.methods.classic.binary import binary_indicator, class_codes, csc01
 from fsengine.methods.classic.boosting import adaboost_stumps
 from fsengine.methods.classic.l1_path import eq19_violation, l1_logistic_path, path_grid
+from fsengine.methods.classic.l1_solver import binary_l1_logistic_path
 from fsengine.methods.classic.mdl import mdl_forward_selection
 from fsengine.methods.classic.mutual_info import mutual_information, ones_per_class
 from fsengine.methods.classic.study import same_weights, side_by_side
+from fsengine.methods.toolbox import stability
+from fsengine.selectors import L1PathSelector, StabilitySelector
 
 
 def best_time(fn, repeat: int = 3) -> float:
@@ -141,8 +155,6 @@ def bench_mdl(name, X, y, steps: int, rows: list):
 
 def bench_l1(name, X, y, n_Cs: int, rows: list):
     """One binary path three ways; Eq. (19) violation = worst over the path."""
-    from sklearn.preprocessing import StandardScaler
-
     Xs = StandardScaler().fit_transform(X)
     Cs = path_grid(Xs, y, n_Cs=n_Cs, C_span=1e3)
     target = y == np.unique(y)[1]
@@ -156,6 +168,78 @@ def bench_l1(name, X, y, n_Cs: int, rows: list):
                     for i, C in enumerate(Cs))
         rows.append((name, f"{X.shape[0]:,} x {X.shape[1]:,}", label, f"{seconds:.2f}",
                      str(int(path.active[-1].sum())), f"{worst:.3f}", str(int(path.converged.all()))))
+
+
+def l1_selector_path(Xs, y, solver):
+    """The L1 selector's path at its defaults (grid, tol, max_iter) with ``solver`` (saga
+    warm-started, as ``l1_logistic_path`` runs it)."""
+    defaults = L1PathSelector().get_params()
+    Cs = path_grid(Xs, y, defaults["n_Cs"], defaults["C_span"])
+    return l1_logistic_path(Xs, y, Cs, solver=solver, tol=defaults["tol"], max_iter=defaults["max_iter"])
+
+
+def sklearn_supports(solver):
+    """Stability selection's per-half-sample supports as fitted before the cd path: scikit-learn's
+    L1 logistic regression at every C (liblinear from scratch, tol 1e-4, intercept_scaling 1;
+    saga warm-started from the previous C, tol 1e-4)."""
+    def supports(X, codes, n_classes, Cs):
+        model = LogisticRegression(l1_ratio=1.0, solver=solver, tol=1e-4, max_iter=1000, random_state=0,
+                                   warm_start=solver == "saga")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            return np.array([model.set_params(C=float(C)).fit(X, codes).coef_[0] != 0 for C in Cs])
+    return supports
+
+
+def bench_l1_ab(name, X, y, rows_path, rows_stability, quick):
+    """One run per solver: the selector's path and one stability fit, both at their defaults."""
+    codes, _ = class_codes(y)
+    Xs = StandardScaler(with_mean=not sp.issparse(X)).fit_transform(X)
+    paths, seconds = {}, {}
+    for solver in ("cd", "liblinear") if quick else ("cd", "liblinear", "saga"):
+        start = time.perf_counter()
+        paths[solver] = l1_selector_path(Xs, codes, solver)
+        seconds[solver] = time.perf_counter() - start
+    for solver, path in paths.items():
+        worst = max(eq19_violation(Xs, codes, path.coefs[i, 0], path.intercepts[i, 0], C)
+                    for i, C in enumerate(path.Cs))
+        diff = np.abs(path.coefs - paths["cd"].coefs).max()
+        agree = (path.active == paths["cd"].active).mean()
+        rows_path.append((name, f"{X.shape[0]:,} x {X.shape[1]:,}", solver, f"{seconds[solver]:.2f}",
+                          f"{seconds[solver] / seconds['cd']:.1f}", f"{worst:.1e}", str(int(path.converged.all())),
+                          f"{diff:.1e}", f"{agree:.4f}", str(int((path.active != paths['cd'].active).sum()))))
+    scores, seconds = {}, {}
+    for solver in ("cd", "liblinear"):  # saga's 500 fits per stability fit: beyond this benchmark's budget
+        patch = (contextlib.nullcontext() if solver == "cd"
+                 else mock.patch.object(stability, "_logistic_supports", sklearn_supports(solver)))
+        with patch:
+            start = time.perf_counter()
+            scores[solver] = StabilitySelector().fit(X, y).scores_
+            seconds[solver] = time.perf_counter() - start
+    threshold = StabilitySelector().pi_threshold
+    for solver, score in scores.items():
+        stable, stable_cd = score >= threshold, scores["cd"] >= threshold
+        rows_stability.append((name, solver, f"{seconds[solver]:.2f}", f"{seconds[solver] / seconds['cd']:.1f}",
+                               f"{np.abs(score - scores['cd']).max():.2f}", str(int(stable.sum())),
+                               str(int((stable != stable_cd).sum()))))
+
+
+def l1_ab_section(quick):
+    rows_path, rows_stability = [], []
+    for X in (np.eye(4), sp.csr_matrix(np.eye(4))):  # load the numba kernels before timing
+        binary_l1_logistic_path(X, [0, 1, 0, 1], [1.0])
+    nm = load_dataset("notmnist:letters=BD,n_per_class=150" if quick else "notmnist:letters=BD")
+    bench_l1_ab("notMNIST B vs D", nm.X, np.asarray(nm.y), rows_path, rows_stability, quick)
+    if not quick:
+        reviews = load_dataset("movie_reviews")
+        bench_l1_ab("movie reviews", reviews.X, np.asarray(reviews.y), rows_path, rows_stability, quick)
+    print("### L1 path and stability selection: cd (warm-started) vs liblinear (from scratch) vs saga, one run\n")
+    table(["data", "n x d", "solver", "path seconds", "/ cd", "worst Eq. 19 violation (relative to lambda)",
+           "all converged", "max abs coef difference vs cd", "active-set agreement with cd (C x feature)",
+           "(C, feature) pairs active in one only"], rows_path)
+    table(["data", "solver of the half-sample fits", "stability fit seconds", "/ cd",
+           "max abs selection-probability difference vs cd", "stable features (pi >= 0.75)",
+           "stable-set disagreements with cd"], rows_stability)
 
 
 def compare_section(nm, rounds: int):
@@ -236,8 +320,8 @@ def l1_section(quick):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller inputs (one to two minutes)")
-    parser.add_argument("--sections", default="mi,stumps,mdl,l1,compare",
-                        help="comma-separated subset of mi, stumps, mdl, l1, compare (default: all)")
+    parser.add_argument("--sections", default="mi,stumps,mdl,l1,l1ab,compare",
+                        help="comma-separated subset of mi, stumps, mdl, l1, l1ab, compare (default: all)")
     args = parser.parse_args(argv)
     quick = args.quick
     sections = set(args.sections.split(","))
@@ -257,6 +341,8 @@ def main(argv=None) -> int:
         mdl_section(nm, X_rev, y_rev, quick)
     if "l1" in sections:
         l1_section(quick)
+    if "l1ab" in sections:
+        l1_ab_section(quick)
     if "compare" in sections:
         compare_section(nm, 20 if quick else 50)
     return 0

@@ -2,19 +2,26 @@
 
 Eq. (18) maximises  l(theta) - lambda sum_i |theta_i|  with l the conditional log-likelihood;
 scikit-learn's ``LogisticRegression(l1_ratio=1)`` minimises  sum_i |theta_i| + C sum_t loss_t,
-the same problem with lambda = 1/C (the intercept theta_0 is not penalised in Eq. 18; liblinear
-penalises it through a synthetic feature of value ``intercept_scaling``, which we set to 100 so
-that this penalty is negligible). At the optimum every non-zero theta_k has
-dl/dtheta_k = lambda sign(theta_k) and every zero one |dl/dtheta_k| <= lambda (Eq. 19): a feature
-enters the model when its likelihood slope reaches lambda.
+the same problem with lambda = 1/C (the intercept theta_0 is not penalised in Eq. 18; our ``cd``
+solver leaves it so, while scikit-learn's solvers penalise it through a synthetic feature of
+value ``intercept_scaling``, which we set to 100 so that this penalty is small:
+lambda |theta_0| / 100). At the optimum every non-zero theta_k has dl/dtheta_k = lambda
+sign(theta_k) and every zero one |dl/dtheta_k| <= lambda (Eq. 19): a feature enters the model
+when its likelihood slope reaches lambda.
 
 The path starts at ``sklearn.svm.l1_min_c`` (for centred features the largest lambda at which
-every coefficient is zero) and increases C on a log grid. Solvers (both scikit-learn's):
+every coefficient is zero) and increases C on a log grid. Solvers:
 
-``liblinear`` (default)  coordinate descent (newGLMNET) from scratch at each C; accurate and fast.
-``saga``                 warm-started: the previous C's solution initialises the next fit.
-                         Much slower on image data and, at practical tolerances, leaves
-                         small unconverged coefficients non-zero (see benchmarks/RESULTS.md).
+``cd`` (default)   ours (:mod:`fsengine.methods.classic.l1_solver`): glmnet's proximal Newton
+                   coordinate descent, each C warm-started from the previous one, the intercept
+                   unpenalised exactly as in Eq. (18); stops when Eq. (19) holds to ``tol``
+                   relative to lambda on every feature (what :func:`eq19_violation` measures).
+``liblinear``      scikit-learn's coordinate descent (newGLMNET) from scratch at each C; its
+                   ``tol`` is liblinear's own criterion and its intercept carries the small
+                   penalty above.
+``saga``           scikit-learn's, warm-started: the previous C's solution initialises the next
+                   fit. Much slower on image data and, at practical tolerances, leaves small
+                   unconverged coefficients non-zero (see benchmarks/RESULTS.md).
 
 Multiclass: one-vs-rest, one binary L1 path per class (K coefficient vectors per C). A feature is
 active at C when any class uses it; its path value is the signed coefficient for two classes and
@@ -32,10 +39,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.svm import l1_min_c
 
 from fsengine.methods.classic.binary import class_codes
+from fsengine.methods.classic.l1_solver import binary_l1_logistic_path
 from fsengine.progress import Progress, report_to
 
 INTERCEPT_SCALING = 100.0
-SOLVERS = ("liblinear", "saga")
+SOLVERS = ("cd", "liblinear", "saga")
+DEFAULT_SOLVER = "cd"
 
 
 @dataclass(frozen=True)
@@ -97,15 +106,17 @@ def path_grid(X, y, n_Cs: int = 20, C_span: float = 1e3) -> np.ndarray:
     return c0 * np.logspace(0.0, np.log10(C_span), n_Cs)
 
 
-def l1_logistic_path(X, y, Cs, *, solver: str = "liblinear", tol: float = 1e-6,
+def l1_logistic_path(X, y, Cs, *, solver: str = DEFAULT_SOLVER, tol: float = 1e-6,
                      max_iter: int = 1000, warm_start: bool | None = None, random_state: int = 0,
                      progress: Progress | None = None) -> L1Path:
     """Fit Eq. (18) at every C in increasing order (one-vs-rest for K > 2 classes).
 
-    ``warm_start`` (saga only; default True for saga) starts each fit from the previous C's
-    solution; scikit-learn's liblinear binding always starts from scratch. Both solvers visit the
-    coordinates (liblinear) or samples (saga) in a random order: ``random_state`` fixes it, so the
-    same data give the same path (unseeded, paths differed by ~1e-5 between runs at tol 1e-6).
+    ``solver="cd"`` always warm-starts (``tol``: the largest relative Eq. 19 violation accepted;
+    ``max_iter``: Newton iterations per C). ``warm_start`` (saga only; default True for saga)
+    starts each saga fit from the previous C's solution; scikit-learn's liblinear binding always
+    starts from scratch. Both scikit-learn solvers visit the coordinates (liblinear) or samples
+    (saga) in a random order: ``random_state`` fixes it, so the same data give the same path
+    (unseeded, paths differed by ~1e-5 between runs at tol 1e-6); ``cd`` is deterministic.
     ``progress(fraction, message)`` is called after every fit; an exception it raises
     (:class:`~fsengine.progress.StopRequested` included) ends the path without a result.
     """
@@ -125,7 +136,18 @@ def l1_logistic_path(X, y, Cs, *, solver: str = "liblinear", tol: float = 1e-6,
     converged = np.ones(Cs.size, dtype=bool)
     total = Cs.size * len(problems)
     report = report_to(progress)
+
+    def step_done(b, i):
+        report((b * Cs.size + i + 1) / total, f"path: C {i + 1} of {Cs.size}"
+               + (f", class {b + 1} of {len(problems)}" if len(problems) > 1 else ""))
+
     for b, target in enumerate(problems):
+        if solver == "cd":
+            fit = binary_l1_logistic_path(X, target, Cs, tol=tol, max_iter=max_iter,
+                                          on_step=lambda i, b=b: step_done(b, i))
+            coefs[:, b], intercepts[:, b], n_iter[:, b] = fit.coefs, fit.intercepts, fit.n_iter
+            converged &= fit.converged
+            continue
         model = LogisticRegression(l1_ratio=1.0, solver=solver, tol=tol, max_iter=max_iter,
                                    warm_start=warm, random_state=random_state,
                                    intercept_scaling=INTERCEPT_SCALING)
@@ -139,8 +161,7 @@ def l1_logistic_path(X, y, Cs, *, solver: str = "liblinear", tol: float = 1e-6,
             coefs[i, b] = model.coef_[0]
             intercepts[i, b] = model.intercept_[0]
             n_iter[i, b] = int(np.max(model.n_iter_))
-            report((b * Cs.size + i + 1) / total, f"path: C {i + 1} of {Cs.size}"
-                   + (f", class {b + 1} of {len(problems)}" if len(problems) > 1 else ""))
+            step_done(b, i)
     return L1Path(Cs, coefs, intercepts, classes, n_iter, converged)
 
 

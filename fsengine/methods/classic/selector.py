@@ -35,7 +35,7 @@ from fsengine.chunked import class_counts, classes_of
 from fsengine.data.transforms import PLUS_MINUS_NOTE, Binarization, binarize_input
 from fsengine.methods.classic.binary import csc01
 from fsengine.methods.classic.boosting import adaboost_stumps
-from fsengine.methods.classic.l1_path import SOLVERS, l1_logistic_path, path_grid
+from fsengine.methods.classic.l1_path import DEFAULT_SOLVER, SOLVERS, l1_logistic_path, path_grid
 from fsengine.methods.classic.mdl import mdl_forward_selection
 from fsengine.methods.classic.mutual_info import mutual_information, mutual_information_from_counts
 from fsengine.methods.registry import method_constraints, method_defaults
@@ -303,9 +303,11 @@ class L1PathSelector(BaseFeatureSelector):
 
     and at the optimum every zero coefficient has ``|dl/dtheta_k| <= lambda`` (Eq. 19): a feature enters
     when its likelihood slope reaches lambda. The path runs from ``sklearn.svm.l1_min_c`` (all
-    coefficients zero) up to ``C_span`` times it on ``n_Cs`` log-spaced values, with scikit-learn's
-    ``LogisticRegression(l1_ratio=1)`` (``solver="liblinear"``: each C from scratch; ``"saga"``:
-    warm-started from the previous C). Features are standardised first (``standardize=True``: dense
+    coefficients zero) up to ``C_span`` times it on ``n_Cs`` log-spaced values, each C warm-started
+    from the previous one by our coordinate-descent solver (``solver="cd"``, the intercept
+    unpenalised as in Eq. 18; :mod:`fsengine.methods.classic.l1_solver`) or fitted with
+    scikit-learn's ``LogisticRegression(l1_ratio=1)`` (``"liblinear"``: each C from scratch;
+    ``"saga"``: warm-started). Features are standardised first (``standardize=True``: dense
     columns centred and scaled to unit variance, sparse ones only scaled) so that their
     coefficients are comparable.
 
@@ -319,17 +321,19 @@ class L1PathSelector(BaseFeatureSelector):
         Number of values of C.
     C_span : float, default from the registry (1000.0)
         Largest C over smallest C.
-    solver : {"liblinear", "saga"}, default "liblinear"
+    solver : {"cd", "liblinear", "saga"}, default "cd"
+        "cd" (the default; "liblinear" was until this solver came) stops at each C when the
+        optimality condition Eq. (19) holds to ``tol`` relative to lambda on every feature.
     tol : float, default 1e-6
     max_iter : int, default 1000
-        Solver settings at each C.
+        Solver settings at each C ("cd": Newton iterations; otherwise scikit-learn's meaning).
     standardize : bool, default True
     cv : int >= 2 or None, default from the registry (None)
         Folds of the cross-validation that chooses C; None: no cross-validation (the model at the
         largest C), ``cv=none`` on the command line. The registry's None is what the app and the
         command line have used; the class default was 3 in fsengine 0.2.
     random_state : int, default 0
-        Seeds the solvers' coordinate order and the folds.
+        Seeds the folds (and scikit-learn's solvers' coordinate order).
 
     Attributes
     ----------
@@ -362,7 +366,8 @@ class L1PathSelector(BaseFeatureSelector):
     See Also
     --------
     fsengine.methods.classic.l1_path.l1_logistic_path : the path itself.
-    sklearn.linear_model.LogisticRegression : the solver at each C.
+    fsengine.methods.classic.l1_solver.binary_l1_logistic_path : the default solver.
+    sklearn.linear_model.LogisticRegression : the other solvers.
 
     Notes
     -----
@@ -395,7 +400,7 @@ class L1PathSelector(BaseFeatureSelector):
         "random_state": ["random_state"],
     })
 
-    def __init__(self, *, n_features_to_select=None, n_Cs=_L1["n_Cs"], C_span=_L1["C_span"], solver="liblinear",
+    def __init__(self, *, n_features_to_select=None, n_Cs=_L1["n_Cs"], C_span=_L1["C_span"], solver=DEFAULT_SOLVER,
                  tol=1e-6, max_iter=1000, standardize=True, cv=_L1["cv"], random_state=0):
         self.n_features_to_select = n_features_to_select
         self.n_Cs = n_Cs

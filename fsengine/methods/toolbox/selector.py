@@ -702,9 +702,9 @@ class StabilitySelector(_TaskSelector):
     rank features by their largest selection probability over L1 fits on random half-samples along
     a grid of penalties.
 
-    With Ŝ^λ(I) the features of the L1 logistic regression (class labels; one-versus-rest for
-    more than two classes) or lasso (a real target) fitted on the rows I at penalty λ, and B
-    subsamples I_b of floor(n / 2) rows (paper, Eq. 7 and 8):
+    With Ŝ^λ(I) the features of the L1 logistic regression (class labels, the intercept
+    unpenalised; one-versus-rest for more than two classes) or lasso (a real target) fitted on
+    the rows I at penalty λ, and B subsamples I_b of floor(n / 2) rows (paper, Eq. 7 and 8):
 
         Π_j(λ) = (1 / B) #{b : j ∈ Ŝ^λ(I_b)},    score_j = max_λ Π_j(λ),
         Ŝ_stable = {j : score_j >= π_thr}.
@@ -732,7 +732,7 @@ class StabilitySelector(_TaskSelector):
     pi_threshold : float in (0.5, 1), default from the registry (0.75)
         π_thr; the paper finds results insensitive to it within 0.6-0.9.
     random_state : int, default from the registry (0)
-        Seeds the subsamples (and liblinear's coordinate order).
+        Seeds the subsamples.
     task : {"auto", "classification", "regression"}, default "auto"
 
     Attributes
@@ -762,8 +762,8 @@ class StabilitySelector(_TaskSelector):
 
     Notes
     -----
-    n_resamples x n_Cs L1 fits (500 with the defaults). Progress after every half-sample. Passes
-    ``check_estimator`` without exemptions.
+    n_resamples warm-started L1 paths of n_Cs fits each (500 fits with the defaults). Progress
+    after every half-sample. Passes ``check_estimator`` without exemptions.
 
     Examples
     --------
@@ -799,7 +799,7 @@ class StabilitySelector(_TaskSelector):
         Cs = penalty_grid(Xs, y, classification=classification, n_Cs=self.n_Cs, C_span=self.C_span)
         subsamples = half_samples(y, self.n_resamples, self.random_state, stratify=classification)
         path = selection_probabilities(Xs, y, classification=classification, Cs=Cs, subsamples=subsamples,
-                                       seed=self.random_state, progress=self._progress)
+                                       progress=self._progress)
         p = X.shape[1]
         self.scores_ = path.max_probability
         mean = path.probabilities.mean(axis=0)

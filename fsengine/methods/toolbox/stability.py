@@ -7,8 +7,11 @@ replacement, the selection probability of feature j at penalty λ is estimated a
     Π_j(λ) = (1 / B) #{b : j ∈ Ŝ^λ(I_b)}                                  (paper, Eq. 7)
 
 where Ŝ^λ(I) are the features with a non-zero coefficient of the L1 fit (L1 logistic regression
-for class labels, one-versus-rest for more than two classes; the lasso for a real target) on the
-rows I. The stable set is
+for class labels, its intercept unpenalised as in the paper's L1 fit, one-versus-rest for more than
+two classes; the lasso for a real target) on the rows I. The logistic fits of one subsample are one
+path over the grid, each C warm-started from the previous one (our coordinate-descent solver,
+:mod:`fsengine.methods.classic.l1_solver`; liblinear from scratch at each C, with its penalised
+intercept, before). The stable set is
 
     Ŝ_stable = {j : max_{λ ∈ Λ} Π_j(λ) >= π_thr}                          (paper, Eq. 8)
 
@@ -36,10 +39,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import Lasso, LogisticRegression
+from sklearn.linear_model import Lasso
 from sklearn.svm import l1_min_c
 
+from fsengine.methods.classic.l1_solver import binary_l1_logistic_path
+
 Progress = Callable[[float, str], None]
+
+SUPPORT_TOL = 1e-6  # the L1 logistic fits' largest relative violation of Eq. (19)
 
 
 @dataclass(frozen=True)
@@ -119,47 +126,57 @@ def _alpha_max(X, y) -> float:
     return float(np.max(np.abs(np.asarray(X.T @ yc).ravel())) / len(yc))
 
 
-def _logistic_support(X, codes, n_classes: int, C: float, seed: int) -> np.ndarray:
-    """Features with a non-zero coefficient of L1 logistic regression (liblinear; one-versus-rest
-    fits for more than two classes, a feature counting when any class uses it)."""
-    targets = [codes] if n_classes == 2 else [(codes == k).astype(np.int64) for k in range(n_classes)]
-    used = np.zeros(X.shape[1], dtype=bool)
+def _logistic_supports(X, codes, n_classes: int, Cs: np.ndarray) -> np.ndarray:
+    """(L, p): the features with a non-zero coefficient of L1 logistic regression (Eq. 18 of
+    Jaakkola's lecture 12, the intercept unpenalised as in the paper's L1 fit) at every C of the
+    ascending grid ``Cs``, one warm-started path
+    (:func:`~fsengine.methods.classic.l1_solver.binary_l1_logistic_path`, Eq. 19 to ``SUPPORT_TOL``
+    relative to lambda); one-versus-rest paths for more than two classes, a feature counting when
+    any class uses it (a class absent from the rows has no fit)."""
+    targets = [codes] if n_classes == 2 else [codes == k for k in range(n_classes)]
+    used = np.zeros((Cs.size, X.shape[1]), dtype=bool)
     for target in targets:
         if np.unique(target).size < 2:
             continue
-        model = LogisticRegression(l1_ratio=1.0, solver="liblinear", C=C, tol=1e-4, max_iter=1000,
-                                   random_state=seed)
-        used |= np.any(model.fit(X, target).coef_ != 0, axis=0)
+        used |= binary_l1_logistic_path(X, target, Cs, tol=SUPPORT_TOL).coefs != 0
     return used
 
 
+def _lasso_supports(X, y, alphas: np.ndarray) -> np.ndarray:
+    """(L, p): the features with a non-zero lasso coefficient at every alpha (descending), each fit
+    warm-started from the previous one (scikit-learn's ``Lasso``)."""
+    lasso = Lasso(alpha=float(alphas[0]), warm_start=True, max_iter=5000, tol=1e-4)
+    chosen = np.zeros((alphas.size, X.shape[1]), dtype=bool)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # a weak-penalty fit on half the rows: its support counts
+        for i, alpha in enumerate(alphas):
+            chosen[i] = lasso.set_params(alpha=float(alpha)).fit(X, y).coef_ != 0
+    return chosen
+
+
 def selection_probabilities(X, y, *, classification: bool, Cs: np.ndarray, subsamples: list[np.ndarray],
-                            seed: int = 0, progress: Progress | None = None) -> StabilityPath:
+                            progress: Progress | None = None) -> StabilityPath:
     """Π_j(C) of Eq. (7) on standardised ``X`` for every C of ``Cs`` (ascending: strongest penalty
-    first) over the rows of each subsample. ``progress(fraction, message)`` after every subsample."""
+    first) over the rows of each subsample, the whole grid of one subsample as one warm-started
+    path. ``progress(fraction, message)`` after every subsample."""
+    Cs = np.asarray(Cs, dtype=np.float64)
     L, p, B = len(Cs), X.shape[1], len(subsamples)
     counts = np.zeros((L, p))
     union = np.zeros(B)
     if classification:
         classes, codes = np.unique(y, return_inverse=True)
     else:
-        alphas = _alpha_max(X, y) / (np.asarray(Cs) / Cs[0])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # a weak-penalty fit on half the rows: its support counts
-        for b, rows in enumerate(subsamples):
-            Xb = X[rows]
-            chosen = np.zeros((L, p), dtype=bool)
-            if classification:
-                for i, C in enumerate(Cs):
-                    chosen[i] = _logistic_support(Xb, codes[rows], classes.size, float(C), seed + b)
-            else:
-                lasso = Lasso(alpha=float(alphas[0]), warm_start=True, max_iter=5000, tol=1e-4)
-                for i, alpha in enumerate(alphas):
-                    chosen[i] = lasso.set_params(alpha=float(alpha)).fit(Xb, y[rows]).coef_ != 0
-            counts += chosen
-            union[b] = np.any(chosen, axis=0).sum()
-            if progress is not None:
-                progress((b + 1) / B, f"half-sample {b + 1} of {B}")
+        alphas = _alpha_max(X, y) / (Cs / Cs[0])
+    for b, rows in enumerate(subsamples):
+        Xb = X[rows]
+        if classification:
+            chosen = _logistic_supports(Xb, codes[rows], classes.size, Cs)
+        else:
+            chosen = _lasso_supports(Xb, y[rows], alphas)
+        counts += chosen
+        union[b] = np.any(chosen, axis=0).sum()
+        if progress is not None:
+            progress((b + 1) / B, f"half-sample {b + 1} of {B}")
     probabilities = counts / B
-    return StabilityPath(Cs=np.asarray(Cs, dtype=np.float64), probabilities=probabilities,
+    return StabilityPath(Cs=Cs, probabilities=probabilities,
                          mean_selected=probabilities.sum(axis=1), union_sizes=union)
