@@ -21,7 +21,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from fsengine.reproduce import AWAITING_FULL_RUN, TARGETS, target_names
+from fsengine.reproduce import AWAITING_FULL_RUN, SUPERSEDED_ROWS, TARGETS, target_names
 from fsengine.reproduce import results as results_file
 
 #: the first line of the page: what wrote it
@@ -98,6 +98,8 @@ def target_section(name: str, data: dict, folder: Path | None = None) -> list[st
         lines += [text, ""]
     lines += [f"{len(rows)} rows; {verdict_counts(rows)}. The record's page: [{name}](records/{name}/index.md) "
               f"(every row of its `results.json` and its report); the report's source: `{report.as_posix()}`.", ""]
+    if name in SUPERSEDED_ROWS:
+        lines += [f"*Out of date since this run:* {SUPERSEDED_ROWS[name]}.", ""]
     if predates_intervals(rows):
         judged_by_threshold = sum(results_file.outcome(r.verdict) in ("holds", "fails") for r in rows)
         lines += [f"*This record predates the interval protocol:* none of its rows carries an interval, and its "

@@ -93,3 +93,14 @@ def test_the_benchmarks_headline_agrees_with_its_aggregate_tables():
                           for name in ("all pairs", "against the control"))
         assert (f"resolved after Holm: {pairs.resolved} of {pairs.comparisons} pairs, {control.resolved} of "
                 f"{control.comparisons} against the control ANOVA F") in text
+
+
+def test_a_record_with_superseded_rows_says_so_above_its_rows(monkeypatch):
+    from fsengine import reproduce
+
+    assert set(reproduce.SUPERSEDED_ROWS) <= set(reproduce.recorded_target_names())
+    monkeypatch.setitem(summary.SUPERSEDED_ROWS, "toolbox", "the X rows came from an older solver")
+    section = "\n".join(summary.target_section("toolbox", {"rows": []}))
+    assert "*Out of date since this run:* the X rows came from an older solver." in section
+    monkeypatch.delitem(summary.SUPERSEDED_ROWS, "toolbox")
+    assert "Out of date" not in "\n".join(summary.target_section("toolbox", {"rows": []}))
