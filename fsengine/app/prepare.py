@@ -1,8 +1,9 @@
 """The server-start preparation: what any visitor will need, computed before the first one asks.
 
 ``fsengine app`` (and ``make app``) serve through :mod:`fsengine.app.serve`, which imports the
-engine (:func:`preload`) and starts :func:`start` in the server process before the server listens; a server started otherwise
-(``streamlit run app.py``) starts it at its first script run (:func:`fsengine.app.shell.run_app`).
+engine (:func:`preload`) and starts :func:`start` in the server process before the server
+listens; a server started otherwise (``streamlit run app.py``) starts it at its first script run
+(:func:`fsengine.app.shell.run_app`).
 One background thread (at the normal CPU priority: a visitor may be waiting for its result, and an
 unprivileged process cannot raise a priority it lowered; it steps aside for pages instead, below):
 

@@ -13,8 +13,8 @@ issue 32).
 Streamlit's bundle from memory, each file read once for the server, with the headers Streamlit sends
 (content type, length, ``Cache-Control``: the bundle's file names carry a content hash, so they are
 immutable): two messages per file and no thread; and while a browser fetches them the server-start
-preparation steps aside (:func:`fsengine.app.compute.yield_to_pages`). Any other request, and any path that is not a file
-of the bundle, goes to Streamlit unchanged. :mod:`fsengine.app.serve` serves the app through it.
+preparation steps aside (:func:`fsengine.app.compute.yield_to_pages`). Any other request, and any
+path that is not a file of the bundle, goes to Streamlit unchanged. :mod:`fsengine.app.serve` serves the app through it.
 """
 
 from __future__ import annotations

@@ -218,7 +218,7 @@ def test_recovers_the_planted_features_as_well_as_borutapy_on_one_glm():
 
 
 @pytest.mark.slow
-@pytest.mark.heavy  # BorutaPy's 8 runs dominate (about 30 CPU s quiet): make verify; the one-GLM check stays in make test
+@pytest.mark.heavy  # BorutaPy's 8 runs (about 30 CPU s quiet): make verify; the one-GLM check stays in make test
 def test_recovers_the_planted_features_at_least_as_well_as_borutapy_over_eight_glms():
     """Eight planted logistic GLMs (n = 400, p = 30, k = 4, AR(1) rho = 0.5): the paired difference
     (ours - BorutaPy) of planted features confirmed is not resolved below 0 (95% t interval over the
