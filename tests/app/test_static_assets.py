@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 from fsengine.app import serve
+from fsengine.app.options import parse_flags, streamlit_flags
 from fsengine.app.static_assets import StaticBundle, bundle_dir
 
 
@@ -111,7 +112,7 @@ def test_fsengine_app_serves_through_the_bundle_middleware_with_typed_options(mo
 @pytest.mark.parametrize("flags", [["--server.port"], ["server.port", "1"], ["--server.nope", "1"]])
 def test_malformed_flags_are_refused(flags):
     with pytest.raises((ValueError, KeyError)):
-        serve.config_options(flags)
+        parse_flags(flags)
 
 
 def test_a_bundle_request_makes_the_preparation_step_aside(monkeypatch):
@@ -139,3 +140,11 @@ def test_a_bundle_request_makes_the_preparation_step_aside(monkeypatch):
     before = clock[0]
     compute.yield_to_pages()  # nothing loading: no sleep
     assert clock[0] == before
+
+
+def test_parse_flags_inverts_streamlit_flags():
+    from fsengine.app.options import COMMAND_LINE, OPTIONS
+
+    parsed = parse_flags(streamlit_flags(port=8501, host="0.0.0.0", max_upload_mb=200))
+    assert parsed == {**OPTIONS, **dict(zip(COMMAND_LINE, (8501, "0.0.0.0", 200), strict=True))}
+    assert all(type(parsed[name]) is type(value) for name, value in OPTIONS.items())
