@@ -62,6 +62,7 @@ def test_page_opens_without_errors_inside_the_shell(entry, app_url, browser):
         context.close()
 
 
+@pytest.mark.heavy  # 34 s, every page by its link: make verify; every page opened by URL stays in make test
 def test_sidebar_links_reach_every_page(app_url, browser):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()

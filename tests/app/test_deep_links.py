@@ -68,6 +68,7 @@ def test_a_hand_written_link_opens_its_view_and_gets_the_app_s_own_form(app_url,
         page.context.close()
 
 
+@pytest.mark.heavy  # 39 s of page journeys: make verify; the hand-written link's test stays in make test
 def test_a_link_copied_from_the_app_reproduces_the_view(app_url, browser):
     page = _open(browser, f"{app_url}/")
     try:

@@ -127,6 +127,7 @@ def _says_k(text: str, k: str) -> bool:
         or f"k = {k})," in text
 
 
+@pytest.mark.heavy  # 29 s: make verify; the Compare explorable's load-and-move test stays in make test
 def test_compare_release_moves_the_tables_and_marker_and_not_the_figure(app_url, browser):
     key = "compare_k_explorable"
     page, counter = _open(browser, f"{app_url}/compare?lecture=true", key, "Run comparison")
