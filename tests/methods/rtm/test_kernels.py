@@ -1,6 +1,8 @@
 """RTM numeric kernels against independent references: scipy's polygamma, scipy's root finder,
 exact series, and the closed-form answers for single-tag objects."""
 
+import math
+
 import numpy as np
 import pytest
 from scipy import optimize, special
@@ -329,8 +331,10 @@ def test_power_ep_evidence_matches_the_numpy_reference():
 
 
 def test_branch_free_special_functions_match_libm():
-    """exp_lane, log1p_unit and erfc_lane (EP's SIMD node loops) against numpy's and libm's, in a
-    loop numba vectorises, to the accuracy their docstrings state."""
+    """exp_lane, log1p_unit and erfc_lane (EP's SIMD node loops) against libm's (``math``; numpy's own
+    log1p differs between numpy versions by an ulp or two) and scipy's erfc, in a loop numba
+    vectorises: exp to 2 ulps, log1p to 3 ulps (its series rounds a few times), erfc as its docstring
+    states."""
     from numba import njit
 
     from fsengine.methods.rtm.special import erfc_lane, exp_lane, log1p_unit
@@ -344,13 +348,14 @@ def test_branch_free_special_functions_match_libm():
     x = np.concatenate([rng.uniform(-708, 709, 20_000), np.linspace(-5, 5, 2001), [0.0, -708.0, 709.0]])
     out = np.empty_like(x)
     apply(0, x, out)
-    np.testing.assert_allclose(out, np.exp(x), rtol=4.5e-16)
+    eps = np.finfo(np.float64).eps
+    np.testing.assert_allclose(out, [math.exp(v) for v in x], rtol=2 * eps)
     apply(0, np.array([-708.5, -800.0, np.nan]), out[:3])
     assert np.all(out[:2] == 0.0) and np.isnan(out[2])  # below the normal range: 0, not a subnormal
     e = np.concatenate([rng.uniform(0, 1, 20_000), np.geomspace(1e-300, 1, 301), [np.sqrt(2) - 1, 1.0]])
     out = np.empty_like(e)
     apply(1, e, out)
-    np.testing.assert_allclose(out, np.log1p(e), rtol=4.5e-16, atol=0)
+    np.testing.assert_allclose(out, [math.log1p(v) for v in e], rtol=3 * eps, atol=0)
     z = np.concatenate([rng.uniform(-8, 26, 20_000), np.linspace(-6, 6, 1201)])
     out = np.empty_like(z)
     apply(2, z, out)
