@@ -123,11 +123,13 @@ def test_a_bundle_request_makes_the_preparation_step_aside(monkeypatch):
     marked = []
     monkeypatch.setattr(static_assets, "browser_loading", lambda: marked.append(True))
 
+    reached = []
+
     async def streamlit_app(scope, receive, send):
-        pass
+        reached.append(scope["path"])  # Streamlit's own handling is not what this test looks at
 
     _call(StaticBundle(streamlit_app), "/")
-    assert not marked
+    assert reached == ["/"] and not marked
     _call(StaticBundle(streamlit_app), _bundle_samples()[0])
     assert marked == [True]
 

@@ -123,7 +123,7 @@ def test_a_fit_the_kernel_does_not_converge_is_scikit_learns_own():
     ConvergenceWarning included), as on the scikit-learn path (a subclass of the model)."""
 
     class Subclass(LogisticRegression):
-        pass
+        """The same model under another class: the kernel path is for LogisticRegression itself."""
 
     X, y = _designs(n_cases=1, seed=3).__next__()[:2]
     folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
