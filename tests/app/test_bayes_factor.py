@@ -10,6 +10,7 @@ import pytest
 from scipy import stats as st
 
 from fsengine import config
+from fsengine.app.presets import start_note
 from fsengine.app.views import bayes_factor as view
 from fsengine.app.views.bayes_factor import PRIOR_OPTIONS, PRIOR_VALUES, SIGN_OPTIONS, SIGN_VALUES
 from fsengine.data import load_dataset
@@ -102,6 +103,17 @@ def test_the_view_is_thin():
         assert not nested, f"{f.name} defines {[n.name for n in nested]} inside"
     cached = [name for name, f in functions.items() if any("cache_data" in ast.unparse(d) for d in f.decorator_list)]
     assert cached == ["task_of", "bayes_run", "gain_curves", "exact_check", "pairs_figure"]
+
+
+def test_a_large_dataset_starts_on_a_lighter_cap():
+    """The subset start of a large sparse dataset also lowers the pairs cap, within the widget's range;
+    its note names only the method's defaults it changes (the cap is the page's, not the method's)."""
+    start = view.large_start("conll2000")
+    cap = start.widgets["bf_budget_conll2000"]
+    assert view.PAIR_CAP_RANGE[0] <= cap < view.PAIR_CAP <= view.PAIR_CAP_RANGE[1]
+    note = start_note(start, view.method_defaults_of("conll2000"),
+                           {"bf_S_conll2000": "S", "bf_ntrain_conll2000": "rows", "bf_nheld_conll2000": "held"})
+    assert "pairs" not in note and "S 20" in note
 
 
 def test_page_figures_carry_the_engine_run(page):

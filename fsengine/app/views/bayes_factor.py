@@ -198,6 +198,9 @@ def render() -> None:
 _BAYES = get_method("bayes")
 #: the prior variance slider's stops (the registry's default among them)
 VARIANCES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+#: the page's cap on the pairs a run selects (the printed sign often never stops by itself), its range,
+#: and the lighter cap of a large dataset's subset start (:func:`large_start`); not a method default
+PAIR_CAP, PAIR_CAP_RANGE, LARGE_PAIR_CAP = 300, (5, 5000), 200
 
 
 def large_start(key: str) -> Preset:
@@ -205,7 +208,8 @@ def large_start(key: str) -> Preset:
     rows and more pairs per round keep the first run to seconds."""
     return Preset("Subset first run", "Large data start on the first training and held-out rows with more pairs per "
                   "round (fewer MAP fits); set the rows to 0 for all of them.", None,
-                  widgets={f"bf_S_{key}": 20, f"bf_ntrain_{key}": 10000, f"bf_nheld_{key}": 5000})
+                  widgets={f"bf_S_{key}": 20, f"bf_ntrain_{key}": 10000, f"bf_nheld_{key}": 5000,
+                           f"bf_budget_{key}": LARGE_PAIR_CAP})
 
 
 def method_defaults_of(key: str) -> dict:
@@ -250,7 +254,8 @@ def _settings(key: str, large: bool, token: tuple) -> Settings:
     n_heldout = int(d2.number_input("Held-out rows (0 = all)", min_value=0,
                                     value=start_value(f"bf_nheld_{key}", defaults[f"bf_nheld_{key}"], start),
                                     step=1000, key=f"bf_nheld_{key}", bind="query-params"))
-    budget = int(d3.number_input("Most pairs selected", min_value=5, max_value=5000, value=200 if large else 300,
+    budget = int(d3.number_input("Most pairs selected", min_value=PAIR_CAP_RANGE[0], max_value=PAIR_CAP_RANGE[1],
+                                 value=start_value(f"bf_budget_{key}", PAIR_CAP, start),
                                  step=50, key=f"bf_budget_{key}", bind="query-params",
                                  help="A cap: the printed sign often never stops by itself."))
     past = int(d4.number_input("Rounds traced past the stop", min_value=0, max_value=50, value=3, key="bf_past",
