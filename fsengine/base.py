@@ -31,6 +31,8 @@ inside ``_fit`` a subclass reports through ``self._progress`` (never None there)
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
@@ -162,8 +164,10 @@ class BaseFeatureSelector(SelectorMixin, BaseEstimator):
         self._check_contract()
         return self
 
-    def _fit(self, X, y):  # pragma: no cover - abstract
-        raise NotImplementedError(f"{type(self).__name__} must implement _fit(X, y)")
+    @abstractmethod
+    def _fit(self, X, y):
+        """Fit the method on validated X, y: set ``scores_`` and, through ``_rank_and_support``,
+        ``order_``, ``ranking_`` and ``support_``; return self."""
 
     def _check_contract(self):
         p = self.n_features_in_

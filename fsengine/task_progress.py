@@ -33,6 +33,7 @@ import queue
 import threading
 import time
 import uuid
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from multiprocessing.connection import Client, Listener
 
@@ -87,7 +88,7 @@ class TaskBar:
             self.report(event[1], event[2], event[3])
 
 
-class _Throttle:
+class _Throttle(ABC):
     """Sends a task's events through ``send``: the start at once, its reports at most one every
     :data:`REPORT_EVERY` seconds. Picklable (it travels to the worker with the task)."""
 
@@ -104,10 +105,11 @@ class _Throttle:
             self._last = now
             self.send(("report", self.index, float(fraction), str(message)))
 
-    def send(self, event: tuple) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abstractmethod
+    def send(self, event: tuple) -> None:
+        """Deliver one event to the parent (the local socket, or dask's event log)."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - a no-op unless the reporter holds a connection
         """The task ended (its result goes back by the backend's own route)."""
 
 
@@ -137,19 +139,19 @@ class _LocalReporter(_Throttle):
             self._conn = None
 
 
-class TaskChannel:
+class TaskChannel(ABC):
     """Where the reports of one task map's workers arrive: :attr:`events`, a queue read by the
     parent's main thread."""
 
     def __init__(self):
         self.events: queue.Queue = queue.Queue()
 
+    @abstractmethod
     def reporter(self, index: int, reports: bool = True) -> _Throttle:
         """What task ``index`` reports through in its worker: its start, then (``reports``) what it
         says of itself."""
-        raise NotImplementedError
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - a no-op unless the channel holds a listener
         """Stop listening (events still queued stay readable)."""
 
 
