@@ -95,9 +95,9 @@ ties and zeros, the class-size rule of point 1 and four datasets.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 #: the protocol's version: raise it when anything below changes what a run computes
 VERSION = "2"
@@ -255,13 +255,16 @@ def description() -> dict:
             "families": list(FAMILIES)}
 
 
+#: the source files of the modules that compute a run's numbers: this one, the runner and the
+#: aggregate (read as files, so the protocol imports neither of the modules that import it)
+NUMBER_SOURCES = tuple(Path(__file__).with_name(name) for name in ("protocol.py", "runner.py", "aggregate.py"))
+
+
 def fingerprint(settings: Settings) -> str:
     """SHA-256 (first 16 hex digits) of :func:`description`, ``settings`` and the source of the
-    modules that compute a run's numbers (this one, the runner and the aggregate)."""
-    from fsengine.benchmark import aggregate, runner
-
+    modules that compute a run's numbers (:data:`NUMBER_SOURCES`)."""
     digest = hashlib.sha256(json.dumps({"protocol": description(), "settings": settings.as_dict()},
                                        sort_keys=True, default=str).encode())
-    for module in (inspect.getmodule(fingerprint), runner, aggregate):
-        digest.update(inspect.getsource(module).encode())
+    for source in NUMBER_SOURCES:
+        digest.update(source.read_bytes())
     return digest.hexdigest()[:16]

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from fsengine.benchmark.protocol import Settings, classifier, metric_name
+from fsengine.benchmark.protocol import Settings, classifier, fingerprint, metric_name
 from fsengine.benchmark.suite import Entry
 from fsengine.data import Dataset
 from fsengine.methods.failures import failure_message
@@ -233,7 +233,6 @@ def run_benchmark(entries: tuple[Entry, ...], methods: list | None, settings: Se
     method that applies to one of the datasets, :func:`default_methods`), as the protocol says
     (:mod:`fsengine.benchmark.protocol`). Parameters not given are the registry's defaults (what the
     app and the CLI use). Every dataset and parameter is checked before the first fit."""
-    from fsengine.benchmark.protocol import fingerprint
     from fsengine.methods.custom import resolve_methods
     from fsengine.parallel import backend_for, describe
 

@@ -39,6 +39,20 @@ def test_the_fingerprint_follows_the_settings():
     assert a != b and a == fingerprint(Settings()) and len(a) == 16
 
 
+def test_the_fingerprint_follows_the_code_behind_the_numbers(tmp_path, monkeypatch):
+    """One changed line in the runner's source changes the fingerprint; the same sources give the same."""
+    before = fingerprint(Settings())
+    copies = []
+    for source in protocol.NUMBER_SOURCES:
+        copy = tmp_path / source.name
+        copy.write_bytes(source.read_bytes())
+        copies.append(copy)
+    monkeypatch.setattr(protocol, "NUMBER_SOURCES", tuple(copies))
+    assert fingerprint(Settings()) == before
+    copies[1].write_text(copies[1].read_text() + "\n# one more line\n")
+    assert fingerprint(Settings()) != before
+
+
 def test_the_classifiers_are_the_stated_ones():
     from sklearn.linear_model import LogisticRegression
     from sklearn.neighbors import KNeighborsClassifier
