@@ -77,7 +77,8 @@ def model_description_length(k: int, d: int, class_sizes) -> dict[str, float]:
 
 @njit(cache=True)
 def _row_loss(F, t, shift, code, buf):
-    """-log softmax(F[t] + shift)[code] (stable log-sum-exp; -inf entries allowed)."""
+    """-log softmax(F[t] + shift)[code] (stable log-sum-exp; -inf entries allowed; as log1p of the
+    other classes' odds when the row's own class leads, so a loss far below eps keeps its digits)."""
     K = F.shape[1]
     if K == 2:  # softplus(-z), z = true-class score minus the other's (the two-class f of Eq. 6)
         z = (F[t, code] + shift[code]) - (F[t, 1 - code] + shift[1 - code])
@@ -88,10 +89,13 @@ def _row_loss(F, t, shift, code, buf):
         buf[c] = v
         if v > m:
             m = v
-    s = 0.0
+    others = 0.0
     for c in range(K):
-        s += np.exp(buf[c] - m)
-    return m + np.log(s) - buf[code]
+        if c != code:
+            others += np.exp(buf[c] - m)
+    if buf[code] == m:  # the row's own class leads: log1p keeps a loss far below eps
+        return np.log1p(others)
+    return m + np.log(others + np.exp(buf[code] - m)) - buf[code]
 
 
 @njit(cache=True)
