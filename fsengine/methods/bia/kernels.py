@@ -35,10 +35,10 @@ def matvec(J, m, out):
 
     Rows go four at a time: one pass over their upper parts forms the four row sums (loaded from
     memory once), a second pass over the same cached rows adds their columns' share to ``out``;
-    the two passes are kept apart so each vectorises. Sums run in float64 (J float64 or float32;
-    fastmath lets them vectorise and reorders them, a change at round-off). A plain loop beats a
-    call into a multi-threaded BLAS on a shared 2-core machine for these sizes, and BLAS would sum
-    float32 rows in float32.
+    the two passes are kept apart, and index slices from 0, so each vectorises with contiguous
+    loads. Sums run in float64 (J float64 or float32; fastmath lets them vectorise and reorders
+    them, a change at round-off). A plain loop beats a call into a multi-threaded BLAS on a shared
+    2-core machine for these sizes, and BLAS would sum float32 rows in float32.
     """
     p = m.size
     for i in range(p):
@@ -46,31 +46,33 @@ def matvec(J, m, out):
     i0 = 0
     while i0 + 4 <= p:
         i1 = i0 + 4
-        r0, r1, r2, r3 = J[i0], J[i0 + 1], J[i0 + 2], J[i0 + 3]
         m0, m1, m2, m3 = m[i0], m[i0 + 1], m[i0 + 2], m[i0 + 3]
-        s0 = r0[i0 + 1] * m1 + r0[i0 + 2] * m2 + r0[i0 + 3] * m3  # the 4 x 4 diagonal block
-        s1 = r0[i0 + 1] * m0 + r1[i0 + 2] * m2 + r1[i0 + 3] * m3
-        s2 = r0[i0 + 2] * m0 + r1[i0 + 2] * m1 + r2[i0 + 3] * m3
-        s3 = r0[i0 + 3] * m0 + r1[i0 + 3] * m1 + r2[i0 + 3] * m2
-        for j in range(i1, p):
-            mj = m[j]
+        s0 = J[i0, i0 + 1] * m1 + J[i0, i0 + 2] * m2 + J[i0, i0 + 3] * m3  # the 4 x 4 diagonal block
+        s1 = J[i0, i0 + 1] * m0 + J[i0 + 1, i0 + 2] * m2 + J[i0 + 1, i0 + 3] * m3
+        s2 = J[i0, i0 + 2] * m0 + J[i0 + 1, i0 + 2] * m1 + J[i0 + 2, i0 + 3] * m3
+        s3 = J[i0, i0 + 3] * m0 + J[i0 + 1, i0 + 3] * m1 + J[i0 + 2, i0 + 3] * m2
+        r0, r1, r2, r3 = J[i0, i1:], J[i0 + 1, i1:], J[i0 + 2, i1:], J[i0 + 3, i1:]
+        rest, tail = m[i1:], out[i1:]
+        for j in range(p - i1):
+            mj = rest[j]
             s0 += r0[j] * mj
             s1 += r1[j] * mj
             s2 += r2[j] * mj
             s3 += r3[j] * mj
-        for j in range(i1, p):
-            out[j] += r0[j] * m0 + r1[j] * m1 + r2[j] * m2 + r3[j] * m3
+        for j in range(p - i1):
+            tail[j] += r0[j] * m0 + r1[j] * m1 + r2[j] * m2 + r3[j] * m3
         out[i0] += s0
         out[i0 + 1] += s1
         out[i0 + 2] += s2
         out[i0 + 3] += s3
         i0 = i1
     for i in range(i0, p):  # the last p mod 4 rows
+        row, rest, tail = J[i, i + 1:], m[i + 1:], out[i + 1:]
         acc = 0.0
-        for j in range(i + 1, p):
-            acc += J[i, j] * m[j]
-        for j in range(i + 1, p):
-            out[j] += J[i, j] * m[i]
+        for j in range(p - i - 1):
+            acc += row[j] * rest[j]
+        for j in range(p - i - 1):
+            tail[j] += row[j] * m[i]
         out[i] += acc
 
 
