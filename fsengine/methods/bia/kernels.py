@@ -33,11 +33,11 @@ def matvec(J, m, out):
     the upper triangle: each J_ij (i < j) adds J_ij m_j to out_i and J_ij m_i to out_j. The path is
     bound by memory traffic (one pass over J a step), so reading half of J halves it.
 
-    Rows go four at a time: one pass over their upper parts forms the four row sums (loaded from
-    memory once), a second pass over the same cached rows adds their columns' share to ``out``;
-    the two passes are kept apart, and index slices from 0, so each vectorises with contiguous
-    loads. Sums run in float64 (J float64 or float32; fastmath lets them vectorise and reorders
-    them, a change at round-off). A plain loop beats a call into a multi-threaded BLAS on a shared
+    Rows go four at a time, in one pass over their upper parts: each loaded J_ij adds to its row's
+    sum and to ``out_j``. The loop indexes slices from 0, so it vectorises with contiguous loads
+    (over ``range(i1, p)`` numba's negative-index wraparound turns the loads into gathers). Sums
+    run in float64 (J float64 or float32; fastmath lets them vectorise and reorders them, a change
+    at round-off). A plain loop beats a call into a multi-threaded BLAS on a shared
     2-core machine for these sizes, and BLAS would sum float32 rows in float32.
     """
     p = m.size
@@ -55,12 +55,12 @@ def matvec(J, m, out):
         rest, tail = m[i1:], out[i1:]
         for j in range(p - i1):
             mj = rest[j]
-            s0 += r0[j] * mj
-            s1 += r1[j] * mj
-            s2 += r2[j] * mj
-            s3 += r3[j] * mj
-        for j in range(p - i1):
-            tail[j] += r0[j] * m0 + r1[j] * m1 + r2[j] * m2 + r3[j] * m3
+            a0, a1, a2, a3 = r0[j], r1[j], r2[j], r3[j]
+            s0 += a0 * mj
+            s1 += a1 * mj
+            s2 += a2 * mj
+            s3 += a3 * mj
+            tail[j] += a0 * m0 + a1 * m1 + a2 * m2 + a3 * m3
         out[i0] += s0
         out[i0 + 1] += s1
         out[i0 + 2] += s2
