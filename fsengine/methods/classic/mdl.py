@@ -17,8 +17,9 @@ log*k = log k + log log k + ... (positive terms; log*0 = log*1 = 0). For K > 2 c
 terms generalise as the paper's argument does: the class counts take C(n + K - 1, K - 1) values
 (n + 1 when K = 2) and each feature's K conditionals take prod_c (n_c + 1) values, so the K = 2 case
 is exactly Eq. (13-14). J grows by sequential forward selection (the paper's "simplest way"): at
-each step the feature whose inclusion gives the smallest DL-data is added. The selected subset is
-the prefix of that sequence minimising DL(J) over the sizes explored (0..``max_features``).
+each step the feature whose inclusion gives the smallest DL-data is added (the lowest index among
+candidates within :data:`TIE_RTOL`). The selected subset is the prefix of that sequence minimising
+DL(J) over the sizes explored (0..``max_features``).
 
 Progress: ``progress(fraction, message)`` after every added feature; a callback that raises
 :class:`~fsengine.progress.StopRequested` ends the search early and the path explored so far is
@@ -115,8 +116,12 @@ def data_description_length(F, codes):
 FACTOR_LOG_CAP = 40.0
 PRODUCT_BLOCK = 16
 #: a candidate's DL-data below PRECISION_FLOOR (K + 2) (n + 2 nnz_j) nats is summed row by row:
-#: the products' absolute error, about (K + 2) eps a row, then stays below 2e-10 of it
-PRECISION_FLOOR = 1e-6
+#: the products' absolute error, about (K + 2) eps a row, then stays below 3e-12 of it
+PRECISION_FLOOR = 1e-4
+#: candidates whose DL-data agree to TIE_RTOL (relative) are tied, far above the sums' rounding
+#: (3e-12 at most, about 1e-13 on the catalogue's data): the lowest index is added, so an exact tie
+#: (features with the same counts tie exactly on the first step) does not go to rounding noise
+TIE_RTOL = 1e-10
 
 
 @njit(cache=True)
@@ -358,7 +363,7 @@ def mdl_forward_selection(X01: sp.csc_matrix, y, *, max_features: int = 30, cand
             dl = candidate_data_lengths(F, codes, indptr, indices, log_p0, log_p1, p0, p1, candidate,
                                         group, n_groups)
             last_dl = np.where(candidate, dl, np.nan)
-            j = int(np.argmin(dl))
+            j = int(np.flatnonzero(dl <= dl.min() * (1.0 + TIE_RTOL))[0])  # the lowest index among ties
             add_feature(F, indptr, indices, j, log_p0[j], log_p1[j])
             candidate[j] = False
             order.append(j)

@@ -201,3 +201,19 @@ def test_candidate_lengths_equal_the_row_by_row_log_sum_exp(K, spread):
         with np.errstate(divide="ignore"):
             ref = float(np.sum(np.logaddexp(0.0, logsumexp(others, axis=1))))  # log(1 + sum of the odds)
         assert got[j] == pytest.approx(ref, rel=1e-12 if ref > 1.0 else 1e-9, abs=1e-300), (j, got[j], ref)
+
+
+def test_a_tie_within_the_tolerance_goes_to_the_lowest_index(monkeypatch):
+    """Candidates whose DL-data agree to TIE_RTOL are tied and the lowest index is added, whatever
+    the last bits say (features with the same counts tie exactly on the first step; their sums'
+    rounding differs); a gap above the tolerance is a real difference."""
+    from fsengine.methods.classic import mdl
+
+    X, y = data(seed=2)
+    first, second = np.full(X.shape[1], 12.0), np.full(X.shape[1], 12.0)
+    first[[1, 2]] = 10.0, 10.0 * (1 - 1e-12)  # tied: 1 before 2
+    second[[1, 2, 3]] = np.inf, 9.0, 9.0 * (1 - 1e-9)  # 3 is better by more than the tolerance
+    lengths = iter([first, second])
+    monkeypatch.setattr(mdl, "candidate_data_lengths", lambda *args: next(lengths))
+    path = mdl.mdl_forward_selection(binary_indicator(X), y, max_features=2)
+    assert path.order.tolist() == [1, 3]
