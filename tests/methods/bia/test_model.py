@@ -291,7 +291,7 @@ def test_sparse_couplings_from_pairs_of_non_zeros_equal_the_dense_blocks():
     indices and as a dense array: the couplings built column by column from the pairs of
     non-zeros equal the dense BLAS blocks' to 1e-12 (the Gram entries are exact counts), and so do
     alpha, the rms correlation and Lambda* (beta, a sum of both signs, to 1e-10); the couplings
-    exactly symmetric."""
+    exactly symmetric, also when a budget makes them float32."""
     import scipy.sparse as sp
 
     rng = np.random.default_rng(11)
@@ -313,6 +313,12 @@ def test_sparse_couplings_from_pairs_of_non_zeros_equal_the_dense_blocks():
     np.testing.assert_allclose(sparse.beta, dense.beta, rtol=1e-10)  # sums of both signs: cancellation
     assert sparse.rms_correlation == pytest.approx(dense.rms_correlation, rel=1e-12)
     assert sparse.lambda_star == pytest.approx(dense.lambda_star, rel=1e-12)
+    # float32 couplings (a budget float64 does not fit): the same couplings rounded to float32
+    # (below float32's smallest normal, 1e-38, to its absolute spacing there)
+    budget = 0.5 * sum(memory.fit_bytes(n, p, DEFAULT_STEPS, size, dense=False) for size in (4, 8)) / memory.MB
+    sparse32 = build_bia_model(Xs, y, "logistic", max_memory_mb=budget)
+    assert sparse32.couplings.dtype == np.float32 and np.array_equal(sparse32.couplings, sparse32.couplings.T)
+    np.testing.assert_allclose(sparse32.couplings, sparse.couplings, rtol=2**-23, atol=2.0**-149)
 
 
 def _float32_budget(n, p, n_steps=DEFAULT_STEPS):
