@@ -2,7 +2,7 @@
 numba kernels against a plain numpy implementation of the same math; and (``--part wide``, issue
 32) a fit as wide as the memory budget allows.
 
-    PYTHONPATH=. python benchmarks/bench_bia.py [--quick] [--part kernels|wide|all]
+    PYTHONPATH=. python benchmarks/bench_bia.py [--quick] [--part kernels|wide|words|all]
 
 Stages timed (median of repeats, after a numba warm-up):
   expansion  standardisation, b and the Gram matrix G = Z'Z (BLAS)           fsengine.glm
@@ -18,20 +18,34 @@ fresh process under ``/usr/bin/time -v``: wall and CPU seconds, peak resident me
 couplings' type; and at p = 5,000 the couplings built in blocks (float64, and float32 forced by a
 budget float64 does not fit) against the whole Gram turned into couplings in place (the build
 before issue 32), dense and sparse X: seconds and peak memory of each, in fresh processes.
+
+Words (``--part words``, issue 32 item 3): A/B in one process, before vs after, of
+``BIASelector().fit`` at its defaults on the 75% training split (seed 0) of the movie reviews
+(1,500 x 4,752 word presences, sparse) and of notMNIST B vs D (dense), the fits alternated, CPU
+seconds of each. "before" is the fit with the kernels this change replaced, kept below
+(:func:`old_matvec`, a full-row product; the sparse couplings from scipy's product X'X per
+block): the same fit otherwise. Also the stages of the "after" fit (couplings, path, solve), and
+the fit with float32 couplings forced by a budget (the memory-bound path reads half the bytes
+again) with its largest posterior difference: the numbers behind keeping float64.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
+import scipy.sparse as sp
+from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -40,6 +54,8 @@ from timing import timed
 from fsengine.data.synthetic.glm import make_sparse_glm
 from fsengine.glm import prior_mean_expansion
 from fsengine.methods.bia import kernels as bia_kernels
+from fsengine.methods.bia import memory
+from fsengine.methods.bia import model as bia_model
 from fsengine.methods.bia.model import build_bia_model, lambda_star
 
 
@@ -156,14 +172,173 @@ def wide(quick: bool) -> None:
                   f"{r['wall']:.1f} | {r['cpu']:.1f} | {r['rss_mb']:,.0f} | {r['load']} |", flush=True)
 
 
+# --- before issue 32 item 3: the kernels the words A/B compares against ------------------------------
+
+@njit(cache=True, fastmath=True)
+def old_matvec(J, m, out):
+    """out = J m over every row in full (before: both triangles read)."""
+    p = m.size
+    for i in range(p):
+        acc = 0.0
+        for j in range(p):
+            acc += J[i, j] * m[j]
+        out[i] = acc
+
+
+@njit(cache=True)
+def _old_residual(alpha, beta, eps, scale, m, u):
+    worst = 0.0
+    for i in range(m.size):
+        worst = max(worst, abs(m[i] - np.tanh(eps * alpha[i] + eps * eps * beta[i] + scale * u[i])))
+    return worst
+
+
+@njit(cache=True)
+def old_mean_field_path_residuals(alpha, beta, J_ref, eps_ref, eps_grid, m0, eps0):
+    """bia_kernels.mean_field_path_residuals with :func:`old_matvec`."""
+    n_steps, p = eps_grid.size, alpha.size
+    M, max_dm, before = np.empty((n_steps, p)), np.empty(n_steps), np.empty(n_steps)
+    m, u, prev = m0.copy(), np.empty(p), eps0
+    for k in range(n_steps):
+        eps = eps_grid[k]
+        scale = (eps / eps_ref) ** 2
+        old_matvec(J_ref, m, u)
+        before[k] = _old_residual(alpha, beta, prev, (prev / eps_ref) ** 2, m, u) if prev > 0.0 else np.nan
+        dm = 0.0
+        for i in range(p):
+            new = np.tanh(eps * alpha[i] + eps * eps * beta[i] + scale * u[i])
+            dm = max(dm, abs(new - m[i]))
+            M[k, i] = new
+        m = M[k].copy()
+        max_dm[k] = dm
+        prev = eps
+    return M, max_dm, before
+
+
+@njit(cache=True)
+def old_fixed_point_residuals(alpha, beta, J_ref, eps_ref, eps, M):
+    out, u = np.empty(M.shape[0]), np.empty(alpha.size)
+    for k in range(M.shape[0]):
+        old_matvec(J_ref, M[k], u)
+        out[k] = _old_residual(alpha, beta, eps[k], (eps[k] / eps_ref) ** 2, M[k], u)
+    return out
+
+
+@njit(cache=True)
+def old_damped_mean_field(h, J, scale, m0, damping, tol, max_iter):
+    m, p = m0.copy(), m0.size
+    residual, it, u = np.inf, 0, np.empty(p)
+    while it < max_iter:
+        old_matvec(J, m, u)
+        residual = 0.0
+        for i in range(p):
+            target = np.tanh(h[i] + scale * u[i])
+            residual = max(residual, abs(target - m[i]))
+            m[i] = (1.0 - damping) * m[i] + damping * target
+        it += 1
+        if residual < tol:
+            break
+    return m, it, residual
+
+
+def old_couplings_in_blocks(X, exp, dtype, report):
+    """model._couplings_in_blocks before: a sparse X's Gram blocks from scipy's product X'X."""
+    if not sp.issparse(X):
+        return NEW_COUPLINGS(X, exp, dtype, report)
+    n, p = X.shape
+    stdz = exp.standardization
+    J = np.empty((p, p), dtype=dtype)
+    alpha, beta = np.zeros(p), np.zeros(p)
+    Xc = sp.csc_matrix(X)
+    squares = 0.0
+    for c0 in range(0, p, memory.GRAM_BLOCK):
+        c1 = min(p, c0 + memory.GRAM_BLOCK)
+        G = (Xc[:, :c1].T @ Xc[:, c0:c1]).toarray()
+        G -= n * np.outer(stdz.mean[:c1], stdz.mean[c0:c1])
+        G /= stdz.scale[:c1, None]
+        G /= stdz.scale[None, c0:c1]
+        squares += bia_kernels.couplings_from_gram_block(np.ascontiguousarray(G), c0, exp.b, exp.curvature,
+                                                         float(n), J, alpha, beta)
+    return J, alpha, beta, float(np.sqrt(2.0 * squares / (p * (p - 1.0))))
+
+
+NEW_COUPLINGS = bia_model._couplings_in_blocks
+
+
+def before_issue_32_item_3():
+    """Patches that make BIASelector fit with the kernels before this change."""
+    return mock.patch.multiple(bia_kernels, mean_field_path_residuals=old_mean_field_path_residuals,
+                               fixed_point_residuals=old_fixed_point_residuals,
+                               damped_mean_field=old_damped_mean_field)
+
+
+def words(quick: bool) -> None:
+    """A/B (module docstring, "Words")."""
+    from fsengine.data import load_dataset
+    from fsengine.data.transforms import split
+    from fsengine.selectors import BIASelector
+
+    repeats = 2 if quick else 3
+    print("\n### BIA on the words: before vs after issue 32 item 3, one run, fits alternated\n")
+    print(f"Command: `PYTHONPATH=. FSENGINE_DATA=... python benchmarks/bench_bia.py --part words"
+          f"{' --quick' if quick else ''}`; load average before: {'{:.1f} {:.1f} {:.1f}'.format(*os.getloadavg())}; "
+          f"CPU seconds of one `BIASelector().fit` (defaults) on the 75% split, median of {repeats} "
+          "(each run's CPU seconds in brackets).\n")
+    print("| data | n x p | before s | after s | before / after | after: couplings / path / solve s | "
+          "max abs posterior difference | same order_ | after, float32 couplings s | float32: max abs posterior "
+          "difference |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for key, label in (("movie_reviews", "movie reviews (sparse)"), ("notmnist:letters=BD", "notMNIST B vs D")):
+        train, _ = split(load_dataset(key), test_size=0.25, seed=0)
+        X, y = train.X, np.asarray(train.y)
+        n, p = X.shape
+        budget32 = 0.5 * sum(memory.fit_bytes(n, p, 200, size, dense=not sp.issparse(X)) for size in (4, 8)) / memory.MB
+
+        def _before():
+            stack = contextlib.ExitStack()
+            stack.enter_context(before_issue_32_item_3())
+            stack.enter_context(mock.patch.object(bia_model, "_couplings_in_blocks", old_couplings_in_blocks))
+            return stack
+
+        for ctx in (contextlib.nullcontext, _before):  # numba compilation or cache loading, untimed
+            with ctx():
+                BIASelector(n_steps=3).fit(X[:, :60], y)
+        times, fits = {"before": [], "after": [], "float32": []}, {}
+        for _ in range(repeats):
+            for which, ctx, kwargs in (("before", _before, {}), ("after", contextlib.nullcontext, {}),
+                                       ("float32", contextlib.nullcontext, {"max_memory_mb": budget32})):
+                with ctx():
+                    t0 = time.process_time()
+                    fits[which] = BIASelector(**kwargs).fit(X, y)
+                    times[which].append(time.process_time() - t0)
+        t0 = time.process_time()
+        model = build_bia_model(X, y, "logistic")
+        t1 = time.process_time()
+        path = model.path()
+        t2 = time.process_time()
+        model.solve(1.0, m0=path.m[19])
+        t3 = time.process_time()
+        med = {k: float(np.median(v)) for k, v in times.items()}
+        diff = np.abs(fits["before"].scores_ - fits["after"].scores_).max()
+        diff32 = np.abs(fits["float32"].scores_ - fits["after"].scores_).max()
+        assert fits["float32"].couplings_.dtype == np.float32
+        runs = {k: " ".join(f"{t:.2f}" for t in v) for k, v in times.items()}
+        print(f"| {label} | {n:,} x {p:,} | {med['before']:.2f} [{runs['before']}] | {med['after']:.2f} "
+              f"[{runs['after']}] | {med['before'] / med['after']:.2f} | {t1 - t0:.2f} / {t2 - t1:.2f} / "
+              f"{t3 - t2:.2f} | {diff:.1e} | {np.array_equal(fits['before'].order_, fits['after'].order_)} | "
+              f"{med['float32']:.2f} [{runs['float32']}] | {diff32:.1e} |", flush=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats")
-    ap.add_argument("--part", choices=("all", "kernels", "wide"), default="all")
+    ap.add_argument("--part", choices=("all", "kernels", "wide", "words"), default="all")
     args = ap.parse_args(argv)
     if args.part in ("all", "wide"):
         wide(args.quick)
-    if args.part == "wide":
+    if args.part in ("all", "words"):
+        words(args.quick)
+    if args.part in ("wide", "words"):
         return 0
     repeats = 3 if args.quick else 7
     sizes = [(1000, 784), (1000, 2000 if args.quick else 5000)]

@@ -15,14 +15,20 @@
    (its per-half-sample fits by cd or by liblinear; saga's 500 fits are left out); max |coefficient
    difference| and active-set (stable-set) agreement with cd.
 5. Where our weighted-error stumps and scikit-learn's Gini stumps differ (not a timing).
+6. ``mdlab`` (issue 32 item 3): MDLSelector at its defaults on the 75% training split (seed 0) of
+   the movie reviews and of notMNIST B vs D, before vs after in one run, fits alternated: CPU
+   seconds, the selected sequence and DL-data compared, and where the rankings part (only among
+   features whose gain is zero to round-off). "before" is the step kernel this change replaced,
+   kept below (:func:`old_candidate_data_lengths`: an exp and a log1p per row and candidate).
 
-    PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_classic.py [--quick] [--sections l1ab]
+    PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_classic.py [--quick] [--sections l1ab,mdlab]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import time
 import warnings
 from collections import Counter
@@ -30,6 +36,7 @@ from unittest import mock
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 from sklearn.ensemble import AdaBoostClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import mutual_info_classif
@@ -41,7 +48,8 @@ from timing import timed
 from fsengine.data import load_dataset
 from fsengine.data.corpora import read_conll2000, read_movie_reviews
 from fsengine.data.features import word_presence_tags
-from fsengine.data.transforms import binarize_input
+from fsengine.data.transforms import binarize_input, split
+from fsengine.methods.classic import mdl
 from fsengine.methods.classic.binary import binary_indicator, class_codes, csc01
 from fsengine.methods.classic.boosting import adaboost_stumps
 from fsengine.methods.classic.l1_path import eq19_violation, l1_logistic_path, path_grid
@@ -50,7 +58,7 @@ from fsengine.methods.classic.mdl import mdl_forward_selection
 from fsengine.methods.classic.mutual_info import mutual_information, ones_per_class
 from fsengine.methods.classic.study import same_weights, side_by_side
 from fsengine.methods.toolbox import stability
-from fsengine.selectors import L1PathSelector, StabilitySelector
+from fsengine.selectors import L1PathSelector, MDLSelector, StabilitySelector
 
 
 def best_time(fn, repeat: int = 3) -> float:
@@ -267,6 +275,113 @@ def compare_section(nm, rounds: int):
            "max error gap", "first round where AdaBoostClassifier's own run differs"], rows)
 
 
+# --- MDL's forward step before issue 32 item 3 (the mdlab section's "before") -----------------------
+
+@njit(cache=True)
+def old_row_loss(F, t, shift, code, buf):
+    """-log softmax(F[t] + shift)[code], as before."""
+    K = F.shape[1]
+    if K == 2:
+        z = (F[t, code] + shift[code]) - (F[t, 1 - code] + shift[1 - code])
+        return max(-z, 0.0) + np.log1p(np.exp(-abs(z)))
+    m = -np.inf
+    for c in range(K):
+        v = F[t, c] + shift[c]
+        buf[c] = v
+        m = max(m, v)
+    s = 0.0
+    for c in range(K):
+        s += np.exp(buf[c] - m)
+    return m + np.log(s) - buf[code]
+
+
+@njit(cache=True)
+def _old_lengths(F, codes, indptr, indices, log_p0, log_p1, candidate, group, n_groups):
+    """mdl.candidate_data_lengths before: shared group terms, every row's loss by exp and log1p,
+    a feature alone in its group summed over all rows."""
+    n, K = F.shape
+    p = log_p0.shape[0]
+    out = np.full(p, np.inf)
+    buf = np.empty(K)
+    members = np.zeros(n_groups, dtype=np.int64)
+    first = np.full(n_groups, -1, dtype=np.int64)
+    for j in range(p):
+        if candidate[j] and np.all(np.isfinite(log_p0[j])):
+            members[group[j]] += 1
+            if first[group[j]] < 0:
+                first[group[j]] = j
+    base = np.full(n_groups, np.nan)
+    for g in range(n_groups):
+        if members[g] > 1:
+            s = 0.0
+            for t in range(n):
+                s += old_row_loss(F, t, log_p0[first[g]], codes[t], buf)
+            base[g] = s
+    on = np.zeros(n, dtype=np.bool_)
+    for j in range(p):
+        if not candidate[j]:
+            continue
+        if members[group[j]] > 1 and np.all(np.isfinite(log_p0[j])):
+            total = base[group[j]]
+            for k in range(indptr[j], indptr[j + 1]):
+                t = indices[k]
+                total += old_row_loss(F, t, log_p1[j], codes[t], buf) - old_row_loss(F, t, log_p0[j], codes[t], buf)
+        else:
+            for k in range(indptr[j], indptr[j + 1]):
+                on[indices[k]] = True
+            total = 0.0
+            for t in range(n):
+                total += old_row_loss(F, t, log_p1[j] if on[t] else log_p0[j], codes[t], buf)
+            for k in range(indptr[j], indptr[j + 1]):
+                on[indices[k]] = False
+        out[j] = total
+    return out
+
+
+def old_candidate_data_lengths(F, codes, indptr, indices, log_p0, log_p1, p0, p1, candidate, group, n_groups):
+    """The step kernel before, under today's signature."""
+    return _old_lengths(F, codes, indptr, indices, log_p0, log_p1, candidate, group, n_groups)
+
+
+def mdl_ab_section(quick):
+    repeats = 2 if quick else 3
+    rows = []
+    load = "{:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+    for key, label in (("movie_reviews", "movie reviews"), ("notmnist:letters=BD", "notMNIST B vs D (x > median)")):
+        train, _ = split(load_dataset(key), test_size=0.25, seed=0)
+        X, y = train.X, np.asarray(train.y)
+        before = mock.patch.object(mdl, "candidate_data_lengths", old_candidate_data_lengths)
+        for ctx in (contextlib.nullcontext(), before):  # numba compilation or cache loading, untimed
+            with ctx:
+                MDLSelector(max_features=2).fit(X[:, :40], y)
+        times, fits = {"before": [], "after": []}, {}
+        for _ in range(repeats):
+            for which in ("before", "after"):
+                with before if which == "before" else contextlib.nullcontext():
+                    t0 = time.process_time()
+                    fits[which] = MDLSelector().fit(X, y)
+                    times[which].append(time.process_time() - t0)
+        a, b = fits["before"], fits["after"]
+        dl_a, dl_b = a.trace_["dl_data"].to_numpy(), b.trace_["dl_data"].to_numpy()
+        parted = np.flatnonzero(a.order_ != b.order_)
+        med = {k: float(np.median(v)) for k, v in times.items()}
+        runs = {k: " ".join(f"{t:.2f}" for t in v) for k, v in times.items()}
+        rows.append((label, f"{X.shape[0]:,} x {X.shape[1]:,}", f"{med['before']:.2f} [{runs['before']}]",
+                     f"{med['after']:.3f} [{runs['after']}]", f"{med['before'] / med['after']:.1f}",
+                     str(a.trace_["feature"].tolist() == b.trace_["feature"].tolist()),
+                     f"{np.abs(dl_a - dl_b).max() / np.abs(dl_a).min():.1e}",
+                     f"{np.nanmax(np.abs(a.scores_ - b.scores_)):.1e}",
+                     str(int(parted[0])) if parted.size else "never",
+                     f"{np.abs(a.scores_[a.order_[parted]]).max():.1e}" if parted.size else "-"))
+    print("### MDL forward selection: before vs after issue 32 item 3, one run, fits alternated\n")
+    print(f"Command: `PYTHONPATH=. FSENGINE_DATA=... python benchmarks/bench_classic.py --sections mdlab"
+          f"{' --quick' if quick else ''}`; load average before: {load}; CPU seconds of one `MDLSelector().fit` "
+          f"(defaults: 30 forward steps) on the 75% split, median of {repeats} (each run in brackets).\n")
+    table(["data", "n x d", "before s", "after s", "before / after", "same selected sequence",
+           "max relative DL-data difference", "max abs score (gain) difference",
+           "first rank where order_ parts", "largest |gain| among the parted ranks"], rows)
+
+
 def table(header, rows):
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
@@ -320,8 +435,8 @@ def l1_section(quick):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller inputs (one to two minutes)")
-    parser.add_argument("--sections", default="mi,stumps,mdl,l1,l1ab,compare",
-                        help="comma-separated subset of mi, stumps, mdl, l1, l1ab, compare (default: all)")
+    parser.add_argument("--sections", default="mi,stumps,mdl,l1,l1ab,compare,mdlab",
+                        help="comma-separated subset of mi, stumps, mdl, l1, l1ab, compare, mdlab (default: all)")
     args = parser.parse_args(argv)
     quick = args.quick
     sections = set(args.sections.split(","))
@@ -345,6 +460,8 @@ def main(argv=None) -> int:
         l1_ab_section(quick)
     if "compare" in sections:
         compare_section(nm, 20 if quick else 50)
+    if "mdlab" in sections:
+        mdl_ab_section(quick)
     return 0
 
 

@@ -29,15 +29,51 @@ def rms_offdiag_correlation(G, n):
 
 @njit(cache=True, fastmath=True)
 def matvec(J, m, out):
-    """out = J m, row by row in float64 (J float64 or float32; contiguous rows; fastmath lets the
-    sums vectorise). A plain loop beats a call into a multi-threaded BLAS on a shared 2-core
-    machine for these sizes, and BLAS would sum float32 rows in float32."""
+    """out = J m for a symmetric J with a zero diagonal (every coupling matrix here), reading only
+    the upper triangle: each J_ij (i < j) adds J_ij m_j to out_i and J_ij m_i to out_j. The path is
+    bound by memory traffic (one pass over J a step), so reading half of J halves it.
+
+    Rows go four at a time, in one pass over their upper parts: each loaded J_ij adds to its row's
+    sum and to ``out_j``. The loop indexes slices from 0, so it vectorises with contiguous loads
+    (over ``range(i1, p)`` numba's negative-index wraparound turns the loads into gathers). Sums
+    run in float64 (J float64 or float32; fastmath lets them vectorise and reorders them, a change
+    at round-off). A plain loop beats a call into a multi-threaded BLAS on a shared
+    2-core machine for these sizes, and BLAS would sum float32 rows in float32.
+    """
     p = m.size
     for i in range(p):
+        out[i] = 0.0
+    i0 = 0
+    while i0 + 4 <= p:
+        i1 = i0 + 4
+        m0, m1, m2, m3 = m[i0], m[i0 + 1], m[i0 + 2], m[i0 + 3]
+        s0 = J[i0, i0 + 1] * m1 + J[i0, i0 + 2] * m2 + J[i0, i0 + 3] * m3  # the 4 x 4 diagonal block
+        s1 = J[i0, i0 + 1] * m0 + J[i0 + 1, i0 + 2] * m2 + J[i0 + 1, i0 + 3] * m3
+        s2 = J[i0, i0 + 2] * m0 + J[i0 + 1, i0 + 2] * m1 + J[i0 + 2, i0 + 3] * m3
+        s3 = J[i0, i0 + 3] * m0 + J[i0 + 1, i0 + 3] * m1 + J[i0 + 2, i0 + 3] * m2
+        r0, r1, r2, r3 = J[i0, i1:], J[i0 + 1, i1:], J[i0 + 2, i1:], J[i0 + 3, i1:]
+        rest, tail = m[i1:], out[i1:]
+        for j in range(p - i1):
+            mj = rest[j]
+            a0, a1, a2, a3 = r0[j], r1[j], r2[j], r3[j]
+            s0 += a0 * mj
+            s1 += a1 * mj
+            s2 += a2 * mj
+            s3 += a3 * mj
+            tail[j] += a0 * m0 + a1 * m1 + a2 * m2 + a3 * m3
+        out[i0] += s0
+        out[i0 + 1] += s1
+        out[i0 + 2] += s2
+        out[i0 + 3] += s3
+        i0 = i1
+    for i in range(i0, p):  # the last p mod 4 rows
+        row, rest, tail = J[i, i + 1:], m[i + 1:], out[i + 1:]
         acc = 0.0
-        for j in range(p):
-            acc += J[i, j] * m[j]
-        out[i] = acc
+        for j in range(p - i - 1):
+            acc += row[j] * rest[j]
+        for j in range(p - i - 1):
+            tail[j] += row[j] * m[i]
+        out[i] += acc
 
 
 @njit(cache=True)
@@ -135,6 +171,66 @@ def fixed_point_residuals(alpha, beta, J_ref, eps_ref, eps, M):
         matvec(J_ref, M[k], u)
         out[k] = _residual(alpha, beta, eps[k], (eps[k] / eps_ref) ** 2, M[k], u)
     return out
+
+
+@njit(cache=True)
+def sparse_couplings_block(col_ptr, col_rows, col_vals, row_ptr, row_cols, row_vals, c0, c1, n, mean, scale,
+                           b, curvature, J, alpha, beta, g):
+    """:func:`couplings_from_gram_block` for columns c0..c1-1 of a sparse X, without a Gram block:
+    writes the lower triangle J[j, i], i < j, of those rows (fill the upper one with
+    :func:`mirror_lower` once every block is done), alpha_j, and adds to beta; returns
+    sum (G_ij / n)^2 over the pairs.
+
+    ``col_*`` is X in CSC, ``row_*`` in CSR with sorted column indices, ``g`` a float64 buffer of
+    p. Column j of X'X (rows i <= j) is summed into ``g`` over the non-zeros x_tj of column j,
+    each adding x_tj times row t's entries up to j (the pairs of non-zeros in each row, no sparse
+    product to assemble); then centred and scaled as :func:`fsengine.glm.standardized_gram`,
+    ``G_ij = ((X'X)_ij - n mean_i mean_j) / scale_i / scale_j``, and turned into
+    K_ij = (H_ij^2 + 2 b_i H_ij b_j) / 8 (H = -curvature G), each with the same operations in the
+    same order as the dense blocks (for 0/1 data, whose products and counts are exact, the same
+    couplings bit for bit; beta and the squares are summed in another order).
+    """
+    squares = 0.0
+    for j in range(c0, c1):
+        for i in range(j + 1):
+            g[i] = 0.0
+        for k in range(col_ptr[j], col_ptr[j + 1]):
+            t = col_rows[k]
+            v = col_vals[k]
+            for q in range(row_ptr[t], row_ptr[t + 1]):
+                i = row_cols[q]
+                if i > j:
+                    break
+                g[i] += v * row_vals[q]
+        bj = b[j]
+        row = J[j]
+        for i in range(j + 1):
+            gij = ((g[i] - n * (mean[i] * mean[j])) / scale[i]) / scale[j]
+            h = -curvature * gij
+            k = 0.125 * (h * h + 2.0 * b[i] * h * bj)
+            if i == j:
+                alpha[j] = 0.25 * (h + bj * bj)
+                beta[j] += k
+                row[j] = 0.0
+            else:
+                c = gij / n
+                squares += c * c
+                beta[i] += k
+                beta[j] += k
+                row[i] = k
+    return squares
+
+
+@njit(cache=True)
+def mirror_lower(J):
+    """J[i, j] = J[j, i] for i < j (the upper triangle from the lower), in 64 x 64 tiles."""
+    p = J.shape[0]
+    T = 64
+    for i0 in range(0, p, T):
+        for j0 in range(i0, p, T):
+            for j in range(j0, min(j0 + T, p)):
+                for i in range(i0, min(i0 + T, j)):
+                    J[i, j] = J[j, i]
 
 
 @njit(cache=True)

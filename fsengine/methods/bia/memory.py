@@ -7,7 +7,8 @@ A fit on X in memory holds
   agree with those of float64 couplings to 1e-9 along the whole path in the tests (1e-6 is the
   bar; ``tests/methods/bia/test_model.py``);
 * a standardised float64 copy of a dense X (8 n p bytes; a sparse X is never densified);
-* one block of :data:`GRAM_BLOCK` columns of the Gram matrix Z'Z (8 p GRAM_BLOCK bytes);
+* for a dense X, one block of :data:`GRAM_BLOCK` columns of the Gram matrix Z'Z (8 p GRAM_BLOCK
+  bytes); a sparse X's couplings are built a Gram column at a time (8 p bytes);
 * the mean-field path three times over (the path, its posteriors and the DataFrame ``path_``:
   3 x 8 n_steps p bytes).
 
@@ -47,7 +48,7 @@ class CouplingMemoryError(ValueError):
 def fit_bytes(n: int, p: int, n_steps: int, itemsize: int, *, dense: bool = True) -> float:
     """Bytes of the arrays a fit holds (module docstring) with couplings of ``itemsize`` bytes
     (8: float64, 4: float32; 16: the chunked fit's second moments and Gram)."""
-    return (itemsize * float(p) * p + (8.0 * n * p if dense else 0.0) + 8.0 * p * min(GRAM_BLOCK, p)
+    return (itemsize * float(p) * p + (8.0 * n * p if dense else 0.0) + 8.0 * p * (min(GRAM_BLOCK, p) if dense else 1)
             + 8.0 * PATH_COPIES * n_steps * p)
 
 
@@ -59,9 +60,12 @@ def max_features(n: int, budget_mb: float, n_steps: int, itemsize: int = 4, *, d
     def root(quadratic: float, lin: float) -> int:
         return int((-lin + math.sqrt(lin * lin + 4.0 * quadratic * budget)) / (2.0 * quadratic))
 
-    p = root(itemsize, linear + 8.0 * GRAM_BLOCK)  # p >= GRAM_BLOCK: a block of GRAM_BLOCK columns
-    if p < GRAM_BLOCK:
-        p = root(itemsize + 8.0, linear)  # narrower: the block is the whole p x p Gram
+    if not dense:
+        p = root(itemsize, linear + 8.0)  # one Gram column at a time
+    else:
+        p = root(itemsize, linear + 8.0 * GRAM_BLOCK)  # p >= GRAM_BLOCK: a block of GRAM_BLOCK columns
+        if p < GRAM_BLOCK:
+            p = root(itemsize + 8.0, linear)  # narrower: the block is the whole p x p Gram
     while fit_bytes(n, p + 1, n_steps, itemsize, dense=dense) <= budget:
         p += 1
     while p > 0 and fit_bytes(n, p, n_steps, itemsize, dense=dense) > budget:

@@ -244,7 +244,8 @@ def solve_mean_field(h, J, *, m0=None, damping: float = 0.5, tol: float = 1e-10,
                      max_iter: int = 2000, scale: float = 1.0,
                      lambda_ratio: float = float("nan")) -> MeanFieldSolution:
     """Naive mean field for ``P(s) ~ exp(h.s + scale * sum_{i<j} J_ij s_i s_j)`` by damped iteration
-    (float32 J is used as it is: the sums run in float64)."""
+    (float32 J is used as it is: the sums run in float64). ``J`` is symmetric with a zero diagonal:
+    only its upper triangle, the energy's pairs i < j, is read."""
     h = np.ascontiguousarray(h, dtype=np.float64)
     J = np.asarray(J)
     J = np.ascontiguousarray(J, dtype=J.dtype if J.dtype in (np.float32, np.float64) else np.float64)
@@ -289,14 +290,19 @@ def _couplings_in_blocks(X, exp: PriorMeanExpansion, dtype, report):
     """(K, alpha, beta, r): the unscaled couplings K (p x p of ``dtype``, exactly symmetric), the
     field coefficients and the rms off-diagonal correlation, from column blocks of the
     standardised Gram G = Z'Z (rows up to each block's diagonal block: the rest is its mirror).
-    Dense X: one standardised column-major copy Z and a BLAS product per block; sparse X: the
-    sparse product X'X of the block, centred and scaled (as :func:`fsengine.glm.standardized_gram`)."""
+    Dense X: one standardised column-major copy Z and a BLAS product per block; sparse X: each
+    column of X'X summed from the pairs of non-zeros into a vector, centred, scaled (as
+    :func:`fsengine.glm.standardized_gram`) and turned into couplings at once
+    (:func:`~fsengine.methods.bia.kernels.sparse_couplings_block`; no Gram block)."""
     n, p = X.shape
     stdz = exp.standardization
     J = np.empty((p, p), dtype=dtype)
     alpha, beta = np.zeros(p), np.zeros(p)
     if sp.issparse(X):
-        Xc = sp.csc_matrix(X)
+        Xc, Xr = sp.csc_matrix(X, dtype=np.float64), sp.csr_matrix(X, dtype=np.float64)
+        if not Xr.has_sorted_indices:
+            Xr = Xr.sorted_indices()
+        column = np.empty(p)
     else:
         Z = np.array(X, dtype=np.float64, order="F")
         Z -= stdz.mean
@@ -305,15 +311,15 @@ def _couplings_in_blocks(X, exp: PriorMeanExpansion, dtype, report):
     for c0 in range(0, p, GRAM_BLOCK):
         c1 = min(p, c0 + GRAM_BLOCK)
         if sp.issparse(X):
-            G = (Xc[:, :c1].T @ Xc[:, c0:c1]).toarray()
-            G -= n * np.outer(stdz.mean[:c1], stdz.mean[c0:c1])
-            G /= stdz.scale[:c1, None]
-            G /= stdz.scale[None, c0:c1]
+            squares += bia_kernels.sparse_couplings_block(
+                Xc.indptr, Xc.indices, Xc.data, Xr.indptr, Xr.indices, Xr.data, c0, c1, float(n), stdz.mean,
+                stdz.scale, exp.b, exp.curvature, J, alpha, beta, column)
         else:
-            G = Z[:, :c1].T @ Z[:, c0:c1]
-        squares += bia_kernels.couplings_from_gram_block(np.ascontiguousarray(G), c0, exp.b, exp.curvature,
-                                                         float(n), J, alpha, beta)
+            G = np.ascontiguousarray(Z[:, :c1].T @ Z[:, c0:c1])
+            squares += bia_kernels.couplings_from_gram_block(G, c0, exp.b, exp.curvature, float(n), J, alpha, beta)
         report(c1 / p, f"couplings for {c1:,} of {p:,} features")
+    if sp.issparse(X):
+        bia_kernels.mirror_lower(J)
     r = float(np.sqrt(2.0 * squares / (p * (p - 1.0)))) if p >= 2 else 0.0
     return J, alpha, beta, r
 

@@ -237,6 +237,26 @@ def test_default_steps_are_the_registry_default():
     assert DEFAULT_STEPS == method_defaults("bia")["n_steps"] == 200
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("p", [1, 2, 3, 4, 5, 7, 8, 13, 130])
+def test_matvec_reads_only_the_upper_triangle_and_equals_numpy(p, dtype):
+    """The path's product J m (four rows at a time, each J_ij with i < j used for out_i and out_j)
+    against numpy's J @ m in float64 to 1e-12, for p below, at and off multiples of four, float64
+    and float32 couplings; nan below the diagonal and on it changes nothing (never read)."""
+    rng = np.random.default_rng(p)
+    _, J = _random_ising(p, rng)
+    J = J.astype(dtype)
+    m = rng.uniform(-1.0, 1.0, p)
+    out = np.full(p, np.nan)
+    bia_kernels.matvec(J, m, out)
+    np.testing.assert_allclose(out, J.astype(np.float64) @ m, rtol=1e-12, atol=1e-14)
+    poisoned = J.copy()
+    poisoned[np.tril_indices(p)] = np.nan
+    again = np.empty(p)
+    bia_kernels.matvec(poisoned, m, again)
+    assert np.array_equal(out, again)
+
+
 # --- wide problems: couplings in blocks, float32 where float64 would not fit -------------------------
 
 @pytest.fixture(scope="module")
@@ -264,6 +284,41 @@ def test_couplings_built_in_blocks_equal_those_of_the_whole_gram(wide, sparse):
                                atol=1e-15 * np.abs(whole.couplings).max())
     assert blocked.rms_correlation == pytest.approx(whole.rms_correlation, rel=1e-12)
     assert blocked.lambda_star == pytest.approx(whole.lambda_star, rel=1e-12)
+
+
+def test_sparse_couplings_from_pairs_of_non_zeros_equal_the_dense_blocks():
+    """Word-presence-like 0/1 data (p = 700: a full and a partial block), as CSR with unsorted
+    indices and as a dense array: the couplings built column by column from the pairs of
+    non-zeros equal the dense BLAS blocks' to 1e-12 (the Gram entries are exact counts), and so do
+    alpha, the rms correlation and Lambda* (beta, a sum of both signs, to 1e-10); the couplings
+    exactly symmetric, also when a budget makes them float32."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(11)
+    n, p = 120, 700
+    y = rng.integers(0, 2, n)
+    X = (rng.random((n, p)) < rng.uniform(0.02, 0.3, p)).astype(float)
+    X[:, :20] = np.where(rng.random((n, 20)) < 0.7, y[:, None], X[:, :20])
+    X[0], X[1] = 1.0, 0.0  # no constant column
+    Xs = sp.csr_matrix(X)
+    for t in range(n):  # reverse each row's column indices: the kernel must not rely on sorted input
+        lo, hi = Xs.indptr[t], Xs.indptr[t + 1]
+        Xs.indices[lo:hi], Xs.data[lo:hi] = Xs.indices[lo:hi][::-1].copy(), Xs.data[lo:hi][::-1].copy()
+    Xs.has_sorted_indices = False
+    sparse, dense = build_bia_model(Xs, y, "logistic"), build_bia_model(X, y, "logistic")
+    assert np.array_equal(sparse.couplings, sparse.couplings.T) and not np.diag(sparse.couplings).any()
+    scale = np.abs(dense.couplings).max()
+    np.testing.assert_allclose(sparse.couplings, dense.couplings, rtol=1e-12, atol=1e-14 * scale)
+    np.testing.assert_allclose(sparse.alpha, dense.alpha, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(sparse.beta, dense.beta, rtol=1e-10)  # sums of both signs: cancellation
+    assert sparse.rms_correlation == pytest.approx(dense.rms_correlation, rel=1e-12)
+    assert sparse.lambda_star == pytest.approx(dense.lambda_star, rel=1e-12)
+    # float32 couplings (a budget float64 does not fit): the same couplings rounded to float32
+    # (below float32's smallest normal, 1e-38, to its absolute spacing there)
+    budget = 0.5 * sum(memory.fit_bytes(n, p, DEFAULT_STEPS, size, dense=False) for size in (4, 8)) / memory.MB
+    sparse32 = build_bia_model(Xs, y, "logistic", max_memory_mb=budget)
+    assert sparse32.couplings.dtype == np.float32 and np.array_equal(sparse32.couplings, sparse32.couplings.T)
+    np.testing.assert_allclose(sparse32.couplings, sparse.couplings, rtol=2**-23, atol=2.0**-149)
 
 
 def _float32_budget(n, p, n_steps=DEFAULT_STEPS):
@@ -299,20 +354,23 @@ def test_float32_couplings_keep_the_float64_posteriors(wide):
 
 
 def test_the_memory_budget_sets_the_couplings_type_and_the_feature_cap():
-    """fit_bytes counts the couplings, the standardised copy, a Gram block and the path; the cap is
+    """fit_bytes counts the couplings, the standardised copy and a Gram block of a dense X (a column
+    for a sparse X) and the path; the cap is
     the largest p within the budget; float64 while it fits, float32 after, then a refusal naming
     the cap. The issue's gene-expression table (n = 200, p = 20,000) takes float32 couplings
     within the default 2,048 MB."""
     n, budget = 200, memory.DEFAULT_MAX_MEMORY_MB
-    for itemsize in (8, 4):
-        cap = memory.max_features(n, budget, DEFAULT_STEPS, itemsize)
-        assert memory.fit_bytes(n, cap, DEFAULT_STEPS, itemsize) <= budget * memory.MB
-        assert memory.fit_bytes(n, cap + 1, DEFAULT_STEPS, itemsize) > budget * memory.MB
+    for itemsize, dense in itertools.product((8, 4), (True, False)):
+        cap = memory.max_features(n, budget, DEFAULT_STEPS, itemsize, dense=dense)
+        assert memory.fit_bytes(n, cap, DEFAULT_STEPS, itemsize, dense=dense) <= budget * memory.MB
+        assert memory.fit_bytes(n, cap + 1, DEFAULT_STEPS, itemsize, dense=dense) > budget * memory.MB
     cap64, cap32 = (memory.max_features(n, budget, DEFAULT_STEPS, size) for size in (8, 4))
     assert memory.coupling_itemsize(n, cap64, budget, DEFAULT_STEPS) == 8
     assert memory.coupling_itemsize(n, cap64 + 1, budget, DEFAULT_STEPS) == 4
     assert memory.coupling_itemsize(n, 20_000, budget, DEFAULT_STEPS) == 4 < 20_000 <= cap32
     assert memory.fit_bytes(n, 20_000, DEFAULT_STEPS, 4) == 4 * 20_000**2 + 8 * 20_000 * (200 + 512 + 3 * 200)
+    # a sparse X is not copied and its couplings take one Gram column at a time
+    assert memory.fit_bytes(n, 20_000, DEFAULT_STEPS, 4, dense=False) == 4 * 20_000**2 + 8 * 20_000 * (1 + 3 * 200)
     with pytest.raises(memory.CouplingMemoryError, match=rf"At most {cap32:,} features fit with 200 samples "
                                                          rf"\({cap64:,} with float64 couplings\)"):
         memory.coupling_itemsize(n, cap32 + 1, budget, DEFAULT_STEPS)

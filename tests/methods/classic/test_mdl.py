@@ -9,8 +9,14 @@ from scipy.special import logsumexp
 from sklearn.naive_bayes import BernoulliNB
 
 from fsengine.methods.classic.binary import binary_indicator
-from fsengine.methods.classic.mdl import log_star, mdl_forward_selection, model_description_length
-from fsengine.methods.classic.mutual_info import mutual_information
+from fsengine.methods.classic.mdl import (
+    candidate_data_lengths,
+    log_star,
+    mdl_forward_selection,
+    model_description_length,
+    naive_bayes_log_tables,
+)
+from fsengine.methods.classic.mutual_info import mutual_information, ones_per_class
 from fsengine.progress import StopRequested
 from fsengine.selectors import MDLSelector
 
@@ -143,3 +149,71 @@ def test_forward_selection_reports_each_feature_and_a_stop_keeps_the_prefix():
     assert part.order.tolist() == full.order[:3].tolist()
     np.testing.assert_allclose(part.dl_data, full.dl_data[:4], rtol=1e-12)
     assert part.best_size == int(np.argmin(part.dl_total))
+
+
+# --- the candidates' description lengths at one step (the forward step's kernel) -------------------
+
+def _step_case(K, spread, seed=0, n=400, p=48):
+    """Scores F of some current subset (``spread``: how far the classes' scores differ; 60 makes many
+    rows far more likely in another class than their own, "separated" puts every row's own class
+    80 nats ahead; -inf marks another class a row is impossible in) and a 0/1 CSC X with duplicated
+    columns (shared count groups), a rare column and one on in every row of class 0; the Naive
+    Bayes tables of X as the forward step computes them."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, K, n)
+    X = (rng.random((n, p)) < rng.uniform(0.01, 0.4, p)).astype(float)
+    X[:, 1] = X[:, 0]
+    X[:, 2] = X[:, 0]
+    X[:, 3] = 0.0
+    X[:2, 3] = 1.0
+    X[codes == 0, 4] = 1.0
+    F = rng.normal(0.0, spread, (n, K)) if spread != "separated" else np.where(
+        np.arange(K) == codes[:, None], 80.0, 0.0) + rng.normal(0.0, 1.0, (n, K))
+    F[(rng.random((n, K)) < 0.02) & (np.arange(K) != codes[:, None])] = -np.inf
+    X01 = sp.csc_matrix(X)
+    indptr, indices = X01.indptr.astype(np.int64), X01.indices.astype(np.int64)
+    class_sizes = np.bincount(codes, minlength=K).astype(np.float64)
+    ones = ones_per_class(indptr, indices, codes, K)
+    log_prior, log_p0, log_p1 = naive_bayes_log_tables(ones, class_sizes)
+    _, group = np.unique(ones, axis=0, return_inverse=True)
+    return F, codes, X, indptr, indices, log_p0, log_p1, group.astype(np.int64).ravel()
+
+
+@pytest.mark.parametrize("K", [2, 4])
+@pytest.mark.parametrize("spread", [1.0, 60.0, "separated"])
+def test_candidate_lengths_equal_the_row_by_row_log_sum_exp(K, spread):
+    """The forward step's DL-data of every candidate (logs of products of per-row factors, shared
+    group terms, extreme rows and tiny totals summed one by one) against scipy's logsumexp of the
+    odds against each row's class with the candidate's log-table added, row by row: to 1e-12 relative (1e-9 for the
+    totals below a nat: "separated" rows are all but certain, and their products would round to
+    1). Non-candidates get +inf."""
+    F, codes, X, indptr, indices, log_p0, log_p1, group = _step_case(K, spread, seed=K)
+    candidate = np.ones(X.shape[1], dtype=bool)
+    candidate[5] = False
+    got = candidate_data_lengths(F, codes, indptr, indices, log_p0, log_p1, np.exp(log_p0), np.exp(log_p1),
+                                 candidate, group, int(group.max()) + 1)
+    n = len(codes)
+    assert got[5] == np.inf
+    for j in np.flatnonzero(candidate):
+        S = F + np.where(X[:, [j]] == 1, log_p1[j], log_p0[j])
+        others = S - S[np.arange(n), codes][:, None]  # log-odds of every other class against the row's own
+        others[np.arange(n), codes] = -np.inf
+        with np.errstate(divide="ignore"):
+            ref = float(np.sum(np.logaddexp(0.0, logsumexp(others, axis=1))))  # log(1 + sum of the odds)
+        assert got[j] == pytest.approx(ref, rel=1e-12 if ref > 1.0 else 1e-9, abs=1e-300), (j, got[j], ref)
+
+
+def test_a_tie_within_the_tolerance_goes_to_the_lowest_index(monkeypatch):
+    """Candidates whose DL-data agree to TIE_RTOL are tied and the lowest index is added, whatever
+    the last bits say (features with the same counts tie exactly on the first step; their sums'
+    rounding differs); a gap above the tolerance is a real difference."""
+    from fsengine.methods.classic import mdl
+
+    X, y = data(seed=2)
+    first, second = np.full(X.shape[1], 12.0), np.full(X.shape[1], 12.0)
+    first[[1, 2]] = 10.0, 10.0 * (1 - 1e-12)  # tied: 1 before 2
+    second[[1, 2, 3]] = np.inf, 9.0, 9.0 * (1 - 1e-9)  # 3 is better by more than the tolerance
+    lengths = iter([first, second])
+    monkeypatch.setattr(mdl, "candidate_data_lengths", lambda *args: next(lengths))
+    path = mdl.mdl_forward_selection(binary_indicator(X), y, max_features=2)
+    assert path.order.tolist() == [1, 3]
