@@ -30,6 +30,13 @@ Times on a shared machine are inflated: every line carries ``uptime``'s load; co
     python benchmarks/bench_first_visit.py --only B --pages bia --sessions ""   # BIA's first visit and the floor
     python benchmarks/bench_first_visit.py --pages bia --sessions "" --draw 6 --base 3730084
                                                                  # the browser's drawing, A/B alternating
+    python benchmarks/bench_first_visit.py --pages bia --sessions "" --repeats 6
+                                                                 # 6 fresh starts per side, with intervals
+
+With ``--repeats N`` every page's first visit (and the floor's) is measured N times, the sides'
+order alternating from round to round, and a summary gives each side's mean time to the title and
+to the explorable with a bootstrap 95% interval (percentile, 10,000 resamples of the visits), and
+the difference B - A of the means with its interval.
 
 Needs ``/usr/bin/chromium`` (never downloads a browser) and the real data (``FSENGINE_DATA``).
 """
@@ -245,6 +252,50 @@ def draw_alternating(browser, sides: dict, n: int, tmp: Path) -> dict:
     return out
 
 
+def mean_interval(values: list[float], seed: int = 0, n_boot: int = 10_000) -> tuple[float, float, float]:
+    """(mean, 2.5 %, 97.5 %) of ``values``: a percentile bootstrap interval of the mean."""
+    import numpy as np
+
+    x = np.asarray(values, dtype=float)
+    means = np.random.default_rng(seed).choice(x, size=(n_boot, x.size)).mean(axis=1)
+    return float(x.mean()), float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
+
+
+def difference_interval(b: list[float], a: list[float], seed: int = 0, n_boot: int = 10_000):
+    """(mean(b) - mean(a), 2.5 %, 97.5 %): both sides' visits resampled independently."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    diff = rng.choice(xb, size=(n_boot, xb.size)).mean(axis=1) - rng.choice(xa, size=(n_boot, xa.size)).mean(axis=1)
+    return float(xb.mean() - xa.mean()), float(np.quantile(diff, 0.025)), float(np.quantile(diff, 0.975))
+
+
+def summarise(visits: dict) -> None:
+    """Per page and side (and the floor): the mean time to the title and to the explorable / first
+    figure over the repeated visits, with intervals; and B - A where both sides ran."""
+    print("\nMeans over the repeated first visits, bootstrap 95% intervals (percentile, 10,000 resamples)\n")
+    print("| page | side | visits | title [s] | explorable / figure [s] | loads |")
+    print("|---|---|---|---|---|---|")
+    for (path, side), runs in visits.items():
+        cells = []
+        for name in ("title", "explorable" if EXPLORABLES.get(path) else "figure"):
+            values = [m[name] for m in runs if m.get(name) is not None]
+            cells.append("-" if not values else "{:.2f} ({:.2f}-{:.2f})".format(*mean_interval(values)))
+        loads = [m["load"] for m in runs]
+        page = "floor" if side == "-" else f"/{path}"
+        print(f"| {page} | {side} | {len(runs)} | {cells[0]} | {cells[1]} | {min(loads):.1f}-{max(loads):.1f} |")
+    for path in dict.fromkeys(p for p, side in visits if side != "-"):
+        a, b = visits.get((path, "A")), visits.get((path, "B"))
+        if not a or not b:
+            continue
+        for name in ("title", "explorable" if EXPLORABLES.get(path) else "figure"):
+            va = [m[name] for m in a if m.get(name) is not None]
+            vb = [m[name] for m in b if m.get(name) is not None]
+            if va and vb:
+                print("/{} {}: B - A = {:+.2f} s ({:+.2f} to {:+.2f})".format(path, name, *difference_interval(vb, va)))
+
+
 def fmt(marks: dict, name: str) -> str:
     value = marks.get(name)
     return "-" if value is None else f"{value:.1f}"
@@ -260,6 +311,8 @@ def main() -> int:
     parser.add_argument("--draw", type=int, default=0, metavar="N",
                         help="also N alternating visits per side to the cached BIA page, both servers up at once")
     parser.add_argument("--no-floor", action="store_true", help="skip the bare Streamlit page before each page")
+    parser.add_argument("--repeats", type=int, default=1, metavar="N",
+                        help="first visits per page and side (fresh servers, sides alternating), with intervals")
     parser.add_argument("--page-timeout", type=float, default=120,
                         help="seconds a first visit is followed at most (a longer run shows '-' as its end)")
     args = parser.parse_args()
@@ -285,19 +338,28 @@ def main() -> int:
         (tmp / "floor" / "floor.py").write_text(FLOOR_SCRIPT)
         browser = launch_chromium(pw)
         print(f"\n{os.cpu_count()} cores; seconds from navigation on a freshly started server, 1280 x 800\n")
-        print("| page | side | main area | title | explorable / figure | run ended | exception | load |")
-        print("|---|---|---|---|---|---|---|---|")
-        for i, path in enumerate(paths):
-            if not args.no_floor:
-                m = first_visit(browser, tmp / "floor", "", tmp / "floor.log", args.page_timeout, floor_command)
-                print(f"| floor | - | {fmt(m, 'main')} | {fmt(m, 'title')} | - | {fmt(m, 'done')} | "
-                      f"{'yes' if 'exception' in m else 'no'} | {load()} |", flush=True)
-            order = list(sides) if i % 2 == 0 else list(sides)[::-1]
-            for side in order:
-                m = first_visit(browser, sides[side], path, tmp / f"{side}-{path or 'home'}.log", args.page_timeout)
-                ready = "explorable" if EXPLORABLES.get(path) else "figure"
-                print(f"| /{path} | {side} | {fmt(m, 'main')} | {fmt(m, 'title')} | {fmt(m, ready)} | "
-                      f"{fmt(m, 'done')} | {'yes' if 'exception' in m else 'no'} | {load()} |", flush=True)
+        print("| page | side | main area | title | chart | explorable / figure | run ended | exception | load |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        visits: dict[tuple[str, str], list[dict]] = {}
+
+        def row(page: str, side: str, m: dict, ready: str) -> None:
+            m["load"] = os.getloadavg()[0]
+            print(f"| {page} | {side} | {fmt(m, 'main')} | {fmt(m, 'title')} | {fmt(m, 'chart')} | {fmt(m, ready)} | "
+                  f"{fmt(m, 'done')} | {'yes' if 'exception' in m else 'no'} | {load()} |", flush=True)
+
+        for r in range(args.repeats):
+            for i, path in enumerate(paths):
+                if not args.no_floor:
+                    m = first_visit(browser, tmp / "floor", "", tmp / "floor.log", args.page_timeout, floor_command)
+                    row("floor", "-", m, "figure")
+                    visits.setdefault((path, "-"), []).append(m)
+                order = list(sides) if (i + r) % 2 == 0 else list(sides)[::-1]
+                for side in order:
+                    m = first_visit(browser, sides[side], path, tmp / f"{side}-{path or 'home'}.log", args.page_timeout)
+                    row(f"/{path}", side, m, "explorable" if EXPLORABLES.get(path) else "figure")
+                    visits.setdefault((path, side), []).append(m)
+        if args.repeats > 1:
+            summarise(visits)
         if sessions:
             print("\nWith the results cached: server CPU per view (fresh browsers fetch Streamlit's scripts too; "
                   "'reload': one browser reloading); BIA browser times: navigation to the drawn explorable "

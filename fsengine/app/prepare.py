@@ -13,6 +13,14 @@ unprivileged process cannot raise a priority it lowered; it steps aside for page
 2. imports every other page (so a first visit to it does not wait for the engine to load) and runs
    the ``first_visit`` of those that have one.
 
+``fsengine app`` computes in a worker process (``start(process=True)``, forked before the server
+starts): a computation in a thread of the server holds its interpreter in slices (numba loading its
+kernels, plotly building a figure, scipy's optimiser for the exact check), and every request of a
+browser opening the page then waits its turn; in a process of its own it only shares the cores. The
+server's stores mirror the worker's (:func:`fsengine.app.compute.follow`): each of its computations
+shows in the server as running, with its progress, until its result arrives; the server's own
+thread meanwhile imports the pages (imports have to happen in the server).
+
 Everything goes into the same server-wide stores the pages read (:mod:`fsengine.app.compute`), so
 it never blocks a visitor: one who asks for a result while it is being prepared sees that
 computation's progress and gets its result; one who asks for something else computes it at once,
@@ -24,13 +32,16 @@ A failure is logged (logger ``fsengine.app.prepare``) and leaves the page to com
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
+import multiprocessing
 import os
 import sys
 import threading
 import time
 
+from fsengine.app import compute
 from fsengine.app.compute import yield_to_pages
 
 LOG = logging.getLogger(__name__)
@@ -50,17 +61,80 @@ def enabled() -> bool:
     return os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
-def start() -> threading.Thread | None:
-    """Start the preparation in a background thread, once per process (later calls return the
-    same thread); None when it is turned off."""
+def start(*, process: bool = False) -> threading.Thread | None:
+    """Start the preparation in the background, once per process (later calls return the same
+    thread); None when it is turned off. ``process``: compute in a worker process forked now (call
+    it before the server starts a thread, as :mod:`fsengine.app.serve` does), with a thread here that
+    mirrors its results and imports the pages; otherwise one thread here does everything."""
     global _thread
     if not enabled():
         return None
     with _lock:
         if _thread is None:
-            _thread = threading.Thread(target=run, name="fsengine-prepare", daemon=True)
+            forks = "fork" in multiprocessing.get_all_start_methods()  # not on Windows: the thread does it all
+            target = functools.partial(follow_worker, *_fork_worker()) if process and forks else run
+            _thread = threading.Thread(target=target, name="fsengine-prepare", daemon=True)
             _thread.start()
         return _thread
+
+
+def _fork_worker() -> tuple[multiprocessing.Process, object]:
+    """The worker process running :func:`run` with its jobs told through a pipe: (process, the
+    pipe's receiving end)."""
+    context = multiprocessing.get_context("fork")  # the engine is imported: a forked worker starts at once
+    receiver, sender = context.Pipe(duplex=False)
+    worker = context.Process(target=_work, args=(sender,), name="fsengine-prepare", daemon=True)
+    worker.start()
+    sender.close()
+    return worker, receiver
+
+
+def _work(sender) -> None:
+    """In the worker: :func:`run`, every job's events sent to the server, then the status."""
+    compute.mirror = lambda *event: sender.send(event)
+    sender.send(("finished", run()))
+
+
+def _events(receiver):
+    """The worker's job events until it has finished (its status then goes to :data:`status`) or died."""
+    while True:
+        try:
+            event = receiver.recv()
+        except (EOFError, OSError):
+            status.setdefault("worker", "ended without finishing")
+            return
+        if event[0] == "finished":
+            status.update(event[1])
+            return
+        yield event
+
+
+def follow_worker(worker: multiprocessing.Process, receiver) -> dict[str, str]:
+    """In the server: import the first pages, mirror the worker's results until it has finished,
+    then import the other pages (stepping aside for pages between imports); returns :data:`status`."""
+    progress["started"] = time.monotonic()
+    status["running"] = "yes"
+    pages = _order()
+    first = [spec for spec in pages if spec.key in FIRST]
+    for spec in first:
+        _import_page(spec)
+    compute.follow(_events(receiver))
+    worker.join(timeout=5)
+    for spec in pages:
+        if spec not in first:
+            _import_page(spec)
+    status.pop("running", None)
+    progress["finished"] = time.monotonic()
+    progress["fraction"] = 1.0
+    return status
+
+
+def _import_page(spec) -> None:
+    try:
+        _import(spec.module)
+    except Exception as exc:  # the page imports it on demand and shows the error there
+        status[spec.key] = f"failed: {exc}"
+        LOG.exception("importing the page %s failed", spec.key)
 
 
 def preload() -> None:

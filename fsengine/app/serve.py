@@ -1,7 +1,7 @@
 """``python -m fsengine.app.serve SCRIPT [--streamlit.option value ...]``: serve SCRIPT as ``streamlit
 run SCRIPT`` would, in this process, with the engine imported and the server-start preparation
-(:mod:`fsengine.app.prepare`) started in the background first, and Streamlit's browser bundle
-served from memory (:class:`fsengine.app.static_assets.StaticBundle`, through ``st.App``'s
+(:mod:`fsengine.app.prepare`, in a worker process) started in the background first, and Streamlit's
+browser bundle served from memory (:class:`fsengine.app.static_assets.StaticBundle`, through ``st.App``'s
 middleware). The flags are :func:`fsengine.app.options.streamlit_flags`'s, typed again by
 :func:`~fsengine.app.options.parse_flags`. ``fsengine app`` (and so ``make app``) serve through it."""
 
@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> None:
 
     entry, options = Path(args[0]).resolve(), parse_flags(args[1:])
     prepare.preload()
-    prepare.start()
+    prepare.start(process=True)  # forks its worker: before the server starts a thread
     sys.argv = [str(entry)]  # st.App resolves the script and its config folder as `streamlit run` does
     st.App(entry, middleware=[Middleware(StaticBundle)]).run(config=options)
 
