@@ -197,12 +197,14 @@ def wait_all(pages, path: str, timeout_s: float = TIMEOUT_S, strict: bool = True
 
 def first_visit(browser, tree: Path, path: str, log: Path, timeout_s: float, command=app_command) -> dict:
     """A fresh server, one visitor navigating to ``path`` the moment it answers (marks so far
-    after ``timeout_s``)."""
+    after ``timeout_s``), and the server's start: seconds from its launch until it answered."""
+    launched = time.monotonic()
     with server(tree, log, command) as (url, proc):
+        started = time.monotonic() - launched
         context, page = open_page(browser, url, path)
         marks = wait_all([(context, page)], path, timeout_s, strict=False)[0]
         context.close()
-        return marks
+        return {**marks, "start": started}
 
 
 def lecture_hall(browser, tree: Path, n_sessions: list[int], log: Path, path: str = "bia") -> dict:
@@ -275,21 +277,21 @@ def summarise(visits: dict) -> None:
     """Per page and side (and the floor): the mean time to the title and to the explorable / first
     figure over the repeated visits, with intervals; and B - A where both sides ran."""
     print("\nMeans over the repeated first visits, bootstrap 95% intervals (percentile, 10,000 resamples)\n")
-    print("| page | side | visits | title [s] | explorable / figure [s] | loads |")
-    print("|---|---|---|---|---|---|")
+    print("| page | side | visits | server start [s] | title [s] | explorable / figure [s] | loads |")
+    print("|---|---|---|---|---|---|---|")
     for (path, side), runs in visits.items():
         cells = []
-        for name in ("title", "explorable" if EXPLORABLES.get(path) else "figure"):
+        for name in ("start", "title", "explorable" if EXPLORABLES.get(path) else "figure"):
             values = [m[name] for m in runs if m.get(name) is not None]
             cells.append("-" if not values else "{:.2f} ({:.2f}-{:.2f})".format(*mean_interval(values)))
         loads = [m["load"] for m in runs]
         page = "floor" if side == "-" else f"/{path}"
-        print(f"| {page} | {side} | {len(runs)} | {cells[0]} | {cells[1]} | {min(loads):.1f}-{max(loads):.1f} |")
+        print(f"| {page} | {side} | {len(runs)} | {' | '.join(cells)} | {min(loads):.1f}-{max(loads):.1f} |")
     for path in dict.fromkeys(p for p, side in visits if side != "-"):
         a, b = visits.get((path, "A")), visits.get((path, "B"))
         if not a or not b:
             continue
-        for name in ("title", "explorable" if EXPLORABLES.get(path) else "figure"):
+        for name in ("start", "title", "explorable" if EXPLORABLES.get(path) else "figure"):
             va = [m[name] for m in a if m.get(name) is not None]
             vb = [m[name] for m in b if m.get(name) is not None]
             if va and vb:
@@ -338,14 +340,15 @@ def main() -> int:
         (tmp / "floor" / "floor.py").write_text(FLOOR_SCRIPT)
         browser = launch_chromium(pw)
         print(f"\n{os.cpu_count()} cores; seconds from navigation on a freshly started server, 1280 x 800\n")
-        print("| page | side | main area | title | chart | explorable / figure | run ended | exception | load |")
-        print("|---|---|---|---|---|---|---|---|---|")
+        print("| page | side | server start | main area | title | chart | explorable / figure | run ended | exception "
+              "| load |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         visits: dict[tuple[str, str], list[dict]] = {}
 
         def row(page: str, side: str, m: dict, ready: str) -> None:
             m["load"] = os.getloadavg()[0]
-            print(f"| {page} | {side} | {fmt(m, 'main')} | {fmt(m, 'title')} | {fmt(m, 'chart')} | {fmt(m, ready)} | "
-                  f"{fmt(m, 'done')} | {'yes' if 'exception' in m else 'no'} | {load()} |", flush=True)
+            cells = " | ".join(fmt(m, name) for name in ("start", "main", "title", "chart", ready, "done"))
+            print(f"| {page} | {side} | {cells} | {'yes' if 'exception' in m else 'no'} | {load()} |", flush=True)
 
         for r in range(args.repeats):
             for i, path in enumerate(paths):

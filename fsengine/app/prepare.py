@@ -46,7 +46,8 @@ from fsengine.app.compute import yield_to_pages
 
 LOG = logging.getLogger(__name__)
 ENV = "FSENGINE_PREPARE"
-#: pages whose first visit is prepared first, in this order; the other pages follow in navigation order
+#: pages whose first visit is prepared first, in this order; the other pages follow in navigation order (in
+#: the worker process only these are prepared, and the server imports the others)
 FIRST = ("bia",)
 
 _lock = threading.Lock()
@@ -91,8 +92,31 @@ def _fork_worker() -> tuple[multiprocessing.Process, object]:
 
 def _work(sender) -> None:
     """In the worker: :func:`run`, every job's events sent to the server, then the status."""
-    compute.mirror = lambda *event: sender.send(event)
-    sender.send(("finished", run()))
+    compute.mirror = _Teller(sender)
+    compute.mirror("finished", run(only=FIRST))
+
+
+class _Teller:
+    """The worker's :data:`fsengine.app.compute.mirror`: sends each event to the server, except that
+    a finished job's result waits for the next event, and goes after it when that starts the next
+    job. A page waiting for one job asks for the next the moment it has the result; told in this
+    order, the server already shows the next job as running, so the page follows it instead of
+    computing it a second time."""
+
+    def __init__(self, sender) -> None:
+        self.sender = sender
+        self.held: tuple | None = None
+
+    def __call__(self, *event) -> None:
+        held, self.held = self.held, None
+        if event[0] == "start":
+            self.sender.send(event)
+        if held is not None:
+            self.sender.send(held)
+        if event[0] == "done":
+            self.held = event
+        elif event[0] != "start":
+            self.sender.send(event)
 
 
 def _events(receiver):
@@ -110,19 +134,14 @@ def _events(receiver):
 
 
 def follow_worker(worker: multiprocessing.Process, receiver) -> dict[str, str]:
-    """In the server: import the first pages, mirror the worker's results until it has finished,
-    then import the other pages (stepping aside for pages between imports); returns :data:`status`."""
+    """In the server: mirror the worker's results until it has finished, then import the pages
+    (stepping aside for pages between imports); returns :data:`status`."""
     progress["started"] = time.monotonic()
     status["running"] = "yes"
-    pages = _order()
-    first = [spec for spec in pages if spec.key in FIRST]
-    for spec in first:
-        _import_page(spec)
     compute.follow(_events(receiver))
     worker.join(timeout=5)
-    for spec in pages:
-        if spec not in first:
-            _import_page(spec)
+    for spec in _order():
+        _import_page(spec)  # the FIRST pages: imported by preload already
     status.pop("running", None)
     progress["finished"] = time.monotonic()
     progress["fraction"] = 1.0
@@ -138,14 +157,35 @@ def _import_page(spec) -> None:
 
 
 def preload() -> None:
-    """Import the engine's libraries and the app's shell in this thread, before the server listens:
+    """Import the engine's libraries, the app's shell and the :data:`FIRST` pages, and load the BIA's
+    kernels, in this thread, before the server listens:
     a first visitor's script run then imports nothing, and the preparation thread imports nothing
     while a browser fetches Streamlit's files (an import holds the interpreter, so each file would
     wait its turn and the page would stay empty; benchmarks/RESULTS.md, issue 32 item 6)."""
     from fsengine.app.shell import ENGINE_MODULES
 
-    for module in (*ENGINE_MODULES, "fsengine.app.shell"):
+    for module in (*ENGINE_MODULES, "fsengine.app.shell", *(_page(key).module for key in FIRST)):
         importlib.import_module(module)
+    _load_kernels()
+
+
+def _page(key: str):
+    from fsengine.app.registry import get_page
+
+    return get_page(key)
+
+
+def _load_kernels() -> None:
+    """Load the BIA's compiled kernels from numba's cache (most of the default fit's time on this
+    machine: 0.8 s of 1.0 s) by fitting a tiny problem: the worker process, forked after this,
+    starts the first visitor's fit at once."""
+    import numpy as np
+    import pandas as pd
+
+    from fsengine.methods.bia.selector import BIASelector
+
+    X = np.random.default_rng(0).normal(size=(40, 4))
+    BIASelector(family="logistic", n_steps=4).fit(pd.DataFrame(X, columns=list("abcd")), (X[:, 0] > 0).astype(int))
 
 
 def _order() -> list:
@@ -164,9 +204,10 @@ def _import(name: str) -> None:
         importlib.import_module(module)
 
 
-def run() -> dict[str, str]:
+def run(only: tuple[str, ...] | None = None) -> dict[str, str]:
     """Prepare every page's first visit (see the module docstring), in this thread; returns
-    :data:`status`. The default dataset comes first: every page reads it."""
+    :data:`status`. The default dataset comes first: every page reads it. ``only``: these pages'
+    keys (the worker process prepares :data:`FIRST`; importing the others is the server's part)."""
     progress["started"] = time.monotonic()
     status["running"] = "yes"
     try:
@@ -177,7 +218,7 @@ def run() -> dict[str, str]:
     except Exception as exc:  # a page loads it on demand
         status["dataset"] = f"failed: {exc}"
         LOG.exception("loading the default dataset failed; pages load it on demand")
-    pages = _order()
+    pages = [spec for spec in _order() if only is None or spec.key in only]
     for i, spec in enumerate(pages):
         def report(fraction, message: str = "", i=i, spec=spec) -> None:
             progress["fraction"] = (i + min(max(float(fraction), 0.0), 1.0)) / len(pages)

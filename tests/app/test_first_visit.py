@@ -256,7 +256,7 @@ def test_a_forked_worker_s_results_reach_this_process_s_stores_and_a_waiting_pag
     parent = os.getpid()
     gate = __import__("multiprocessing").get_context("fork").Event()
 
-    def worker_run():  # what the forked worker runs instead of the real preparation
+    def worker_run(only=None):  # what the forked worker runs instead of the real preparation
         def slow(report):
             report(0.5, "half way")
             gate.wait(20)  # until this process has seen the job running
@@ -288,6 +288,24 @@ def test_a_forked_worker_s_results_reach_this_process_s_stores_and_a_waiting_pag
     assert "broken" not in table.items and not table.running  # a failed job is no job here
     assert prepare.status == {"test": "prepared"}
     assert compute.mirror is None  # only the worker tells
+
+
+def test_the_worker_tells_a_result_after_the_start_of_the_next_job():
+    """A page that got one result asks for the next at once: the server must already show the
+    worker's next job as running, or the page computes it a second time."""
+    sent = []
+    tell = prepare._Teller(type("Pipe", (), {"send": lambda self, event: sent.append(event[:2])})())
+    tell("start", "a")
+    tell("progress", "a")
+    tell("done", "a")
+    assert sent == [("start", "a"), ("progress", "a")]  # held
+    tell("start", "b")
+    tell("done", "b")
+    tell("progress", "c")  # any other event sends a held result first
+    tell("done", "c")
+    tell("finished", {})
+    assert sent[2:] == [("start", "b"), ("done", "a"), ("done", "b"), ("progress", "c"), ("done", "c"),
+                        ("finished", {})]
 
 
 def test_a_job_of_a_worker_that_dies_fails_and_the_waiting_page_computes_it():
