@@ -13,9 +13,6 @@ choice sets that option and reloads once when the page shows the other theme (th
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
-
 import streamlit as st
 
 from fsengine.app.links import link_choice
@@ -57,43 +54,6 @@ def display_controls(container) -> Style:
     with container:
         st.html(_THEME_SCRIPT % theme, unsafe_allow_javascript=True)
     return Style(lecture=bool(lecture), dark=theme == "dark")
-
-
-#: Starts loading Streamlit's plotly chart module (its largest script, about 4.7 MB) now, so that
-#: the browser fetches, compiles and runs it while the server computes the page's figures instead
-#: of after the first one arrives. The module's file name (hashed by the build) sits beside
-#: Streamlit's own entry script; a second ``import()`` of it (Streamlit's, when a chart comes) gets
-#: the same module.
-_PRELOAD_SCRIPT = """
-<script>
-(() => {
-  if (window.__fsengineFiguresPreloaded) return;
-  const entry = [...document.querySelectorAll('script[type="module"][src]')]
-    .find(s => /\\/index\\.[^/]*\\.js$/.test(s.src));
-  if (!entry) return;
-  window.__fsengineFiguresPreloaded = true;
-  import(new URL("%s", entry.src).href).catch(() => {});
-})();
-</script>
-"""
-
-
-@functools.lru_cache(maxsize=1)
-def plotly_module() -> str | None:
-    """The file name of Streamlit's plotly chart module in this installation (None if not found)."""
-    found = sorted((Path(st.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js"))
-    return found[0].name if found else None
-
-
-def preload_figures() -> None:
-    """Have the browser load the figure library now (an invisible element at the sidebar's foot;
-    once per page load). For a page whose figures take the server a while on a first visit (BIA):
-    the browser's seconds of loading then overlap the server's. Not for pages without figures,
-    which would only keep the browser busy (benchmarks/RESULTS.md, issue 32 item 6)."""
-    name = plotly_module()
-    if name is not None:
-        with st.sidebar:
-            st.html(_PRELOAD_SCRIPT % name, unsafe_allow_javascript=True, width="content")
 
 
 def current_style() -> Style:

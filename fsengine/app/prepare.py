@@ -157,35 +157,21 @@ def _import_page(spec) -> None:
 
 
 def preload() -> None:
-    """Import the engine's libraries, the app's shell and the :data:`FIRST` pages, and load the BIA's
-    kernels, in this thread, before the server listens:
-    a first visitor's script run then imports nothing, and the preparation thread imports nothing
-    while a browser fetches Streamlit's files (an import holds the interpreter, so each file would
-    wait its turn and the page would stay empty; benchmarks/RESULTS.md, issue 32 item 6)."""
+    """Import the engine's libraries, the app's shell and the :data:`FIRST` pages in this thread,
+    before the server listens: a first visitor's script run then imports nothing, and the
+    preparation imports nothing in the server while a browser fetches Streamlit's files (an import
+    holds the interpreter, so each file would wait its turn and the page would stay empty;
+    benchmarks/RESULTS.md, issue 32 item 6). A worker forked after this inherits them."""
     from fsengine.app.shell import ENGINE_MODULES
 
     for module in (*ENGINE_MODULES, "fsengine.app.shell", *(_page(key).module for key in FIRST)):
         importlib.import_module(module)
-    _load_kernels()
 
 
 def _page(key: str):
     from fsengine.app.registry import get_page
 
     return get_page(key)
-
-
-def _load_kernels() -> None:
-    """Load the BIA's compiled kernels from numba's cache (most of the default fit's time on this
-    machine: 0.8 s of 1.0 s) by fitting a tiny problem: the worker process, forked after this,
-    starts the first visitor's fit at once."""
-    import numpy as np
-    import pandas as pd
-
-    from fsengine.methods.bia.selector import BIASelector
-
-    X = np.random.default_rng(0).normal(size=(40, 4))
-    BIASelector(family="logistic", n_steps=4).fit(pd.DataFrame(X, columns=list("abcd")), (X[:, 0] > 0).astype(int))
 
 
 def _order() -> list:

@@ -13,7 +13,7 @@ nearest it and has its own slider.
 import streamlit as st
 
 from fsengine.app.compute import computed_once, dataset_token, prepare
-from fsengine.app.display import preload_figures, show_explorable, show_figure, url_value
+from fsengine.app.display import show_explorable, show_figure, url_value
 from fsengine.app.errors import user_errors
 from fsengine.app.figures import prepared_figure
 from fsengine.app.picker import current_dataset, current_selection
@@ -198,7 +198,6 @@ def first_visit(report) -> None:
 def render() -> None:
     """Draw the page (called by the navigation on every rerun)."""
     _intro()
-    preload_figures()  # the browser loads plotly while the server fits and draws
     preset_buttons([PAPER_PRESET])
     ds = current_dataset()
     key, params = current_selection()
