@@ -274,14 +274,15 @@ def difference_interval(b: list[float], a: list[float], seed: int = 0, n_boot: i
 
 
 def summarise(visits: dict) -> None:
-    """Per page and side (and the floor): the mean time to the title and to the explorable / first
-    figure over the repeated visits, with intervals; and B - A where both sides ran."""
+    """Per page and side (and the floor): the mean server start, time to the title, to the chart's
+    element (the server has sent the explorable) and to the drawn explorable / first figure over the
+    repeated visits, with intervals; and B - A where both sides ran."""
     print("\nMeans over the repeated first visits, bootstrap 95% intervals (percentile, 10,000 resamples)\n")
-    print("| page | side | visits | server start [s] | title [s] | explorable / figure [s] | loads |")
-    print("|---|---|---|---|---|---|---|")
+    print("| page | side | visits | server start [s] | title [s] | chart [s] | explorable / figure [s] | loads |")
+    print("|---|---|---|---|---|---|---|---|")
     for (path, side), runs in visits.items():
         cells = []
-        for name in ("start", "title", "explorable" if EXPLORABLES.get(path) else "figure"):
+        for name in ("start", "title", "chart", "explorable" if EXPLORABLES.get(path) else "figure"):
             values = [m[name] for m in runs if m.get(name) is not None]
             cells.append("-" if not values else "{:.2f} ({:.2f}-{:.2f})".format(*mean_interval(values)))
         loads = [m["load"] for m in runs]
@@ -291,7 +292,7 @@ def summarise(visits: dict) -> None:
         a, b = visits.get((path, "A")), visits.get((path, "B"))
         if not a or not b:
             continue
-        for name in ("start", "title", "explorable" if EXPLORABLES.get(path) else "figure"):
+        for name in ("start", "title", "chart", "explorable" if EXPLORABLES.get(path) else "figure"):
             va = [m[name] for m in a if m.get(name) is not None]
             vb = [m[name] for m in b if m.get(name) is not None]
             if va and vb:
