@@ -32,6 +32,8 @@ Times on a shared machine are inflated: every line carries ``uptime``'s load; co
                                                                  # the browser's drawing, A/B alternating
     python benchmarks/bench_first_visit.py --pages bia --sessions "" --repeats 6
                                                                  # 6 fresh starts per side, with intervals
+    python benchmarks/bench_first_visit.py --pages "" --no-floor --sessions "" --draw 8 --with-path /tmp/site
+                                                                 # the cached page with /tmp/site's packages
 
 With ``--repeats N`` every page's first visit (and the floor's) is measured N times, the sides'
 order alternating from round to round, and a summary gives each side's mean time to the title and
@@ -81,9 +83,9 @@ def export(rev: str, into: Path) -> Path:
     return into
 
 
-def tree_env(tree: Path) -> dict:
+def tree_env(tree: Path, extra_path: str | None = None) -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(tree)
+    env["PYTHONPATH"] = str(tree) + (os.pathsep + extra_path if extra_path else "")
     return env
 
 
@@ -113,14 +115,15 @@ def floor_command(port: int) -> list[str]:
 
 
 @contextlib.contextmanager
-def server(tree: Path, log: Path, command=app_command):
+def server(tree: Path, log: Path, command=app_command, extra_path: str | None = None):
     """``command(port)`` (default: ``python -m fsengine app --entry app.py``) in ``tree`` on a free
     port: yields (url, psutil processes of the server); stopped after."""
     import psutil
 
     port = free_port()
     with open(log, "wb") as out:
-        proc = subprocess.Popen(command(port), cwd=tree, env=tree_env(tree), stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(command(port), cwd=tree, env=tree_env(tree, extra_path), stdout=out,
+                                stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, proc, log, timeout_s=120, poll_s=0.05)
@@ -232,25 +235,30 @@ def lecture_hall(browser, tree: Path, n_sessions: list[int], log: Path, path: st
     return out
 
 
-def draw_alternating(browser, sides: dict, n: int, tmp: Path) -> dict:
+def draw_alternating(browser, sides: dict, n: int, tmp: Path, extra: dict | None = None) -> dict:
     """Both sides served at once, the BIA page cached on each: ``n`` fresh-browser visits per side,
-    alternating A B / B A; seconds to the drawn explorable and the part after its element appeared."""
+    alternating A B / B A; seconds to the drawn explorable, the part after its element appeared, and
+    the server's CPU seconds for the visit. ``extra``: side -> a folder put on that side's path."""
     out = {side: [] for side in sides}
     with contextlib.ExitStack() as stack:
-        urls = {}
+        servers = {}
         for side, tree in sides.items():
-            url, proc = stack.enter_context(server(tree, tmp / f"{side}-draw.log"))
+            url, proc = stack.enter_context(server(tree, tmp / f"{side}-draw.log",
+                                                   extra_path=(extra or {}).get(side)))
             context, page = open_page(browser, url, "bia")
             wait_all([(context, page)], "bia")
             context.close()
             wait_idle(proc)
-            urls[side] = url
+            servers[side] = (url, proc)
         for i in range(n):
             for side in (list(sides) if i % 2 == 0 else list(sides)[::-1]):
-                context, page = open_page(browser, urls[side], "bia")
+                url, proc = servers[side]
+                before = cpu_seconds(proc)
+                context, page = open_page(browser, url, "bia")
                 m = wait_all([(context, page)], "bia")[0]
                 context.close()
-                out[side].append((m["explorable"], m["explorable"] - m["chart"]))
+                time.sleep(0.3)  # the session's closing
+                out[side].append((m["explorable"], m["explorable"] - m["chart"], cpu_seconds(proc) - before))
     return out
 
 
@@ -313,6 +321,9 @@ def main() -> int:
     parser.add_argument("--no-warm", action="store_true", help="skip the numba warm-up of each tree")
     parser.add_argument("--draw", type=int, default=0, metavar="N",
                         help="also N alternating visits per side to the cached BIA page, both servers up at once")
+    parser.add_argument("--with-path", metavar="DIR",
+                        help="with --draw: A = this checkout as installed, B = this checkout with DIR on its path "
+                             "(e.g. pip install --target DIR httptools)")
     parser.add_argument("--no-floor", action="store_true", help="skip the bare Streamlit page before each page")
     parser.add_argument("--repeats", type=int, default=1, metavar="N",
                         help="first visits per page and side (fresh servers, sides alternating), with intervals")
@@ -326,13 +337,16 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         tmp = Path(tmp)
         sides = {}
-        if args.only != "B":
+        if args.with_path:
+            sides = {"A": ROOT, "B": ROOT}
+            print(f"A = this checkout, B = this checkout with {args.with_path} on its path")
+        elif args.only != "B":
             base = _git("rev-parse", args.base)
             (tmp / "A").mkdir()
             sides["A"] = export(base, tmp / "A")
             print(f"A = {args.base} ({base[:10]}), exported; B = this checkout ({_git('rev-parse', 'HEAD')[:10]}"
                   f"{', with changes' if _git('status', '--porcelain') else ''})")
-        if args.only != "A":
+        if args.only != "A" and not args.with_path:
             sides["B"] = ROOT
         if not args.no_warm:
             for tree in sides.values():
@@ -385,13 +399,21 @@ def main() -> int:
         if args.draw:
             print("\nThe cached BIA page, both sides served at once, visits alternating: seconds to the drawn "
                   "explorable, of which after its element appeared ('draw')\n")
-            print("| side | visits | drawn: median (min-max) [s] | draw: median [s] | load |")
-            print("|---|---|---|---|---|")
-            for side, visits in draw_alternating(browser, sides, args.draw, tmp).items():
+            print("| side | visits | drawn: median (min-max) [s] | draw: median [s] | drawn: mean [s] "
+                  "| server CPU per view: mean [s] | load |")
+            print("|---|---|---|---|---|---|---|")
+            extra = {"B": args.with_path} if args.with_path else None
+            results = draw_alternating(browser, sides, args.draw, tmp, extra)
+            for side, visits in results.items():
                 drawn = sorted(v[0] for v in visits)
                 draw = sorted(v[1] for v in visits)
+                means = ["{:.2f} ({:.2f}-{:.2f})".format(*mean_interval([v[k] for v in visits])) for k in (0, 2)]
                 print(f"| {side} | {len(visits)} | {statistics.median(drawn):.1f} ({drawn[0]:.1f}-{drawn[-1]:.1f}) | "
-                      f"{statistics.median(draw):.1f} | {load()} |", flush=True)
+                      f"{statistics.median(draw):.1f} | {means[0]} | {means[1]} | {load()} |", flush=True)
+            if len(results) == 2:
+                for k, name in ((0, "drawn"), (2, "server CPU per view")):
+                    a, b = ([v[k] for v in results[side]] for side in ("A", "B"))
+                    print("{}: B - A = {:+.3f} ({:+.3f} to {:+.3f})".format(name, *difference_interval(b, a)))
         browser.close()
     return 0
 
