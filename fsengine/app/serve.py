@@ -15,12 +15,17 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     import streamlit as st  # before the preparation thread imports the app
     from starlette.middleware import Middleware
+    from streamlit.runtime.pages_manager import PagesManager
 
     from fsengine.app import prepare
     from fsengine.app.options import parse_flags
     from fsengine.app.static_assets import StaticBundle
 
     entry, options = Path(args[0]).resolve(), parse_flags(args[1:])
+    # The app always navigates with st.navigation: without this, a checkout's pages/ folder beside the entry
+    # makes Streamlit run a first request for /bia as a legacy page script, which reruns through the entry
+    # (fsengine.app.guard.require_shell): a second script run before the title (0.3 s on this machine)
+    PagesManager.uses_pages_directory = False
     prepare.preload()
     prepare.start(process=True)  # forks its worker: before the server starts a thread
     sys.argv = [str(entry)]  # st.App resolves the script and its config folder as `streamlit run` does
