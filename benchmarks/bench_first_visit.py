@@ -30,6 +30,15 @@ Times on a shared machine are inflated: every line carries ``uptime``'s load; co
     python benchmarks/bench_first_visit.py --only B --pages bia --sessions ""   # BIA's first visit and the floor
     python benchmarks/bench_first_visit.py --pages bia --sessions "" --draw 6 --base 3730084
                                                                  # the browser's drawing, A/B alternating
+    python benchmarks/bench_first_visit.py --pages bia --sessions "" --repeats 6
+                                                                 # 6 fresh starts per side, with intervals
+    python benchmarks/bench_first_visit.py --pages "" --no-floor --sessions "" --draw 8 --with-path /tmp/site
+                                                                 # the cached page with /tmp/site's packages
+
+With ``--repeats N`` every page's first visit (and the floor's) is measured N times, the sides'
+order alternating from round to round, and a summary gives each side's mean time to the title and
+to the explorable with a bootstrap 95% interval (percentile, 10,000 resamples of the visits), and
+the difference B - A of the means with its interval.
 
 Needs ``/usr/bin/chromium`` (never downloads a browser) and the real data (``FSENGINE_DATA``).
 """
@@ -74,9 +83,9 @@ def export(rev: str, into: Path) -> Path:
     return into
 
 
-def tree_env(tree: Path) -> dict:
+def tree_env(tree: Path, extra_path: str | None = None) -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(tree)
+    env["PYTHONPATH"] = str(tree) + (os.pathsep + extra_path if extra_path else "")
     return env
 
 
@@ -106,14 +115,15 @@ def floor_command(port: int) -> list[str]:
 
 
 @contextlib.contextmanager
-def server(tree: Path, log: Path, command=app_command):
+def server(tree: Path, log: Path, command=app_command, extra_path: str | None = None):
     """``command(port)`` (default: ``python -m fsengine app --entry app.py``) in ``tree`` on a free
     port: yields (url, psutil processes of the server); stopped after."""
     import psutil
 
     port = free_port()
     with open(log, "wb") as out:
-        proc = subprocess.Popen(command(port), cwd=tree, env=tree_env(tree), stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(command(port), cwd=tree, env=tree_env(tree, extra_path), stdout=out,
+                                stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, proc, log, timeout_s=120, poll_s=0.05)
@@ -190,12 +200,14 @@ def wait_all(pages, path: str, timeout_s: float = TIMEOUT_S, strict: bool = True
 
 def first_visit(browser, tree: Path, path: str, log: Path, timeout_s: float, command=app_command) -> dict:
     """A fresh server, one visitor navigating to ``path`` the moment it answers (marks so far
-    after ``timeout_s``)."""
+    after ``timeout_s``), and the server's start: seconds from its launch until it answered."""
+    launched = time.monotonic()
     with server(tree, log, command) as (url, proc):
+        started = time.monotonic() - launched
         context, page = open_page(browser, url, path)
         marks = wait_all([(context, page)], path, timeout_s, strict=False)[0]
         context.close()
-        return marks
+        return {**marks, "start": started}
 
 
 def lecture_hall(browser, tree: Path, n_sessions: list[int], log: Path, path: str = "bia") -> dict:
@@ -223,26 +235,76 @@ def lecture_hall(browser, tree: Path, n_sessions: list[int], log: Path, path: st
     return out
 
 
-def draw_alternating(browser, sides: dict, n: int, tmp: Path) -> dict:
+def draw_alternating(browser, sides: dict, n: int, tmp: Path, extra: dict | None = None) -> dict:
     """Both sides served at once, the BIA page cached on each: ``n`` fresh-browser visits per side,
-    alternating A B / B A; seconds to the drawn explorable and the part after its element appeared."""
+    alternating A B / B A; seconds to the drawn explorable, the part after its element appeared, and
+    the server's CPU seconds for the visit. ``extra``: side -> a folder put on that side's path."""
     out = {side: [] for side in sides}
     with contextlib.ExitStack() as stack:
-        urls = {}
+        servers = {}
         for side, tree in sides.items():
-            url, proc = stack.enter_context(server(tree, tmp / f"{side}-draw.log"))
+            url, proc = stack.enter_context(server(tree, tmp / f"{side}-draw.log",
+                                                   extra_path=(extra or {}).get(side)))
             context, page = open_page(browser, url, "bia")
             wait_all([(context, page)], "bia")
             context.close()
             wait_idle(proc)
-            urls[side] = url
+            servers[side] = (url, proc)
         for i in range(n):
             for side in (list(sides) if i % 2 == 0 else list(sides)[::-1]):
-                context, page = open_page(browser, urls[side], "bia")
+                url, proc = servers[side]
+                before = cpu_seconds(proc)
+                context, page = open_page(browser, url, "bia")
                 m = wait_all([(context, page)], "bia")[0]
                 context.close()
-                out[side].append((m["explorable"], m["explorable"] - m["chart"]))
+                time.sleep(0.3)  # the session's closing
+                out[side].append((m["explorable"], m["explorable"] - m["chart"], cpu_seconds(proc) - before))
     return out
+
+
+def mean_interval(values: list[float], seed: int = 0, n_boot: int = 10_000) -> tuple[float, float, float]:
+    """(mean, 2.5 %, 97.5 %) of ``values``: a percentile bootstrap interval of the mean."""
+    import numpy as np
+
+    x = np.asarray(values, dtype=float)
+    means = np.random.default_rng(seed).choice(x, size=(n_boot, x.size)).mean(axis=1)
+    return float(x.mean()), float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
+
+
+def difference_interval(b: list[float], a: list[float], seed: int = 0, n_boot: int = 10_000):
+    """(mean(b) - mean(a), 2.5 %, 97.5 %): both sides' visits resampled independently."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    diff = rng.choice(xb, size=(n_boot, xb.size)).mean(axis=1) - rng.choice(xa, size=(n_boot, xa.size)).mean(axis=1)
+    return float(xb.mean() - xa.mean()), float(np.quantile(diff, 0.025)), float(np.quantile(diff, 0.975))
+
+
+def summarise(visits: dict) -> None:
+    """Per page and side (and the floor): the mean server start, time to the title, to the chart's
+    element (the server has sent the explorable) and to the drawn explorable / first figure over the
+    repeated visits, with intervals; and B - A where both sides ran."""
+    print("\nMeans over the repeated first visits, bootstrap 95% intervals (percentile, 10,000 resamples)\n")
+    print("| page | side | visits | server start [s] | title [s] | chart [s] | explorable / figure [s] | loads |")
+    print("|---|---|---|---|---|---|---|---|")
+    for (path, side), runs in visits.items():
+        cells = []
+        for name in ("start", "title", "chart", "explorable" if EXPLORABLES.get(path) else "figure"):
+            values = [m[name] for m in runs if m.get(name) is not None]
+            cells.append("-" if not values else "{:.2f} ({:.2f}-{:.2f})".format(*mean_interval(values)))
+        loads = [m["load"] for m in runs]
+        page = "floor" if side == "-" else f"/{path}"
+        print(f"| {page} | {side} | {len(runs)} | {' | '.join(cells)} | {min(loads):.1f}-{max(loads):.1f} |")
+    for path in dict.fromkeys(p for p, side in visits if side != "-"):
+        a, b = visits.get((path, "A")), visits.get((path, "B"))
+        if not a or not b:
+            continue
+        for name in ("start", "title", "chart", "explorable" if EXPLORABLES.get(path) else "figure"):
+            va = [m[name] for m in a if m.get(name) is not None]
+            vb = [m[name] for m in b if m.get(name) is not None]
+            if va and vb:
+                print("/{} {}: B - A = {:+.2f} s ({:+.2f} to {:+.2f})".format(path, name, *difference_interval(vb, va)))
 
 
 def fmt(marks: dict, name: str) -> str:
@@ -259,7 +321,12 @@ def main() -> int:
     parser.add_argument("--no-warm", action="store_true", help="skip the numba warm-up of each tree")
     parser.add_argument("--draw", type=int, default=0, metavar="N",
                         help="also N alternating visits per side to the cached BIA page, both servers up at once")
+    parser.add_argument("--with-path", metavar="DIR",
+                        help="with --draw: A = this checkout as installed, B = this checkout with DIR on its path "
+                             "(e.g. pip install --target DIR httptools)")
     parser.add_argument("--no-floor", action="store_true", help="skip the bare Streamlit page before each page")
+    parser.add_argument("--repeats", type=int, default=1, metavar="N",
+                        help="first visits per page and side (fresh servers, sides alternating), with intervals")
     parser.add_argument("--page-timeout", type=float, default=120,
                         help="seconds a first visit is followed at most (a longer run shows '-' as its end)")
     args = parser.parse_args()
@@ -270,13 +337,16 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         tmp = Path(tmp)
         sides = {}
-        if args.only != "B":
+        if args.with_path:
+            sides = {"A": ROOT, "B": ROOT}
+            print(f"A = this checkout, B = this checkout with {args.with_path} on its path")
+        elif args.only != "B":
             base = _git("rev-parse", args.base)
             (tmp / "A").mkdir()
             sides["A"] = export(base, tmp / "A")
             print(f"A = {args.base} ({base[:10]}), exported; B = this checkout ({_git('rev-parse', 'HEAD')[:10]}"
                   f"{', with changes' if _git('status', '--porcelain') else ''})")
-        if args.only != "A":
+        if args.only != "A" and not args.with_path:
             sides["B"] = ROOT
         if not args.no_warm:
             for tree in sides.values():
@@ -285,19 +355,29 @@ def main() -> int:
         (tmp / "floor" / "floor.py").write_text(FLOOR_SCRIPT)
         browser = launch_chromium(pw)
         print(f"\n{os.cpu_count()} cores; seconds from navigation on a freshly started server, 1280 x 800\n")
-        print("| page | side | main area | title | explorable / figure | run ended | exception | load |")
-        print("|---|---|---|---|---|---|---|---|")
-        for i, path in enumerate(paths):
-            if not args.no_floor:
-                m = first_visit(browser, tmp / "floor", "", tmp / "floor.log", args.page_timeout, floor_command)
-                print(f"| floor | - | {fmt(m, 'main')} | {fmt(m, 'title')} | - | {fmt(m, 'done')} | "
-                      f"{'yes' if 'exception' in m else 'no'} | {load()} |", flush=True)
-            order = list(sides) if i % 2 == 0 else list(sides)[::-1]
-            for side in order:
-                m = first_visit(browser, sides[side], path, tmp / f"{side}-{path or 'home'}.log", args.page_timeout)
-                ready = "explorable" if EXPLORABLES.get(path) else "figure"
-                print(f"| /{path} | {side} | {fmt(m, 'main')} | {fmt(m, 'title')} | {fmt(m, ready)} | "
-                      f"{fmt(m, 'done')} | {'yes' if 'exception' in m else 'no'} | {load()} |", flush=True)
+        print("| page | side | server start | main area | title | chart | explorable / figure | run ended | exception "
+              "| load |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        visits: dict[tuple[str, str], list[dict]] = {}
+
+        def row(page: str, side: str, m: dict, ready: str) -> None:
+            m["load"] = os.getloadavg()[0]
+            cells = " | ".join(fmt(m, name) for name in ("start", "main", "title", "chart", ready, "done"))
+            print(f"| {page} | {side} | {cells} | {'yes' if 'exception' in m else 'no'} | {load()} |", flush=True)
+
+        for r in range(args.repeats):
+            for i, path in enumerate(paths):
+                if not args.no_floor:
+                    m = first_visit(browser, tmp / "floor", "", tmp / "floor.log", args.page_timeout, floor_command)
+                    row("floor", "-", m, "figure")
+                    visits.setdefault((path, "-"), []).append(m)
+                order = list(sides) if (i + r) % 2 == 0 else list(sides)[::-1]
+                for side in order:
+                    m = first_visit(browser, sides[side], path, tmp / f"{side}-{path or 'home'}.log", args.page_timeout)
+                    row(f"/{path}", side, m, "explorable" if EXPLORABLES.get(path) else "figure")
+                    visits.setdefault((path, side), []).append(m)
+        if args.repeats > 1:
+            summarise(visits)
         if sessions:
             print("\nWith the results cached: server CPU per view (fresh browsers fetch Streamlit's scripts too; "
                   "'reload': one browser reloading); BIA browser times: navigation to the drawn explorable "
@@ -319,13 +399,21 @@ def main() -> int:
         if args.draw:
             print("\nThe cached BIA page, both sides served at once, visits alternating: seconds to the drawn "
                   "explorable, of which after its element appeared ('draw')\n")
-            print("| side | visits | drawn: median (min-max) [s] | draw: median [s] | load |")
-            print("|---|---|---|---|---|")
-            for side, visits in draw_alternating(browser, sides, args.draw, tmp).items():
+            print("| side | visits | drawn: median (min-max) [s] | draw: median [s] | drawn: mean [s] "
+                  "| server CPU per view: mean [s] | load |")
+            print("|---|---|---|---|---|---|---|")
+            extra = {"B": args.with_path} if args.with_path else None
+            results = draw_alternating(browser, sides, args.draw, tmp, extra)
+            for side, visits in results.items():
                 drawn = sorted(v[0] for v in visits)
                 draw = sorted(v[1] for v in visits)
+                means = ["{:.2f} ({:.2f}-{:.2f})".format(*mean_interval([v[k] for v in visits])) for k in (0, 2)]
                 print(f"| {side} | {len(visits)} | {statistics.median(drawn):.1f} ({drawn[0]:.1f}-{drawn[-1]:.1f}) | "
-                      f"{statistics.median(draw):.1f} | {load()} |", flush=True)
+                      f"{statistics.median(draw):.1f} | {means[0]} | {means[1]} | {load()} |", flush=True)
+            if len(results) == 2:
+                for k, name in ((0, "drawn"), (2, "server CPU per view")):
+                    a, b = ([v[k] for v in results[side]] for side in ("A", "B"))
+                    print("{}: B - A = {:+.3f} ({:+.3f} to {:+.3f})".format(name, *difference_interval(b, a)))
         browser.close()
     return 0
 

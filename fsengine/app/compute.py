@@ -88,6 +88,8 @@ _MISSING = object()
 
 #: script runs drawing a page now, not counting those waiting for another's computation
 _serving = 0
+#: script runs waiting for another's computation (the server-start preparation's, another session's)
+_waiting_pages = 0
 _serving_lock = threading.Lock()
 #: how long background work sleeps while a page is being drawn, before it looks again (seconds)
 YIELD_POLL_S = 0.02
@@ -98,10 +100,11 @@ BROWSER_LOADING_S = 0.5
 _bundle_request = -float("inf")
 
 
-def _count(step: int) -> None:
-    global _serving
+def _count(step: int, waiting: int = 0) -> None:
+    global _serving, _waiting_pages
     with _serving_lock:
         _serving += step
+        _waiting_pages += waiting
 
 
 @contextlib.contextmanager
@@ -117,11 +120,11 @@ def serving() -> Iterator[None]:
 @contextlib.contextmanager
 def _waiting() -> Iterator[None]:
     """A page waiting for another's computation does not hold background work up."""
-    _count(-1)
+    _count(-1, 1)
     try:
         yield
     finally:
-        _count(1)
+        _count(1, -1)
 
 
 def browser_loading() -> None:
@@ -135,8 +138,10 @@ def yield_to_pages() -> None:
     """Called by background work between its steps: sleep (releasing the interpreter) while any
     page is being drawn or a browser is fetching Streamlit's bundle (within
     :data:`BROWSER_LOADING_S` of its last request), so that a visitor never waits for the server's
-    preparation; pages waiting for that very work do not count."""
-    while _serving > 0 or time.monotonic() - _bundle_request < BROWSER_LOADING_S:
+    preparation; pages waiting for that very work do not count, and while a page waits for it a
+    loading browser does not stop it either (that visitor's page has arrived: its figures wait for
+    this work, benchmarks/RESULTS.md, issue 32 item 6)."""
+    while _serving > 0 or (_waiting_pages == 0 and time.monotonic() - _bundle_request < BROWSER_LOADING_S):
         time.sleep(YIELD_POLL_S)
 
 
@@ -176,31 +181,73 @@ def _claim(table: _Store, key: Hashable) -> tuple[Any, _Job | None, bool]:
         return _MISSING, job, True
 
 
-def _run(table: _Store, key: Hashable, job: _Job, compute: Callable[[Progress], Any], report: Progress | None,
-         max_entries: int) -> Any:
-    """Run ``compute`` for ``key`` (claimed as ``job``), store the result and end the job; an error
-    stores nothing, marks the job failed and propagates."""
+#: set in a worker process that computes for a server (:func:`fsengine.app.prepare.start`): called
+#: with every job's events, ``("start", store, key, max_entries)``, ``("progress", store, key,
+#: fraction, message)``, ``("done", store, key, result)`` and ``("failed", store, key)``, which the
+#: server's :func:`follow` mirrors into its own stores
+mirror: Callable[..., None] | None = None
 
-    def both(fraction, message: str = "") -> None:
-        job.report(fraction, message)
-        if report is not None:
-            report(fraction, message)
 
-    try:
-        result = compute(both)
-    except BaseException:
-        job.failed = True
-        raise
-    else:
-        with table.lock:
+def _finish(table: _Store, key: Hashable, job: _Job, result: Any, max_entries: int) -> None:
+    """End ``job``: store ``result`` under ``key`` (nothing, and the job failed, when it is _MISSING)."""
+    with table.lock:
+        if result is not _MISSING:
             table.items[key] = result
             while len(table.items) > max_entries:
                 table.items.popitem(last=False)
+        table.running.pop(key, None)
+    job.failed = result is _MISSING
+    job.done.set()
+
+
+def _run(store: str, key: Hashable, job: _Job, compute: Callable[[Progress], Any], report: Progress | None,
+         max_entries: int) -> Any:
+    """Run ``compute`` for ``key`` (claimed as ``job`` in ``store``), store the result and end the
+    job; an error stores nothing, marks the job failed and propagates. Each step is also told to
+    :data:`mirror` when one is set."""
+    tell = mirror or (lambda *event: None)
+
+    def both(fraction, message: str = "") -> None:
+        job.report(fraction, message)
+        tell("progress", store, key, job.fraction, job.message)
+        if report is not None:
+            report(fraction, message)
+
+    tell("start", store, key, max_entries)
+    result = _MISSING
+    try:
+        result = compute(both)
         return result
     finally:
-        with table.lock:
-            table.running.pop(key, None)
-        job.done.set()
+        _finish(_store(store), key, job, result, max_entries)
+        if result is _MISSING:
+            tell("failed", store, key)
+        else:
+            tell("done", store, key, result)
+
+
+def follow(events) -> None:
+    """Mirror another process's jobs (the events :data:`mirror` sends there) into this process's
+    stores until ``events`` ends: each of its jobs shows here as running (a page that asks for the
+    result follows its progress instead of computing it again) until its result is stored here. A
+    job that this process has already stored or is computing is left alone; a job still running when
+    the events end (the other process died) fails, and a page waiting for it computes it itself."""
+    jobs: dict[tuple[str, Hashable], tuple[_Job, int]] = {}
+    try:
+        for kind, store, key, *rest in events:
+            if kind == "start":
+                _, job, mine = _claim(_store(store), key)
+                if mine:
+                    jobs[store, key] = (job, rest[0])
+            elif kind == "progress":
+                if (store, key) in jobs:
+                    jobs[store, key][0].report(*rest)
+            elif (store, key) in jobs:
+                job, max_entries = jobs.pop((store, key))
+                _finish(_store(store), key, job, rest[0] if kind == "done" else _MISSING, max_entries)
+    finally:
+        for (store, key), (job, max_entries) in jobs.items():
+            _finish(_store(store), key, job, _MISSING, max_entries)
 
 
 def prepare(store: str, key: Hashable, compute: Callable[[Progress], Any], *, max_entries: int = 8,
@@ -213,7 +260,7 @@ def prepare(store: str, key: Hashable, compute: Callable[[Progress], Any], *, ma
         if value is not _MISSING:
             return value
         if mine:
-            return _run(table, key, job, compute, report, max_entries)
+            return _run(store, key, job, compute, report, max_entries)
         with _waiting() if _serving_thread() else contextlib.nullcontext():
             job.done.wait()
 
@@ -242,7 +289,7 @@ def computed_once(store: str, key: Hashable, compute: Callable[[Progress], Any],
             if value is not _MISSING:
                 return value
             if mine:
-                return _run(table, key, job, compute, report, max_entries)
+                return _run(store, key, job, compute, report, max_entries)
             report(job.fraction, job.message or text)
             with _waiting():
                 while not job.done.wait(WAIT_POLL_S):

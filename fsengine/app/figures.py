@@ -37,6 +37,12 @@ class PreparedFigure:
         self._specs: dict[Style, tuple[str, int | None]] = {}
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict:  # sent from the preparation's process with the specs made there
+        return {"figure": self.figure, "specs": dict(self._specs)}
+
+    def __setstate__(self, state: dict) -> None:
+        self.figure, self._specs, self._lock = state["figure"], state["specs"], threading.Lock()
+
     def spec(self, style: Style | None = None) -> tuple[str, int | None]:
         """(the JSON ``st.plotly_chart`` would send for the figure in ``style``, its height)."""
         import plotly.io as pio
@@ -55,6 +61,11 @@ def _key(signature: inspect.Signature, args, kwargs) -> tuple:
     return tuple((name, value) for name, value in bound.arguments.items() if not name.startswith("_"))
 
 
+def _with_default_spec(fig: PreparedFigure) -> PreparedFigure:
+    fig.spec(Style())
+    return fig
+
+
 def prepared_figure(*, max_entries: int = 8) -> Callable:
     """Decorate a figure builder (returning a ``go.Figure`` or a figure dict): the decorated
     function returns a :class:`PreparedFigure`, built once per key for the server (the arguments
@@ -71,8 +82,9 @@ def prepared_figure(*, max_entries: int = 8) -> Callable:
         def prepared(*args, **kwargs) -> PreparedFigure:
             key: Hashable = _key(signature, args, kwargs)
             make = lambda report: PreparedFigure(build(*args, **kwargs))
-            if get_script_run_ctx(suppress_warning=True) is None:  # no page: the server-start preparation
-                return prepare(store, key, make, max_entries=max_entries)
+            if get_script_run_ctx(suppress_warning=True) is None:  # no page: the server-start preparation,
+                # which also makes the default style's JSON before it hands the figure to pages
+                return prepare(store, key, lambda report: _with_default_spec(make(report)), max_entries=max_entries)
             return computed_once(store, key, make, text="Drawing the figure ...", max_entries=max_entries)
 
         return prepared

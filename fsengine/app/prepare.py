@@ -13,6 +13,14 @@ unprivileged process cannot raise a priority it lowered; it steps aside for page
 2. imports every other page (so a first visit to it does not wait for the engine to load) and runs
    the ``first_visit`` of those that have one.
 
+``fsengine app`` computes in a worker process (``start(process=True)``, forked before the server
+starts): a computation in a thread of the server holds its interpreter in slices (numba loading its
+kernels, plotly building a figure, scipy's optimiser for the exact check), and every request of a
+browser opening the page then waits its turn; in a process of its own it only shares the cores. The
+server's stores mirror the worker's (:func:`fsengine.app.compute.follow`): each of its computations
+shows in the server as running, with its progress, until its result arrives; the server's own
+thread meanwhile imports the pages (imports have to happen in the server).
+
 Everything goes into the same server-wide stores the pages read (:mod:`fsengine.app.compute`), so
 it never blocks a visitor: one who asks for a result while it is being prepared sees that
 computation's progress and gets its result; one who asks for something else computes it at once,
@@ -24,18 +32,22 @@ A failure is logged (logger ``fsengine.app.prepare``) and leaves the page to com
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
+import multiprocessing
 import os
 import sys
 import threading
 import time
 
+from fsengine.app import compute
 from fsengine.app.compute import yield_to_pages
 
 LOG = logging.getLogger(__name__)
 ENV = "FSENGINE_PREPARE"
-#: pages whose first visit is prepared first, in this order; the other pages follow in navigation order
+#: pages whose first visit is prepared first, in this order; the other pages follow in navigation order (in
+#: the worker process only these are prepared, and the server imports the others)
 FIRST = ("bia",)
 
 _lock = threading.Lock()
@@ -50,28 +62,116 @@ def enabled() -> bool:
     return os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
-def start() -> threading.Thread | None:
-    """Start the preparation in a background thread, once per process (later calls return the
-    same thread); None when it is turned off."""
+def start(*, process: bool = False) -> threading.Thread | None:
+    """Start the preparation in the background, once per process (later calls return the same
+    thread); None when it is turned off. ``process``: compute in a worker process forked now (call
+    it before the server starts a thread, as :mod:`fsengine.app.serve` does), with a thread here that
+    mirrors its results and imports the pages; otherwise one thread here does everything."""
     global _thread
     if not enabled():
         return None
     with _lock:
         if _thread is None:
-            _thread = threading.Thread(target=run, name="fsengine-prepare", daemon=True)
+            forks = "fork" in multiprocessing.get_all_start_methods()  # not on Windows: the thread does it all
+            target = functools.partial(follow_worker, *_fork_worker()) if process and forks else run
+            _thread = threading.Thread(target=target, name="fsengine-prepare", daemon=True)
             _thread.start()
         return _thread
 
 
+def _fork_worker() -> tuple[multiprocessing.Process, object]:
+    """The worker process running :func:`run` with its jobs told through a pipe: (process, the
+    pipe's receiving end)."""
+    context = multiprocessing.get_context("fork")  # the engine is imported: a forked worker starts at once
+    receiver, sender = context.Pipe(duplex=False)
+    worker = context.Process(target=_work, args=(sender,), name="fsengine-prepare", daemon=True)
+    worker.start()
+    sender.close()
+    return worker, receiver
+
+
+def _work(sender) -> None:
+    """In the worker: :func:`run`, every job's events sent to the server, then the status."""
+    compute.mirror = _Teller(sender)
+    compute.mirror("finished", run(only=FIRST))
+
+
+class _Teller:
+    """The worker's :data:`fsengine.app.compute.mirror`: sends each event to the server, except that
+    a finished job's result waits for the next event, and goes after it when that starts the next
+    job. A page waiting for one job asks for the next the moment it has the result; told in this
+    order, the server already shows the next job as running, so the page follows it instead of
+    computing it a second time."""
+
+    def __init__(self, sender) -> None:
+        self.sender = sender
+        self.held: tuple | None = None
+
+    def __call__(self, *event) -> None:
+        held, self.held = self.held, None
+        if event[0] == "start":
+            self.sender.send(event)
+        if held is not None:
+            self.sender.send(held)
+        if event[0] == "done":
+            self.held = event
+        elif event[0] != "start":
+            self.sender.send(event)
+
+
+def _events(receiver):
+    """The worker's job events until it has finished (its status then goes to :data:`status`) or died."""
+    while True:
+        try:
+            event = receiver.recv()
+        except (EOFError, OSError):
+            status.setdefault("worker", "ended without finishing")
+            return
+        if event[0] == "finished":
+            status.update(event[1])
+            return
+        yield event
+
+
+def follow_worker(worker: multiprocessing.Process, receiver) -> dict[str, str]:
+    """In the server: mirror the worker's results until it has finished, then import the pages
+    (stepping aside for pages between imports); returns :data:`status`."""
+    progress["started"] = time.monotonic()
+    status["running"] = "yes"
+    compute.follow(_events(receiver))
+    worker.join(timeout=5)
+    for spec in _order():
+        _import_page(spec)  # the FIRST pages: imported by preload already
+    status.pop("running", None)
+    progress["finished"] = time.monotonic()
+    progress["fraction"] = 1.0
+    return status
+
+
+def _import_page(spec) -> None:
+    try:
+        _import(spec.module)
+    except Exception as exc:  # the page imports it on demand and shows the error there
+        status[spec.key] = f"failed: {exc}"
+        LOG.exception("importing the page %s failed", spec.key)
+
+
 def preload() -> None:
-    """Import the engine's libraries and the app's shell in this thread, before the server listens:
-    a first visitor's script run then imports nothing, and the preparation thread imports nothing
-    while a browser fetches Streamlit's files (an import holds the interpreter, so each file would
-    wait its turn and the page would stay empty; benchmarks/RESULTS.md, issue 32 item 6)."""
+    """Import the engine's libraries, the app's shell and the :data:`FIRST` pages in this thread,
+    before the server listens: a first visitor's script run then imports nothing, and the
+    preparation imports nothing in the server while a browser fetches Streamlit's files (an import
+    holds the interpreter, so each file would wait its turn and the page would stay empty;
+    benchmarks/RESULTS.md, issue 32 item 6). A worker forked after this inherits them."""
     from fsengine.app.shell import ENGINE_MODULES
 
-    for module in (*ENGINE_MODULES, "fsengine.app.shell"):
+    for module in (*ENGINE_MODULES, "fsengine.app.shell", *(_page(key).module for key in FIRST)):
         importlib.import_module(module)
+
+
+def _page(key: str):
+    from fsengine.app.registry import get_page
+
+    return get_page(key)
 
 
 def _order() -> list:
@@ -90,9 +190,10 @@ def _import(name: str) -> None:
         importlib.import_module(module)
 
 
-def run() -> dict[str, str]:
+def run(only: tuple[str, ...] | None = None) -> dict[str, str]:
     """Prepare every page's first visit (see the module docstring), in this thread; returns
-    :data:`status`. The default dataset comes first: every page reads it."""
+    :data:`status`. The default dataset comes first: every page reads it. ``only``: these pages'
+    keys (the worker process prepares :data:`FIRST`; importing the others is the server's part)."""
     progress["started"] = time.monotonic()
     status["running"] = "yes"
     try:
@@ -103,7 +204,7 @@ def run() -> dict[str, str]:
     except Exception as exc:  # a page loads it on demand
         status["dataset"] = f"failed: {exc}"
         LOG.exception("loading the default dataset failed; pages load it on demand")
-    pages = _order()
+    pages = [spec for spec in _order() if only is None or spec.key in only]
     for i, spec in enumerate(pages):
         def report(fraction, message: str = "", i=i, spec=spec) -> None:
             progress["fraction"] = (i + min(max(float(fraction), 0.0), 1.0)) / len(pages)

@@ -240,3 +240,103 @@ def test_the_server_start_preparation_fills_what_the_bia_page_reads(monkeypatch)
     charts = at.get("plotly_chart")
     assert len(charts) == 3
     assert json.loads(charts[0].proto.spec)["layout"]["sliders"][0]["steps"]
+
+
+def test_a_forked_worker_s_results_reach_this_process_s_stores_and_a_waiting_page_follows_them(monkeypatch):
+    """``prepare.start(process=True)``: the worker computes in its own process; this process shows
+    each of its jobs as running, with its progress, and then stores its result (a page asking
+    meanwhile waits for it instead of computing it); the worker's status arrives at the end."""
+    import os
+
+    monkeypatch.setenv(prepare.ENV, "1")
+    monkeypatch.setattr(prepare, "_thread", None)
+    monkeypatch.setattr(prepare, "status", {})
+    monkeypatch.setattr(prepare, "_order", lambda: [p for p in PAGES if p.key == "home"])
+    monkeypatch.setattr(compute, "_STORES", {})
+    parent = os.getpid()
+    gate = __import__("multiprocessing").get_context("fork").Event()
+
+    def worker_run(only=None):  # what the forked worker runs instead of the real preparation
+        def slow(report):
+            report(0.5, "half way")
+            gate.wait(20)  # until this process has seen the job running
+            return ("computed in", os.getpid())
+
+        compute.prepare("test_remote", "k", slow)
+        with contextlib.suppress(RuntimeError):
+            compute.prepare("test_remote", "broken", lambda report: (_ for _ in ()).throw(RuntimeError("boom")))
+        return {"test": "prepared"}
+
+    monkeypatch.setattr(prepare, "run", worker_run)
+    thread = prepare.start(process=True)
+    table = compute._store("test_remote")
+    for _ in range(400):
+        job = table.running.get("k")
+        if job is not None and job.fraction == 0.5:
+            break
+        threading.Event().wait(0.025)
+    assert job.message == "half way"
+    got = []
+    waiter = threading.Thread(target=lambda: got.append(compute.computed_once(
+        "test_remote", "k", lambda report: ("computed in", parent), text="...")))
+    waiter.start()
+    gate.set()
+    waiter.join(20)
+    thread.join(20)
+    assert got and got[0][0] == "computed in" and got[0][1] != parent  # the worker's result, not recomputed here
+    assert compute.stored("test_remote", "k") == got[0]
+    assert "broken" not in table.items and not table.running  # a failed job is no job here
+    assert prepare.status == {"test": "prepared"}
+    assert compute.mirror is None  # only the worker tells
+
+
+def test_the_worker_tells_a_result_after_the_start_of_the_next_job():
+    """A page that got one result asks for the next at once: the server must already show the
+    worker's next job as running, or the page computes it a second time."""
+    sent = []
+    tell = prepare._Teller(type("Pipe", (), {"send": lambda self, event: sent.append(event[:2])})())
+    tell("start", "a")
+    tell("progress", "a")
+    tell("done", "a")
+    assert sent == [("start", "a"), ("progress", "a")]  # held
+    tell("start", "b")
+    tell("done", "b")
+    tell("progress", "c")  # any other event sends a held result first
+    tell("done", "c")
+    tell("finished", {})
+    assert sent[2:] == [("start", "b"), ("done", "a"), ("done", "b"), ("progress", "c"), ("done", "c"),
+                        ("finished", {})]
+
+
+def test_a_job_of_a_worker_that_dies_fails_and_the_waiting_page_computes_it():
+    events = [("start", "test_dead", "k", 8), ("progress", "test_dead", "k", 0.3, "a third")]
+    compute.follow(iter(events))
+    assert "k" not in compute._store("test_dead").running
+    assert compute.computed_once("test_dead", "k", lambda report: 5, text="...") == 5
+
+
+def test_a_waiting_page_keeps_the_preparation_going_while_a_browser_loads(monkeypatch):
+    """A browser fetching the bundle makes background work step aside, unless a page waits for it
+    (that visitor's page has arrived and its figures wait for the work)."""
+    clock = [100.0]
+    monkeypatch.setattr(compute.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(compute.time, "sleep", lambda s: clock.__setitem__(0, clock[0] + s))
+    compute.browser_loading()
+    with compute.serving(), compute._waiting():
+        compute.yield_to_pages()
+        assert clock[0] == 100.0
+    compute.yield_to_pages()
+    assert clock[0] - 100.0 >= compute.BROWSER_LOADING_S
+
+
+def test_a_prepared_figure_travels_between_processes_with_its_json():
+    import pickle
+
+    from fsengine.app.figures import PreparedFigure
+    from fsengine.plots.style import Style
+
+    fig = PreparedFigure(go.Figure(go.Scatter(x=[1, 2], y=[3, 4])))
+    spec = fig.spec(Style())
+    copy = pickle.loads(pickle.dumps(fig))
+    assert copy.figure == fig.figure and copy._specs == {Style(): spec}
+    assert copy.spec(Style(dark=True)) == fig.spec(Style(dark=True))

@@ -98,12 +98,17 @@ def test_fsengine_app_serves_through_the_bundle_middleware_with_typed_options(mo
 
     monkeypatch.setattr(st.App, "run", run)
     monkeypatch.setattr(prepare, "preload", lambda: ran.setdefault("order", []).append("preload"))
-    monkeypatch.setattr(prepare, "start", lambda: ran.setdefault("order", []).append("start"))
+    monkeypatch.setattr(prepare, "start", lambda **kw: ran.setdefault("order", []).append(("start", kw)))
     monkeypatch.setattr("sys.argv", ["serve"])
+    from streamlit.runtime.pages_manager import PagesManager
+
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", None)
     entry = tmp_path / "app.py"
     entry.write_text("import streamlit as st\n")
     serve.main([str(entry), *streamlit_flags(port=8765, host="127.0.0.1", max_upload_mb=12)])
-    assert ran["script"] == entry and ran["middleware"] == [StaticBundle] and ran["order"] == ["preload", "start"]
+    assert ran["script"] == entry and ran["middleware"] == [StaticBundle]
+    assert ran["order"] == ["preload", ("start", {"process": True})]  # the worker forked before any thread
+    assert PagesManager.uses_pages_directory is False  # a first request for /bia runs the entry, not pages/bia.py
     assert ran["config"]["server.port"] == 8765 and ran["config"]["server.maxUploadSize"] == 12
     assert ran["config"]["server.headless"] is True and ran["config"]["runner.postScriptGC"] is False
     assert ran["config"]["server.fileWatcherType"] == "none"

@@ -184,15 +184,15 @@ def first_visit(report) -> None:
     result = fitted_path(ds, *path_key, background=lambda f, m="": report(0.8 * f, m))
     position = result.position(DEFAULT_RATIO)
     top_k = default_top_k(ds.n_features)
-    report(0.8, "BIA figures")
+    report(0.8, "BIA figures")  # in the page's order: a visitor waiting for one never waits for the next
     explorable(ds, result, *path_key, top_k, "posterior", position.value).spec(Style())
-    if study.screening_skipped(result) is None:
-        screening_figure(screening(ds, result, *path_key, top_k), *path_key, top_k).spec(Style())
     if result.features.size >= 2:
         features = study.check_features(ds, result, min(6, check_size_limit(family, int(result.features.size))), 0,
                                         from_top=False)
-        check = exact_check(ds, token, family, features, background=lambda f, m="": report(0.85 + 0.15 * f, m))
+        check = exact_check(ds, token, family, features, background=lambda f, m="": report(0.8 + 0.15 * f, m))
         check_explorable(check, (token, family, features), check.position(position.value)).spec(Style())
+    if study.screening_skipped(result) is None:
+        screening_figure(screening(ds, result, *path_key, top_k), *path_key, top_k).spec(Style())
 
 
 def render() -> None:

@@ -3,7 +3,8 @@
 Conventions: ``J`` is symmetric with a zero diagonal and every pair counted once in the energy
 ``E(s) = h.s + sum_{i<j} J_ij s_i s_j``; couplings scale as ``J(eps) = (eps / eps_ref)^2 J_ref``.
 ``J`` may be float64 or float32 (wide problems, :mod:`fsengine.methods.bia.memory`); every sum
-over it runs in float64.
+over it runs in float64. Every kernel releases the interpreter while it runs (``nogil``): the app's
+server-start preparation fits in a background thread of the server, which keeps answering browsers.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rms_offdiag_correlation(G, n):
     """r = sqrt(mean_{i != j} (G_ij / n)^2) for a standardised Gram G = n Corr."""
     p = G.shape[0]
@@ -27,7 +28,7 @@ def rms_offdiag_correlation(G, n):
     return np.sqrt(acc / (p * (p - 1.0)))
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, nogil=True, fastmath=True)
 def matvec(J, m, out):
     """out = J m for a symmetric J with a zero diagonal (every coupling matrix here), reading only
     the upper triangle: each J_ij (i < j) adds J_ij m_j to out_i and J_ij m_i to out_j. The path is
@@ -76,7 +77,7 @@ def matvec(J, m, out):
         out[i] += acc
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ising_from_gram_inplace(G, b, curvature, eps_ref):
     """Turn the Gram G (p x p) into the couplings J_ref in place; return (alpha, beta).
 
@@ -103,7 +104,7 @@ def ising_from_gram_inplace(G, b, curvature, eps_ref):
     return alpha, beta
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _residual(alpha, beta, eps, scale, m, u):
     """max_i |m_i - tanh(eps alpha_i + eps^2 beta_i + scale u_i)| with u = J_ref m: how far m is
     from solving the mean-field equations at eps."""
@@ -113,7 +114,7 @@ def _residual(alpha, beta, eps, scale, m, u):
     return worst
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mean_field_path_residuals(alpha, beta, J_ref, eps_ref, eps_grid, m0, eps0):
     """The recursive mean-field path (Fisher & Mehta, equation after Eq. 13), from ``m0``
     (``m(0) = 0`` at the start of the path; the last row of a previous block, at ``eps0``, to
@@ -153,7 +154,7 @@ def mean_field_path_residuals(alpha, beta, J_ref, eps_ref, eps_grid, m0, eps0):
     return M, max_dm, before
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mean_field_path(alpha, beta, J_ref, eps_ref, eps_grid, m0):
     """:func:`mean_field_path_residuals` from ``m0`` = 0 or a block's end, without the residuals:
     returns ``M`` and the largest change per step."""
@@ -161,7 +162,7 @@ def mean_field_path(alpha, beta, J_ref, eps_ref, eps_grid, m0):
     return M, max_dm
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fixed_point_residuals(alpha, beta, J_ref, eps_ref, eps, M):
     """:func:`_residual` of every row ``M[k]`` at ``eps[k]``: one matrix-vector product a row, no
     temporary beyond a vector (J_ref may be float32)."""
@@ -173,7 +174,7 @@ def fixed_point_residuals(alpha, beta, J_ref, eps_ref, eps, M):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sparse_couplings_block(col_ptr, col_rows, col_vals, row_ptr, row_cols, row_vals, c0, c1, n, mean, scale,
                            b, curvature, J, alpha, beta, g):
     """:func:`couplings_from_gram_block` for columns c0..c1-1 of a sparse X, without a Gram block:
@@ -221,7 +222,7 @@ def sparse_couplings_block(col_ptr, col_rows, col_vals, row_ptr, row_cols, row_v
     return squares
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mirror_lower(J):
     """J[i, j] = J[j, i] for i < j (the upper triangle from the lower), in 64 x 64 tiles."""
     p = J.shape[0]
@@ -233,7 +234,7 @@ def mirror_lower(J):
                     J[i, j] = J[j, i]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def couplings_from_gram_block(G, c0, b, curvature, n, J, alpha, beta):
     """One column block of :func:`ising_from_gram_inplace`, for couplings built in blocks.
 
@@ -269,7 +270,7 @@ def couplings_from_gram_block(G, c0, b, curvature, n, J, alpha, beta):
     return squares
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def scale_inplace(J, factor):
     """J *= factor, each product formed in float64 (also for float32 J)."""
     for i in range(J.shape[0]):
@@ -277,7 +278,7 @@ def scale_inplace(J, factor):
             J[i, j] = J[i, j] * factor
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def damped_mean_field(h, J, scale, m0, damping, tol, max_iter):
     """Solve ``m = tanh(h + scale * J m)`` by damped iteration ``m <- (1-d) m + d tanh(...)``.
 
