@@ -248,6 +248,7 @@ def test_the_url_s_position_starts_every_figure():
         assert list(bars["y"])[-1] == best  # the highest posterior there: the top bar
         nearest = min(checked, key=lambda r: abs(np.log(r / value)))
         assert float(_active(check)) == nearest
-        assert check["layout"]["annotations"][0]["text"].startswith(f"posteriors at Λ/Λ* = {nearest:g}: largest error")
+        title = check["layout"]["annotations"][0]["text"]
+        assert title.startswith(f"posteriors at Λ/Λ* = {nearest:g}<br>largest error")
     caption = next(c.value for c in at.caption if c.value.startswith("Subproblem Λ*"))
     assert "at Λ/Λ* = 10:" in caption

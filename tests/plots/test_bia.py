@@ -295,4 +295,4 @@ def test_validation_explorable_moves_the_bars_and_names_the_error():
     spec = fig.to_plotly_json()
     assert spec["layout"]["sliders"][0]["active"] == 1
     np.testing.assert_allclose(step_data(spec, 2)[1]["y"], bia[2], rtol=1e-6)
-    assert step_layout(spec, 2)["annotations[0].text"] == "posteriors at Λ/Λ* = 2: largest error 0.03"
+    assert step_layout(spec, 2)["annotations[0].text"] == "posteriors at Λ/Λ* = 2<br>largest error 0.03"
