@@ -189,8 +189,9 @@ def fit_rtm(tags: TagMatrix, y01: np.ndarray, settings: RTMSettings = RTMSetting
         earlier object did not carry gets the cold start's site), EM from its posterior's
         effective sites (A - alpha, B - alpha). The sweeps and the stopping rule are the cold
         fit's: run to a tight ``tol`` both end at the same fixed point (tested to 1e-7); at the
-        default ``tol`` (on the change per sweep) each stops a few thousandths of a posterior
-        mean short of it, from its own side (benchmarks/RESULTS.md). Not with ARD (a ValueError):
+        default ``tol`` (on the change per sweep) each stops short of it, from its own side, by
+        about a thousandth of a posterior mean with the Anderson step and a few thousandths with
+        the plain sweeps (benchmarks/RESULTS.md). Not with ARD (a ValueError):
         the ARD's step halving stops where the path reverses, so a warm start changes where it
         ends (by up to 0.03 in posterior means in the tests).
     rows : ndarray of shape (n_objects,) or None, keyword-only
