@@ -22,8 +22,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-#: residuals kept (the least-squares problem's columns); 5 took 49 sweeps where the plain damped
-#: sweeps took 261 (Power EP, notMNIST B vs D), 10 took 43 at twice the bookkeeping
+#: residuals kept (the least-squares problem's columns); to a change of 1e-4 per sweep 5 took 49
+#: sweeps where the plain damped sweeps took 261 (Power EP, notMNIST B vs D), 3 took 71, 10 took 43
+#: at twice the bookkeeping
 MEMORY = 5
 #: a residual this many times the smallest since the last restart drops the history
 RESTART_GROWTH = 2.0
