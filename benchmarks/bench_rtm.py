@@ -38,6 +38,16 @@
    many of the fixed point's 50 best tags each keeps, and the stability (Kuncheva) of the top-k
    sets over the resamples for the cold fits, the warm fits and the fixed points.
 
+7. Plain against Anderson-accelerated sweeps (``--part anderson``, issue 32): on notMNIST B vs D
+   and the movie reviews (the comparison's training part and its first bootstrap resample, the
+   registry's settings), Power EP, EM and EP (``--variants``), each fitted with the plain damped
+   sweeps (``anderson_memory=0``) and with the default Anderson step, asked in turn in one
+   process (``--repeats`` rounds, the order alternating): the fit on the training part and the
+   bootstrap fit warm-started from that side's fit (the comparison's other five fits), CPU seconds
+   (median over the rounds), sweeps, verdict, and the largest distance of a posterior mean from
+   the fixed point (the plain sweeps run to tol 1e-9; EP's with the Anderson step to 1e-10, as
+   the tests show both reach the same point to 1e-7).
+
 ``--quick`` uses 300 documents, at most 60 sweeps, a 60-document numpy sweep and 1,000
 subjectivity sentences, for parts 4-5 notMNIST only with Power EP and EM, and for part 6 the
 small notMNIST, two resamples and Power EP; ``--part`` runs one part. Sweep timings are the best of three runs.
@@ -404,6 +414,67 @@ def warm_against_cold(methods, n_resamples: int, cases=WARM_CASES) -> None:
             print(f"| {label} | {k} | {cold:.3f} | {warm:.3f} | {exact:.3f} |", flush=True)
 
 
+def _comparison_view(key):
+    """The comparison's training part of a catalogue dataset as tags, its labels, its first
+    bootstrap resample's rows and the registry's settings (as part 4's children)."""
+    from fsengine.compare.runner import stratified_bootstrap
+    from fsengine.data import load_dataset
+    from fsengine.data.transforms import binarize_features, split
+    from fsengine.methods.adapt import restrict_classes
+    from fsengine.methods.registry import get_method, method_defaults
+    from fsengine.methods.rtm import suggested_settings
+
+    ds, _ = restrict_classes(load_dataset(key), [get_method("rtm")])
+    train, _ = split(ds, test_size=0.25, seed=0)
+    rows = stratified_bootstrap(train.y, 1, 0)[0]
+    X01 = binarize_features(train).X
+    y01 = (train.y == np.unique(train.y)[1]).astype(float)
+    tags = tags_from(X01, None)
+    settings = replace(suggested_settings(tags.nnz / tags.n_objects), max_iter=method_defaults("rtm")["max_iter"])
+    return tags, y01, tags_from(X01[rows], None), y01[rows], rows, settings
+
+
+def anderson_against_plain(data, methods, repeats: int) -> None:
+    """Part 7 (module docstring)."""
+    print(f"\n### Plain against Anderson-accelerated sweeps ({_load()}, {repeats} rounds)\n")
+    print("| data | method | sweeps | fit | CPU s | sweeps run | converged | from the fixed point |")
+    print("|---|---|---|---|---|---|---|---|")
+    sides = {"plain": 0, "Anderson": None}
+    for key in data:
+        tags, y01, boot, yb, rows, base = _comparison_view(key)
+        for method in methods:
+            s = replace(base, method=method)
+            fit_rtm(tags_from(np.ones((3, 2)), None), np.array([0.0, 1.0, 1.0]), replace(s, max_iter=2))  # compile
+            if method == "ep":
+                fixed = [fit_rtm(t, y, replace(s, tol=1e-10, max_iter=50_000)).theta_mean for t, y in
+                         ((tags, y01), (boot, yb))]
+            else:
+                fixed = [fit_rtm(t, y, replace(s, tol=1e-9, max_iter=50_000, anderson_memory=0)).theta_mean
+                         for t, y in ((tags, y01), (boot, yb))]
+            seen = {(side, fit): [] for side in sides for fit in ("full", "boot warm")}
+            for r in range(repeats):
+                for side in (list(sides) if r % 2 == 0 else list(sides)[::-1]):
+                    memory = sides[side]
+                    ss = s if memory is None else replace(s, anderson_memory=memory)
+                    c0 = time.process_time()
+                    full = fit_rtm(tags, y01, ss)
+                    c1 = time.process_time()
+                    warm = fit_rtm(boot, yb, ss, start=full.state, rows=rows)
+                    c2 = time.process_time()
+                    for fit, f, cpu, ref in (("full", full, c1 - c0, fixed[0]), ("boot warm", warm, c2 - c1, fixed[1])):
+                        seen[side, fit].append((cpu, f.n_iter, f.converged, np.abs(f.theta_mean - ref).max()))
+            cpu = {k: float(np.median([v[0] for v in vals])) for k, vals in seen.items()}
+            for (side, fit), vals in seen.items():
+                _, n, ok, gap = vals[-1]
+                print(f"| {key} | {METHOD_LABELS[method]} | {side} | {fit} | {cpu[side, fit]:.2f} | {n} | {ok} | "
+                      f"{gap:.1e} |", flush=True)
+            six = {side: cpu[side, "full"] + 5 * cpu[side, "boot warm"] for side in sides}
+            print(f"| {key} | {METHOD_LABELS[method]} | plain / Anderson | full, boot warm, the comparison's six fits "
+                  f"(full + 5 warm) | {cpu['plain', 'full'] / cpu['Anderson', 'full']:.2f}x, "
+                  f"{cpu['plain', 'boot warm'] / cpu['Anderson', 'boot warm']:.2f}x, "
+                  f"{six['plain'] / six['Anderson']:.2f}x | | | |", flush=True)
+
+
 def main(argv=None) -> int:
     import warnings
 
@@ -412,13 +483,15 @@ def main(argv=None) -> int:
     warnings.simplefilter("ignore", ConvergenceWarning)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--part", choices=("all", "train", "sweep", "anchor", "targets", "floor", "warm"),
+    parser.add_argument("--part", choices=("all", "train", "sweep", "anchor", "targets", "floor", "warm", "anderson"),
                         default="all", help="run only the training table, the one-sweep comparison, the subjectivity "
                                             "anchor, the issue-32 targets (A/B), the memory-bound floor or warm "
                                             "against cold")
     parser.add_argument("--base", help="revision of the 'before' engine of --part targets (default: git merge-base "
                                        "HEAD main)")
-    parser.add_argument("--variants", help=f"comma-separated, default {','.join(TARGET_VARIANTS)}")
+    parser.add_argument("--variants", help=f"comma-separated, default {','.join(TARGET_VARIANTS)} "
+                                           "(--part anderson: power_ep,em,ep, no ARD)")
+    parser.add_argument("--repeats", type=int, default=3, help="rounds of --part anderson")
     args = parser.parse_args(argv)
     print(f"bench_rtm {' '.join(sys.argv[1:])}: {_load()}, {os.cpu_count()} cores", flush=True)
     data = TARGET_DATA[:1] if args.quick else TARGET_DATA
@@ -431,7 +504,10 @@ def main(argv=None) -> int:
     if args.part in ("all", "warm"):
         warm_against_cold(("power_ep",) if args.quick else ("power_ep", "em"), 2 if args.quick else 5,
                           WARM_CASES[1:] if args.quick else WARM_CASES)
-    if args.part in ("targets", "floor", "warm"):
+    if args.part in ("all", "anderson"):
+        anderson_against_plain(data, args.variants.split(",") if args.variants else
+                               ("power_ep", "em") if args.quick else ("power_ep", "em", "ep"), args.repeats)
+    if args.part in ("targets", "floor", "warm", "anderson"):
         return 0
     X, y, vocab = _corpus(300 if args.quick else None)
     print(f"## Relevance Tagging Machine\n\nmovie reviews: {X.shape[0]} documents, {len(vocab)} tags "

@@ -181,7 +181,8 @@ class RTMClassifier(_RTMParams, ClassifierMixin, BaseEstimator):
         Tags the model deems relevant: not pinned by the ARD (``ard=True``), else log BF > 0.
     trace_ : pandas.DataFrame, one row per sweep
         iteration, max_change, alpha_change, log_evidence (EP/Power EP estimate or the EM lower
-        bound), n_active, n_skipped, n_improper, seconds.
+        bound), n_active, n_skipped, n_improper, extrapolated (the sweep started from an Anderson
+        step, :mod:`~fsengine.methods.rtm.anderson`), seconds.
     converged_ : bool
         Whether the stopping rule was met (else a ``ConvergenceWarning`` said why).
     run_label_ : str

@@ -97,7 +97,9 @@ def test_a_fit_on_another_split_warm_starts_to_the_cold_fits_fixed_point(data, m
     rows = _rows_in(first, second)
     assert 0 < np.count_nonzero(rows < 0) < rows.size  # the two training parts overlap, not entirely
     np.testing.assert_array_equal(first[rows[rows >= 0]], second[rows >= 0])
-    settings = RTMSettings(method=method, tol=TIGHT, max_iter=20_000)
+    # the plain sweeps: with the Anderson step both fits reach tol 1e-10 in about 40 sweeps, and which
+    # needs a couple fewer is chance (its fixed point is tested in test_anderson.py)
+    settings = RTMSettings(method=method, tol=TIGHT, max_iter=20_000, anderson_memory=0)
     full = fit_rtm(tags_from(X[first]), y[first], settings)
     tags = tags_from(X[second])
     cold = fit_rtm(tags, y[second], settings)
@@ -129,7 +131,12 @@ def test_the_selector_warm_starts_through_fit(data):
     cold = RTMSelector(tol=TIGHT, max_iter=5000).fit(X[rows], y[rows])
     warm = RTMSelector(tol=TIGHT, max_iter=5000).fit(X[rows], y[rows], warm_start=WarmStart(full.warm_state_, rows))
     assert full.model_.converged_ and cold.model_.converged_ and warm.model_.converged_
-    assert warm.n_iter_ < cold.n_iter_
+    # the warm start reached the fit: the selector's fit is fit_rtm's from the same start (the sweeps
+    # to tol 1e-10 are no measure: with the Anderson step warm and cold both take about 40)
+    direct = fit_rtm(tags_from(X[rows]), y[rows], RTMSettings(tol=TIGHT, max_iter=5000), start=full.warm_state_,
+                     rows=rows)
+    assert warm.n_iter_ == direct.n_iter and warm.n_iter_ != cold.n_iter_
+    np.testing.assert_array_equal(warm.model_.A_, direct.A)
     np.testing.assert_allclose(warm.model_.theta_mean_, cold.model_.theta_mean_, rtol=0, atol=1e-7)
     np.testing.assert_array_equal(warm.support_, cold.support_)
     assert not hasattr(warm, "_warm_start")  # the start is not kept after fit
