@@ -35,6 +35,7 @@ _RTM_PARAMS = method_constraints("rtm", {
     "damping": [Interval(Real, 0, 1, closed="left")],
     "inner_damping": [Interval(Real, 0, 1, closed="left"), StrOptions({"auto"})],
     "sequential": ["boolean"],
+    "anderson_memory": [Interval(Integral, 0, None, closed="left")],
     "site_init": [Interval(Real, 0, None, closed="left")],
     "tol": [Interval(Real, 0, None, closed="neither")],
     "max_skipped_frac": [Interval(Real, 0, 1, closed="both")],
@@ -91,6 +92,10 @@ _PARAM_DOC = """
         "auto": 0.5 for objects with up to 50 tags on average, 0.8 for longer ones.
     sequential : bool, default True
         Refresh q after every factor (trick 2); False updates all factors from the same q.
+    anderson_memory : int >= 0, default {anderson_memory}
+        Residuals kept by the Anderson acceleration of the sweeps (:mod:`.anderson`; not with ARD):
+        the same fixed point and convergence test in 3-6 times fewer sweeps (benchmarks/RESULTS.md).
+        0: the plain damped sweeps of the slides (what damping and sequential updates do alone).
     site_init : float, default {site_init}
         Initial sites theta^s (positive objects) or (1 - theta)^s (negative ones); for EM, the
         starting q_j = Beta(alpha + s P_j, alpha + s N_j).
