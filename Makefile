@@ -45,13 +45,10 @@ app: $(STAMP_APP)
 	$(PY) -m fsengine warmup
 	$(PY) -m fsengine app --entry app.py --port $(PORT) --host $(HOST) --no-warmup
 
-# whole files per worker (tests/conftest.py schedules the browser modules on the shared app server as one unit).
-# Three workers on two cores: the parallel part's tests also wait (on browsers, app servers, child processes),
-# and a third worker fills those waits (benchmarks/RESULTS.md, "make test with three workers on two cores")
-TEST_WORKERS ?= 3
+# two workers, whole files each (tests/conftest.py schedules the browser modules on the shared app server as one unit)
 test: $(STAMP_TEST)
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q --durations=25 -n $(TEST_WORKERS) --dist loadfile -m "not serial and not heavy"
+	$(PY) -m pytest -q --durations=25 -n 2 --dist loadfile -m "not serial and not heavy"
 	$(PY) -m pytest -q -m "serial and not heavy"
 
 # the full-size pins of the records (minutes of CPU each; CI runs them after make test)
