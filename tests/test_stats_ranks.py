@@ -234,16 +234,19 @@ def test_bad_tables_are_refused():
 @pytest.mark.parametrize("n", [6, 11])
 def test_signed_rank_interval_inverts_scipys_exact_test(n):
     """The interval is the set of shifts delta that scipy's exact two-sided test of d - delta does not
-    reject at 1 - level (scanned on a fine grid), and its stated level is the exact attained one."""
+    reject at 1 - level, and its stated level is the exact attained one. The signed-rank statistic of
+    d - delta counts the Walsh averages above delta, so scipy's p-value is constant between consecutive
+    Walsh averages: one test per gap (at its midpoint, and beyond both ends) scans every shift."""
     rng = np.random.default_rng(n)
     d = rng.normal(0.3, 1.0, size=n)
     e = signed_rank_interval(d, 0.9)
-    grid = np.linspace(d.min() - 0.5, d.max() + 0.5, 8001)
-    kept = grid[[st.wilcoxon(d - g, method="exact").pvalue > 0.1 for g in grid]]
-    step = grid[1] - grid[0]
-    assert abs(e.low - kept.min()) <= step and abs(e.high - kept.max()) <= step
+    walsh = np.sort([(d[i] + d[j]) / 2 for i in range(n) for j in range(i, n)])
+    probes = np.concatenate([[walsh[0] - 1], (walsh[:-1] + walsh[1:]) / 2, [walsh[-1] + 1]])
+    kept = np.flatnonzero([st.wilcoxon(d - g, method="exact").pvalue > 0.1 for g in probes])
+    assert kept.size and np.all(np.diff(kept) == 1), kept  # one interval, between two Walsh averages
+    # the kept gaps' outer ends (probe k lies between walsh[k - 1] and walsh[k]), to the interval's rounding
+    assert (e.low, e.high) == pytest.approx((walsh[kept[0] - 1], walsh[kept[-1]]), rel=1e-9, abs=1e-12)
     assert 0.9 <= e.level < 0.95
-    walsh = [(d[i] + d[j]) / 2 for i in range(n) for j in range(i, n)]
     assert e.value == pytest.approx(np.median(walsh))
 
 
