@@ -191,7 +191,7 @@ _ENTRIES = (
                            "lowest reported Λ/Λ*"),
                 Param("max_memory_mb", "Memory budget (MB)", DEFAULT_MAX_MEMORY_MB, kind="float", min=1.0,
                       help="the p x p couplings and the fit's other arrays must fit; the largest number of features "
-                           "follows (float64 couplings while they fit, else float32)")),
+                           "follows (float32 couplings, 4 bytes an entry)")),
         needs=Needs(two_classes=True, non_constant=True, tasks=ANY_TASK),
         figures="fsengine.plots.select:bia_figures"),
     MethodSpec(

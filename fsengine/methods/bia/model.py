@@ -81,7 +81,7 @@ import scipy.sparse as sp
 
 from fsengine.glm import PriorMeanExpansion, prior_mean_expansion
 from fsengine.methods.bia import kernels as bia_kernels
-from fsengine.methods.bia.memory import GRAM_BLOCK, coupling_itemsize
+from fsengine.methods.bia.memory import DEFAULT_COUPLING_DTYPE, GRAM_BLOCK, coupling_itemsize
 from fsengine.methods.registry import method_defaults
 from fsengine.progress import Progress, report_to
 
@@ -262,20 +262,22 @@ def solve_mean_field(h, J, *, m0=None, damping: float = 0.5, tol: float = 1e-10,
 
 def build_bia_model(X, y, family: str = "logistic", *, dispersion: float | None = None,
                     lambda_ref_ratio: float = 1.0, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
-                    n_steps: int = DEFAULT_STEPS, feature_names=None, progress: Progress | None = None) -> BIAModel:
+                    n_steps: int = DEFAULT_STEPS, feature_names=None, progress: Progress | None = None,
+                    coupling_dtype: str = DEFAULT_COUPLING_DTYPE) -> BIAModel:
     """Fields and couplings of the BIA for a GLM (Eq. 5-11 as derived in the module docstring).
 
     ``X`` raw design (dense or sparse, standardised here), ``y`` response suited to ``family``.
-    The couplings are built :data:`~fsengine.methods.bia.memory.GRAM_BLOCK` columns at a time, in
-    float64 while a fit of ``n_steps`` path steps fits ``max_memory_mb`` with them, else in
-    float32; a :class:`~fsengine.methods.bia.memory.CouplingMemoryError` states the largest p
-    when neither fits (:mod:`fsengine.methods.bia.memory`). ``progress(fraction, message)``
+    The couplings are built :data:`~fsengine.methods.bia.memory.GRAM_BLOCK` columns at a time in
+    float64 and stored as ``coupling_dtype`` (float32 by default: the same posteriors to 1e-9 in
+    half the path's time, :mod:`fsengine.methods.bia.memory`); a
+    :class:`~fsengine.methods.bia.memory.CouplingMemoryError` states the largest p when a fit of
+    ``n_steps`` path steps would not fit ``max_memory_mb``. ``progress(fraction, message)``
     hears after every block.
     """
     n, p = X.shape
     if not lambda_ref_ratio > 0:
         raise ValueError(f"lambda_ref_ratio must be positive, got {lambda_ref_ratio}")
-    itemsize = coupling_itemsize(n, p, max_memory_mb, n_steps, dense=not sp.issparse(X))
+    itemsize = coupling_itemsize(n, p, max_memory_mb, n_steps, dense=not sp.issparse(X), dtype=coupling_dtype)
     exp = prior_mean_expansion(family, X, y, dispersion=dispersion, with_gram=False, feature_names=feature_names)
     J, alpha, beta, r = _couplings_in_blocks(X, exp, np.float64 if itemsize == 8 else np.float32,
                                              report_to(progress))
@@ -324,8 +326,10 @@ def _couplings_in_blocks(X, exp: PriorMeanExpansion, dtype, report):
     return J, alpha, beta, r
 
 
-def model_from_expansion(exp: PriorMeanExpansion, lambda_ref_ratio: float = 1.0) -> BIAModel:
-    """Fields and couplings (Eq. 9-11) from the expansion at the prior mean; takes over its Gram."""
+def model_from_expansion(exp: PriorMeanExpansion, lambda_ref_ratio: float = 1.0, *,
+                         coupling_dtype: str = "float64") -> BIAModel:
+    """Fields and couplings (Eq. 9-11) from the expansion at the prior mean; takes over its Gram
+    (computed in float64, stored as ``coupling_dtype``: the Gram itself, or its float32 copy)."""
     if not lambda_ref_ratio > 0:
         raise ValueError(f"lambda_ref_ratio must be positive, got {lambda_ref_ratio}")
     n, p = exp.n, exp.p
@@ -336,5 +340,5 @@ def model_from_expansion(exp: PriorMeanExpansion, lambda_ref_ratio: float = 1.0)
     eps_ref = 1.0 / (lambda_ref_ratio * lam_star)
     alpha, beta = bia_kernels.ising_from_gram_inplace(G, exp.b, exp.curvature, eps_ref)
     return BIAModel(n=n, p=p, family=exp.family, rms_correlation=r, lambda_star=lam_star,
-                    lambda_ref_ratio=float(lambda_ref_ratio), alpha=alpha, beta=beta, couplings=G,
-                    expansion=exp)
+                    lambda_ref_ratio=float(lambda_ref_ratio), alpha=alpha, beta=beta,
+                    couplings=G if coupling_dtype == "float64" else G.astype(np.float32), expansion=exp)

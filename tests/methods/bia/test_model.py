@@ -100,7 +100,7 @@ def test_ising_energy_equals_second_order_evidence_for_every_subset(family):
     ds = make_sparse_glm(family, n=120, p=6, k=2, rho=0.4, seed=3)
     exp = prior_mean_expansion(family, ds.X, ds.y)
     H, b = exp.hessian(), exp.b
-    model = build_bia_model(ds.X, ds.y, family, lambda_ref_ratio=2.0)
+    model = build_bia_model(ds.X, ds.y, family, lambda_ref_ratio=2.0, coupling_dtype="float64")
     for ratio in (0.7, 3.0):
         eps = 1.0 / (ratio * model.lambda_star)
         diffs = []
@@ -268,14 +268,14 @@ def wide():
 
 @pytest.mark.parametrize("sparse", [False, True])
 def test_couplings_built_in_blocks_equal_those_of_the_whole_gram(wide, sparse):
-    """The blocked build (float64 while it fits) against the whole standardised Gram turned into
+    """The blocked build (float64 couplings) against the whole standardised Gram turned into
     couplings in place (model_from_expansion, the path of chunked data): the same fields,
     couplings, rms correlation and Lambda*, to round-off; the couplings exactly symmetric."""
     import scipy.sparse as sp
 
     X, y = wide
     X = sp.csr_matrix(np.where(np.abs(X) > 0.8, X, 0.0)) if sparse else X
-    blocked = build_bia_model(X, y, "logistic")
+    blocked = build_bia_model(X, y, "logistic", coupling_dtype="float64")
     whole = model_from_expansion(prior_mean_expansion("logistic", X, y))
     assert blocked.couplings.dtype == np.float64 and np.array_equal(blocked.couplings, blocked.couplings.T)
     np.testing.assert_allclose(blocked.alpha, whole.alpha, rtol=1e-12, atol=1e-12)
@@ -291,7 +291,7 @@ def test_sparse_couplings_from_pairs_of_non_zeros_equal_the_dense_blocks():
     indices and as a dense array: the couplings built column by column from the pairs of
     non-zeros equal the dense BLAS blocks' to 1e-12 (the Gram entries are exact counts), and so do
     alpha, the rms correlation and Lambda* (beta, a sum of both signs, to 1e-10); the couplings
-    exactly symmetric, also when a budget makes them float32."""
+    exactly symmetric, also as float32 (the default)."""
     import scipy.sparse as sp
 
     rng = np.random.default_rng(11)
@@ -305,7 +305,7 @@ def test_sparse_couplings_from_pairs_of_non_zeros_equal_the_dense_blocks():
         lo, hi = Xs.indptr[t], Xs.indptr[t + 1]
         Xs.indices[lo:hi], Xs.data[lo:hi] = Xs.indices[lo:hi][::-1].copy(), Xs.data[lo:hi][::-1].copy()
     Xs.has_sorted_indices = False
-    sparse, dense = build_bia_model(Xs, y, "logistic"), build_bia_model(X, y, "logistic")
+    sparse, dense = (build_bia_model(data, y, "logistic", coupling_dtype="float64") for data in (Xs, X))
     assert np.array_equal(sparse.couplings, sparse.couplings.T) and not np.diag(sparse.couplings).any()
     scale = np.abs(dense.couplings).max()
     np.testing.assert_allclose(sparse.couplings, dense.couplings, rtol=1e-12, atol=1e-14 * scale)
@@ -313,10 +313,9 @@ def test_sparse_couplings_from_pairs_of_non_zeros_equal_the_dense_blocks():
     np.testing.assert_allclose(sparse.beta, dense.beta, rtol=1e-10)  # sums of both signs: cancellation
     assert sparse.rms_correlation == pytest.approx(dense.rms_correlation, rel=1e-12)
     assert sparse.lambda_star == pytest.approx(dense.lambda_star, rel=1e-12)
-    # float32 couplings (a budget float64 does not fit): the same couplings rounded to float32
+    # float32 couplings (the default): the same couplings rounded to float32
     # (below float32's smallest normal, 1e-38, to its absolute spacing there)
-    budget = 0.5 * sum(memory.fit_bytes(n, p, DEFAULT_STEPS, size, dense=False) for size in (4, 8)) / memory.MB
-    sparse32 = build_bia_model(Xs, y, "logistic", max_memory_mb=budget)
+    sparse32 = build_bia_model(Xs, y, "logistic")
     assert sparse32.couplings.dtype == np.float32 and np.array_equal(sparse32.couplings, sparse32.couplings.T)
     np.testing.assert_allclose(sparse32.couplings, sparse.couplings, rtol=2**-23, atol=2.0**-149)
 
@@ -337,7 +336,8 @@ def test_float32_couplings_keep_the_float64_posteriors(wide):
     X, y = wide
     n, p = X.shape
     budget = _float32_budget(n, p)
-    wide64, wide32 = build_bia_model(X, y, "logistic"), build_bia_model(X, y, "logistic", max_memory_mb=budget)
+    wide64 = build_bia_model(X, y, "logistic", coupling_dtype="float64")
+    wide32 = build_bia_model(X, y, "logistic", max_memory_mb=budget)
     assert wide32.couplings.dtype == np.float32 and wide64.couplings.dtype == np.float64
     np.testing.assert_allclose(wide32.couplings, wide64.couplings, rtol=2**-23, atol=0)
     path32, path64 = wide32.path(), wide64.path()
@@ -345,32 +345,33 @@ def test_float32_couplings_keep_the_float64_posteriors(wide):
     print(f"float32 vs float64 couplings, p = {p}: largest magnetization difference on the path {gap:.1e}")
     assert gap < 1e-6
     np.testing.assert_allclose(path32.residual, path64.residual, rtol=0, atol=1e-6)
-    sel32 = BIASelector(max_memory_mb=budget).fit(X, y)
-    sel64 = BIASelector().fit(X, y)
+    sel32 = BIASelector().fit(X, y)
+    sel64 = BIASelector(coupling_dtype="float64").fit(X, y)
     assert sel32.couplings_.dtype == np.float32
     np.testing.assert_allclose(sel32.magnetization_, sel64.magnetization_, rtol=0, atol=1e-6)
     np.testing.assert_allclose(sel32.scores_, sel64.scores_, rtol=0, atol=1e-6)
     np.testing.assert_array_equal(sel32.order_[:50], sel64.order_[:50])
 
 
-def test_the_memory_budget_sets_the_couplings_type_and_the_feature_cap():
+def test_the_memory_budget_sets_the_feature_cap():
     """fit_bytes counts the couplings, the standardised copy and a Gram block of a dense X (a column
-    for a sparse X) and the path; the cap is
-    the largest p within the budget; float64 while it fits, float32 after, then a refusal naming
-    the cap. The issue's gene-expression table (n = 200, p = 20,000) takes float32 couplings
-    within the default 2,048 MB."""
+    for a sparse X) and the path; the cap is the largest p within the budget at the couplings' type
+    (float32 by default), then a refusal naming the cap. The issue's gene-expression table
+    (n = 200, p = 20,000) fits the default 2,048 MB."""
     n, budget = 200, memory.DEFAULT_MAX_MEMORY_MB
     for itemsize, dense in itertools.product((8, 4), (True, False)):
         cap = memory.max_features(n, budget, DEFAULT_STEPS, itemsize, dense=dense)
         assert memory.fit_bytes(n, cap, DEFAULT_STEPS, itemsize, dense=dense) <= budget * memory.MB
         assert memory.fit_bytes(n, cap + 1, DEFAULT_STEPS, itemsize, dense=dense) > budget * memory.MB
     cap64, cap32 = (memory.max_features(n, budget, DEFAULT_STEPS, size) for size in (8, 4))
-    assert memory.coupling_itemsize(n, cap64, budget, DEFAULT_STEPS) == 8
-    assert memory.coupling_itemsize(n, cap64 + 1, budget, DEFAULT_STEPS) == 4
+    assert memory.coupling_itemsize(n, cap64, budget, DEFAULT_STEPS) == 4
+    assert memory.coupling_itemsize(n, cap64, budget, DEFAULT_STEPS, dtype="float64") == 8
     assert memory.coupling_itemsize(n, 20_000, budget, DEFAULT_STEPS) == 4 < 20_000 <= cap32
     assert memory.fit_bytes(n, 20_000, DEFAULT_STEPS, 4) == 4 * 20_000**2 + 8 * 20_000 * (200 + 512 + 3 * 200)
     # a sparse X is not copied and its couplings take one Gram column at a time
     assert memory.fit_bytes(n, 20_000, DEFAULT_STEPS, 4, dense=False) == 4 * 20_000**2 + 8 * 20_000 * (1 + 3 * 200)
-    with pytest.raises(memory.CouplingMemoryError, match=rf"At most {cap32:,} features fit with 200 samples "
-                                                         rf"\({cap64:,} with float64 couplings\)"):
+    with pytest.raises(memory.CouplingMemoryError, match=rf"At most {cap32:,} features fit with 200 samples;"):
         memory.coupling_itemsize(n, cap32 + 1, budget, DEFAULT_STEPS)
+    with pytest.raises(memory.CouplingMemoryError, match=rf"At most {cap64:,} features fit with 200 samples "
+                                                         rf"\({cap32:,} with float32 couplings, the default\)"):
+        memory.coupling_itemsize(n, cap64 + 1, budget, DEFAULT_STEPS, dtype="float64")
