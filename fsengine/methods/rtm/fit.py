@@ -353,11 +353,11 @@ def _row(it, change, alpha_change, log_z, A, B, alpha, s, skipped, improper, ext
             time.perf_counter() - t0)
 
 
-def _mixer(s: RTMSettings, size: int) -> anderson.AndersonMixer | None:
+def _mixer(s: RTMSettings, size: int, history_dtype=None) -> anderson.AndersonMixer | None:
     """The Anderson step of a fit without ARD (None: plain damped sweeps)."""
     if s.ard or s.anderson_memory == 0:
         return None
-    return anderson.AndersonMixer(size, s.anderson_memory)
+    return anderson.AndersonMixer(size, s.anderson_memory, history_dtype=history_dtype)
 
 
 def _run_ep(tags: TagMatrix, y01, s: RTMSettings, report, snapshot_at: int | None = None, warm=None):
@@ -452,7 +452,7 @@ def _run_em(tags: TagMatrix, y01, s: RTMSettings, report, snapshot_at: int | Non
     A, B = state[:d], state[d:]
     log_u, log_w = np.empty(tags.n_objects), np.empty(tags.n_objects)
     stepper = ard.ArdStepper(d)
-    mixer = _mixer(s, state.size)
+    mixer = _mixer(s, state.size, np.float64)  # 2 x the tags: a float32 history would save nothing
     start = np.empty_like(state) if mixer is not None else None
     extrapolated = False
     mean = A / (A + B)
