@@ -26,7 +26,7 @@ from numba import njit
 #: sweeps where the plain damped sweeps took 261 (Power EP, notMNIST B vs D), 3 took 71, 10 took 43;
 #: on the movie reviews (4,752 tags, to a fifth of tol) 5 took 106 and 90 (full fit, warm bootstrap
 #: fit), 7 took 76 and 68, 10 took 71 and 50, each as close to the fixed point; with the float32
-#: history and its one-pass kernels a stored residual costs ~0.8 ms a sweep there (benchmarks/RESULTS.md)
+#: history and its one-pass kernels a stored residual costs ~1 ms a sweep there (benchmarks/RESULTS.md)
 MEMORY = 10
 #: a residual this many times the smallest since the last restart drops the history
 RESTART_GROWTH = 2.0
