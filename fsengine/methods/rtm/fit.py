@@ -353,11 +353,11 @@ def _row(it, change, alpha_change, log_z, A, B, alpha, s, skipped, improper, ext
             time.perf_counter() - t0)
 
 
-def _mixer(s: RTMSettings, size: int) -> anderson.AndersonMixer | None:
+def _mixer(s: RTMSettings, size: int, history_dtype=None) -> anderson.AndersonMixer | None:
     """The Anderson step of a fit without ARD (None: plain damped sweeps)."""
     if s.ard or s.anderson_memory == 0:
         return None
-    return anderson.AndersonMixer(size, s.anderson_memory)
+    return anderson.AndersonMixer(size, s.anderson_memory, history_dtype=history_dtype)
 
 
 def _run_ep(tags: TagMatrix, y01, s: RTMSettings, report, snapshot_at: int | None = None, warm=None):
@@ -383,14 +383,17 @@ def _run_ep(tags: TagMatrix, y01, s: RTMSettings, report, snapshot_at: int | Non
     new_a, new_b = np.empty_like(site_a), np.empty_like(site_b)
     stepper = ard.ArdStepper(d)
     mixer = _mixer(s, state.size)
-    start = np.empty_like(state) if mixer is not None else None
+    copied = np.empty_like(state) if mixer is not None else None
+    start = None  # the state the sweep starts from (the mixer's copy of an Anderson step, or a copy of ours)
     extrapolated = False
     mean = A / (A + B)
+    A_next, B_next = np.empty(d), np.empty(d)
     rows, snapshot = [], None
     for it in range(1, s.max_iter + 1):
         t0 = time.perf_counter()
-        if mixer is not None:
-            start[:] = state
+        if mixer is not None and not extrapolated:
+            copied[:] = state
+            start = copied
         skipped = sites.sweep(tags.indptr, tags.indices, y, A, B, site_a, site_b, new_a, new_b,
                               float(s.inner_damping), bool(s.sequential), eta, ep.QUADRATURE)
         sites.damp_sites(tags.indices, site_a, site_b, new_a, new_b, float(s.damping), alpha, A, B)
@@ -416,16 +419,16 @@ def _run_ep(tags: TagMatrix, y01, s: RTMSettings, report, snapshot_at: int | Non
         if mixer is not None and improper:
             mixer.reset()  # a start with an improper marginal is not one the history can build on
         elif mixer is not None:
-            proposal = mixer.propose(start, state)
-            if proposal is not state:
-                A_next, B_next = np.empty(d), np.empty(d)
-                sites.totals_from_sites(tags.indices, proposal[:nnz], proposal[nnz:], alpha, A_next, B_next)
+            mixer.propose(start, state, into=state)  # the Anderson step overwrites the sweep's output
+            if mixer.extrapolated:
+                sites.totals_from_sites(tags.indices, site_a, site_b, alpha, A_next, B_next)
                 if np.all(A_next > 0.0) and np.all(B_next > 0.0):  # a usable start: every marginal proper
-                    state[:] = proposal
                     A[:], B[:] = A_next, B_next
                     mean = A / (A + B)
                     extrapolated = True
+                    start = mixer.proposal  # the mixer's copy of where the next sweep starts
                 else:
+                    state[:] = mixer.last_output  # back to the sweep's output
                     mixer.reset()
     return A, B, alpha, rows, snapshot, (site_a, site_b)
 
@@ -449,7 +452,7 @@ def _run_em(tags: TagMatrix, y01, s: RTMSettings, report, snapshot_at: int | Non
     A, B = state[:d], state[d:]
     log_u, log_w = np.empty(tags.n_objects), np.empty(tags.n_objects)
     stepper = ard.ArdStepper(d)
-    mixer = _mixer(s, state.size)
+    mixer = _mixer(s, state.size, np.float64)  # 2 x the tags: a float32 history would save nothing
     start = np.empty_like(state) if mixer is not None else None
     extrapolated = False
     mean = A / (A + B)

@@ -12,7 +12,7 @@ from fsengine.data import load_dataset
 from fsengine.data.synthetic.rtm import make_rtm
 from fsengine.data.transforms import binarize_features
 from fsengine.methods.rtm import RTMSettings, fit_rtm, suggested_settings, tags_from
-from fsengine.methods.rtm.anderson import AndersonMixer
+from fsengine.methods.rtm.anderson import _BLOCK, AndersonMixer, _combine, _record
 from tests.conftest import require_real
 
 #: run to this tolerance on the change per sweep, a fit is at its fixed point to ~1e-8
@@ -60,6 +60,38 @@ def test_the_mixer_restarts_when_the_residual_grows():
     assert mixer.filled == 1 and mixer.restarts == 0
     out = mixer.propose(np.ones(3), np.full(3, 10.0))  # a residual 18 times the smallest
     assert mixer.restarts == 1 and mixer.filled == 0 and np.array_equal(out, np.full(3, 10.0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_one_pass_bookkeeping_equals_numpy(dtype):
+    """_record's differences and dot products and _combine's step against numpy, over a state that
+    ends in a partial block (float32 history: the products of the rounded rows, summed in float64)."""
+    rng = np.random.default_rng(3)
+    n, memory, k, used = 3 * _BLOCK + 17, 4, 2, 3
+    start, output, last_residual, last_output = (rng.normal(size=n) for _ in range(4))
+    d_residual, d_output = rng.normal(size=(memory, n)).astype(dtype), rng.normal(size=(memory, n)).astype(dtype)
+    column, rhs = np.full(memory, np.nan), np.full(memory, np.nan)
+    g = output - start
+    expected_dr, expected_do = (g - last_residual).astype(dtype), (output - last_output).astype(dtype)
+    old_residual = last_residual.copy()
+    size = _record(start, output, last_residual, last_output, d_residual, d_output, k, used, True, column, rhs)
+    assert size == pytest.approx(np.linalg.norm(g), rel=1e-12)
+    np.testing.assert_array_equal(d_residual[k], expected_dr)
+    np.testing.assert_array_equal(d_output[k], expected_do)
+    np.testing.assert_array_equal(last_residual, g)
+    np.testing.assert_array_equal(last_output, output)
+    rows = d_residual[:used].astype(np.float64)
+    np.testing.assert_allclose(column[:used], rows @ rows[k], rtol=1e-12)
+    np.testing.assert_allclose(rhs[:used], rows @ g, rtol=1e-12)
+    assert not np.allclose(old_residual, g)
+    gamma = rng.normal(size=used)
+    out, copy = np.empty(n), np.empty(n)
+    _combine(output, gamma, d_output[:used], out, copy)
+    np.testing.assert_allclose(out, output - gamma @ d_output[:used].astype(np.float64), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(copy, out)
+    in_place = output.copy()
+    _combine(in_place, gamma, d_output[:used], in_place, copy)  # the fit's use: the step overwrites the output
+    np.testing.assert_array_equal(in_place, out)
 
 
 @pytest.fixture(scope="module")
