@@ -51,7 +51,7 @@ START = Preset("Lighter first run",
                "A looser tolerance and fewer sweeps let the methods side by side finish in seconds; fits that "
                "reach the cap say so in the convergence panel.",
                None, widgets={"rtm_tol": 1e-3, "rtm_max_iter": 200})
-#: the largest Anderson memory the page offers (10 took 43 sweeps where 5 took 49: more buys little)
+#: the largest Anderson memory the page offers (twice the default: each residual kept adds to every sweep's bookkeeping)
 ANDERSON_MAX = 20
 LABELS = {"rtm_tol": "tolerance", "rtm_max_iter": "max sweeps", "rtm_damping": "damping",
           "rtm_ard": "ARD", "rtm_sequential": "sequential updates", "rtm_anderson": "Anderson residuals"}
