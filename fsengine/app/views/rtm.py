@@ -52,7 +52,7 @@ START = Preset("Lighter first run",
                "reach the cap say so in the convergence panel.",
                None, widgets={"rtm_tol": 1e-3, "rtm_max_iter": 200})
 #: the largest Anderson memory the page offers (twice the default: each residual kept adds to every sweep's bookkeeping)
-ANDERSON_MAX = 20
+ANDERSON_MAX = 2 * RTMSettings.anderson_memory
 LABELS = {"rtm_tol": "tolerance", "rtm_max_iter": "max sweeps", "rtm_damping": "damping",
           "rtm_ard": "ARD", "rtm_sequential": "sequential updates", "rtm_anderson": "Anderson residuals"}
 
