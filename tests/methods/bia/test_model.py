@@ -202,16 +202,18 @@ def test_path_follows_the_recursion_and_blocks_change_nothing(logistic_model):
     whole, whole_dm = bia_kernels.mean_field_path(model.alpha, model.beta, model.couplings, model.epsilon_ref,
                                                   path.epsilon, np.zeros(model.p))
     assert np.array_equal(path.m, whole) and np.array_equal(path.max_dm, whole_dm)
-    m, rows = np.zeros(model.p), []
+    # the reference in float64 throughout (numpy 1.x's value-based casting would make a scalar times
+    # the float32 couplings float32)
+    J64, m, rows = model.couplings.astype(np.float64), np.zeros(model.p), []
     for eps in 1.0 / (path.lambda_ratio * model.lambda_star):
-        m = np.tanh(eps * model.alpha + eps**2 * model.beta + (eps / model.epsilon_ref) ** 2 * model.couplings @ m)
+        m = np.tanh(eps * model.alpha + eps**2 * model.beta + (eps / model.epsilon_ref) ** 2 * (J64 @ m))
         rows.append(m)
     np.testing.assert_allclose(path.m, np.array(rows), atol=1e-12)
     np.testing.assert_allclose(path.max_dm, np.abs(np.diff(np.vstack([np.zeros(model.p), rows]), axis=0)).max(axis=1),
                                atol=1e-12)
     # the fixed-point residual of every row at its own Lambda, from the products the path computes
     residual = [np.abs(m - np.tanh(eps * model.alpha + eps**2 * model.beta
-                                   + (eps / model.epsilon_ref) ** 2 * model.couplings @ m)).max()
+                                   + (eps / model.epsilon_ref) ** 2 * (J64 @ m))).max()
                 for m, eps in zip(rows, path.epsilon)]
     np.testing.assert_allclose(path.residual, residual, rtol=0, atol=1e-12)
 
