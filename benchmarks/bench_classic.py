@@ -54,7 +54,7 @@ from fsengine.methods.classic.binary import binary_indicator, class_codes, csc01
 from fsengine.methods.classic.boosting import adaboost_stumps
 from fsengine.methods.classic.l1_path import eq19_violation, l1_logistic_path, path_grid
 from fsengine.methods.classic.l1_solver import binary_l1_logistic_path
-from fsengine.methods.classic.mdl import mdl_forward_selection
+from fsengine.methods.classic.mdl import _row_loss, mdl_forward_selection
 from fsengine.methods.classic.mutual_info import mutual_information, ones_per_class
 from fsengine.methods.classic.study import same_weights, side_by_side
 from fsengine.methods.toolbox import stability
@@ -275,25 +275,8 @@ def compare_section(nm, rounds: int):
            "max error gap", "first round where AdaBoostClassifier's own run differs"], rows)
 
 
-# --- MDL's forward step before issue 32 item 3 (the mdlab section's "before") -----------------------
-
-@njit(cache=True)
-def old_row_loss(F, t, shift, code, buf):
-    """-log softmax(F[t] + shift)[code], as before."""
-    K = F.shape[1]
-    if K == 2:
-        z = (F[t, code] + shift[code]) - (F[t, 1 - code] + shift[1 - code])
-        return max(-z, 0.0) + np.log1p(np.exp(-abs(z)))
-    m = -np.inf
-    for c in range(K):
-        v = F[t, c] + shift[c]
-        buf[c] = v
-        m = max(m, v)
-    s = 0.0
-    for c in range(K):
-        s += np.exp(buf[c] - m)
-    return m + np.log(s) - buf[code]
-
+# --- MDL's forward step before issue 32 item 3 (the mdlab section's "before"; its per-row loss is
+# mdl._row_loss, unchanged for the two-class data benchmarked) -----------------------------------
 
 @njit(cache=True)
 def _old_lengths(F, codes, indptr, indices, log_p0, log_p1, candidate, group, n_groups):
@@ -315,7 +298,7 @@ def _old_lengths(F, codes, indptr, indices, log_p0, log_p1, candidate, group, n_
         if members[g] > 1:
             s = 0.0
             for t in range(n):
-                s += old_row_loss(F, t, log_p0[first[g]], codes[t], buf)
+                s += _row_loss(F, t, log_p0[first[g]], codes[t], buf)
             base[g] = s
     on = np.zeros(n, dtype=np.bool_)
     for j in range(p):
@@ -325,13 +308,13 @@ def _old_lengths(F, codes, indptr, indices, log_p0, log_p1, candidate, group, n_
             total = base[group[j]]
             for k in range(indptr[j], indptr[j + 1]):
                 t = indices[k]
-                total += old_row_loss(F, t, log_p1[j], codes[t], buf) - old_row_loss(F, t, log_p0[j], codes[t], buf)
+                total += _row_loss(F, t, log_p1[j], codes[t], buf) - _row_loss(F, t, log_p0[j], codes[t], buf)
         else:
             for k in range(indptr[j], indptr[j + 1]):
                 on[indices[k]] = True
             total = 0.0
             for t in range(n):
-                total += old_row_loss(F, t, log_p1[j] if on[t] else log_p0[j], codes[t], buf)
+                total += _row_loss(F, t, log_p1[j] if on[t] else log_p0[j], codes[t], buf)
             for k in range(indptr[j], indptr[j + 1]):
                 on[indices[k]] = False
         out[j] = total
