@@ -25,6 +25,8 @@ __all__ = ["path_figure", "posterior_heatmap", "mark_top_pixels", "samples_with_
 BREAKDOWN_FILL = "rgba(255, 160, 0, 0.13)"
 EXACT_COLOR = "#1f77b4"
 ISING_COLOR = "#9467bd"
+#: bottom margin of the exact check (px): its vertical feature names in lecture mode
+FEATURE_NAMES_MARGIN = 130
 
 
 #: path steps drawn at least this far apart on the log10(Lambda/Lambda*) axis (a smooth line)
@@ -350,7 +352,7 @@ def validation_figure(ratios, bia, exact, feature_names, *, position: Position, 
     names = [str(n) for n in feature_names]
     # two-line titles and a wide gap: one line each ran into the other, and the right panel's
     # tick labels into the left panel's bars, at a 1280-wide lecture screen's column width
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.6, 0.4], horizontal_spacing=0.12, subplot_titles=(
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.6, 0.4], horizontal_spacing=0.18, subplot_titles=(
         f"posteriors at Λ/Λ* = {ratios[now]:.3g}", "max |p − p_exact|<br>over features"))
     series = [(exact, exact_label, EXACT_COLOR)]
     if ising is not None:
@@ -367,8 +369,10 @@ def validation_figure(ratios, bia, exact, feature_names, *, position: Position, 
     fig.update_xaxes(type="category", row=1, col=1)
     fig.update_xaxes(type="log", title="Λ / Λ*", row=1, col=2)
     fig.update_yaxes(type="log", row=1, col=2)
-    fig = apply_style(fig, height=400)  # the legend on the right: below, rotated labels and a big font collide
-    fig.update_layout(barmode="group", margin=dict(t=60))  # room for the two-line titles
+    fig = apply_style(fig, height=480)  # the legend on the right: below, rotated labels and a big font collide
+    # room for the two-line titles, and below the bars for their vertical feature names at lecture
+    # mode's 18 px (an explorable's slider goes under that margin)
+    fig.update_layout(barmode="group", margin=dict(t=60, b=FEATURE_NAMES_MARGIN))
     return fig
 
 
