@@ -28,6 +28,9 @@ from numba import njit
 #: fit), 7 took 76 and 68, 10 took 71 and 50, each as close to the fixed point; with the float32
 #: history and its one-pass kernels a stored residual costs ~1 ms a sweep there (benchmarks/RESULTS.md)
 MEMORY = 10
+#: the most residuals a fit may keep: each costs a history array the size of the sites (a larger
+#: request is refused before any memory follows it)
+MAX_MEMORY = 100
 #: a residual this many times the smallest since the last restart drops the history
 RESTART_GROWTH = 2.0
 REGULARISATION = 1e-10

@@ -82,8 +82,9 @@ class RTMSettings:
             raise ValueError(f"method={self.method!r}: choose one of {', '.join(METHODS)}")
         if not 0.0 <= self.damping < 1.0 or not 0.0 <= self.inner_damping < 1.0:
             raise ValueError("damping and inner_damping must lie in [0, 1) (1 would freeze the sites)")
-        if self.anderson_memory < 0:
-            raise ValueError(f"anderson_memory={self.anderson_memory}: 0 (plain sweeps) or more residuals")
+        if not 0 <= self.anderson_memory <= anderson.MAX_MEMORY:
+            raise ValueError(f"anderson_memory={self.anderson_memory}: 0 (plain sweeps) up to {anderson.MAX_MEMORY} "
+                             "residuals")
         if self.alpha0 <= 0.0 or self.alpha_floor <= 0.0 or self.alpha_max < max(self.alpha0, self.alpha_floor):
             raise ValueError("need alpha0 > 0, alpha_floor > 0 and alpha_max >= alpha0, alpha_floor")
 

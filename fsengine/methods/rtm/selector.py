@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from fsengine.base import BaseFeatureSelector, forget_fit
 from fsengine.data.transforms import binarize_input
 from fsengine.methods.registry import method_constraints, method_defaults
+from fsengine.methods.rtm import anderson
 from fsengine.methods.rtm.ep import QUADRATURE
 from fsengine.methods.rtm.evidence import posterior_summary, top_tags
 from fsengine.methods.rtm.fit import RTMSettings, fit_rtm, run_label, suggested_settings
@@ -35,7 +36,7 @@ _RTM_PARAMS = method_constraints("rtm", {
     "damping": [Interval(Real, 0, 1, closed="left")],
     "inner_damping": [Interval(Real, 0, 1, closed="left"), StrOptions({"auto"})],
     "sequential": ["boolean"],
-    "anderson_memory": [Interval(Integral, 0, None, closed="left")],
+    "anderson_memory": [Interval(Integral, 0, anderson.MAX_MEMORY, closed="both")],
     "site_init": [Interval(Real, 0, None, closed="left")],
     "tol": [Interval(Real, 0, None, closed="neither")],
     "max_skipped_frac": [Interval(Real, 0, 1, closed="both")],
@@ -92,7 +93,7 @@ _PARAM_DOC = """
         "auto": 0.5 for objects with up to 50 tags on average, 0.8 for longer ones.
     sequential : bool, default True
         Refresh q after every factor (trick 2); False updates all factors from the same q.
-    anderson_memory : int >= 0, default {anderson_memory}
+    anderson_memory : int in [0, 100], default {anderson_memory}
         Residuals kept by the Anderson acceleration of the sweeps (:mod:`.anderson`; not with ARD):
         the same fixed point and convergence test in 3-6 times fewer sweeps (benchmarks/RESULTS.md).
         0: the plain damped sweeps of the slides (what damping and sequential updates do alone).

@@ -171,3 +171,16 @@ def test_ard_fits_run_the_plain_sweeps(synthetic, method):
 def test_a_negative_memory_is_refused():
     with pytest.raises(ValueError, match="anderson_memory"):
         RTMSettings(anderson_memory=-1)
+
+
+def test_a_huge_memory_is_refused_before_any_allocation():
+    """A declared memory of 10^9 residuals (834 GiB of history on notMNIST) is an error, not a MemoryError."""
+    from fsengine.methods.rtm.anderson import MAX_MEMORY
+    from fsengine.selectors import RTMSelector
+
+    with pytest.raises(ValueError, match=f"up to {MAX_MEMORY} residuals"):
+        RTMSettings(anderson_memory=10**9)
+    X = np.random.default_rng(0).integers(0, 2, (40, 5))
+    with pytest.raises(ValueError, match="anderson_memory"):
+        RTMSelector(anderson_memory=MAX_MEMORY + 1).fit(X, X[:, 0])
+    assert RTMSettings(anderson_memory=MAX_MEMORY).anderson_memory == MAX_MEMORY
