@@ -93,7 +93,7 @@ _PARAM_DOC = """
         "auto": 0.5 for objects with up to 50 tags on average, 0.8 for longer ones.
     sequential : bool, default True
         Refresh q after every factor (trick 2); False updates all factors from the same q.
-    anderson_memory : int in [0, 100], default {anderson_memory}
+    anderson_memory : int in [0, {max_anderson}], default {anderson_memory}
         Residuals kept by the Anderson acceleration of the sweeps (:mod:`.anderson`; not with ARD):
         the same fixed point and convergence test in 3-6 times fewer sweeps (benchmarks/RESULTS.md).
         0: the plain damped sweeps of the slides (what damping and sequential updates do alone).
@@ -113,7 +113,7 @@ _PARAM_DOC = """
         present where X > t (scikit-learn's ``BernoulliNB`` convention); None: X must be binary.
         The rule learnt in ``fit`` (``binarization_``) is applied to the X of ``predict_proba``.
         The default was 0.0 in fsengine 0.2 (the same tags for binary and non-negative sparse X).
-""".format(**_DEFAULTS)
+""".format(**_DEFAULTS, max_anderson=anderson.MAX_MEMORY)
 
 
 def binary_target(y) -> tuple[np.ndarray, np.ndarray]:
