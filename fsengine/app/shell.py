@@ -100,9 +100,21 @@ def run_app(page_dir: Path | None = None) -> None:
         _run_app(page_dir)
 
 
+def skip_repl_check() -> None:
+    """Mark Streamlit's "are we in a REPL?" warning as given. Streamlit checks it at the first element
+    a process draws, with ``inspect.stack()``, which looks up the module of every frame's file among
+    every imported module: with the engine's ~2,400 modules loaded that took 0.1-0.2 s, on the first
+    visitor's way to the page's title (benchmarks/RESULTS.md, issue 32 item 6). A page served by
+    Streamlit is never in a REPL, so there is nothing to warn about."""
+    import streamlit.delta_generator as delta_generator
+
+    delta_generator._use_warning_has_been_displayed = True
+
+
 def _run_app(page_dir: Path | None) -> None:
     from fsengine.app import prepare
 
+    skip_repl_check()
     st.set_page_config(page_title="Feature Selection Explorer", page_icon=":mag:", layout="wide")
     prepare.start()  # once per process; a no-op when fsengine.app.serve started it or it is turned off
     pages = {spec.key: _streamlit_page(spec, page_dir) for spec in PAGES}

@@ -14,6 +14,7 @@ import contextlib
 import subprocess
 import sys
 import time
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -61,11 +62,14 @@ def fsengine_app(tmp_path_factory):
 
 
 def _visit(browser, url: str, path: str, key: str | None, viewport=(1280, 800)):
+    """(context, page, the paths the page requested so far and from now on)."""
     context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     page = context.new_page()
+    requested = []
+    page.on("request", lambda request: requested.append(urlsplit(request.url).path))
     page.add_init_script(f"window.__explorableKey = {key!r};".replace("None", "null") + MARKS_JS)
     page.goto(f"{url}/{path}", wait_until="commit")
-    return context, page
+    return context, page, requested
 
 
 def _marks(page, wanted: str) -> dict:
@@ -82,8 +86,11 @@ def test_on_a_fresh_server_titles_come_before_figures_and_nothing_fails(tmp_path
     with fsengine_app(tmp_path_factory) as url, chromium_browser() as browser:
         bia = _visit(browser, url, "bia?lecture=true", "bia_explorable")
         data = _visit(browser, url, "data", None)
-        for (context, page), wanted, name in ((bia, "explorable", "bia_lecture"), (data, "figure", "data")):
+        for (context, page, requested), wanted, name in ((bia, "explorable", "bia_lecture"), (data, "figure", "data")):
             marks = _marks(page, wanted)
+            # the page's HTML told the browser where the server is: no health check under the page's URL first
+            assert "/_stcore/health" in requested and not [p for p in requested if p.endswith("/_stcore/health")
+                                                             and p != "/_stcore/health"], requested
             assert "exception" not in marks, problems_on(page)
             assert "title" in marks and marks["title"] <= marks[wanted], marks
             wait_for_run(page)
@@ -92,3 +99,18 @@ def test_on_a_fresh_server_titles_come_before_figures_and_nothing_fails(tmp_path
             page.screenshot(path=str(SCREENSHOTS / f"first_visit_{name}_1280x800.png"))
             full_page_screenshot(page, SCREENSHOTS / f"first_visit_{name}.png")
             context.close()
+
+
+@pytest.mark.parametrize(("pathname", "base"), [("/bia", "/"), ("/user/x/proxy/8501/bia", "/user/x/proxy/8501/")])
+def test_the_base_url_a_page_tells_keeps_a_proxys_prefix(pathname, base):
+    """The page's line (``static_assets.BASE_URL_SCRIPT``) drops only the page's own segment."""
+    import re
+
+    from fsengine.app.static_assets import BASE_URL_SCRIPT
+
+    expression = re.search(r"location\.pathname(\.replace\(.*\))\}", BASE_URL_SCRIPT).group(1)
+    require_chromium()
+    with chromium_browser() as browser:
+        page = browser.new_page()
+        assert page.evaluate(f"p => p{expression}", pathname) == base
+        page.close()

@@ -9,7 +9,7 @@ import pytest
 
 from fsengine.app import serve
 from fsengine.app.options import parse_flags, streamlit_flags
-from fsengine.app.static_assets import StaticBundle, bundle_dir
+from fsengine.app.static_assets import BASE_URL_SCRIPT, StaticBundle, bundle_dir, page_html, page_paths
 
 
 def _call(app, path: str, method: str = "GET") -> list[dict]:
@@ -72,7 +72,7 @@ def test_a_bundle_file_is_the_bytes_and_headers_streamlit_sends(path):
     assert bundle.response(path) is bundle.response(path)  # read once
 
 
-@pytest.mark.parametrize("path", ["/", "/bia", "/static/js/missing.js", "/static/../index.html",
+@pytest.mark.parametrize("path", ["/", "/bia/", "/bia/x", "/nope", "/static/js/missing.js", "/static/../index.html",
                                   "/static/js/../../index.html", "/_stcore/health", "/static"])
 def test_anything_else_goes_to_streamlit(path):
     calls = []
@@ -83,6 +83,33 @@ def test_anything_else_goes_to_streamlit(path):
     _call(StaticBundle(streamlit_app), path)
     _call(StaticBundle(streamlit_app), "/static/js/" + _bundle_samples()[0].rsplit("/", 1)[1], method="POST")
     assert calls[0] == path and len(calls) == 2
+
+
+@pytest.mark.parametrize("path", sorted(page_paths()))
+def test_a_page_url_is_streamlits_html_with_the_servers_base_url(path):
+    calls = []
+
+    async def streamlit_app(scope, receive, send):  # must not be asked for a page's HTML
+        calls.append(scope["path"])
+
+    bundle = StaticBundle(streamlit_app)
+    ours = _response(_call(bundle, path))
+    theirs = _response(_call(_streamlit_static(), path))  # Streamlit's fallback: its index.html
+    assert calls == [] and ours[0] == theirs[0] == 200
+    assert ours[2] == page_html(theirs[2]) != theirs[2]
+    assert ours[2].replace(BASE_URL_SCRIPT.encode() + b"\n    ", b"", 1) == theirs[2]
+    assert ours[2].index(BASE_URL_SCRIPT.encode()) < ours[2].index(b'<script type="module"')  # before Streamlit's code
+    for header in ("content-type", "cache-control"):
+        assert ours[1][header] == theirs[1][header], header
+    assert int(ours[1]["content-length"]) == len(ours[2])
+    status, _, body = _response(_call(bundle, path, method="HEAD"))
+    assert (status, body) == (200, b"")
+
+
+def test_every_page_but_home_has_its_url_served():
+    from fsengine.app.registry import PAGES
+
+    assert page_paths() == {f"/{spec.key}" for spec in PAGES if not spec.default} and "/" not in page_paths()
 
 
 def test_fsengine_app_serves_through_the_bundle_middleware_with_typed_options(monkeypatch, tmp_path):
@@ -134,6 +161,7 @@ def test_a_bundle_request_makes_the_preparation_step_aside(monkeypatch):
         reached.append(scope["path"])  # Streamlit's own handling is not what this test looks at
 
     _call(StaticBundle(streamlit_app), "/")
+    _call(StaticBundle(streamlit_app), "/bia")  # a page's HTML: the bundle comes next
     assert reached == ["/"] and not marked
     _call(StaticBundle(streamlit_app), _bundle_samples()[0])
     assert marked == [True]
@@ -155,3 +183,22 @@ def test_parse_flags_inverts_streamlit_flags():
     parsed = parse_flags(streamlit_flags(port=8501, host="0.0.0.0", max_upload_mb=200))
     assert parsed == {**OPTIONS, **dict(zip(COMMAND_LINE, (8501, "0.0.0.0", 200), strict=True))}
     assert all(type(parsed[name]) is type(value) for name, value in OPTIONS.items())
+
+
+def test_the_repl_check_streamlit_makes_at_a_first_element_is_skipped(monkeypatch):
+    """Streamlit's check (``inspect.stack()``, 0.1-0.2 s with the engine imported) runs at a process's
+    first element unless the flag :func:`fsengine.app.shell.skip_repl_check` sets is set."""
+    import streamlit.delta_generator as delta_generator
+    from streamlit import env_util
+
+    from fsengine.app.shell import skip_repl_check
+
+    checked = []
+    monkeypatch.setattr(env_util, "is_repl", lambda: checked.append(True) or False)
+    monkeypatch.setattr(delta_generator, "_use_warning_has_been_displayed", False)
+    delta_generator._maybe_print_use_warning()
+    assert checked == [True]  # the flag is what stands between a first element and the check
+    monkeypatch.setattr(delta_generator, "_use_warning_has_been_displayed", False)
+    skip_repl_check()
+    delta_generator._maybe_print_use_warning()
+    assert checked == [True]
