@@ -246,34 +246,33 @@ def _relative(importance: np.ndarray, best_shadow: float) -> np.ndarray:
     return np.where(importance > 0, np.inf, 0.0)
 
 
-def boruta(X, y, *, forest: Callable[[int], object], max_iter: int, alpha: float, two_step: bool,
-           rng: np.random.Generator, progress=None) -> BorutaRun:
+def boruta(X, y, *, importances: Callable[[object, np.ndarray, int], np.ndarray], max_iter: int, alpha: float,
+           two_step: bool, rng: np.random.Generator, progress=None) -> BorutaRun:
     """Run Boruta (module docstring) on X (dense, or sparse CSC/CSR) and labels y.
 
-    ``forest(seed)`` returns an unfitted estimator with ``feature_importances_`` (a fresh seeded
-    forest every iteration); ``rng`` draws the shadows and the forests' seeds. ``progress(fraction,
-    message)`` is told after every iteration.
+    ``importances(both, y, seed)`` returns the importance of every column of ``both`` (the
+    :func:`forest_matrix` of an iteration) in a fresh forest seeded by ``seed``; ``rng`` draws the
+    shadows and the forests' seeds. ``progress(fraction, message)`` is told after every iteration.
     """
     report = report_to(progress)
     X = X.tocsc() if sp.issparse(X) else X
     p = X.shape[1]
     decision = np.zeros(p, dtype=np.int8)
     hits = np.zeros(p, dtype=np.int64)
-    importances, shadow_maxima, in_play, confirmed, rejected = [], [], [], [], []
+    importance_rows, shadow_maxima, in_play, confirmed, rejected = [], [], [], [], []
     test = None
     for t in range(1, max_iter + 1):
         play = np.flatnonzero(decision != REJECTED)
-        real = X[:, play]
+        real = X if play.size == p else X[:, play]  # no copy while every feature is in play
         both = forest_matrix(real, shadow_columns(real, rng))  # the shadows, then the forest's seed, from rng
-        model = forest(int(rng.integers(2**31 - 1))).fit(both, y)
-        importance = np.asarray(model.feature_importances_, dtype=np.float64)
+        importance = np.asarray(importances(both, y, int(rng.integers(2**31 - 1))), dtype=np.float64)
         best_shadow = float(importance[play.size:].max())
         row = np.full(p, np.nan)
         row[play] = importance[:play.size]
         hits[play[importance[:play.size] > best_shadow]] += 1
         test = decide(decision, hits, t, alpha=alpha, two_step=two_step)
         decision = test.decision
-        importances.append(row)
+        importance_rows.append(row)
         shadow_maxima.append(best_shadow)
         in_play.append(play.size)
         confirmed.append(int(np.sum(decision == CONFIRMED)))
@@ -283,7 +282,7 @@ def boruta(X, y, *, forest: Callable[[int], object], max_iter: int, alpha: float
                              f"{undecided} tentative")
         if undecided == 0:
             break
-    importance = np.array(importances)
+    importance = np.array(importance_rows)
     shadow_max = np.array(shadow_maxima)
     relative = np.vstack([_relative(row, s) for row, s in zip(importance, shadow_max)])
     relative[np.isnan(importance)] = np.nan

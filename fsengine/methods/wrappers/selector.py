@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import get_scorer
 from sklearn.model_selection import StratifiedKFold
@@ -20,6 +19,7 @@ from fsengine.base import BaseFeatureSelector
 from fsengine.methods.registry import method_constraints, method_defaults
 from fsengine.methods.toolbox.filters import anova_f
 from fsengine.methods.wrappers.boruta import CONFIRMED, DECISION_NAMES, TENTATIVE, boruta
+from fsengine.methods.wrappers.forest import forest_importances
 from fsengine.methods.wrappers.sequential import FAST_SCORERS, forward_selection
 from fsengine.ranking import order_from
 from fsengine.validation import FEATURE_BUDGET
@@ -132,14 +132,16 @@ class BorutaSelector(BaseFeatureSelector):
         self.two_step = two_step
         self.random_state = random_state
 
-    def forest(self, seed: int) -> RandomForestClassifier:
-        """The forest of one iteration (one process: the comparison runs fits in parallel)."""
-        return RandomForestClassifier(n_estimators=self.n_estimators, max_depth=self.max_depth, n_jobs=1,
-                                      random_state=seed)
+    def importances(self, X, y, seed: int) -> np.ndarray:
+        """The impurity importances of one iteration's forest, ``RandomForestClassifier(n_estimators,
+        max_depth, n_jobs=1, random_state=seed)`` fitted on (X, y) (one process: the comparison runs fits
+        in parallel), grown without scikit-learn's per-tree overhead and equal to its own bit for bit
+        (:func:`fsengine.methods.wrappers.forest.forest_importances`)."""
+        return forest_importances(X, y, n_estimators=self.n_estimators, max_depth=self.max_depth, random_state=seed)
 
     def _fit(self, X, y):
-        run = boruta(X, y, forest=self.forest, max_iter=self.max_iter, alpha=self.alpha, two_step=self.two_step,
-                     rng=np.random.default_rng(self.random_state), progress=self._progress)
+        run = boruta(X, y, importances=self.importances, max_iter=self.max_iter, alpha=self.alpha,
+                     two_step=self.two_step, rng=np.random.default_rng(self.random_state), progress=self._progress)
         p = X.shape[1]
         self.classes_ = np.unique(y)
         self.scores_ = run.scores()
