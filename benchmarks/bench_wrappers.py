@@ -15,7 +15,7 @@ others) and wall seconds, median of ``--repeats``:
   folds and scoring on the same ANOVA F pre-screened candidates; the selected sets must be equal.
 
     PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_wrappers.py [--repeats 3]
-        [--boruta-forest | --ours-only]
+        [--boruta-forest | --boruta-profile | --ours-only]
 
 ``--boruta-forest`` is an A/B in one process of one Boruta fit at its defaults with each iteration's
 forest grown by ``RandomForestClassifier.fit`` (the package before issue 32's Boruta work) and by
@@ -23,7 +23,8 @@ scikit-learn's tree builder without the forest's per-tree overhead (``forest_imp
 in interleaved repeats, with the digest of each answer (they must be equal: the same trees). On
 sparse data a third arm hands the tree builder each iteration's forest matrix dense (float32,
 Fortran-ordered, within ``fsengine.methods.adapt.MAX_DENSE_BYTES``): scikit-learn's dense splitter
-against its sparse one.
+against its sparse one. ``--boruta-profile`` splits one Boruta fit's CPU time into its phases (the
+shadows, the forest matrix, the forests' importances, the test, the rest).
 
 ``--ours-only`` times this package's two selectors alone and prints a digest of what each selected
 (SFS: the order of its additions; Boruta: a hash of every iteration's importances and the decisions),
@@ -152,6 +153,52 @@ def boruta_forest(repeats: int) -> None:
               flush=True)
 
 
+def boruta_profile(repeats: int) -> None:
+    """Where one Boruta fit at its defaults spends its CPU time: the shadows, the forest matrix, the
+    forests' importances, the test, and the rest (the loop and the records), summed over the
+    iterations, mean of ``repeats`` fits (the phases are wrapped with CPU clocks)."""
+    from collections import Counter
+
+    import fsengine.methods.wrappers.boruta as module
+
+    spent = Counter()
+
+    def clock(name, fn):
+        def clocked_fn(*args, **kwargs):
+            start = time.process_time()
+            out = fn(*args, **kwargs)
+            spent[name] += time.process_time() - start
+            return out
+        return clocked_fn
+
+    class Profiled(BorutaSelector):
+        importances = clock("forests' importances", BorutaSelector.importances)
+
+    originals = {name: getattr(module, name) for name in ("shadow_columns", "forest_matrix", "decide")}
+    print("| data | n x p | iterations | CPU [s] per fit | " + " | ".join([*originals, "forests' importances", "rest"])
+          + " |")
+    print("|---" * (len(originals) + 6) + "|")
+    try:
+        for name, fn in originals.items():
+            setattr(module, name, clock(name, fn))
+        for title, key, params in CASES:
+            X, y = training_part(key, **params)
+            with threadpool_limits(1):
+                Profiled(max_iter=2).fit(X, y)  # numba's warm-up, untimed
+                spent.clear()
+                start = time.process_time()
+                for _ in range(repeats):
+                    fitted = Profiled().fit(X, y)
+                total = (time.process_time() - start) / repeats
+            parts = [spent[name] / repeats for name in [*originals, "forests' importances"]]
+            cells = " | ".join(f"{v:.3f} ({v / total:.0%})" for v in [*parts, total - sum(parts)])
+            print(f"| {title} | {X.shape[0]:,} x {X.shape[1]:,} | {fitted.n_iter_} | {total:.3f} | {cells} |",
+                  flush=True)
+    finally:
+        for name, fn in originals.items():
+            setattr(module, name, fn)
+
+
 def main() -> None:
     from boruta import BorutaPy
 
@@ -160,10 +207,12 @@ def main() -> None:
     parser.add_argument("--ours-only", action="store_true", help="time our selectors alone, with digests")
     parser.add_argument("--boruta-forest", action="store_true",
                         help="A/B: Boruta with the public forest against the tree builder, interleaved")
+    parser.add_argument("--boruta-profile", action="store_true",
+                        help="where one Boruta fit spends its CPU time, phase by phase")
     args = parser.parse_args()
     print(f"load average before: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
-    if args.boruta_forest:
-        boruta_forest(args.repeats)
+    if args.boruta_forest or args.boruta_profile:
+        (boruta_forest if args.boruta_forest else boruta_profile)(args.repeats)
         print(f"load average after: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
         return
     if args.ours_only:
