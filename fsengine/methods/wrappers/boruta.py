@@ -62,7 +62,7 @@ MIN_SHADOWS = 5
 #: shuffle of the movie reviews' 1,500 x 4,752 tags (403,718 entries): 3.7 ms reading the words, 15 ms
 #: always sorting, 7.4 ms for the earlier rule (reading n byte-wide marks per column when m >= n / 32);
 #: of a taller 200,000 x 330 matrix (12% of the columns 20% filled, the others 0.4%): 20 ms, 89 ms
-#: always sorting, 33 ms the earlier rule (2026-11-28, /tmp script; sorting wins only for columns
+#: always sorting, 33 ms the earlier rule (2026-11-28, a one-off timing; sorting wins only for columns
 #: of a few entries in very many rows)
 SORT_BELOW = 16
 #: de Bruijn's multiplier for 64-bit words and its table: the index of the lowest set bit b of a
