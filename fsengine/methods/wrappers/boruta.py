@@ -214,9 +214,19 @@ def forest_matrix(real, shadows):
     """[real, shadows] as scikit-learn's trees take it, built once: float32 (the trees' DTYPE, to
     which the forest would convert a float64 copy of the stacked matrix) and Fortran-ordered when
     dense (a split reads a column over the node's rows: contiguous, about 5% faster tree building on
-    notMNIST), CSC with sorted rows when sparse. The same numbers as ``hstack``, so the same forest."""
+    notMNIST), CSC with sorted rows when sparse. The same numbers as ``hstack``, so the same forest.
+    Sparse: the CSC arrays are joined directly (0.7 ms for the movie reviews' 1,500 x 9,504 columns,
+    where ``scipy.sparse.hstack`` took 5 ms), with 32-bit indices while they fit, as scikit-learn's
+    trees need them."""
     if sp.issparse(real):
-        return sp.hstack([real, shadows], format="csc", dtype=np.float32)
+        real, shadows = real.tocsc(), shadows.tocsc()
+        nnz = real.nnz
+        index = np.int32 if max(nnz + shadows.nnz, real.shape[0]) < 2**31 else np.int64
+        data = np.empty(nnz + shadows.nnz, dtype=np.float32)
+        data[:nnz], data[nnz:] = real.data, shadows.data
+        indices = np.concatenate([real.indices, shadows.indices], dtype=index, casting="same_kind")
+        indptr = np.concatenate([real.indptr, shadows.indptr[1:] + nnz], dtype=index, casting="same_kind")
+        return sp.csc_matrix((data, indices, indptr), shape=(real.shape[0], real.shape[1] + shadows.shape[1]))
     both = np.empty((real.shape[0], real.shape[1] + shadows.shape[1]), dtype=np.float32, order="F")
     both[:, :real.shape[1]] = real
     both[:, real.shape[1]:] = shadows

@@ -195,6 +195,13 @@ def test_the_forest_matrix_grows_the_forest_of_the_stacked_columns(sparse):
     both = forest_matrix(real, shadows)
     stacked = sp.hstack([real, shadows], format="csc") if sparse else np.hstack([real, shadows])
     assert both.dtype == np.float32 and (both.format == "csc" if sparse else both.flags.f_contiguous)
+    if sparse:  # the CSC arrays scipy's hstack would build, 32-bit indices as the trees need them
+        expected = sp.hstack([real, shadows], format="csc", dtype=np.float32)
+        for name in ("data", "indices", "indptr"):
+            np.testing.assert_array_equal(getattr(both, name), getattr(expected, name))
+        assert both.indices.dtype == both.indptr.dtype == np.int32 and both.has_sorted_indices
+    else:
+        np.testing.assert_array_equal(both, np.hstack([real, shadows]).astype(np.float32))
     ours = RandomForestClassifier(n_estimators=10, max_depth=4, random_state=0).fit(both, y)
     plain = RandomForestClassifier(n_estimators=10, max_depth=4, random_state=0).fit(stacked, y)
     np.testing.assert_array_equal(ours.feature_importances_, plain.feature_importances_)
