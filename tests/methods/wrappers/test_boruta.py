@@ -147,12 +147,13 @@ def _shuffled_as_written(X, uniforms):
     n = X.shape[0]
     for col in range(X.shape[1]):
         start, stop = X.indptr[col], X.indptr[col + 1]
-        m, draw, rows = stop - start, 2 * start, []
+        m, draw, rows, drawn = stop - start, 2 * start, [], set()
         for i in range(m):
             j = n - m + i
             r = min(int(uniforms[draw] * (j + 1)), j)
             draw += 1
-            rows.append(j if r in rows else r)
+            rows.append(j if r in drawn else r)
+            drawn.add(rows[-1])
         values = list(X.data[start:stop])
         for i in range(m - 1, 0, -1):
             k = min(int(uniforms[draw] * (i + 1)), i)
@@ -165,14 +166,16 @@ def _shuffled_as_written(X, uniforms):
 
 
 def test_the_sparse_shuffle_kernel_is_its_algorithm_written_out():
-    """Columns of every density, so that both ways of ordering the rows run (sorted below n / SORT_BELOW
-    entries, read off the row marks above): the same rows and values as the plain transcription."""
+    """Columns of every density, so that both ways of ordering the rows run (sorted below n / 64 /
+    SORT_BELOW entries, read off the 64-row bit words above, whose last one is partly filled): the same
+    rows and values as the plain transcription."""
     rng = np.random.default_rng(11)
-    n = 4 * SORT_BELOW
-    densities = np.linspace(0.0, 1.0, 40)
+    n = 4 * 64 * SORT_BELOW + 37
+    densities = np.concatenate([[0.0, 1 / n, 2 / n, 3 / n], np.geomspace(1e-3, 1.0, 16)])
     X = sp.csc_matrix(rng.normal(size=(n, densities.size)) * (rng.random((n, densities.size)) < densities))
     counts = np.diff(X.indptr)
-    assert (counts * SORT_BELOW < n).any() and (counts * SORT_BELOW >= n).any() and counts.max() == n
+    words = -(-n // 64)
+    assert (counts * SORT_BELOW < words).any() and (counts * SORT_BELOW >= words).any() and counts.max() == n
     uniforms = rng.random(2 * X.nnz)
     indices, data = _shuffle_csc_columns(X.indptr, X.indices, X.data, n, uniforms)
     expected_indices, expected_data = _shuffled_as_written(X, uniforms)
@@ -192,6 +195,13 @@ def test_the_forest_matrix_grows_the_forest_of_the_stacked_columns(sparse):
     both = forest_matrix(real, shadows)
     stacked = sp.hstack([real, shadows], format="csc") if sparse else np.hstack([real, shadows])
     assert both.dtype == np.float32 and (both.format == "csc" if sparse else both.flags.f_contiguous)
+    if sparse:  # the CSC arrays scipy's hstack would build, 32-bit indices as the trees need them
+        expected = sp.hstack([real, shadows], format="csc", dtype=np.float32)
+        for name in ("data", "indices", "indptr"):
+            np.testing.assert_array_equal(getattr(both, name), getattr(expected, name))
+        assert both.indices.dtype == both.indptr.dtype == np.int32 and both.has_sorted_indices
+    else:
+        np.testing.assert_array_equal(both, np.hstack([real, shadows]).astype(np.float32))
     ours = RandomForestClassifier(n_estimators=10, max_depth=4, random_state=0).fit(both, y)
     plain = RandomForestClassifier(n_estimators=10, max_depth=4, random_state=0).fit(stacked, y)
     np.testing.assert_array_equal(ours.feature_importances_, plain.feature_importances_)
