@@ -29,5 +29,5 @@ def test_make_tests_serial_parts_collect_the_listed_files():
     for target in ("test", "test-fast"):
         body = re.search(rf"^{target}: .*\n((?:\t.*\n)+)", recipe, re.M).group(1).replace("\\\n", "")
         parallel, serial = [line for line in body.splitlines() if "-m pytest" in line]
-        assert "-n 2" in parallel and "--serial-files=$(SERIAL_FILES)" in parallel, target
+        assert "-n $(TEST_WORKERS)" in parallel and "--serial-files=$(SERIAL_FILES)" in parallel, target
         assert '-m "serial and' in serial and serial.endswith("$$(cat $(SERIAL_FILES) 2>/dev/null)"), target
