@@ -21,7 +21,8 @@ linear models via coordinate descent", J. Stat. Softw. 33(1), 2010), Sections 2-
   columns the shift is kept as one scalar, so nothing is densified), cycling over the non-zero
   coefficients between full sweeps of the working set (their Section 2.6);
 - once the support and signs have held for ``CG_AFTER`` sweeps, a conjugate-gradient step on the
-  quadratic restricted to that orthant (:func:`_support_newton`). Near-separable data at weak
+  quadratic restricted to that orthant (:func:`_support_newton`; at most ``CG_BUDGET`` CG
+  iterations per Newton step). Near-separable data at weak
   penalty leave most IRLS weights ~0, and two rare words whose few rows share the one unsaturated
   row become nearly collinear in the weighted metric: on a bootstrap resample of sentence polarity
   a pair with weighted correlation 0.99999 made the sweeps crawl (about 1 / (1 - rho^2) of them),
@@ -56,6 +57,7 @@ from numba.extending import overload
 
 MAX_SWEEPS = 1000  # coordinate-descent sweeps per Newton step
 CG_ITERATIONS = 200  # conjugate-gradient iterations per support step
+CG_BUDGET = MAX_SWEEPS  # conjugate-gradient iterations per Newton step (each costs about two sweeps)
 CG_AFTER = 10  # non-zero sweeps without a support change before a support step
 ARMIJO = 0.01  # sufficient-decrease fraction of the line search
 
@@ -176,8 +178,8 @@ def _support_newton(X, S, coef, d, h, s, w, w_sum, lam, q, deta, c, target, on, 
     first coefficient that would change sign (that one stops at exactly 0), so the model
     decreases (it is convex along the segment and CG's iterate lowers it). Cyclic coordinate
     descent needs about 1 / (1 - rho^2) sweeps where two columns have weighted correlation rho;
-    CG resolves such an isolated direction in a few iterations. Updates d, q, deta in place and
-    returns the new intercept shift c."""
+    CG resolves such an isolated direction in a few iterations. Updates d, q, deta in place;
+    returns the new intercept shift c and the CG iterations used."""
     m = S.size
     for k in range(m):
         v = coef[S[k]] + d[k]
@@ -187,9 +189,9 @@ def _support_newton(X, S, coef, d, h, s, w, w_sum, lam, q, deta, c, target, on, 
         z[k] = res[k] / h[k] if on[k] else 0.0
         p[k] = z[k]
     rz = np.dot(res, z)
-    for _ in range(CG_ITERATIONS):
-        if np.abs(res).max() < target:
-            break
+    used = 0
+    while used < CG_ITERATIONS and np.abs(res).max() >= target:
+        used += 1
         e[:] = 0.0
         for k in range(m):
             if p[k] != 0.0:
@@ -231,7 +233,7 @@ def _support_newton(X, S, coef, d, h, s, w, w_sum, lam, q, deta, c, target, on, 
         d[k] += delta
         _col_move(X, S[k], delta, w, q, deta)
         c -= s[k] / w_sum * delta
-    return c
+    return c, used
 
 
 @njit(cache=True)
@@ -289,6 +291,7 @@ def _newton_on_set(X, y, lam, coef, intercept, eta, S, tol, max_iter):
         c = g0 / w_sum
         full = True  # a sweep over the whole working set; otherwise over the non-zero coefficients
         steady = 0  # sweeps over the non-zero coefficients since the support last changed
+        cg_left = CG_BUDGET
         for _ in range(MAX_SWEEPS):
             was_full = full
             largest = 0.0
@@ -314,10 +317,11 @@ def _newton_on_set(X, y, lam, coef, intercept, eta, S, tol, max_iter):
             else:
                 full = False
             steady = 0 if was_full or changed else steady + 1
-            if steady >= CG_AFTER:  # a stable support that the sweeps are slow to fit: a subspace step
+            if steady >= CG_AFTER and cg_left > 0:  # a stable support the sweeps are slow to fit
                 steady = 0
-                c = _support_newton(X, S, coef, d, h, s, w, w_sum, lam, q, deta, c, 0.5 * inner_tol, cg_on,
-                                    cg_u, cg_res, cg_z, cg_p, cg_hp, cg_e, cg_we, cg_junk)
+                c, used = _support_newton(X, S, coef, d, h, s, w, w_sum, lam, q, deta, c, 0.5 * inner_tol, cg_on,
+                                          cg_u, cg_res, cg_z, cg_p, cg_hp, cg_e, cg_we, cg_junk)
+                cg_left -= used
         d0 = c
         deta += c
         # Armijo backtracking on F along (d0, d).
