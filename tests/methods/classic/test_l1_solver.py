@@ -177,7 +177,7 @@ def test_nearly_collinear_pair_converges_in_few_newton_steps(sparse):
     both stay active at weak penalty: cyclic coordinate descent needs ~1 / (1 - rho^2) sweeps
     there (the stall of a sentence-polarity bootstrap, where the IRLS weights made two rare words
     nearly collinear). The solver before the orthant-subspace step ran out of its 100 Newton
-    iterations at C = 100 (1,000 sweeps each) without meeting Eq. (19); now a few suffice."""
+    iterations at C = 100 without meeting Eq. (19); now a few suffice."""
     rng = np.random.default_rng(0)
     n = 200
     z, e, other = rng.normal(size=n), rng.normal(size=n), rng.normal(size=(n, 2))
