@@ -20,15 +20,26 @@
    seconds, the selected sequence and DL-data compared, and where the rankings part (only among
    features whose gain is zero to round-off). "before" is the step kernel this change replaced,
    kept below (:func:`old_candidate_data_lengths`: an exp and a log1p per row and candidate).
+7. ``l1stall`` (issue 32): the cd solver before (commit ``L1_BEFORE``, loaded from git: sweeps only)
+   vs after (the orthant-subspace CG step), alternated in one run, CPU seconds: the L1 selector's
+   path (``binary_l1_logistic_path`` on the selector's scaled columns and grid) on the three
+   bootstrap draws of sentence polarity's 75% split (``min_df=10``; the third stalled), on
+   notMNIST B vs D and on the movie reviews (not with --quick); and ``fit_method("l1", defaults)``
+   on each draw.
+   Newton iterations summed over the path, worst Eq. (19) violation, max |coef| difference.
 
-    PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_classic.py [--quick] [--sections l1ab,mdlab]
+    PYTHONPATH=. FSENGINE_DATA=../shared/data python benchmarks/bench_classic.py [--quick] [--sections l1ab,l1stall]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import importlib.util
 import os
+import subprocess
+import tempfile
 import time
 import warnings
 from collections import Counter
@@ -49,7 +60,7 @@ from fsengine.data import load_dataset
 from fsengine.data.corpora import read_conll2000, read_movie_reviews
 from fsengine.data.features import word_presence_tags
 from fsengine.data.transforms import binarize_input, split
-from fsengine.methods.classic import mdl
+from fsengine.methods.classic import l1_path, mdl
 from fsengine.methods.classic.binary import binary_indicator, class_codes, csc01
 from fsengine.methods.classic.boosting import adaboost_stumps
 from fsengine.methods.classic.l1_path import eq19_violation, l1_logistic_path, path_grid
@@ -57,6 +68,8 @@ from fsengine.methods.classic.l1_solver import binary_l1_logistic_path
 from fsengine.methods.classic.mdl import _row_loss, mdl_forward_selection
 from fsengine.methods.classic.mutual_info import mutual_information, ones_per_class
 from fsengine.methods.classic.study import same_weights, side_by_side
+from fsengine.methods.registry import METHODS
+from fsengine.methods.run import fit_method
 from fsengine.methods.toolbox import stability
 from fsengine.selectors import L1PathSelector, MDLSelector, StabilitySelector
 
@@ -365,6 +378,78 @@ def mdl_ab_section(quick):
            "first rank where order_ parts", "largest |gain| among the parted ranks"], rows)
 
 
+L1_BEFORE = "1a5564b"  # main before the orthant-subspace step of the cd solver
+
+
+def l1_solver_before():
+    """The cd solver module as of ``L1_BEFORE`` (git show), imported from a temporary file."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    source = subprocess.run(["git", "show", f"{L1_BEFORE}:fsengine/methods/classic/l1_solver.py"], cwd=root,
+                            check=True, capture_output=True, text=True).stdout
+    path = os.path.join(tempfile.mkdtemp(prefix="l1_before"), "l1_solver_before.py")
+    with open(path, "w") as f:
+        f.write(source)
+    spec = importlib.util.spec_from_file_location("l1_solver_before", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def cpu(fn):
+    start = time.process_time()
+    out = fn()
+    return out, time.process_time() - start
+
+
+def l1_stall_section(quick):
+    before = l1_solver_before()
+    solvers = {"before": before.binary_l1_logistic_path, "after": binary_l1_logistic_path}
+    for solve in solvers.values():  # load the numba kernels before timing
+        for X in (np.eye(4), sp.csc_matrix(np.eye(4))):
+            solve(X, [0, 1, 0, 1], [1.0])
+    defaults = L1PathSelector().get_params()
+    sentences = load_dataset("sentence_polarity", min_df=10)
+    train, _ = split(sentences, test_size=0.25, seed=0)
+    rng = np.random.default_rng(0)
+    draws = [rng.integers(0, train.n_samples, train.n_samples) for _ in range(3)]
+    cases = [(f"sentence polarity, bootstrap draw {i + 1}", dataclasses.replace(train, X=train.X[rows], y=train.y[rows],
+                                                                                 texts=None))
+             for i, rows in enumerate(draws)]
+    if not quick:
+        cases.append(("notMNIST B vs D", load_dataset("notmnist:letters=BD")))
+        cases.append(("movie reviews", load_dataset("movie_reviews")))
+    path_rows, selector_rows = [], []
+    for name, ds in cases:
+        codes, _ = class_codes(np.asarray(ds.y))
+        target = codes == 1
+        Xs = StandardScaler(with_mean=not sp.issparse(ds.X)).fit_transform(ds.X)
+        Cs = path_grid(Xs, codes, defaults["n_Cs"], defaults["C_span"])
+        fits, seconds = {}, {}
+        for label, solve in solvers.items():
+            fits[label], seconds[label] = cpu(lambda: solve(Xs, target, Cs, tol=defaults["tol"],
+                                                           max_iter=defaults["max_iter"]))
+        for label, fit in fits.items():
+            worst = max(eq19_violation(Xs, target, fit.coefs[i], fit.intercepts[i], C) for i, C in enumerate(Cs))
+            slowest = int(np.argmax(fit.n_iter))
+            path_rows.append((name, f"{ds.n_samples:,} x {ds.n_features:,}", label, f"{seconds[label]:.2f}",
+                              f"{seconds[label] / seconds['after']:.1f}", str(int(fit.n_iter.sum())),
+                              f"{fit.n_iter[slowest]} (C {slowest + 1})", str(int(fit.converged.all())),
+                              f"{worst:.1e}", f"{np.abs(fit.coefs - fits['after'].coefs).max():.1e}",
+                              str(int(((fit.coefs != 0) != (fits["after"].coefs != 0)).sum()))))
+        if not name.startswith("sentence"):
+            continue
+        spec = METHODS["l1"]
+        for label, solve in solvers.items():
+            with mock.patch.object(l1_path, "binary_l1_logistic_path", solve):
+                _, seconds[label] = cpu(lambda: fit_method(spec, spec.resolve({}), ds))
+            selector_rows.append((name, label, f"{seconds[label]:.2f}"))
+    print(f"### L1 cd solver before ({L1_BEFORE}, sweeps only) vs after (orthant-subspace CG step), one run\n")
+    table(["data", "n x d", "solver", "path CPU s", "/ after", "Newton iterations (sum over C)",
+           "most at one C", "all converged", "worst Eq. 19 violation", "max abs coef difference vs after",
+           "(C, feature) pairs active in one only"], path_rows)
+    table(["data", "solver", "fit_method('l1', defaults) CPU s"], selector_rows)
+
+
 def table(header, rows):
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
@@ -418,8 +503,9 @@ def l1_section(quick):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller inputs (one to two minutes)")
-    parser.add_argument("--sections", default="mi,stumps,mdl,l1,l1ab,compare,mdlab",
-                        help="comma-separated subset of mi, stumps, mdl, l1, l1ab, compare, mdlab (default: all)")
+    parser.add_argument("--sections", default="mi,stumps,mdl,l1,l1ab,compare,mdlab,l1stall",
+                        help="comma-separated subset of mi, stumps, mdl, l1, l1ab, compare, mdlab, l1stall "
+                             "(default: all)")
     args = parser.parse_args(argv)
     quick = args.quick
     sections = set(args.sections.split(","))
@@ -445,6 +531,8 @@ def main(argv=None) -> int:
         compare_section(nm, 20 if quick else 50)
     if "mdlab" in sections:
         mdl_ab_section(quick)
+    if "l1stall" in sections:
+        l1_stall_section(quick)
     return 0
 
 

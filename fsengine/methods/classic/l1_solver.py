@@ -20,6 +20,13 @@ linear models via coordinate descent", J. Stat. Softw. 33(1), 2010), Sections 2-
   refits it, i.e. works on the weighted-centred column, as glmnet's centring does; for sparse
   columns the shift is kept as one scalar, so nothing is densified), cycling over the non-zero
   coefficients between full sweeps of the working set (their Section 2.6);
+- once the support and signs have held for ``CG_AFTER`` sweeps, a conjugate-gradient step on the
+  quadratic restricted to that orthant (:func:`_support_newton`; at most ``CG_BUDGET`` CG
+  iterations per Newton step). Near-separable data at weak
+  penalty leave most IRLS weights ~0, and two rare words whose few rows share the one unsaturated
+  row become nearly collinear in the weighted metric: on a bootstrap resample of sentence polarity
+  a pair with weighted correlation 0.99999 made the sweeps crawl (about 1 / (1 - rho^2) of them),
+  649 Newton iterations and 167 s at one C; with the subspace step, 19 and about 1 s;
 - a backtracking (Armijo) line search on F along the Newton direction, as liblinear's newGLMNET
   does (G.-X. Yuan, C.-H. Ho and C.-J. Lin, JMLR 13, 2012), so every step decreases F;
 - the sequential strong rule (R. Tibshirani et al., JRSS B 74, 2012): at lambda_k only features
@@ -49,6 +56,9 @@ from numba import njit, types
 from numba.extending import overload
 
 MAX_SWEEPS = 1000  # coordinate-descent sweeps per Newton step
+CG_ITERATIONS = 200  # conjugate-gradient iterations per support step
+CG_BUDGET = MAX_SWEEPS  # conjugate-gradient iterations per Newton step (each costs about two sweeps)
+CG_AFTER = 10  # non-zero sweeps without a support change before a support step
 ARMIJO = 0.01  # sufficient-decrease fraction of the line search
 
 
@@ -158,6 +168,75 @@ def _violation(g, theta, lam):
 
 
 @njit(cache=True)
+def _support_newton(X, S, coef, d, h, s, w, w_sum, lam, q, deta, c, target, on, u, res, z, p, hp, e, we, junk):
+    """One orthant-subspace step (Byrd, Chin, Nocedal and Oztoprak, "A family of second-order
+    methods for convex l1-regularized optimization", Math. Program. 159, 2016): with the support
+    and signs sigma of theta + d fixed, the penalised quadratic model is smooth,
+    1/2 u^T H u + (grad + lambda sigma)^T u, H = X_A^T (W - w w^T / sum w) X_A (the intercept
+    profiled out as in the sweeps). Conjugate gradients preconditioned by diag H solve it until
+    every component of the model's slope is below ``target``; the step goes along u up to the
+    first coefficient that would change sign (that one stops at exactly 0), so the model
+    decreases (it is convex along the segment and CG's iterate lowers it). Cyclic coordinate
+    descent needs about 1 / (1 - rho^2) sweeps where two columns have weighted correlation rho;
+    CG resolves such an isolated direction in a few iterations. Updates d, q, deta in place;
+    returns the new intercept shift c and the CG iterations used."""
+    m = S.size
+    for k in range(m):
+        v = coef[S[k]] + d[k]
+        on[k] = v != 0.0 and h[k] > 0.0
+        u[k] = 0.0
+        res[k] = _col_dot(X, S[k], q) - c * s[k] - lam * np.sign(v) if on[k] else 0.0
+        z[k] = res[k] / h[k] if on[k] else 0.0
+        p[k] = z[k]
+    rz = np.dot(res, z)
+    used = 0
+    while used < CG_ITERATIONS and np.abs(res).max() >= target:
+        used += 1
+        e[:] = 0.0
+        for k in range(m):
+            if p[k] != 0.0:
+                _col_move(X, S[k], p[k], w, junk, e)
+        shift = 0.0
+        for t in range(e.size):
+            shift += w[t] * e[t]
+        shift /= w_sum
+        for t in range(e.size):
+            we[t] = w[t] * (e[t] - shift)
+        php = 0.0
+        for k in range(m):
+            hp[k] = _col_dot(X, S[k], we) if on[k] else 0.0
+            php += p[k] * hp[k]
+        if php <= 0.0:
+            break
+        alpha = rz / php
+        for k in range(m):
+            u[k] += alpha * p[k]
+            res[k] -= alpha * hp[k]
+            z[k] = res[k] / h[k] if on[k] else 0.0
+        rz_new = np.dot(res, z)
+        beta = rz_new / rz if rz > 0.0 else 0.0
+        rz = rz_new
+        for k in range(m):
+            p[k] = z[k] + beta * p[k]
+    step = 1.0
+    for k in range(m):
+        v = coef[S[k]] + d[k]
+        if u[k] * v < 0.0 and -v / u[k] < step:
+            step = -v / u[k]
+    for k in range(m):
+        if u[k] == 0.0:
+            continue
+        v = coef[S[k]] + d[k]
+        delta = step * u[k]
+        if u[k] * v < 0.0 and -v / u[k] <= step:
+            delta = -v  # the coefficient reaching zero stops there
+        d[k] += delta
+        _col_move(X, S[k], delta, w, q, deta)
+        c -= s[k] / w_sum * delta
+    return c, used
+
+
+@njit(cache=True)
 def _newton_on_set(X, y, lam, coef, intercept, eta, S, tol, max_iter):
     """Proximal Newton iterations on the coordinates ``S`` (others stay zero) until Eq. (19)
     holds on S to ``tol`` (relative to lambda); updates coef, intercept[0] and eta in place.
@@ -172,6 +251,15 @@ def _newton_on_set(X, y, lam, coef, intercept, eta, S, tol, max_iter):
     h = np.empty(m)
     s = np.empty(m)
     d = np.empty(m)
+    cg_on = np.empty(m, dtype=np.bool_)
+    cg_u = np.empty(m)
+    cg_res = np.empty(m)
+    cg_z = np.empty(m)
+    cg_p = np.empty(m)
+    cg_hp = np.empty(m)
+    cg_e = np.empty(n)
+    cg_we = np.empty(n)
+    cg_junk = np.empty(n)
     for it in range(max_iter):
         for t in range(n):
             mu[t] = 1.0 / (1.0 + np.exp(-eta[t]))
@@ -202,8 +290,12 @@ def _newton_on_set(X, y, lam, coef, intercept, eta, S, tol, max_iter):
         d[:] = 0.0
         c = g0 / w_sum
         full = True  # a sweep over the whole working set; otherwise over the non-zero coefficients
+        steady = 0  # sweeps over the non-zero coefficients since the support last changed
+        cg_left = CG_BUDGET
         for _ in range(MAX_SWEEPS):
+            was_full = full
             largest = 0.0
+            changed = False
             for k in range(m):
                 j = S[k]
                 old = coef[j] + d[k]
@@ -212,6 +304,8 @@ def _newton_on_set(X, y, lam, coef, intercept, eta, S, tol, max_iter):
                 z = _col_dot(X, j, q) - c * s[k] + h[k] * old
                 new = np.sign(z) * max(abs(z) - lam, 0.0) / h[k]
                 if new != old:
+                    if new == 0.0 or old == 0.0:
+                        changed = True
                     d[k] = new - coef[j]
                     _col_move(X, j, new - old, w, q, deta)
                     c -= s[k] / w_sum * (new - old)
@@ -222,6 +316,12 @@ def _newton_on_set(X, y, lam, coef, intercept, eta, S, tol, max_iter):
                 full = True
             else:
                 full = False
+            steady = 0 if was_full or changed else steady + 1
+            if steady >= CG_AFTER and cg_left > 0:  # a stable support the sweeps are slow to fit
+                steady = 0
+                c, used = _support_newton(X, S, coef, d, h, s, w, w_sum, lam, q, deta, c, 0.5 * inner_tol, cg_on,
+                                          cg_u, cg_res, cg_z, cg_p, cg_hp, cg_e, cg_we, cg_junk)
+                cg_left -= used
         d0 = c
         deta += c
         # Armijo backtracking on F along (d0, d).
