@@ -7,11 +7,20 @@ IFS seconds per stage next to a memory-bound estimate (incidences touched per st
 seconds per gather), SGC / SGC-LA vs IFS at N features (gain computations, wall time, summed gain,
 test F1, overlap), the numba gain kernel vs a plain numpy reference, MAP training vs
 scikit-learn. ``--quick``: 100 features, a smaller MAP problem.
+
+``--sections pixels`` (issue 32): real-valued predicates, notMNIST B vs D's training part (784 grey
+levels in [0, 1], 70% non-zero): the gains of every candidate pair after 20 IFS stages, computed by
+the gain kernel of this checkout and of ``KERNELS_BEFORE`` (loaded from git: one log per incidence),
+alternating, with their largest difference; then one IFS fit at its defaults with this checkout.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
+import subprocess
+import tempfile
 import time
 
 import numpy as np
@@ -169,11 +178,78 @@ def bench_map(n_sent):
           f"{j_sk:.4f} | {c_sk / c_ours:.1f}x |")
 
 
+KERNELS_BEFORE = "bb423e7"  # main before the real-valued pass took its logs of running products
+
+
+def kernels_before():
+    """fsengine.maxent.kernels as of ``KERNELS_BEFORE`` (git show), imported from a temporary file."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    source = subprocess.run(["git", "show", f"{KERNELS_BEFORE}:fsengine/maxent/kernels.py"], cwd=root,
+                            check=True, capture_output=True, text=True).stdout
+    path = os.path.join(tempfile.mkdtemp(prefix="kernels_before"), "maxent_kernels_before.py")
+    with open(path, "w") as f:
+        f.write(source)
+    spec = importlib.util.spec_from_file_location("maxent_kernels_before", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def bench_pixels(repeats: int = 5):
+    import numba
+
+    from fsengine.data import load_dataset
+    from fsengine.data.transforms import split
+    from fsengine.maxent import kernels as after
+    from fsengine.methods.gain.model import NEWTON_MAX_ITER, NEWTON_TOL
+    from fsengine.methods.registry import METHODS
+    from fsengine.methods.run import fit_method
+
+    numba.set_num_threads(1)
+    train, _ = split(load_dataset("notmnist:letters=BD"), test_size=0.25, seed=0)
+    data = MaxentData(np.asarray(train.X, dtype=np.float64), train.y)
+    result = select_features(data, "ifs", n_features=20)
+    state = result.state
+    pred, cls = data.candidate_pairs(1)
+    count = data.feature_sums()[pred, cls]
+    n = pred.size
+    before = kernels_before()
+    gains, times = {}, {"before": [], "after": []}
+    for _ in range(repeats):
+        for side, module in (("before", before), ("after", after)):
+            out = np.empty(n), np.empty(n), np.empty(n)
+            start = time.process_time()
+            module.gains_kernel(pred, cls, count, np.zeros(n), np.zeros(n), data.col_ptr, data.col_rows,
+                                data.col_vals, state.sum, state.z, data.binary, ALPHA_CAP, NEWTON_TOL,
+                                NEWTON_MAX_ITER, *out)
+            times[side].append(time.process_time() - start)
+            gains[side] = out[1]
+    rel = np.max(np.abs(gains["after"] - gains["before"]) / np.maximum(np.abs(gains["before"]), 1e-12))
+    b, a = min(times["before"]), min(times["after"])
+    print(f"\n## Real-valued gains: notMNIST B vs D, {data.n:,} rows x {data.n_predicates} predicates, "
+          f"{n:,} candidate pairs after 20 IFS stages (one thread, CPU s, best of {repeats} alternating)\n")
+    print("| kernel | CPU s per pass over every candidate | ratio |")
+    print("|---|---|---|")
+    print(f"| before ({KERNELS_BEFORE}: one log per incidence) | {b:.3f} | 1x |")
+    print(f"| after (logs of running products) | {a:.3f} | {b / a:.2f}x |")
+    best = {side: int(np.argmax(g)) for side, g in gains.items()}
+    print(f"\nlargest relative difference of a gain: {rel:.1e}; best pair before: predicate {pred[best['before']]} "
+          f"class {cls[best['before']]}, after: predicate {pred[best['after']]} class {cls[best['after']]} "
+          f"(two classes: (j, B) with alpha and (j, D) with -alpha are the same model, their gains equal up "
+          f"to rounding)")
+    spec = METHODS["ifs"]
+    fit_method(spec, spec.resolve({}), train)
+    start = time.process_time()
+    fit_method(spec, spec.resolve({}), train)
+    print(f"one IFS fit at its defaults on the training part (this checkout, one thread): "
+          f"{time.process_time() - start:.2f} CPU s")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--sections", default="ifs,sgc,kernel,map",
-                    help="comma-separated subset of: ifs, sgc, kernel, map")
+                    help="comma-separated subset of: ifs, sgc, kernel, map, pixels")
     args = ap.parse_args()
     sections = set(args.sections.split(","))
     n_feat = 100 if args.quick else 1000
@@ -195,6 +271,8 @@ def main():
             bench_kernel(pred, cls, incid, ifs_short)
     if "map" in sections:
         bench_map(300 if args.quick else 1500)
+    if "pixels" in sections:
+        bench_pixels()
 
 
 if __name__ == "__main__":

@@ -62,6 +62,12 @@ def _fill_column(rows, vals, a, b, s, z, c, bp, brest, bx):
 _FAST = {"reassoc", "contract", "arcp", "nsz"}
 
 
+#: real values: every term v_i (<= 1 in the form taken) is multiplied into a running product whose log is
+#: taken when it falls below _REAL_PRODUCT_MIN; a term below _REAL_FACTOR_MIN gets its own log, so the
+#: product never leaves the normal range (>= 1e-300). One log per column instead of one per incidence.
+_REAL_PRODUCT_MIN = 1e-200
+_REAL_FACTOR_MIN = 1e-100
+
 #: terms multiplied before one log is taken (each term 1 - p + p e^alpha lies in
 #: [e^-cap, e^cap] = [2e-9, 5e8] for cap 20, so 16 of them stay inside [1e-139, 1e139])
 _LOG_BLOCK = 16
@@ -76,7 +82,9 @@ def _evaluate(alpha, m, bp, brest, bx, binary, count, prec):
     h'' = -sum x_i^2 q_i (1 - q_i) - prec.
     Binary features: t = e^alpha once, one division per incidence, and the logs are taken of
     products of :data:`_LOG_BLOCK` terms (the log pass dominated a gain computation). Real
-    values: for alpha x > 0 the terms are written e^{ax} (p + (1 - p) e^{-ax}) (no overflow).
+    values: for alpha x > 0 the terms are written e^{ax} (p + (1 - p) e^{-ax}) (no overflow), so
+    every remaining factor lies in (0, 1], and their logs are taken of running products
+    (:data:`_REAL_PRODUCT_MIN`).
     """
     h = alpha * count - 0.5 * prec * alpha * alpha
     d1 = count - prec * alpha
@@ -103,20 +111,29 @@ def _evaluate(alpha, m, bp, brest, bx, binary, count, prec):
         d1 -= sq
         d2 -= sq - sqq
     else:
+        prod = 1.0
+        logs = 0.0
         for k in range(m):
             x = bx[k]
             ax = alpha * x
             if ax > 0.0:
                 v = bp[k] + brest[k] * math.exp(-ax)
                 q = bp[k] / v
-                h -= ax + math.log(v)
+                h -= ax
             else:
                 e = bp[k] * math.exp(ax)
                 v = brest[k] + e
                 q = e / v
-                h -= math.log(v)
+            if v < _REAL_FACTOR_MIN:
+                logs += math.log(v)
+            else:
+                prod *= v
+                if prod < _REAL_PRODUCT_MIN:
+                    logs += math.log(prod)
+                    prod = 1.0
             d1 -= x * q
             d2 -= x * x * q * (1.0 - q)
+        h -= logs + math.log(prod)
     return h, d1, d2
 
 

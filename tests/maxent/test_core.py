@@ -233,3 +233,36 @@ def test_conlleval_chunks_and_scores_by_hand():
         sentence_counts(gold, guess[:1])
     with pytest.raises(ValueError, match="IOB"):
         chunk_spans(["NP"])
+
+
+@pytest.mark.parametrize("alpha", [-3.0, -0.7, 0.0, 0.4, 2.5, 20.0])
+def test_real_valued_gain_terms_over_a_long_column_equal_the_direct_sum_of_logs(alpha):
+    """The real-valued pass takes its logs of running products (kernels._REAL_PRODUCT_MIN): over a
+    column of 5,000 incidences (the product is flushed many times) with near-certain and saturated
+    instances (terms below kernels._REAL_FACTOR_MIN get their own log), h, h' and h'' equal Eq. (1)
+    summed term by term in numpy (logaddexp: no product, no overflow)."""
+    from fsengine.maxent.kernels import _REAL_FACTOR_MIN, _REAL_PRODUCT_MIN, _evaluate
+
+    rng = np.random.default_rng(3)
+    m = 5000
+    p = rng.uniform(0.0, 1.0, m)
+    p[:50] = 1e-300  # near-impossible class
+    p[50:100] = 1.0  # certain class: 1 - p = 0, the term is p e^{ax}
+    x = rng.uniform(-30.0, 30.0, m)
+    x[50:100] = -20.0  # with alpha 20: e^{-400}, below the factor floor
+    count, prec = 0.3 * m, 0.5
+    brest = np.maximum(1.0 - p, 0.0)
+    h, d1, d2 = _evaluate(alpha, m, p, brest, x, False, count, prec)
+    with np.errstate(divide="ignore"):
+        log_u = np.logaddexp(np.log(brest), np.log(p) + alpha * x)  # log(1 - p + p e^{ax})
+    q = np.exp(np.log(p) + alpha * x - log_u)
+    want_h = alpha * count - log_u.sum() - 0.5 * prec * alpha**2
+    want_d1 = count - (x * q).sum() - prec * alpha
+    want_d2 = -(x * x * q * (1 - q)).sum() - prec
+    assert h == pytest.approx(want_h, rel=1e-11, abs=1e-9)
+    assert d1 == pytest.approx(want_d1, rel=1e-9, abs=1e-9)
+    assert d2 == pytest.approx(want_d2, rel=1e-9, abs=1e-9)
+    if alpha == 20.0:
+        assert np.exp(alpha * x[50:100]).max() < _REAL_FACTOR_MIN  # the own-log branch is taken
+    if alpha != 0.0:  # the kernel's factors are u e^{-ax} for ax > 0, else u: one product of them would underflow
+        assert (log_u - np.maximum(alpha * x, 0.0))[100:].sum() < np.log(_REAL_PRODUCT_MIN) * 1.5
